@@ -1,0 +1,155 @@
+/*
+ * jm4lw.h — jemalloc's heap profiler and statistics on a four-letter-word
+ * admin port.
+ *
+ * The module lives on the caller's libevent event_base (the evhttp model):
+ *
+ *	struct jm4lw_config cfg;
+ *	char err[256];
+ *	jm4lw_config_init(&cfg);
+ *	struct jm4lw *m = jm4lw_new(base, &cfg, err, sizeof(err));
+ *	if (m == NULL || jm4lw_listen(m, NULL) == -1) ...
+ *	event_base_dispatch(base);
+ *	jm4lw_free(m);
+ *
+ * The module never calls exit(), never installs signal handlers and never
+ * writes to a socket in a way that can raise SIGPIPE (it sends with
+ * MSG_NOSIGNAL). It logs through a callback the host sets (default: stderr).
+ */
+#ifndef JM4LW_H
+#define JM4LW_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of jm4lw, reported by `mntr`, `srvr` and `jm4lwd -h`. */
+#define JM4LW_VERSION "0.1.0"
+
+/** Every error reply starts with this prefix; scripts test for it. */
+#define JM4LW_ERROR_PREFIX "error: "
+
+/** Tail of the reply to a word outside the allow list (ZooKeeper's text). */
+#define JM4LW_NOT_ALLOWED " is not executed because it is not in the whitelist."
+
+/** Default listen address: loopback only. */
+#define JM4LW_DEFAULT_LISTEN "127.0.0.1:9181"
+
+/* Public symbols are the only ones the shared library exports. */
+#if defined(JM4LW_BUILDING) && defined(__GNUC__)
+#define JM4LW_API __attribute__((visibility("default")))
+#else
+#define JM4LW_API
+#endif
+
+struct event_base;
+struct jm4lw;
+
+/** Log levels passed to a ::jm4lw_log_fn. */
+enum jm4lw_log_level {
+	JM4LW_LOG_ERR = 0,  /**< the module could not do what it was asked */
+	JM4LW_LOG_WARN = 1, /**< something is off but service goes on */
+	JM4LW_LOG_INFO = 2, /**< listening, dumps written, reloads */
+	JM4LW_LOG_DEBUG = 3 /**< one line per connection */
+};
+
+/**
+ * Log callback. @p msg is one line without a trailing newline; it is only
+ * valid during the call.
+ */
+typedef void (*jm4lw_log_fn)(int level, const char *msg, void *arg);
+
+/**
+ * Configuration of a module. Plain data with fixed-size strings, so it can
+ * be copied by assignment; fill it with jm4lw_config_init() and then change
+ * fields directly, through jm4lw_config_set() or with jm4lw_config_load().
+ */
+struct jm4lw_config {
+	/** Comma-separated listen addresses, `ADDR:PORT` or `[ADDR6]:PORT`. */
+	char listen[512];
+	/** `*` (every word) or a comma-separated list of words. */
+	char allow[512];
+	/** Directory heap profiles are written to (default `/tmp`). */
+	char dump_dir[4096];
+	/** File name prefix of heap profiles (default `jm4lw`). */
+	char dump_prefix[64];
+	/** Open connections beyond this are closed at once (default 64). */
+	unsigned max_connections;
+	/** Seconds a peer has to send its word (default 5). */
+	unsigned read_timeout;
+	/** Seconds a reply may make no progress before the peer is dropped
+	 *  (default 30). */
+	unsigned write_timeout;
+};
+
+/** Fill @p cfg with the defaults. */
+JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg);
+
+/**
+ * Set one configuration key from its text form, as it would appear in the
+ * config file. Returns 0, or -1 with a one-line reason in @p err.
+ */
+JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
+    const char *value, char *err, size_t errlen);
+
+/**
+ * Read an INI config file into @p cfg (keys at top level or in a `[jm4lw]`
+ * section). Unknown keys and bad values are errors. Returns 0, or -1 with
+ * `path:line: reason` (or `path: reason`) in @p err; @p cfg is left
+ * untouched on error.
+ */
+JM4LW_API int jm4lw_config_load(struct jm4lw_config *cfg, const char *path, char *err,
+    size_t errlen);
+
+/**
+ * Check a whole configuration (every field in range, listen addresses
+ * parse, allowed words exist). Returns 0, or -1 with a reason in @p err.
+ */
+JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
+    size_t errlen);
+
+/**
+ * Create a module on @p base. It does not listen yet: call jm4lw_listen().
+ * Returns NULL with a reason in @p err if @p cfg is invalid.
+ */
+JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
+    const struct jm4lw_config *cfg, char *err, size_t errlen);
+
+/**
+ * Set the log callback (NULL restores the default, which writes
+ * `jm4lw: msg` lines to stderr for levels up to JM4LW_LOG_INFO).
+ */
+JM4LW_API void jm4lw_set_log(struct jm4lw *m, jm4lw_log_fn fn, void *arg);
+
+/**
+ * Listen on @p addr (`127.0.0.1:9181`, `[::1]:9181`; port 0 picks a free
+ * port), or on every address of the configuration's `listen` when @p addr
+ * is NULL. Returns 0, or -1 after logging why.
+ */
+JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr);
+
+/**
+ * Write the @p i-th bound address as `ADDR:PORT` (IPv6 in brackets) into
+ * @p buf. Returns 0, or -1 when there is no such listener.
+ */
+JM4LW_API int jm4lw_bound_addr(const struct jm4lw *m, int i, char *buf, size_t len);
+
+/**
+ * Apply a new configuration to a running module: allow list, dump settings,
+ * limits and timeouts take effect for new connections. `listen` is not
+ * re-bound (a changed value is logged and ignored). Returns 0, or -1 with
+ * a reason in @p err and the old configuration still in force.
+ */
+JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
+    char *err, size_t errlen);
+
+/** Close every listener and connection and free the module. NULL is ok. */
+JM4LW_API void jm4lw_free(struct jm4lw *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JM4LW_H */

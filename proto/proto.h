@@ -1,0 +1,97 @@
+/*
+ * proto — the four-letter words: framing, the command table and the
+ * replies. Pure C: no sockets, no libevent. Every jemalloc call goes
+ * through struct proto_ops so tests can make it fail with each errno.
+ */
+#ifndef JM4LW_PROTO_H
+#define JM4LW_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "jm4lw.h"
+
+/* The allocator, behind a table (jemalloc's own signatures). */
+struct proto_ops {
+	int (*mallctl)(const char *name, void *oldp, size_t *oldlenp,
+	    void *newp, size_t newlen);
+	void (*stats_print)(void (*write_cb)(void *, const char *),
+	    void *cbopaque, const char *opts);
+	const char *version; /* jemalloc's version string */
+};
+
+/* The real jemalloc the process runs on. */
+extern const struct proto_ops proto_jemalloc_ops;
+
+/* Where a reply goes: the server appends to its output buffer. */
+struct proto_out {
+	void (*write)(void *arg, const void *buf, size_t len);
+	void *arg;
+};
+
+/* Counters kept by the server and reported by mntr/srvr. */
+struct proto_stats {
+	uint64_t conns_open;
+	uint64_t conns_total;
+	uint64_t conns_rejected; /* over max_connections */
+	uint64_t words_served;   /* every dispatched word */
+	uint64_t words_unknown;
+	uint64_t words_refused; /* not in the allow list */
+	uint64_t dumps_written;
+	uint64_t dumps_failed;
+};
+
+struct proto {
+	const struct proto_ops *ops;
+	const struct jm4lw_config *cfg; /* owned by the server */
+	const char *mode;               /* srvr's Mode: line */
+	struct proto_stats st;
+	struct timespec started; /* CLOCK_MONOTONIC */
+	unsigned long dump_seq;
+	char last_dump[4096 + 128];
+};
+
+/* Word flags in the command table. */
+#define PROTO_F_MUTATES 0x1 /* changes allocator or disk state */
+
+struct proto_word {
+	const char *name; /* exactly 4 bytes + NUL */
+	int (*fn)(struct proto *, struct proto_out *);
+	int flags;
+	const char *help;
+};
+
+/* proto_dispatch() results. */
+#define PROTO_OK 0
+#define PROTO_ERROR 1 /* an error line was written */
+
+/* Initialise @p p with the allocator ops and configuration. */
+void proto_init(struct proto *p, const struct proto_ops *ops,
+    const struct jm4lw_config *cfg);
+
+/*
+ * Look at the first bytes of a request. Returns 4 and copies the word
+ * when at least 4 bytes are there, 0 when more are needed. Bytes after
+ * the word are never looked at.
+ */
+size_t proto_frame(const void *buf, size_t len, char word[4]);
+
+/* Run @p word and write its reply to @p out. */
+int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out);
+
+/* The built-in word table entry for @p word (exact match), or NULL. */
+const struct proto_word *proto_lookup(const char word[4]);
+
+/* The built-in words, NULL-name terminated. */
+extern const struct proto_word proto_words[];
+
+/* Is @p word allowed by the allow list @p allow ("*" or "a,b,c")? */
+int proto_allowed(const char *allow, const char word[4]);
+
+/* Output helpers. */
+void out_write(struct proto_out *out, const void *buf, size_t len);
+void out_printf(struct proto_out *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif /* JM4LW_PROTO_H */

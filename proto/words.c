@@ -1,0 +1,396 @@
+/*
+ * The words themselves. Each handler writes a complete reply to @p out and
+ * returns PROTO_OK or PROTO_ERROR (an `error: ` line was written).
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+/* jemalloc's "select every arena" index, as in <jemalloc/jemalloc.h>. */
+#define ARENAS_ALL_PURGE "arena.4096.purge"
+
+#define PROF_HINT                                                              \
+	"start it with MALLOC_CONF=prof:true,prof_active:false and send "      \
+	"jmep to start sampling"
+
+/* Read a bool mallctl; returns 0 or jemalloc's errno. */
+static int ctl_bool(struct proto *p, const char *name, bool *v)
+{
+	size_t len = sizeof(*v);
+
+	return p->ops->mallctl(name, v, &len, NULL, 0);
+}
+
+/* Read a size_t mallctl; returns 0 or jemalloc's errno. */
+static int ctl_size(struct proto *p, const char *name, size_t *v)
+{
+	size_t len = sizeof(*v);
+
+	return p->ops->mallctl(name, v, &len, NULL, 0);
+}
+
+/* Refresh jemalloc's cached statistics; stats.* are stale without it. */
+static void ctl_epoch(struct proto *p)
+{
+	uint64_t epoch = 1;
+	size_t len = sizeof(epoch);
+
+	(void)p->ops->mallctl("epoch", &epoch, &len, &epoch, len);
+}
+
+/* Seconds since proto_init(). */
+static long long uptime(const struct proto *p)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)(now.tv_sec - p->started.tv_sec);
+}
+
+/* Human size for one-line replies: "12.1 MiB". */
+static const char *fmt_bytes(char *buf, size_t len, size_t n)
+{
+	static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)n;
+	int i = 0;
+
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%zu B", n);
+	else
+		snprintf(buf, len, "%.1f %s", v, unit[i]);
+	return buf;
+}
+
+/*
+ * Is heap profiling usable in this process? If not, say exactly what to
+ * set: Keeper answers this case with silence, which nobody can act on.
+ */
+static int prof_ready(struct proto *p, struct proto_out *out)
+{
+	bool on = false;
+	int e;
+
+	if ((e = ctl_bool(p, "opt.prof", &on)) == ENOENT) {
+		out_printf(out, JM4LW_ERROR_PREFIX
+		    "this jemalloc was built without heap profiling "
+		    "(config.prof is false); run on a jemalloc configured "
+		    "with --enable-prof, such as Debian's libjemalloc2\n");
+		return -1;
+	}
+	if (e != 0) {
+		out_printf(out, JM4LW_ERROR_PREFIX "cannot read opt.prof: %s\n",
+		    strerror(e));
+		return -1;
+	}
+	if (!on) {
+		out_printf(out, JM4LW_ERROR_PREFIX
+		    "heap profiling is not enabled in this process; " PROF_HINT
+		    "\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ruok: the liveness probe, byte-identical to ZooKeeper's. */
+static int word_ruok(struct proto *p, struct proto_out *out)
+{
+	(void)p;
+	out_write(out, "imok", 4);
+	return PROTO_OK;
+}
+
+/* Write "key\tvalue" for a size_t mallctl, or nothing if unavailable. */
+static void mntr_size(struct proto *p, struct proto_out *out, const char *key,
+    const char *name)
+{
+	size_t v;
+
+	if (ctl_size(p, name, &v) == 0)
+		out_printf(out, "%s\t%zu\n", key, v);
+}
+
+/* mntr: ZooKeeper's key<TAB>value shape, for exporters and scripts. */
+static int word_mntr(struct proto *p, struct proto_out *out)
+{
+	const struct proto_stats *st = &p->st;
+	bool b;
+
+	ctl_epoch(p);
+	out_printf(out, "jm4lw_version\t%s\n", JM4LW_VERSION);
+	out_printf(out, "jm4lw_uptime_seconds\t%lld\n", uptime(p));
+	out_printf(out, "jm4lw_open_connections\t%" PRIu64 "\n",
+	    st->conns_open);
+	out_printf(out, "jm4lw_connections_total\t%" PRIu64 "\n",
+	    st->conns_total);
+	out_printf(out, "jm4lw_connections_rejected\t%" PRIu64 "\n",
+	    st->conns_rejected);
+	out_printf(out, "jm4lw_words_served\t%" PRIu64 "\n", st->words_served);
+	out_printf(out, "jm4lw_words_unknown\t%" PRIu64 "\n",
+	    st->words_unknown);
+	out_printf(out, "jm4lw_words_refused\t%" PRIu64 "\n",
+	    st->words_refused);
+	out_printf(out, "jm4lw_dumps_written\t%" PRIu64 "\n",
+	    st->dumps_written);
+	out_printf(out, "jm4lw_dumps_failed\t%" PRIu64 "\n", st->dumps_failed);
+	if (p->last_dump[0] != '\0')
+		out_printf(out, "jm4lw_last_dump\t%s\n", p->last_dump);
+	out_printf(out, "jemalloc_version\t%s\n", p->ops->version);
+	if (ctl_bool(p, "opt.prof", &b) == 0)
+		out_printf(out, "jemalloc_opt_prof\t%s\n", b ? "true" : "false");
+	if (ctl_bool(p, "prof.active", &b) == 0)
+		out_printf(out, "jemalloc_prof_active\t%s\n",
+		    b ? "true" : "false");
+	mntr_size(p, out, "jemalloc_lg_prof_sample", "prof.lg_sample");
+	mntr_size(p, out, "jemalloc_allocated", "stats.allocated");
+	mntr_size(p, out, "jemalloc_active", "stats.active");
+	mntr_size(p, out, "jemalloc_metadata", "stats.metadata");
+	mntr_size(p, out, "jemalloc_resident", "stats.resident");
+	mntr_size(p, out, "jemalloc_mapped", "stats.mapped");
+	mntr_size(p, out, "jemalloc_retained", "stats.retained");
+	return PROTO_OK;
+}
+
+/* srvr: ZooKeeper's "Key: value" summary. */
+static int word_srvr(struct proto *p, struct proto_out *out)
+{
+	const char *prof = "unavailable";
+	bool b;
+
+	if (ctl_bool(p, "opt.prof", &b) == 0) {
+		prof = "off";
+		if (b && ctl_bool(p, "prof.active", &b) == 0)
+			prof = b ? "active" : "inactive";
+	}
+	out_printf(out, "jm4lw version: %s (jemalloc %s)\n", JM4LW_VERSION,
+	    p->ops->version);
+	out_printf(out, "Uptime: %lld\n", uptime(p));
+	out_printf(out, "Connections: %" PRIu64 "\n", p->st.conns_open);
+	out_printf(out, "Received: %" PRIu64 "\n", p->st.words_served);
+	out_printf(out, "Dumps: %" PRIu64 "\n", p->st.dumps_written);
+	out_printf(out, "Profiling: %s\n", prof);
+	out_printf(out, "Mode: %s\n", p->mode);
+	return PROTO_OK;
+}
+
+/* conf: the effective configuration, one key=value a line. */
+static int word_conf(struct proto *p, struct proto_out *out)
+{
+	const struct jm4lw_config *c = p->cfg;
+
+	out_printf(out, "listen=%s\n", c->listen);
+	out_printf(out, "allow=%s\n", c->allow);
+	out_printf(out, "dump_dir=%s\n", c->dump_dir);
+	out_printf(out, "dump_prefix=%s\n", c->dump_prefix);
+	out_printf(out, "max_connections=%u\n", c->max_connections);
+	out_printf(out, "read_timeout=%u\n", c->read_timeout);
+	out_printf(out, "write_timeout=%u\n", c->write_timeout);
+	return PROTO_OK;
+}
+
+/* malloc_stats_print() hands us NUL-terminated pieces. */
+static void stats_cb(void *arg, const char *s)
+{
+	out_write(arg, s, strlen(s));
+}
+
+/* jmst: jemalloc's statistics text, whole. */
+static int word_jmst(struct proto *p, struct proto_out *out)
+{
+	ctl_epoch(p);
+	p->ops->stats_print(stats_cb, out, NULL);
+	return PROTO_OK;
+}
+
+/* jmsj: the same as JSON, for scripts. */
+static int word_jmsj(struct proto *p, struct proto_out *out)
+{
+	ctl_epoch(p);
+	p->ops->stats_print(stats_cb, out, "J");
+	return PROTO_OK;
+}
+
+/* The dump directory as an absolute path without trailing slashes. */
+static int dump_dir(const struct proto *p, char *buf, size_t len)
+{
+	const char *d = p->cfg->dump_dir;
+	char cwd[PATH_MAX];
+	size_t n;
+	int r;
+
+	if (d[0] == '/')
+		r = snprintf(buf, len, "%s", d);
+	else if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return -1;
+	else
+		r = snprintf(buf, len, "%s/%s", cwd, d);
+	if (r < 0 || (size_t)r >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (n = strlen(buf); n > 1 && buf[n - 1] == '/'; n--)
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+/* Count and report a failed dump. */
+static int dump_failed(struct proto *p, struct proto_out *out,
+    const char *dir, const char *why)
+{
+	p->st.dumps_failed++;
+	out_printf(out, JM4LW_ERROR_PREFIX "heap profile dump to %s failed: %s\n",
+	    dir, why);
+	return PROTO_ERROR;
+}
+
+/*
+ * jmfp: prof.dump to a temporary name in the dump directory, then rename,
+ * so no reader ever sees half a profile. The name is built here from the
+ * configuration and our pid, never from anything the peer sent.
+ */
+static int word_jmfp(struct proto *p, struct proto_out *out)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 128], tmp[PATH_MAX + 128];
+	const char *tp = tmp;
+	struct stat sb;
+	unsigned long seq;
+	long pid = (long)getpid();
+	int e, tries;
+
+	if (prof_ready(p, out) == -1)
+		return PROTO_ERROR;
+	if (dump_dir(p, dir, sizeof(dir)) == -1)
+		return dump_failed(p, out, p->cfg->dump_dir, strerror(errno));
+	if (stat(dir, &sb) == -1)
+		return dump_failed(p, out, dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return dump_failed(p, out, dir, strerror(ENOTDIR));
+
+	/* Skip names an earlier process with our pid left behind. */
+	for (tries = 0;; tries++) {
+		seq = p->dump_seq++;
+		snprintf(path, sizeof(path), "%s/%s.%ld.%lu.heap", dir,
+		    p->cfg->dump_prefix, pid, seq);
+		if (lstat(path, &sb) == -1 && errno == ENOENT)
+			break;
+		if (tries == 1000)
+			return dump_failed(p, out, dir,
+			    "no free file name after 1000 tries");
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.%lu.heap.tmp", dir,
+	    p->cfg->dump_prefix, pid, seq);
+
+	e = p->ops->mallctl("prof.dump", NULL, NULL, &tp, sizeof(tp));
+	if (e != 0) {
+		/* jemalloc says only EFAULT; ask the directory why. */
+		int why = e;
+		(void)unlink(tmp);
+		if (e == EFAULT)
+			why = access(dir, W_OK | X_OK) == -1 ? errno : 0;
+		return dump_failed(p, out, dir,
+		    why != 0 ? strerror(why)
+			     : "jemalloc could not write the profile "
+			       "(prof.dump returned EFAULT)");
+	}
+	if (rename(tmp, path) == -1) {
+		e = errno;
+		(void)unlink(tmp);
+		return dump_failed(p, out, dir, strerror(e));
+	}
+	p->st.dumps_written++;
+	snprintf(p->last_dump, sizeof(p->last_dump), "%s", path);
+	out_printf(out, "%s\n", path);
+	return PROTO_OK;
+}
+
+/* jmep/jmdp: switch sampling, and say what it was. */
+static int set_active(struct proto *p, struct proto_out *out, bool on)
+{
+	bool old = false, nv = on;
+	size_t len = sizeof(old);
+	int e;
+
+	if (prof_ready(p, out) == -1)
+		return PROTO_ERROR;
+	e = p->ops->mallctl("prof.active", &old, &len, &nv, sizeof(nv));
+	if (e != 0) {
+		out_printf(out, JM4LW_ERROR_PREFIX "cannot set prof.active: %s\n",
+		    strerror(e));
+		return PROTO_ERROR;
+	}
+	out_printf(out, "ok: profiling %s (prof.active=%s, was %s)\n",
+	    on ? "active" : "inactive", on ? "true" : "false",
+	    old ? "true" : "false");
+	return PROTO_OK;
+}
+
+/* jmep: start sampling allocations. */
+static int word_jmep(struct proto *p, struct proto_out *out)
+{
+	return set_active(p, out, true);
+}
+
+/* jmdp: stop sampling allocations. */
+static int word_jmdp(struct proto *p, struct proto_out *out)
+{
+	return set_active(p, out, false);
+}
+
+/* jmpg: give unused dirty pages of every arena back to the kernel. */
+static int word_jmpg(struct proto *p, struct proto_out *out)
+{
+	size_t before = 0, after = 0;
+	char b1[32], b2[32];
+	int e;
+
+	ctl_epoch(p);
+	(void)ctl_size(p, "stats.resident", &before);
+	if ((e = p->ops->mallctl(ARENAS_ALL_PURGE, NULL, NULL, NULL, 0)) != 0) {
+		out_printf(out, JM4LW_ERROR_PREFIX "purge failed: %s\n",
+		    strerror(e));
+		return PROTO_ERROR;
+	}
+	ctl_epoch(p);
+	(void)ctl_size(p, "stats.resident", &after);
+	out_printf(out, "ok: purged all arenas (resident %s -> %s)\n",
+	    fmt_bytes(b1, sizeof(b1), before), fmt_bytes(b2, sizeof(b2), after));
+	return PROTO_OK;
+}
+
+/* The command table: one line a word. */
+const struct proto_word proto_words[] = {
+	{.name = "ruok", .fn = word_ruok, .help = "liveness: imok"},
+	{.name = "mntr", .fn = word_mntr, .help = "figures, key<TAB>value"},
+	{.name = "srvr", .fn = word_srvr, .help = "server summary"},
+	{.name = "conf", .fn = word_conf, .help = "effective configuration"},
+	{.name = "jmst", .fn = word_jmst, .help = "jemalloc statistics"},
+	{.name = "jmsj", .fn = word_jmsj, .help = "jemalloc statistics, JSON"},
+	{.name = "jmfp",
+	    .fn = word_jmfp,
+	    .flags = PROTO_F_MUTATES,
+	    .help = "dump a heap profile"},
+	{.name = "jmep",
+	    .fn = word_jmep,
+	    .flags = PROTO_F_MUTATES,
+	    .help = "enable profiling (prof.active)"},
+	{.name = "jmdp",
+	    .fn = word_jmdp,
+	    .flags = PROTO_F_MUTATES,
+	    .help = "disable profiling"},
+	{.name = "jmpg",
+	    .fn = word_jmpg,
+	    .flags = PROTO_F_MUTATES,
+	    .help = "purge every arena"},
+	{.name = NULL},
+};

@@ -1,0 +1,586 @@
+/*
+ * Unit tests of proto/: framing, the command table and every word's reply,
+ * with the allocator faked so each mallctl can fail with each errno.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+/* The fake allocator's state; reset before every test. */
+static struct {
+	bool opt_prof;
+	bool prof_active;
+	size_t allocated;
+	const char *fail_name; /* this mallctl ... */
+	int fail_errno;        /* ... returns this */
+	int epochs;            /* epoch writes seen */
+	int epoch_at_stats;    /* epochs seen when stats_print ran */
+	const char *stats_opts;
+	int dumps;
+	int dump_leaves_file; /* a failing dump writes a partial file first */
+	char dump_name[4096];
+} F;
+
+/* mallctl with the signature jemalloc has, answering from F. */
+static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
+    void *newp, size_t newlen)
+{
+	int fd;
+
+	if (F.fail_name != NULL && strcmp(name, F.fail_name) == 0) {
+		if (strcmp(name, "prof.dump") == 0 && F.dump_leaves_file) {
+			const char *path = *(const char **)newp;
+			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd != -1)
+				close(fd);
+		}
+		return F.fail_errno;
+	}
+	if (strcmp(name, "epoch") == 0) {
+		F.epochs++;
+		return 0;
+	}
+	if (strcmp(name, "opt.prof") == 0) {
+		assert_int_equal(*oldlenp, sizeof(bool));
+		*(bool *)oldp = F.opt_prof;
+		return 0;
+	}
+	if (strcmp(name, "prof.active") == 0) {
+		if (oldp != NULL)
+			*(bool *)oldp = F.prof_active;
+		if (newp != NULL) {
+			assert_int_equal(newlen, sizeof(bool));
+			F.prof_active = *(bool *)newp;
+		}
+		return 0;
+	}
+	if (strcmp(name, "prof.dump") == 0) {
+		const char *path = *(const char **)newp;
+		FILE *f;
+		assert_int_equal(newlen, sizeof(char *));
+		snprintf(F.dump_name, sizeof(F.dump_name), "%s", path);
+		f = fopen(path, "w");
+		if (f == NULL)
+			return EFAULT;
+		fputs("heap_v2/524288\n", f);
+		fclose(f);
+		F.dumps++;
+		return 0;
+	}
+	if (strncmp(name, "stats.", 6) == 0 ||
+	    strcmp(name, "prof.lg_sample") == 0) {
+		assert_int_equal(*oldlenp, sizeof(size_t));
+		*(size_t *)oldp = strcmp(name, "stats.allocated") == 0
+				      ? F.allocated
+				      : 19;
+		return 0;
+	}
+	if (strcmp(name, "arena.4096.purge") == 0)
+		return 0;
+	return ENOENT;
+}
+
+/* malloc_stats_print stand-in: two pieces, so joining is tested. */
+static void fake_stats(void (*cb)(void *, const char *), void *arg,
+    const char *opts)
+{
+	F.stats_opts = opts;
+	F.epoch_at_stats = F.epochs;
+	cb(arg, "___ Begin jemalloc statistics ___\n");
+	cb(arg, "--- End jemalloc statistics ---\n");
+}
+
+static const struct proto_ops fake_ops = {
+	.mallctl = fake_mallctl,
+	.stats_print = fake_stats,
+	.version = "5.3.0-fake",
+};
+
+/* A reply collected in memory. */
+struct reply {
+	char buf[8192];
+	size_t len;
+};
+
+/* proto_out callback appending to a struct reply. */
+static void collect(void *arg, const void *buf, size_t len)
+{
+	struct reply *r = arg;
+
+	assert_true(r->len + len < sizeof(r->buf));
+	memcpy(r->buf + r->len, buf, len);
+	r->len += len;
+	r->buf[r->len] = '\0';
+}
+
+static struct jm4lw_config cfg;
+static struct proto P;
+static struct reply R;
+static char tmpdir[1024];
+
+/* Run one word; returns proto_dispatch's result, reply in R. */
+static int run(const char *word)
+{
+	struct proto_out out = {.write = collect, .arg = &R};
+
+	memset(&R, 0, sizeof(R));
+	return proto_dispatch(&P, word, &out);
+}
+
+/* Fresh fake allocator, config and a private dump directory. */
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	(void)state;
+	memset(&F, 0, sizeof(F));
+	F.opt_prof = true;
+	F.allocated = 12345;
+	jm4lw_config_init(&cfg);
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_proto.XXXXXX",
+	    t != NULL ? t : "/tmp");
+	assert_non_null(mkdtemp(tmpdir));
+	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s", tmpdir);
+	proto_init(&P, &fake_ops, &cfg);
+	return 0;
+}
+
+/* Remove the dump directory and whatever a test left in it. */
+static int teardown(void **state)
+{
+	char cmd[4200];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* Does @p s start with @p prefix? */
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* How many entries does the dump directory hold? */
+static int dir_entries(void)
+{
+	char cmd[4200];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", tmpdir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
+static void test_frame_short(void **state)
+{
+	char w[4] = {0};
+
+	(void)state;
+	assert_int_equal(proto_frame("", 0, w), 0);
+	assert_int_equal(proto_frame("r", 1, w), 0);
+	assert_int_equal(proto_frame("ru", 2, w), 0);
+	assert_int_equal(proto_frame("ruo", 3, w), 0);
+}
+
+static void test_frame_exact_and_trailing(void **state)
+{
+	char w[4];
+
+	(void)state;
+	assert_int_equal(proto_frame("ruok", 4, w), 4);
+	assert_memory_equal(w, "ruok", 4);
+	assert_int_equal(proto_frame("mntr\r\n", 6, w), 4);
+	assert_memory_equal(w, "mntr", 4);
+	assert_int_equal(proto_frame("jmst\nand then some junk", 23, w), 4);
+	assert_memory_equal(w, "jmst", 4);
+}
+
+static void test_frame_binary(void **state)
+{
+	const char junk[] = {'\0', '\xff', '\n', '"', 'x'};
+	char w[4];
+
+	(void)state;
+	assert_int_equal(proto_frame(junk, sizeof(junk), w), 4);
+	assert_memory_equal(w, junk, 4);
+}
+
+static void test_ruok_exact_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(run("ruok"), PROTO_OK);
+	assert_int_equal(R.len, 4);
+	assert_memory_equal(R.buf, "imok", 4);
+}
+
+static void test_case_sensitive(void **state)
+{
+	(void)state;
+	assert_int_equal(run("RUOK"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: unknown word \"RUOK\"; known words:"));
+	assert_int_equal(P.st.words_unknown, 1);
+}
+
+static void test_unknown_binary_is_escaped(void **state)
+{
+	(void)state;
+	assert_int_equal(run("\x00\xff\"\\"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: unknown word \"\\x00\\xff\\x22\\x5c\""));
+	assert_non_null(strstr(R.buf, " ruok mntr"));
+	assert_int_equal(R.buf[R.len - 1], '\n');
+	assert_null(memchr(R.buf, '\0', R.len));
+	/* One line only. */
+	assert_ptr_equal(strchr(R.buf, '\n'), R.buf + R.len - 1);
+}
+
+static void test_no_prefix_matching(void **state)
+{
+	(void)state;
+	assert_int_equal(run("ruo\n"), PROTO_ERROR);
+	assert_null(proto_lookup("ruo\0"));
+	assert_non_null(proto_lookup("jmfp"));
+}
+
+static void test_allow_list(void **state)
+{
+	(void)state;
+	snprintf(cfg.allow, sizeof(cfg.allow), "ruok, mntr");
+	assert_int_equal(run("ruok"), PROTO_OK);
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_string_equal(R.buf,
+	    "jmfp is not executed because it is not in the whitelist.\n");
+	assert_int_equal(P.st.words_refused, 1);
+	assert_int_equal(F.dumps, 0);
+	/* Unknown stays unknown, even with an allow list. */
+	assert_int_equal(run("xxxx"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: unknown word"));
+}
+
+static void test_allowed_matching(void **state)
+{
+	(void)state;
+	assert_true(proto_allowed("*", "jmfp"));
+	assert_true(proto_allowed("ruok,jmfp", "jmfp"));
+	assert_true(proto_allowed(" ruok , jmfp ", "jmfp"));
+	assert_false(proto_allowed("ruokjmfp", "jmfp"));
+	assert_false(proto_allowed("jmf", "jmfp"));
+	assert_false(proto_allowed("jmfpx", "jmfp"));
+	assert_false(proto_allowed("", "ruok"));
+	assert_false(proto_allowed("**", "ruok"));
+}
+
+static void test_mntr(void **state)
+{
+	(void)state;
+	P.st.conns_open = 3;
+	assert_int_equal(run("mntr"), PROTO_OK);
+	assert_true(starts(R.buf, "jm4lw_version\t" JM4LW_VERSION "\n"));
+	assert_non_null(strstr(R.buf, "\njm4lw_open_connections\t3\n"));
+	assert_non_null(strstr(R.buf, "\njm4lw_words_served\t1\n"));
+	assert_non_null(strstr(R.buf, "\njemalloc_version\t5.3.0-fake\n"));
+	assert_non_null(strstr(R.buf, "\njemalloc_opt_prof\ttrue\n"));
+	assert_non_null(strstr(R.buf, "\njemalloc_prof_active\tfalse\n"));
+	assert_non_null(strstr(R.buf, "\njemalloc_lg_prof_sample\t19\n"));
+	assert_non_null(strstr(R.buf, "\njemalloc_allocated\t12345\n"));
+	assert_non_null(strstr(R.buf, "\njemalloc_retained\t19\n"));
+	assert_null(strstr(R.buf, "jm4lw_last_dump"));
+	assert_int_equal(F.epochs, 1);
+	assert_int_equal(R.buf[R.len - 1], '\n');
+}
+
+static void test_mntr_leaves_out_what_fails(void **state)
+{
+	(void)state;
+	F.fail_name = "prof.active";
+	F.fail_errno = ENOENT;
+	assert_int_equal(run("mntr"), PROTO_OK);
+	assert_null(strstr(R.buf, "jemalloc_prof_active"));
+	assert_non_null(strstr(R.buf, "jemalloc_allocated\t12345\n"));
+}
+
+static void test_srvr_and_conf(void **state)
+{
+	(void)state;
+	F.prof_active = true;
+	assert_int_equal(run("srvr"), PROTO_OK);
+	assert_true(starts(R.buf, "jm4lw version: " JM4LW_VERSION));
+	assert_non_null(strstr(R.buf, "\nProfiling: active\n"));
+	assert_non_null(strstr(R.buf, "\nMode: standalone\n"));
+	F.opt_prof = false;
+	assert_int_equal(run("srvr"), PROTO_OK);
+	assert_non_null(strstr(R.buf, "\nProfiling: off\n"));
+
+	snprintf(cfg.dump_prefix, sizeof(cfg.dump_prefix), "svc");
+	assert_int_equal(run("conf"), PROTO_OK);
+	assert_non_null(strstr(R.buf, "listen=127.0.0.1:9181\n"));
+	assert_non_null(strstr(R.buf, "\nallow=*\n"));
+	assert_non_null(strstr(R.buf, "\ndump_prefix=svc\n"));
+	assert_non_null(strstr(R.buf, "\nmax_connections=64\n"));
+	assert_non_null(strstr(R.buf, "\nread_timeout=5\n"));
+	assert_non_null(strstr(R.buf, "\nwrite_timeout=30\n"));
+}
+
+static void test_jmst_jmsj(void **state)
+{
+	(void)state;
+	assert_int_equal(run("jmst"), PROTO_OK);
+	assert_string_equal(R.buf, "___ Begin jemalloc statistics ___\n"
+				   "--- End jemalloc statistics ---\n");
+	assert_null(F.stats_opts);
+	assert_int_equal(F.epoch_at_stats, 1); /* epoch came first */
+	assert_int_equal(run("jmsj"), PROTO_OK);
+	assert_string_equal(F.stats_opts, "J");
+}
+
+static void test_jmfp_writes_and_renames(void **state)
+{
+	char want[4200];
+	struct stat sb;
+
+	(void)state;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	snprintf(want, sizeof(want), "%s/jm4lw.%ld.0.heap\n", tmpdir,
+	    (long)getpid());
+	assert_string_equal(R.buf, want);
+	want[strlen(want) - 1] = '\0';
+	assert_int_equal(stat(want, &sb), 0);
+	/* jemalloc wrote the temporary name, which is gone now. */
+	assert_non_null(strstr(F.dump_name, "/.jm4lw."));
+	assert_non_null(strstr(F.dump_name, ".heap.tmp"));
+	assert_int_equal(stat(F.dump_name, &sb), -1);
+	assert_int_equal(dir_entries(), 1);
+	assert_int_equal(P.st.dumps_written, 1);
+	assert_string_equal(P.last_dump, want);
+
+	assert_int_equal(run("mntr"), PROTO_OK);
+	assert_non_null(strstr(R.buf, "jm4lw_dumps_written\t1\n"));
+	assert_non_null(strstr(R.buf, "jm4lw_last_dump\t"));
+}
+
+static void test_jmfp_skips_existing_names(void **state)
+{
+	char path[2048];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/jm4lw.%ld.0.heap", tmpdir,
+	    (long)getpid());
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd != -1);
+	close(fd);
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_non_null(strstr(R.buf, ".1.heap\n"));
+	assert_int_equal(dir_entries(), 2);
+}
+
+static void test_jmfp_relative_dir_is_absolute(void **state)
+{
+	char cwd[4096];
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(tmpdir), 0);
+	mkdir("sub", 0755);
+	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "sub/");
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(R.buf[0], '/');
+	assert_non_null(strstr(R.buf, "/sub/jm4lw."));
+	assert_null(strstr(R.buf, "//"));
+}
+
+static void test_jmfp_dir_missing(void **state)
+{
+	(void)state;
+	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s/nope", tmpdir);
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: heap profile dump to "));
+	assert_non_null(strstr(R.buf, "/nope failed: No such file or directory\n"));
+	assert_int_equal(P.st.dumps_failed, 1);
+	assert_int_equal(F.dumps, 0);
+}
+
+static void test_jmfp_dir_is_a_file(void **state)
+{
+	char path[2048];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/file", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd != -1);
+	close(fd);
+	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s", path);
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_non_null(strstr(R.buf, "failed: Not a directory\n"));
+}
+
+/* prof.dump failing with each errno: an error line, never a path or file. */
+static void test_jmfp_dump_errnos(void **state)
+{
+	const int errs[] = {EFAULT, EPERM, EINVAL, EAGAIN, ENOENT};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		F.fail_name = "prof.dump";
+		F.fail_errno = errs[i];
+		F.dump_leaves_file = 1;
+		assert_int_equal(run("jmfp"), PROTO_ERROR);
+		assert_true(starts(R.buf, "error: heap profile dump to "));
+		assert_non_null(strstr(R.buf, tmpdir));
+		assert_null(strstr(R.buf, ".heap"));
+		if (errs[i] == EFAULT)
+			assert_non_null(strstr(R.buf, "prof.dump returned EFAULT"));
+		else
+			assert_non_null(strstr(R.buf, strerror(errs[i])));
+		assert_int_equal(dir_entries(), 0); /* partial file removed */
+	}
+	assert_int_equal(P.st.dumps_failed, 5);
+	assert_int_equal(P.st.dumps_written, 0);
+}
+
+static void test_prof_not_built(void **state)
+{
+	const char *words[] = {"jmfp", "jmep", "jmdp"};
+	size_t i;
+
+	(void)state;
+	F.fail_name = "opt.prof";
+	F.fail_errno = ENOENT;
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(run(words[i]), PROTO_ERROR);
+		assert_true(starts(R.buf, "error: this jemalloc was built "
+					  "without heap profiling"));
+		assert_non_null(strstr(R.buf, "--enable-prof"));
+	}
+	F.fail_errno = EPERM;
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: cannot read opt.prof: "));
+}
+
+static void test_prof_off_says_what_to_set(void **state)
+{
+	const char *words[] = {"jmfp", "jmep", "jmdp"};
+	size_t i;
+
+	(void)state;
+	F.opt_prof = false;
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(run(words[i]), PROTO_ERROR);
+		assert_true(starts(R.buf, "error: heap profiling is not enabled"));
+		assert_non_null(strstr(R.buf,
+		    "MALLOC_CONF=prof:true,prof_active:false"));
+	}
+	assert_int_equal(F.dumps, 0);
+}
+
+static void test_jmep_jmdp(void **state)
+{
+	(void)state;
+	assert_int_equal(run("jmep"), PROTO_OK);
+	assert_string_equal(R.buf,
+	    "ok: profiling active (prof.active=true, was false)\n");
+	assert_true(F.prof_active);
+	assert_int_equal(run("jmep"), PROTO_OK);
+	assert_non_null(strstr(R.buf, "was true"));
+	assert_int_equal(run("jmdp"), PROTO_OK);
+	assert_string_equal(R.buf,
+	    "ok: profiling inactive (prof.active=false, was true)\n");
+	assert_false(F.prof_active);
+}
+
+static void test_prof_active_errnos(void **state)
+{
+	const int errs[] = {EFAULT, EPERM, EINVAL, ENOENT};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		F.fail_name = "prof.active";
+		F.fail_errno = errs[i];
+		assert_int_equal(run(i % 2 ? "jmdp" : "jmep"), PROTO_ERROR);
+		assert_true(starts(R.buf, "error: cannot set prof.active: "));
+		assert_non_null(strstr(R.buf, strerror(errs[i])));
+	}
+}
+
+static void test_jmpg(void **state)
+{
+	(void)state;
+	assert_int_equal(run("jmpg"), PROTO_OK);
+	assert_true(starts(R.buf, "ok: purged all arenas (resident 19 B -> 19 B)"));
+	F.fail_name = "arena.4096.purge";
+	F.fail_errno = EFAULT;
+	assert_int_equal(run("jmpg"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: purge failed: "));
+}
+
+static void test_every_word_is_one_reply(void **state)
+{
+	const struct proto_word *w;
+
+	(void)state;
+	for (w = proto_words; w->name != NULL; w++) {
+		assert_int_equal(strlen(w->name), 4);
+		assert_ptr_equal(proto_lookup(w->name), w);
+		run(w->name);
+		assert_true(R.len > 0);
+	}
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_frame_short),
+		T(test_frame_exact_and_trailing),
+		T(test_frame_binary),
+		T(test_ruok_exact_bytes),
+		T(test_case_sensitive),
+		T(test_unknown_binary_is_escaped),
+		T(test_no_prefix_matching),
+		T(test_allow_list),
+		T(test_allowed_matching),
+		T(test_mntr),
+		T(test_mntr_leaves_out_what_fails),
+		T(test_srvr_and_conf),
+		T(test_jmst_jmsj),
+		T(test_jmfp_writes_and_renames),
+		T(test_jmfp_skips_existing_names),
+		T(test_jmfp_relative_dir_is_absolute),
+		T(test_jmfp_dir_missing),
+		T(test_jmfp_dir_is_a_file),
+		T(test_jmfp_dump_errnos),
+		T(test_prof_not_built),
+		T(test_prof_off_says_what_to_set),
+		T(test_jmep_jmdp),
+		T(test_prof_active_errnos),
+		T(test_jmpg),
+		T(test_every_word_is_one_reply),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
