@@ -1,0 +1,650 @@
+/*
+ * The configuration: defaults, one key at a time from its text form, an INI
+ * file, and a check of a whole struct. All four share one set of rules, so
+ * a host that fills the struct by hand gets the same errors as a file does.
+ * Every error is one line saying what is wrong and what is accepted.
+ */
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "addr.h"
+#include "jm4lw.h"
+#include "proto.h"
+
+/* As many addresses as the server keeps listeners (MAX_LISTENERS). */
+#define LISTEN_MAX 16
+
+#define FIELD_SIZE(f) sizeof(((struct jm4lw_config *)0)->f)
+
+/* The biggest string field: every value fits here or is too long. */
+#define VALUE_MAX FIELD_SIZE(dump_dir)
+
+#define ADDR_HINT                                                              \
+	"want ADDR:PORT or [ADDR6]:PORT, e.g. 127.0.0.1:9181 or [::1]:9181; "  \
+	"port 0 picks a free one"
+#define PREFIX_HINT "want 1-63 of A-Z a-z 0-9 . _ -, not starting with ."
+
+/* Checks a string value; writes its normal form (never longer) to norm. */
+typedef int (*check_fn)(const char *v, char *norm, size_t normlen,
+    char *err, size_t errlen);
+
+static int check_listen(const char *, char *, size_t, char *, size_t);
+static int check_allow(const char *, char *, size_t, char *, size_t);
+static int check_dump_dir(const char *, char *, size_t, char *, size_t);
+static int check_dump_prefix(const char *, char *, size_t, char *, size_t);
+
+/* One key: a string field with a checker, or a number with a range. */
+struct config_key {
+	const char *name;
+	size_t off;  /* of the field in struct jm4lw_config */
+	size_t size; /* of a string field; 0 for a number */
+	check_fn check;
+	unsigned min, max;
+	const char *unit;
+};
+
+#define STRING_KEY(f, fn)                                                      \
+	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
+	.size = FIELD_SIZE(f), .check = fn
+#define NUMBER_KEY(f, lo, hi, u)                                               \
+	.name = #f, .off = offsetof(struct jm4lw_config, f), .min = lo,        \
+	.max = hi, .unit = u
+
+static const struct config_key config_keys[] = {
+	{STRING_KEY(listen, check_listen)},
+	{STRING_KEY(allow, check_allow)},
+	{STRING_KEY(dump_dir, check_dump_dir)},
+	{STRING_KEY(dump_prefix, check_dump_prefix)},
+	{NUMBER_KEY(max_connections, 1, 100000, "")},
+	{NUMBER_KEY(read_timeout, 1, 3600, " seconds")},
+	{NUMBER_KEY(write_timeout, 1, 3600, " seconds")},
+};
+#define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
+
+/* Write a one-line reason to err (if the caller gave room) and return -1. */
+static int config_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int config_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/*
+ * @p s (@p n bytes) in double quotes for a message: bytes that are not
+ * printable ASCII as \xNN and long values cut, so the message stays one
+ * short line whatever the input was.
+ */
+static const char *quote(char *buf, size_t len, const char *s, size_t n)
+{
+	size_t i, o = 0;
+	unsigned char c;
+
+	buf[o++] = '"';
+	for (i = 0; i < n && o + 8 < len; i++) {
+		c = (unsigned char)s[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+	}
+	if (i < n) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o++] = '"';
+	buf[o] = '\0';
+	return buf;
+}
+
+/* Is @p c white space as inih strips it? */
+static int is_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
+	    c == '\f';
+}
+
+/* Cut the white space around s[0..*n); returns the new start. */
+static const char *trim(const char *s, size_t *n)
+{
+	while (*n > 0 && is_space((unsigned char)s[0])) {
+		s++;
+		(*n)--;
+	}
+	while (*n > 0 && is_space((unsigned char)s[*n - 1]))
+		(*n)--;
+	return s;
+}
+
+/*
+ * The next comma-separated item of a list, trimmed. Returns its start
+ * and length in *n and moves *s past the comma, to NULL after the last.
+ */
+static const char *list_next(const char **s, size_t *n)
+{
+	const char *item = *s, *comma = strchr(item, ',');
+
+	if (comma != NULL) {
+		*n = (size_t)(comma - item);
+		*s = comma + 1;
+	} else {
+		*n = strlen(item);
+		*s = NULL;
+	}
+	return trim(item, n);
+}
+
+/* Append item to a normalised list being built in norm. */
+static int list_append(char *norm, size_t normlen, size_t *used,
+    const char *item, size_t n)
+{
+	size_t need = n + (*used > 0 ? 1 : 0);
+
+	if (*used + need >= normlen)
+		return -1;
+	if (*used > 0)
+		norm[(*used)++] = ',';
+	memcpy(norm + *used, item, n);
+	*used += n;
+	norm[*used] = '\0';
+	return 0;
+}
+
+/* One listen address: explicit numeric address and port, as addr_parse. */
+static int check_addr(const char *a, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	const char *end, *port, *p;
+	char q[96];
+
+	quote(q, sizeof(q), a, strlen(a));
+	if (a[0] == '[') {
+		if ((end = strchr(a, ']')) == NULL)
+			return config_err(err, errlen,
+			    "listen: %s has no closing ] (" ADDR_HINT ")", q);
+		if (end[1] != ':' && end[1] != '\0')
+			return config_err(err, errlen,
+			    "listen: %s has junk after ] (" ADDR_HINT ")", q);
+		port = end[1] == ':' ? end + 2 : end + 1;
+	} else {
+		if ((end = strrchr(a, ':')) == NULL)
+			return config_err(err, errlen,
+			    "listen: %s has no port (" ADDR_HINT ")", q);
+		/* "::1" would parse as [::]:1 and listen everywhere. */
+		if (memchr(a, ':', (size_t)(end - a)) != NULL)
+			return config_err(err, errlen,
+			    "listen: %s: an IPv6 address goes in brackets, "
+			    "e.g. [::1]:9181", q);
+		port = end + 1;
+	}
+	if (*port == '\0')
+		return config_err(err, errlen, "listen: %s has no port (" ADDR_HINT
+		    ")", q);
+	for (p = port; *p != '\0'; p++)
+		if (*p < '0' || *p > '9')
+			return config_err(err, errlen,
+			    "listen: %s: the port is not a number (want 0-65535)",
+			    q);
+	if (p - port > 5 || strtoul(port, NULL, 10) > 65535)
+		return config_err(err, errlen,
+		    "listen: %s: port out of range (want 0-65535)", q);
+	/* The server binds with addr_parse: accept exactly what it takes. */
+	if (addr_parse(a, &ss, &sslen) == -1)
+		return config_err(err, errlen,
+		    "listen: %s is not a numeric IPv4 or IPv6 address (host "
+		    "names are not resolved; " ADDR_HINT ")", q);
+	return 0;
+}
+
+/* listen: 1 to 16 comma-separated addresses. */
+static int check_listen(const char *v, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	char a[FIELD_SIZE(listen)];
+	const char *s = v, *item;
+	size_t n, used = 0;
+	int count = 0;
+
+	norm[0] = '\0';
+	while (s != NULL) {
+		item = list_next(&s, &n);
+		if (n == 0)
+			return config_err(err, errlen, "listen: %s (want "
+			    "ADDR:PORT or [ADDR6]:PORT, several separated by "
+			    "commas)", count == 0 && s == NULL ? "no address" :
+			    "empty entry in the list");
+		if (++count > LISTEN_MAX)
+			return config_err(err, errlen,
+			    "listen: more than %d addresses", LISTEN_MAX);
+		if (n >= sizeof(a))
+			return config_err(err, errlen, "listen: value too long");
+		memcpy(a, item, n);
+		a[n] = '\0';
+		if (check_addr(a, err, errlen) == -1)
+			return -1;
+		if (list_append(norm, normlen, &used, item, n) == -1)
+			return config_err(err, errlen, "listen: value too long");
+	}
+	return 0;
+}
+
+/* The built-in words, space-separated, for error messages. */
+static const char *known_words(char *buf, size_t len)
+{
+	const struct proto_word *w;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (w = proto_words; w->name != NULL && o + 6 < len; w++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? " " : "",
+		    w->name);
+	return buf;
+}
+
+/*
+ * allow: "*", or a list of built-in words and "readonly". readonly is kept
+ * as it is rather than expanded: proto_allowed() understands it, and then
+ * it also covers host words added without JM4LW_WORD_MUTATES.
+ */
+static int check_allow(const char *v, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	const char *s = v, *item;
+	char q[96], words[128];
+	size_t n, used = 0;
+	int count = 0, star = 0;
+
+	norm[0] = '\0';
+	while (s != NULL) {
+		item = list_next(&s, &n);
+		if (n == 0 && count == 0 && s == NULL)
+			return config_err(err, errlen,
+			    "allow: empty; use * to allow every word, readonly "
+			    "for the words that change nothing, or a "
+			    "comma-separated list of words");
+		if (n == 0)
+			return config_err(err, errlen,
+			    "allow: empty entry in the list (want words "
+			    "separated by single commas)");
+		count++;
+		if (n == 1 && item[0] == '*')
+			star = 1;
+		else if (!(n == 8 && memcmp(item, "readonly", 8) == 0) &&
+		    !(n == 4 && proto_lookup(item) != NULL))
+			return config_err(err, errlen,
+			    "allow: unknown word %s (want *, readonly, or "
+			    "comma-separated words from: %s)",
+			    quote(q, sizeof(q), item, n),
+			    known_words(words, sizeof(words)));
+		if (list_append(norm, normlen, &used, item, n) == -1)
+			return config_err(err, errlen, "allow: value too long");
+	}
+	if (star && count > 1)
+		return config_err(err, errlen,
+		    "allow: * already allows every word; use it alone");
+	return 0;
+}
+
+/* dump_dir: any path without control characters; existence is checked
+ * at dump time, so a missing directory can be created later. */
+static int check_dump_dir(const char *v, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	size_t i, n = strlen(v);
+
+	if (n == 0)
+		return config_err(err, errlen,
+		    "dump_dir: empty (want a directory, e.g. /var/tmp)");
+	for (i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			return config_err(err, errlen,
+			    "dump_dir: control character 0x%02x at byte %zu "
+			    "(want a plain path)", (unsigned char)v[i], i + 1);
+	if (n >= normlen)
+		return config_err(err, errlen, "dump_dir: value too long");
+	memcpy(norm, v, n + 1);
+	return 0;
+}
+
+/* dump_prefix: part of a file name, never a path or a hidden file. */
+static int check_dump_prefix(const char *v, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	size_t i, n = strlen(v);
+	char c, q[96], shown[8];
+
+	if (n == 0)
+		return config_err(err, errlen, "dump_prefix: empty (" PREFIX_HINT
+		    ")");
+	if (n >= FIELD_SIZE(dump_prefix) || n >= normlen)
+		return config_err(err, errlen,
+		    "dump_prefix: %zu bytes, at most %zu", n,
+		    FIELD_SIZE(dump_prefix) - 1);
+	/* A leading dot is how the temporary file of a dump is named. */
+	if (v[0] == '.')
+		return config_err(err, errlen,
+		    "dump_prefix: %s starts with . (" PREFIX_HINT ")",
+		    quote(q, sizeof(q), v, n));
+	for (i = 0; i < n; i++) {
+		c = v[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) {
+			if (c > ' ' && c < 0x7f)
+				snprintf(shown, sizeof(shown), "'%c'", c);
+			else
+				snprintf(shown, sizeof(shown), "0x%02x",
+				    (unsigned char)c);
+			return config_err(err, errlen,
+			    "dump_prefix: %s: byte %zu (%s) not allowed ("
+			    PREFIX_HINT ")", quote(q, sizeof(q), v, n), i + 1,
+			    shown);
+		}
+	}
+	memcpy(norm, v, n + 1);
+	return 0;
+}
+
+/*
+ * A number key from text: decimal digits only, so no sign, no 0x, no
+ * unit and nothing after; strtoul's overflow is out of range too.
+ */
+static int parse_number(const struct config_key *k, const char *v,
+    unsigned *out, char *err, size_t errlen)
+{
+	unsigned long n;
+	const char *p;
+	char q[96];
+
+	quote(q, sizeof(q), v, strlen(v));
+	if (*v == '\0')
+		return config_err(err, errlen, "%s: empty (want %u-%u%s)",
+		    k->name, k->min, k->max, k->unit);
+	for (p = v; *p != '\0'; p++)
+		if (*p < '0' || *p > '9')
+			return config_err(err, errlen,
+			    "%s: %s is not a whole number (want %u-%u%s)",
+			    k->name, q, k->min, k->max, k->unit);
+	errno = 0;
+	n = strtoul(v, NULL, 10);
+	if (errno == ERANGE || n < k->min || n > k->max)
+		return config_err(err, errlen,
+		    "%s: %s is out of range (want %u-%u%s)", k->name, q,
+		    k->min, k->max, k->unit);
+	*out = (unsigned)n;
+	return 0;
+}
+
+/* The key named @p name, or NULL. */
+static const struct config_key *key_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (strcmp(config_keys[i].name, name) == 0)
+			return &config_keys[i];
+	return NULL;
+}
+
+/* "unknown key" with the list of keys there are. */
+static int unknown_key(const char *name, char *err, size_t errlen)
+{
+	char q[96], keys[160];
+	size_t i, o = 0;
+
+	keys[0] = '\0';
+	for (i = 0; i < NKEYS; i++)
+		o += (size_t)snprintf(keys + o, sizeof(keys) - o, "%s%s",
+		    i ? " " : "", config_keys[i].name);
+	return config_err(err, errlen, "unknown key %s (known keys: %s)",
+	    quote(q, sizeof(q), name, strlen(name)), keys);
+}
+
+/* Fill cfg with the defaults (also what `conf` shows when nothing is set). */
+JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->listen, sizeof(cfg->listen), "%s", JM4LW_DEFAULT_LISTEN);
+	snprintf(cfg->allow, sizeof(cfg->allow), "*");
+	snprintf(cfg->dump_dir, sizeof(cfg->dump_dir), "/tmp");
+	snprintf(cfg->dump_prefix, sizeof(cfg->dump_prefix), "jm4lw");
+	cfg->max_connections = 64;
+	cfg->read_timeout = 5;
+	cfg->write_timeout = 30;
+}
+
+/* Set one key from text; cfg is unchanged on error. */
+JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
+    const char *value, char *err, size_t errlen)
+{
+	const struct config_key *k;
+	char v[VALUE_MAX], norm[VALUE_MAX];
+	const char *s;
+	size_t n;
+	unsigned num = 0;
+
+	if (cfg == NULL || key == NULL)
+		return config_err(err, errlen, "no configuration or key");
+	if ((k = key_find(key)) == NULL)
+		return unknown_key(key, err, errlen);
+	if (value == NULL)
+		return config_err(err, errlen, "%s: no value", k->name);
+	n = strlen(value);
+	s = trim(value, &n);
+	/* Too long is an error: a cut path or address would be another. */
+	if (n >= (k->size != 0 ? k->size : sizeof(v)))
+		return config_err(err, errlen,
+		    "%s: value too long (%zu bytes, at most %zu)", k->name, n,
+		    (k->size != 0 ? k->size : sizeof(v)) - 1);
+	memcpy(v, s, n);
+	v[n] = '\0';
+
+	if (k->size == 0) {
+		if (parse_number(k, v, &num, err, errlen) == -1)
+			return -1;
+		memcpy((char *)cfg + k->off, &num, sizeof(num));
+		return 0;
+	}
+	if (k->check(v, norm, k->size, err, errlen) == -1)
+		return -1;
+	memcpy((char *)cfg + k->off, norm, strlen(norm) + 1);
+	return 0;
+}
+
+/* Check every field of a struct however it was filled. */
+JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
+    size_t errlen)
+{
+	const struct config_key *k;
+	char norm[VALUE_MAX];
+	const char *field;
+	unsigned num;
+	size_t i;
+
+	if (cfg == NULL)
+		return config_err(err, errlen, "no configuration");
+	for (i = 0; i < NKEYS; i++) {
+		k = &config_keys[i];
+		field = (const char *)cfg + k->off;
+		if (k->size == 0) {
+			memcpy(&num, field, sizeof(num));
+			if (num < k->min || num > k->max)
+				return config_err(err, errlen,
+				    "%s: %u is out of range (want %u-%u%s)",
+				    k->name, num, k->min, k->max, k->unit);
+			continue;
+		}
+		if (memchr(field, '\0', k->size) == NULL)
+			return config_err(err, errlen,
+			    "%s: not NUL-terminated (at most %zu bytes)",
+			    k->name, k->size - 1);
+		if (k->check(field, norm, k->size, err, errlen) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* State of one jm4lw_config_load(). */
+struct config_load {
+	struct jm4lw_config cfg; /* filled here, copied out on success */
+	FILE *f;
+	int line;          /* lines read so far: inih's line number */
+	int line_long;     /* the current line did not fit inih's buffer */
+	int read_errno;    /* a read failed with this */
+	int seen[NKEYS];   /* line each key was set on */
+	int err_line;      /* first line we found wrong, 0 if none */
+	char err[512];     /* and why */
+};
+
+/* Note the first error we find; inih reports only the first as well. */
+static void load_error(struct config_load *l, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void load_error(struct config_load *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->err_line != 0)
+		return;
+	l->err_line = l->line;
+	va_start(ap, fmt);
+	vsnprintf(l->err, sizeof(l->err), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * inih's reader: fgets that counts lines and catches what inih gets wrong.
+ * A line longer than inih's buffer would reach the handler cut short and
+ * its tail be read as more lines; we eat the tail and make it an error.
+ * A section header is checked here so an empty unknown section is caught.
+ */
+static char *load_read(char *str, int num, void *arg)
+{
+	struct config_load *l = arg;
+	const char *s, *end;
+	size_t n;
+	int c, cut = 0;
+	char q[96];
+
+	if (fgets(str, num, l->f) == NULL) {
+		if (ferror(l->f))
+			l->read_errno = errno;
+		return NULL;
+	}
+	l->line++;
+	n = strlen(str);
+	if (n == (size_t)num - 1 && str[n - 1] != '\n') {
+		while ((c = getc(l->f)) != EOF && c != '\n')
+			cut = 1;
+	}
+	s = str;
+	if (l->line == 1 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+		s += 3; /* inih skips a UTF-8 BOM too */
+	while (is_space((unsigned char)*s))
+		s++;
+	/* A long comment is harmless: inih ignores what it did read. */
+	l->line_long = cut && *s != '#' && *s != ';';
+	if (l->line_long)
+		load_error(l, "line too long (at most %d bytes)", num - 3);
+	else if (*s == '[' && (end = strchr(s, ']')) != NULL &&
+	    !(end - s - 1 == 5 && memcmp(s + 1, "jm4lw", 5) == 0))
+		load_error(l, "unknown section %s (put keys at the top of the "
+		    "file or under [jm4lw])", quote(q, sizeof(q), s + 1,
+		    (size_t)(end - s - 1)));
+	return str;
+}
+
+/* inih's handler: one key = value. Returns 1, or 0 after load_error(). */
+static int load_key(void *arg, const char *section, const char *name,
+    const char *value)
+{
+	struct config_load *l = arg;
+	const struct config_key *k;
+	char why[512], q[96];
+
+	if (name == NULL)
+		return 1; /* a section start, if inih was built to report it */
+	if (l->line_long)
+		return 0; /* the value was cut: already an error */
+	if (strcmp(section, "") != 0 && strcmp(section, "jm4lw") != 0) {
+		load_error(l, "unknown section %s (put keys at the top of the "
+		    "file or under [jm4lw])",
+		    quote(q, sizeof(q), section, strlen(section)));
+		return 0;
+	}
+	/* A second value is a leftover or an indented continuation line. */
+	if ((k = key_find(name)) != NULL && l->seen[k - config_keys] != 0) {
+		load_error(l, "%s set again (first on line %d); set each key "
+		    "once, on one line", k->name, l->seen[k - config_keys]);
+		return 0;
+	}
+	if (jm4lw_config_set(&l->cfg, name, value, why, sizeof(why)) == -1) {
+		load_error(l, "%s", why);
+		return 0;
+	}
+	l->seen[k - config_keys] = l->line;
+	return 1;
+}
+
+/* Read an INI file into a copy of cfg; copy it back only if all is well. */
+JM4LW_API int jm4lw_config_load(struct jm4lw_config *cfg, const char *path,
+    char *err, size_t errlen)
+{
+	struct config_load *l;
+	int r, rv = -1;
+
+	if (cfg == NULL || path == NULL)
+		return config_err(err, errlen, "no configuration or path");
+	/* About 5 KiB: keep it off the stack of whatever thread calls us. */
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return config_err(err, errlen, "%s: %s", path, strerror(errno));
+	l->cfg = *cfg;
+	if ((l->f = fopen(path, "re")) == NULL) {
+		config_err(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	r = ini_parse_stream(load_read, l, load_key, l);
+	/* fopen() opens a directory; reading it is where that fails. */
+	if (l->read_errno != 0) {
+		config_err(err, errlen, "%s: %s", path,
+		    strerror(l->read_errno));
+		goto out;
+	}
+	if (r == -2) {
+		config_err(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	/* Whichever came first: our error or inih's syntax error. */
+	if (l->err_line != 0 && (r <= 0 || l->err_line <= r)) {
+		config_err(err, errlen, "%s:%d: %s", path, l->err_line, l->err);
+		goto out;
+	}
+	if (r != 0) {
+		config_err(err, errlen,
+		    "%s:%d: syntax error (expected key = value)", path, r);
+		goto out;
+	}
+	/* Fields the file left alone came from the caller: check them too. */
+	if (jm4lw_config_check(&l->cfg, err, errlen) == -1)
+		goto out;
+	*cfg = l->cfg;
+	rv = 0;
+out:
+	if (l->f != NULL)
+		fclose(l->f);
+	free(l);
+	return rv;
+}

@@ -1,0 +1,780 @@
+/*
+ * Unit tests of daemon/config.c: defaults, every key good and bad, whole
+ * struct checks, and INI files with their error lines.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jm4lw.h"
+#include "proto.h"
+
+static char err[512];
+static char path[4096];
+
+/* Set a key that must be accepted. */
+static void set_ok(struct jm4lw_config *cfg, const char *key,
+    const char *value)
+{
+	err[0] = '\0';
+	if (jm4lw_config_set(cfg, key, value, err, sizeof(err)) != 0)
+		fail_msg("%s = \"%s\" refused: %s", key, value, err);
+}
+
+/*
+ * Set a key that must be refused with a reason containing @p want, and
+ * leave the configuration exactly as it was.
+ */
+static void set_bad(const char *key, const char *value, const char *want)
+{
+	struct jm4lw_config cfg, before;
+
+	jm4lw_config_init(&cfg);
+	before = cfg;
+	err[0] = '\0';
+	if (jm4lw_config_set(&cfg, key, value, err, sizeof(err)) != -1)
+		fail_msg("%s = \"%s\" accepted", key, value);
+	if (strstr(err, want) == NULL)
+		fail_msg("%s = \"%s\": \"%s\" does not say \"%s\"", key, value,
+		    err, want);
+	assert_null(strchr(err, '\n'));
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+}
+
+/* A string of @p n copies of @p c (static, overwritten by the next call). */
+static const char *repeat(char c, size_t n)
+{
+	static char buf[8192];
+
+	assert_true(n < sizeof(buf));
+	memset(buf, c, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Write @p text to a new file under $TMPDIR; its name goes to path[]. */
+static const char *write_conf(const char *text)
+{
+	const char *dir = getenv("TMPDIR");
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/test_config.XXXXXX",
+	    dir != NULL && *dir != '\0' ? dir : "/tmp");
+	assert_true((fd = mkstemp(path)) != -1);
+	assert_non_null(f = fdopen(fd, "w"));
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* Load @p text, expect failure, and return the message. */
+static const char *load_bad(const char *text)
+{
+	struct jm4lw_config cfg, before;
+
+	jm4lw_config_init(&cfg);
+	before = cfg;
+	write_conf(text);
+	err[0] = '\0';
+	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), -1);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+	unlink(path);
+	return err;
+}
+
+/* Does the error start with "<path>:<line>: " and then @p reason? */
+static void assert_at(int line, const char *reason)
+{
+	char want[4200];
+
+	snprintf(want, sizeof(want), "%s:%d: %s", path, line, reason);
+	if (strncmp(err, want, strlen(want)) != 0)
+		fail_msg("got \"%s\", want it to start with \"%s\"", err, want);
+}
+
+static void test_defaults(void **state)
+{
+	struct jm4lw_config cfg;
+
+	(void)state;
+	memset(&cfg, 0xa5, sizeof(cfg));
+	jm4lw_config_init(&cfg);
+	assert_string_equal(cfg.listen, JM4LW_DEFAULT_LISTEN);
+	assert_string_equal(cfg.listen, "127.0.0.1:9181");
+	assert_string_equal(cfg.allow, "*");
+	assert_string_equal(cfg.dump_dir, "/tmp");
+	assert_string_equal(cfg.dump_prefix, "jm4lw");
+	assert_int_equal(cfg.max_connections, 64);
+	assert_int_equal(cfg.read_timeout, 5);
+	assert_int_equal(cfg.write_timeout, 30);
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
+}
+
+static void test_unknown_key(void **state)
+{
+	struct jm4lw_config cfg;
+
+	(void)state;
+	set_bad("foo", "1", "unknown key \"foo\"");
+	set_bad("foo", "1", "listen");    /* the keys there are */
+	set_bad("Listen", "1", "unknown key \"Listen\"");
+	set_bad("", "1", "unknown key \"\"");
+	set_bad("a\nb", "1", "unknown key \"a\\x0ab\"");
+	jm4lw_config_init(&cfg);
+	assert_int_equal(jm4lw_config_set(&cfg, "listen", NULL, err,
+	    sizeof(err)), -1);
+	assert_string_equal(err, "listen: no value");
+	/* No room for a reason is fine too. */
+	assert_int_equal(jm4lw_config_set(&cfg, "foo", "1", NULL, 0), -1);
+}
+
+static void test_listen_good(void **state)
+{
+	struct jm4lw_config cfg;
+	char list[512];
+	size_t o = 0;
+	int i;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	set_ok(&cfg, "listen", "127.0.0.1:9181");
+	assert_string_equal(cfg.listen, "127.0.0.1:9181");
+	set_ok(&cfg, "listen", "0.0.0.0:0"); /* port 0: any free port */
+	assert_string_equal(cfg.listen, "0.0.0.0:0");
+	set_ok(&cfg, "listen", "127.0.0.1:65535");
+	set_ok(&cfg, "listen", "[::1]:9181");
+	assert_string_equal(cfg.listen, "[::1]:9181");
+	set_ok(&cfg, "listen", "[::]:0");
+	set_ok(&cfg, "listen", "[2001:db8::1]:1");
+	set_ok(&cfg, "listen", "[::ffff:127.0.0.1]:9181");
+	/* Several, white space around items and the value dropped. */
+	set_ok(&cfg, "listen", "  127.0.0.1:1 ,\t[::1]:2,10.0.0.1:3  ");
+	assert_string_equal(cfg.listen, "127.0.0.1:1,[::1]:2,10.0.0.1:3");
+	/* Sixteen is the most. */
+	for (i = 0; i < 16; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s127.0.0.%d:0",
+		    i ? "," : "", i + 1);
+	set_ok(&cfg, "listen", list);
+	assert_string_equal(cfg.listen, list);
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
+}
+
+static void test_listen_bad(void **state)
+{
+	char list[600];
+	size_t o = 0;
+	int i;
+
+	(void)state;
+	set_bad("listen", "127.0.0.1", "\"127.0.0.1\" has no port");
+	set_bad("listen", "127.0.0.1:", "has no port");
+	set_bad("listen", "[::1]", "\"[::1]\" has no port");
+	set_bad("listen", "[::1]:", "has no port");
+	set_bad("listen", "::1", "IPv6 address goes in brackets");
+	set_bad("listen", "::1:9181", "IPv6 address goes in brackets");
+	set_bad("listen", "[::1:9181", "no closing ]");
+	set_bad("listen", "[::1]9181", "junk after ]");
+	set_bad("listen", "localhost:9181", "not a numeric IPv4 or IPv6");
+	set_bad("listen", "999.1.1.1:1", "not a numeric");
+	set_bad("listen", "[fe80::1%lo]:1", "not a numeric");
+	set_bad("listen", ":9181", "not a numeric");
+	set_bad("listen", "127.0.0.1:65536", "port out of range (want 0-65535)");
+	set_bad("listen", "127.0.0.1:000001", "port out of range");
+	set_bad("listen", "127.0.0.1:99999999999999999999", "out of range");
+	set_bad("listen", "127.0.0.1:-1", "port is not a number");
+	set_bad("listen", "127.0.0.1:+1", "port is not a number");
+	set_bad("listen", "127.0.0.1:9181x", "port is not a number");
+	set_bad("listen", "127.0.0.1:http", "port is not a number");
+	set_bad("listen", "127.0.0.1 :9181", "not a numeric");
+	set_bad("listen", "127.0.0.1:9181 9182", "port is not a number");
+	set_bad("listen", "\x01\xff", "\"\\x01\\xff\" has no port");
+	set_bad("listen", "", "listen: no address (want ADDR:PORT or "
+	    "[ADDR6]:PORT, several separated by commas)");
+	set_bad("listen", "   ", "listen: no address");
+	set_bad("listen", ",", "empty entry");
+	set_bad("listen", "127.0.0.1:1,,127.0.0.1:2", "empty entry");
+	set_bad("listen", "127.0.0.1:1,", "empty entry");
+	set_bad("listen", "127.0.0.1:1,localhost", "\"localhost\" has no port");
+	for (i = 0; i < 17; i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s127.0.0.%d:0",
+		    i ? "," : "", i + 1);
+	set_bad("listen", list, "more than 16 addresses");
+	set_bad("listen", repeat('1', 512), "value too long (512 bytes, at "
+	    "most 511)");
+}
+
+static void test_allow_good(void **state)
+{
+	struct jm4lw_config cfg;
+	const struct proto_word *w;
+	char all[512];
+	size_t o = 0;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	set_ok(&cfg, "allow", "ruok");
+	assert_string_equal(cfg.allow, "ruok");
+	set_ok(&cfg, "allow", " ruok , mntr\t,srvr ");
+	assert_string_equal(cfg.allow, "ruok,mntr,srvr");
+	set_ok(&cfg, "allow", "*");
+	assert_string_equal(cfg.allow, "*");
+	set_ok(&cfg, "allow", " * ");
+	assert_string_equal(cfg.allow, "*");
+	set_ok(&cfg, "allow", "readonly,jmfp");
+	assert_string_equal(cfg.allow, "readonly,jmfp");
+	set_ok(&cfg, "allow", "ruok,ruok"); /* harmless */
+	/* Every built-in word by name. */
+	for (w = proto_words; w->name != NULL; w++)
+		o += (size_t)snprintf(all + o, sizeof(all) - o, "%s%s",
+		    o ? "," : "", w->name);
+	set_ok(&cfg, "allow", all);
+	assert_string_equal(cfg.allow, all);
+	for (w = proto_words; w->name != NULL; w++)
+		assert_true(proto_allowed(cfg.allow, w->name, w->flags));
+	/* What the server will do with a list. */
+	set_ok(&cfg, "allow", "ruok, jmfp");
+	assert_true(proto_allowed(cfg.allow, "ruok", 0));
+	assert_true(proto_allowed(cfg.allow, "jmfp", PROTO_F_MUTATES));
+	assert_false(proto_allowed(cfg.allow, "mntr", 0));
+}
+
+static void test_allow_readonly(void **state)
+{
+	static const char *const ro[] = {"ruok", "mntr", "srvr", "conf",
+	    "jmst", "jmsj"};
+	static const char *const rw[] = {"jmfp", "jmep", "jmdp", "jmpg"};
+	const struct proto_word *w;
+	struct jm4lw_config cfg;
+	size_t i;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	set_ok(&cfg, "allow", "readonly");
+	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
+		assert_non_null(w = proto_lookup(ro[i]));
+		assert_false(w->flags & PROTO_F_MUTATES);
+		assert_true(proto_allowed(cfg.allow, w->name, w->flags));
+	}
+	for (i = 0; i < sizeof(rw) / sizeof(rw[0]); i++) {
+		assert_non_null(w = proto_lookup(rw[i]));
+		assert_true(w->flags & PROTO_F_MUTATES);
+		assert_false(proto_allowed(cfg.allow, w->name, w->flags));
+	}
+	/* And nothing else in the table slips through either way. */
+	for (w = proto_words; w->name != NULL; w++)
+		assert_int_equal(proto_allowed(cfg.allow, w->name, w->flags),
+		    !(w->flags & PROTO_F_MUTATES));
+	/* readonly plus one mutating word. */
+	set_ok(&cfg, "allow", "readonly, jmfp");
+	assert_true(proto_allowed(cfg.allow, "jmfp", PROTO_F_MUTATES));
+	assert_false(proto_allowed(cfg.allow, "jmep", PROTO_F_MUTATES));
+	assert_true(proto_allowed(cfg.allow, "mntr", 0));
+}
+
+static void test_allow_bad(void **state)
+{
+	(void)state;
+	set_bad("allow", "", "allow: empty; use *");
+	set_bad("allow", "  ", "allow: empty; use *");
+	set_bad("allow", ",", "empty entry");
+	set_bad("allow", "ruok,", "empty entry");
+	set_bad("allow", "ruok,,mntr", "empty entry");
+	set_bad("allow", "nope", "unknown word \"nope\"");
+	set_bad("allow", "nope", "ruok mntr srvr conf"); /* says what exists */
+	set_bad("allow", "ruok,mntr,nope", "unknown word \"nope\"");
+	set_bad("allow", "RUOK", "unknown word \"RUOK\""); /* exact match */
+	set_bad("allow", "ruo", "unknown word \"ruo\"");
+	set_bad("allow", "ruokx", "unknown word \"ruokx\"");
+	set_bad("allow", "ruok mntr", "unknown word \"ruok mntr\"");
+	set_bad("allow", "readonlyx", "unknown word");
+	set_bad("allow", "**", "unknown word");
+	set_bad("allow", "*,ruok", "use it alone");
+	set_bad("allow", "ruok,*", "use it alone");
+	set_bad("allow", repeat('x', 512), "value too long");
+}
+
+static void test_dump_dir(void **state)
+{
+	struct jm4lw_config cfg;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	set_ok(&cfg, "dump_dir", "/var/tmp/jm4lw");
+	assert_string_equal(cfg.dump_dir, "/var/tmp/jm4lw");
+	set_ok(&cfg, "dump_dir", "  relative/dir  ");
+	assert_string_equal(cfg.dump_dir, "relative/dir");
+	/* Need not exist now: that is checked at dump time. */
+	set_ok(&cfg, "dump_dir", "/nonexistent/jm4lw/dumps");
+	set_ok(&cfg, "dump_dir", "/with space/and-ütf8");
+	set_ok(&cfg, "dump_dir", repeat('d', 4095));
+	assert_int_equal(strlen(cfg.dump_dir), 4095);
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
+
+	set_bad("dump_dir", "", "dump_dir: empty");
+	set_bad("dump_dir", " \t", "dump_dir: empty");
+	set_bad("dump_dir", repeat('d', 4096),
+	    "dump_dir: value too long (4096 bytes, at most 4095)");
+	set_bad("dump_dir", "/tmp/a\nb", "control character 0x0a at byte 7");
+	set_bad("dump_dir", "/tmp/\x01", "control character 0x01");
+	set_bad("dump_dir", "/tmp/\x7f", "control character 0x7f");
+	set_bad("dump_dir", "/tmp/a\tb", "control character 0x09");
+}
+
+static void test_dump_prefix(void **state)
+{
+	struct jm4lw_config cfg;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	set_ok(&cfg, "dump_prefix", "x");
+	set_ok(&cfg, "dump_prefix", "my-service_1.heap");
+	assert_string_equal(cfg.dump_prefix, "my-service_1.heap");
+	set_ok(&cfg, "dump_prefix", "AZaz09._-");
+	set_ok(&cfg, "dump_prefix", repeat('p', 63));
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
+
+	set_bad("dump_prefix", "", "dump_prefix: empty");
+	set_bad("dump_prefix", repeat('p', 64),
+	    "dump_prefix: value too long (64 bytes, at most 63)");
+	set_bad("dump_prefix", ".hidden", "starts with .");
+	set_bad("dump_prefix", "..", "starts with .");
+	set_bad("dump_prefix", "a/b", "\"a/b\": byte 2 ('/') not allowed");
+	set_bad("dump_prefix", "../x", "starts with .");
+	set_bad("dump_prefix", "a b", "byte 2 (0x20) not allowed");
+	set_bad("dump_prefix", "a%n", "byte 2 ('%') not allowed");
+	set_bad("dump_prefix", "pr\xc3\xa9", "byte 3 (0xc3) not allowed");
+}
+
+/* Boundaries and every kind of bad number for one key. */
+static void number_key(const char *key, unsigned min, unsigned max)
+{
+	struct jm4lw_config cfg;
+	char v[32];
+	unsigned got;
+
+	jm4lw_config_init(&cfg);
+	snprintf(v, sizeof(v), "%u", min);
+	set_ok(&cfg, key, v);
+	jm4lw_config_init(&cfg);
+	snprintf(v, sizeof(v), " %u\t", max);
+	set_ok(&cfg, key, v);
+	if (strcmp(key, "max_connections") == 0)
+		got = cfg.max_connections;
+	else if (strcmp(key, "read_timeout") == 0)
+		got = cfg.read_timeout;
+	else
+		got = cfg.write_timeout;
+	assert_int_equal(got, max);
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
+	set_ok(&cfg, key, "0010"); /* leading zeros are still decimal */
+
+	snprintf(v, sizeof(v), "%u", min - 1);
+	set_bad(key, v, "is out of range");
+	snprintf(v, sizeof(v), "%u", max + 1);
+	set_bad(key, v, "is out of range");
+	set_bad(key, "4294967296", "is out of range");        /* 2^32 */
+	set_bad(key, "18446744073709551616", "is out of range"); /* 2^64 */
+	set_bad(key, repeat('9', 400), "is out of range");
+	set_bad(key, "", "empty");
+	set_bad(key, "  ", "empty");
+	set_bad(key, "-1", "\"-1\" is not a whole number");
+	set_bad(key, "+5", "is not a whole number");
+	set_bad(key, "5s", "\"5s\" is not a whole number");
+	set_bad(key, "1.5", "is not a whole number");
+	set_bad(key, "0x10", "is not a whole number");
+	set_bad(key, "1 0", "is not a whole number");
+	set_bad(key, "lots", "is not a whole number");
+	set_bad(key, repeat('9', 4096), "value too long");
+	/* The reason names the key and the range. */
+	snprintf(v, sizeof(v), "want %u-%u", min, max);
+	set_bad(key, "x", key);
+	set_bad(key, "x", v);
+}
+
+static void test_numbers(void **state)
+{
+	(void)state;
+	number_key("max_connections", 1, 100000);
+	number_key("read_timeout", 1, 3600);
+	number_key("write_timeout", 1, 3600);
+	set_bad("read_timeout", "0", "(want 1-3600 seconds)");
+}
+
+static void test_check(void **state)
+{
+	struct jm4lw_config cfg;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.listen, sizeof(cfg.listen), " 127.0.0.1:0 , [::1]:0");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
+
+	snprintf(cfg.listen, sizeof(cfg.listen), "localhost");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_string_equal(err, "listen: \"localhost\" has no port (want "
+	    "ADDR:PORT or [ADDR6]:PORT, e.g. 127.0.0.1:9181 or [::1]:9181; "
+	    "port 0 picks a free one)");
+	jm4lw_config_init(&cfg);
+	cfg.listen[0] = '\0';
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "listen: no address"));
+
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,bad!");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "allow: unknown word \"bad!\""));
+
+	jm4lw_config_init(&cfg);
+	memset(cfg.dump_prefix, 'a', sizeof(cfg.dump_prefix));
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_string_equal(err, "dump_prefix: not NUL-terminated (at most "
+	    "63 bytes)");
+
+	jm4lw_config_init(&cfg);
+	memset(cfg.dump_dir, 'a', sizeof(cfg.dump_dir));
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "dump_dir: not NUL-terminated"));
+
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.dump_prefix, sizeof(cfg.dump_prefix), ".x");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+
+	jm4lw_config_init(&cfg);
+	cfg.dump_dir[0] = '\0';
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+
+	jm4lw_config_init(&cfg);
+	cfg.max_connections = 0;
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_string_equal(err,
+	    "max_connections: 0 is out of range (want 1-100000)");
+	jm4lw_config_init(&cfg);
+	cfg.read_timeout = 3601;
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_string_equal(err,
+	    "read_timeout: 3601 is out of range (want 1-3600 seconds)");
+	jm4lw_config_init(&cfg);
+	cfg.write_timeout = (unsigned)-1;
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+
+	assert_int_equal(jm4lw_config_check(NULL, err, sizeof(err)), -1);
+}
+
+static void test_load_good(void **state)
+{
+	static const char *const texts[] = {
+	    /* top level */
+	    "listen = 127.0.0.1:0, [::1]:0\n"
+	    "allow = ruok,mntr\n"
+	    "dump_dir = /var/tmp/jm4lw\n"
+	    "dump_prefix = svc\n"
+	    "max_connections = 8\n"
+	    "read_timeout = 2\n"
+	    "write_timeout = 9\n",
+	    /* in [jm4lw], with comments and blank lines */
+	    "# jm4lwd\n"
+	    "; also a comment\n"
+	    "\n"
+	    "[jm4lw]\n"
+	    "  listen=127.0.0.1:0,[::1]:0  \n"
+	    "allow = ruok , mntr ; inline comment after white space\n"
+	    "dump_dir = /var/tmp/jm4lw\n"
+	    "dump_prefix = svc\n"
+	    "max_connections = 8\n"
+	    "\n"
+	    "read_timeout = 2\n"
+	    "write_timeout = 9\n",
+	    /* some at the top, some in [jm4lw]; CRLF line ends */
+	    "listen = 127.0.0.1:0,[::1]:0\r\n"
+	    "allow = ruok,mntr\r\n"
+	    "dump_dir = /var/tmp/jm4lw\r\n"
+	    "[jm4lw]\r\n"
+	    "dump_prefix = svc\r\n"
+	    "max_connections = 8\r\n"
+	    "read_timeout = 2\r\n"
+	    "write_timeout = 9",
+	};
+	struct jm4lw_config cfg;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		jm4lw_config_init(&cfg);
+		write_conf(texts[i]);
+		err[0] = '\0';
+		if (jm4lw_config_load(&cfg, path, err, sizeof(err)) != 0)
+			fail_msg("text %zu: %s", i, err);
+		unlink(path);
+		assert_string_equal(cfg.listen, "127.0.0.1:0,[::1]:0");
+		assert_string_equal(cfg.allow, "ruok,mntr");
+		assert_string_equal(cfg.dump_dir, "/var/tmp/jm4lw");
+		assert_string_equal(cfg.dump_prefix, "svc");
+		assert_int_equal(cfg.max_connections, 8);
+		assert_int_equal(cfg.read_timeout, 2);
+		assert_int_equal(cfg.write_timeout, 9);
+	}
+}
+
+static void test_load_partial_and_empty(void **state)
+{
+	struct jm4lw_config cfg, def;
+
+	(void)state;
+	jm4lw_config_init(&def);
+	/* An empty file and a comments-only file leave every default. */
+	jm4lw_config_init(&cfg);
+	write_conf("");
+	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), 0);
+	unlink(path);
+	assert_memory_equal(&cfg, &def, sizeof(cfg));
+	write_conf("# nothing\n[jm4lw]\n# still nothing\n");
+	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), 0);
+	unlink(path);
+	assert_memory_equal(&cfg, &def, sizeof(cfg));
+	/* Keys the file does not set keep what cfg had. */
+	set_ok(&cfg, "dump_prefix", "kept");
+	write_conf("read_timeout = 7\n");
+	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), 0);
+	unlink(path);
+	assert_string_equal(cfg.dump_prefix, "kept");
+	assert_int_equal(cfg.read_timeout, 7);
+	assert_string_equal(cfg.listen, def.listen);
+}
+
+static void test_load_unknown_key(void **state)
+{
+	(void)state;
+	load_bad("listen = 127.0.0.1:0\n\n# comment\nfoo = 1\n");
+	assert_at(4, "unknown key \"foo\"");
+	load_bad("[jm4lw]\nallow = ruok\nno_such_key = 1\n");
+	assert_at(3, "unknown key \"no_such_key\" (known keys: listen allow "
+	    "dump_dir dump_prefix max_connections read_timeout "
+	    "write_timeout)");
+}
+
+static void test_load_bad_value(void **state)
+{
+	(void)state;
+	load_bad("listen = 127.0.0.1:0\n\nmax_connections = lots\n");
+	assert_at(3, "max_connections: \"lots\" is not a whole number");
+	load_bad("allow = ruok,mntr,nope\n");
+	assert_at(1, "allow: unknown word \"nope\"");
+	load_bad("[jm4lw]\nlisten = ::1\n");
+	assert_at(2, "listen: \"::1\": an IPv6 address goes in brackets");
+	load_bad("dump_dir =\n");
+	assert_at(1, "dump_dir: empty");
+}
+
+static void test_load_unknown_section(void **state)
+{
+	(void)state;
+	load_bad("listen = 127.0.0.1:0\n[server]\nallow = ruok\n");
+	assert_at(2, "unknown section \"server\" (put keys at the top of the "
+	    "file or under [jm4lw])");
+	/* An empty one too: it was meant to hold something. */
+	load_bad("listen = 127.0.0.1:0\n\n[jm4wl]\n");
+	assert_at(3, "unknown section \"jm4wl\"");
+	load_bad("[ jm4lw ]\nallow = ruok\n");
+	assert_at(1, "unknown section \" jm4lw \"");
+	load_bad("[JM4LW]\n");
+	assert_at(1, "unknown section \"JM4LW\"");
+}
+
+static void test_load_syntax(void **state)
+{
+	(void)state;
+	load_bad("listen = 127.0.0.1:0\nthis is not ini\n");
+	assert_at(2, "syntax error (expected key = value)");
+	assert_string_equal(strchr(err + strlen(path), ' ') + 1,
+	    "syntax error (expected key = value)");
+	load_bad("\n\n[jm4lw\nallow = ruok\n");
+	assert_at(3, "syntax error (expected key = value)");
+	load_bad("allow\n");
+	assert_at(1, "syntax error");
+}
+
+static void test_load_first_error_wins(void **state)
+{
+	(void)state;
+	/* inih keeps going after an error; the first one is reported. */
+	load_bad("allow = ruok\nnot ini\nfoo = 1\n");
+	assert_at(2, "syntax error");
+	load_bad("allow = ruok\nfoo = 1\nnot ini\nbar = 2\n");
+	assert_at(2, "unknown key \"foo\"");
+	load_bad("read_timeout = 0\nwrite_timeout = 0\n");
+	assert_at(1, "read_timeout:");
+	load_bad("[x]\nnot ini\n");
+	assert_at(1, "unknown section \"x\"");
+}
+
+static void test_load_duplicate(void **state)
+{
+	(void)state;
+	load_bad("listen = 127.0.0.1:1\nallow = *\nlisten = 127.0.0.1:2\n");
+	assert_at(3, "listen set again (first on line 1)");
+	load_bad("allow = ruok\n[jm4lw]\nallow = mntr\n");
+	assert_at(3, "allow set again (first on line 1)");
+	/* An indented line continues the value in inih: not supported. */
+	load_bad("allow = ruok,\n   mntr\n");
+	assert_at(1, "allow: empty entry");
+	load_bad("allow = ruok\n   mntr\n");
+	assert_at(2, "allow set again (first on line 1)");
+}
+
+static void test_load_long_line(void **state)
+{
+	static char text[8400]; /* room for anything repeat() returns */
+	const char *pre = "dump_dir = /";
+	size_t n = 197 - strlen(pre);
+	struct jm4lw_config cfg;
+
+	(void)state;
+	/* inih would hand us the first 190-odd bytes: an error, not a cut. */
+	snprintf(text, sizeof(text), "allow = *\ndump_dir = /%s\n",
+	    repeat('d', 300));
+	load_bad(text);
+	assert_at(2, "line too long (at most 197 bytes)");
+	/* A long comment is fine, and later line numbers stay right. */
+	snprintf(text, sizeof(text), "# %s\nallow = ruok\nfoo = 1\n",
+	    repeat('c', 500));
+	load_bad(text);
+	assert_at(3, "unknown key \"foo\"");
+	/* A long line without '=' is too long, not a syntax error. */
+	snprintf(text, sizeof(text), "allow = *\n%s\n", repeat('k', 300));
+	load_bad(text);
+	assert_at(2, "line too long");
+	/* 197 bytes and CR LF still fit. */
+	snprintf(text, sizeof(text), "%s%s\r\nallow = ruok\n", pre,
+	    repeat('d', n));
+	jm4lw_config_init(&cfg);
+	write_conf(text);
+	if (jm4lw_config_load(&cfg, path, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	unlink(path);
+	assert_int_equal(strlen(cfg.dump_dir), n + 1);
+	assert_string_equal(cfg.allow, "ruok");
+}
+
+static void test_load_io_errors(void **state)
+{
+	struct jm4lw_config cfg, before;
+	const char *dir = getenv("TMPDIR");
+	char want[4200];
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	set_ok(&cfg, "allow", "ruok");
+	before = cfg;
+	assert_int_equal(jm4lw_config_load(&cfg, "/nonexistent/jm4lwd.conf",
+	    err, sizeof(err)), -1);
+	assert_string_equal(err,
+	    "/nonexistent/jm4lwd.conf: No such file or directory");
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+
+	/* fopen() opens a directory; the read must still fail. */
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	assert_int_equal(jm4lw_config_load(&cfg, dir, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s: %s", dir, strerror(EISDIR));
+	assert_string_equal(err, want);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+
+	assert_int_equal(jm4lw_config_load(&cfg, NULL, err, sizeof(err)), -1);
+}
+
+static void test_load_untouched_on_error(void **state)
+{
+	struct jm4lw_config cfg, before;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	set_ok(&cfg, "listen", "[::1]:7");
+	set_ok(&cfg, "max_connections", "3");
+	before = cfg;
+	/* Good keys before the bad one must not leak into cfg. */
+	write_conf("listen = 127.0.0.1:0\nallow = ruok\ndump_dir = /x\n"
+	    "max_connections = 9\nwrite_timeout = forever\n");
+	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), -1);
+	unlink(path);
+	assert_at(5, "write_timeout:");
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+}
+
+static void test_load_checks_whole(void **state)
+{
+	struct jm4lw_config cfg;
+
+	(void)state;
+	/* A bad field the caller set by hand fails the load too. */
+	jm4lw_config_init(&cfg);
+	cfg.read_timeout = 0;
+	write_conf("allow = ruok\n");
+	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), -1);
+	unlink(path);
+	assert_string_equal(err,
+	    "read_timeout: 0 is out of range (want 1-3600 seconds)");
+	assert_string_equal(cfg.allow, "*");
+}
+
+static void test_sample_conf(void **state)
+{
+#ifdef JM4LW_SOURCE_DIR
+	struct jm4lw_config cfg, def;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/conf/jm4lwd.conf", JM4LW_SOURCE_DIR);
+	jm4lw_config_init(&cfg);
+	if (jm4lw_config_load(&cfg, path, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	/* The sample shows the defaults, so it must load to them. */
+	jm4lw_config_init(&def);
+	assert_memory_equal(&cfg, &def, sizeof(cfg));
+#else
+	(void)state;
+	printf("test_sample_conf: JM4LW_SOURCE_DIR not defined, "
+	    "conf/jm4lwd.conf not checked\n");
+	skip();
+#endif
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_unknown_key),
+	    cmocka_unit_test(test_listen_good),
+	    cmocka_unit_test(test_listen_bad),
+	    cmocka_unit_test(test_allow_good),
+	    cmocka_unit_test(test_allow_readonly),
+	    cmocka_unit_test(test_allow_bad),
+	    cmocka_unit_test(test_dump_dir),
+	    cmocka_unit_test(test_dump_prefix),
+	    cmocka_unit_test(test_numbers),
+	    cmocka_unit_test(test_check),
+	    cmocka_unit_test(test_load_good),
+	    cmocka_unit_test(test_load_partial_and_empty),
+	    cmocka_unit_test(test_load_unknown_key),
+	    cmocka_unit_test(test_load_bad_value),
+	    cmocka_unit_test(test_load_unknown_section),
+	    cmocka_unit_test(test_load_syntax),
+	    cmocka_unit_test(test_load_first_error_wins),
+	    cmocka_unit_test(test_load_duplicate),
+	    cmocka_unit_test(test_load_long_line),
+	    cmocka_unit_test(test_load_io_errors),
+	    cmocka_unit_test(test_load_untouched_on_error),
+	    cmocka_unit_test(test_load_checks_whole),
+	    cmocka_unit_test(test_sample_conf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
