@@ -1,0 +1,205 @@
+/*
+ * jm4lwd: the module as a standalone daemon. Only this file does
+ * process-level things: options, signals, exit status.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jemalloc/jemalloc.h>
+
+#include "jm4lw.h"
+
+struct daemon {
+	struct event_base *base;
+	struct jm4lw *m;
+	const char *conf_file;  /* -f */
+	const char *listen_opt; /* -l, wins over the file */
+	const char *dir_opt;    /* -D, wins over the file */
+	int verbose;
+};
+
+/* Log sink: "jm4lwd: msg" on stderr, debug lines only with -v. */
+static void daemon_log(int level, const char *msg, void *arg)
+{
+	const struct daemon *d = arg;
+
+	if (level <= JM4LW_LOG_INFO || d->verbose)
+		fprintf(stderr, "jm4lwd: %s\n", msg);
+}
+
+/* Print usage to @p f. */
+static void usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: jm4lwd [-nv] [-f file] [-l addr:port[,addr:port...]] "
+	    "[-D dump_dir]\n"
+	    "  -f file   read the configuration from file (INI)\n"
+	    "  -l addr   listen here instead of the configured addresses\n"
+	    "  -D dir    write heap profiles here instead of dump_dir\n"
+	    "  -n        check the configuration, print \"configuration OK\"\n"
+	    "  -v        log every connection\n"
+	    "  -h        this help\n"
+	    "Run with MALLOC_CONF=prof:true,prof_active:false so jmep/jmfp "
+	    "work.\njm4lwd %s, jemalloc %s\n",
+	    JM4LW_VERSION, JEMALLOC_VERSION);
+}
+
+/* Build the configuration: defaults, then the file, then -l and -D. */
+static int daemon_config(const struct daemon *d, struct jm4lw_config *cfg,
+    char *err, size_t errlen)
+{
+	char why[256];
+
+	jm4lw_config_init(cfg);
+	if (d->conf_file != NULL &&
+	    jm4lw_config_load(cfg, d->conf_file, err, errlen) == -1)
+		return -1;
+	if (d->listen_opt != NULL &&
+	    jm4lw_config_set(cfg, "listen", d->listen_opt, why, sizeof(why))) {
+		snprintf(err, errlen, "-l %s: %s", d->listen_opt, why);
+		return -1;
+	}
+	if (d->dir_opt != NULL &&
+	    jm4lw_config_set(cfg, "dump_dir", d->dir_opt, why, sizeof(why))) {
+		snprintf(err, errlen, "-D %s: %s", d->dir_opt, why);
+		return -1;
+	}
+	return jm4lw_config_check(cfg, err, errlen);
+}
+
+/* SIGHUP: re-read the file; on any error keep what is running. */
+static void daemon_reload(struct daemon *d)
+{
+	struct jm4lw_config cfg;
+	char err[512];
+
+	if (daemon_config(d, &cfg, err, sizeof(err)) == -1 ||
+	    jm4lw_reconfigure(d->m, &cfg, err, sizeof(err)) == -1) {
+		fprintf(stderr,
+		    "jm4lwd: reload failed, configuration unchanged: %s\n",
+		    err);
+		return;
+	}
+	fprintf(stderr, "jm4lwd: configuration reloaded%s\n",
+	    d->conf_file ? "" : " (no -f file: defaults and options)");
+}
+
+/* SIGTERM/SIGINT end the loop; SIGHUP reloads. */
+static void daemon_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct daemon *d = arg;
+
+	(void)what;
+	if (sig == SIGHUP) {
+		daemon_reload(d);
+		return;
+	}
+	fprintf(stderr, "jm4lwd: %s, exiting\n", strsignal((int)sig));
+	event_base_loopexit(d->base, NULL);
+}
+
+/* Say up front when jmfp/jmep cannot work, not at the first dump. */
+static void daemon_check_prof(void)
+{
+	size_t len = sizeof(bool);
+	bool on = false;
+
+	if (mallctl("opt.prof", &on, &len, NULL, 0) != 0)
+		fprintf(stderr, "jm4lwd: this jemalloc has no heap profiling; "
+		    "jmfp/jmep will answer with an error\n");
+	else if (!on)
+		fprintf(stderr, "jm4lwd: heap profiling is off; set "
+		    "MALLOC_CONF=prof:true,prof_active:false to use jmfp/jmep\n");
+}
+
+int main(int argc, char *argv[])
+{
+	struct daemon d = {0};
+	struct jm4lw_config cfg;
+	struct event *sigs[3] = {NULL};
+	const int signums[3] = {SIGTERM, SIGINT, SIGHUP};
+	char err[512];
+	bool check_only = false;
+	int ch, i, status = 1;
+
+	while ((ch = getopt(argc, argv, "f:l:D:nvh")) != -1) {
+		switch (ch) {
+		case 'f':
+			d.conf_file = optarg;
+			break;
+		case 'l':
+			d.listen_opt = optarg;
+			break;
+		case 'D':
+			d.dir_opt = optarg;
+			break;
+		case 'n':
+			check_only = true;
+			break;
+		case 'v':
+			d.verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "jm4lwd: unexpected argument \"%s\"\n",
+		    argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (daemon_config(&d, &cfg, err, sizeof(err)) == -1) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (check_only) {
+		printf("configuration OK\n");
+		return 0;
+	}
+
+	/* Belt and braces: the module never raises SIGPIPE anyway. */
+	signal(SIGPIPE, SIG_IGN);
+	if ((d.base = event_base_new()) == NULL) {
+		fprintf(stderr, "jm4lwd: cannot create event base\n");
+		return 1;
+	}
+	if ((d.m = jm4lw_new(d.base, &cfg, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "jm4lwd: %s\n", err);
+		goto done;
+	}
+	jm4lw_set_log(d.m, daemon_log, &d);
+	if (jm4lw_listen(d.m, NULL) == -1)
+		goto done;
+	for (i = 0; i < 3; i++) {
+		sigs[i] = evsignal_new(d.base, signums[i], daemon_signal, &d);
+		if (sigs[i] == NULL || evsignal_add(sigs[i], NULL) == -1) {
+			fprintf(stderr, "jm4lwd: cannot handle signal %d\n",
+			    signums[i]);
+			goto done;
+		}
+	}
+	daemon_check_prof();
+	if (event_base_dispatch(d.base) == -1) {
+		fprintf(stderr, "jm4lwd: event loop failed\n");
+		goto done;
+	}
+	status = 0;
+done:
+	for (i = 0; i < 3; i++)
+		if (sigs[i] != NULL)
+			event_free(sigs[i]);
+	jm4lw_free(d.m);
+	event_base_free(d.base);
+	return status;
+}
