@@ -5,10 +5,12 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -255,18 +257,20 @@ static int dump_failed(struct proto *p, struct proto_out *out,
 }
 
 /*
- * jmfp: prof.dump to a temporary name in the dump directory, then rename,
- * so no reader ever sees half a profile. The name is built here from the
+ * jmfp: prof.dump to a temporary file in the dump directory, then rename,
+ * so no reader ever sees half a profile (rename replaces a planted symlink
+ * at the final name rather than following it). The name is built here from the
  * configuration and our pid, never from anything the peer sent.
  */
 static int word_jmfp(struct proto *p, struct proto_out *out)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 128], tmp[PATH_MAX + 128];
+	char dir[PATH_MAX], real[PATH_MAX];
+	char path[PATH_MAX + 128], tmp[PATH_MAX + 128];
 	const char *tp = tmp;
 	struct stat sb;
 	unsigned long seq;
 	long pid = (long)getpid();
-	int e, tries;
+	int e, fd, tries;
 
 	if (prof_ready(p, out) == -1)
 		return PROTO_ERROR;
@@ -276,6 +280,9 @@ static int word_jmfp(struct proto *p, struct proto_out *out)
 		return dump_failed(p, out, dir, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
 		return dump_failed(p, out, dir, strerror(ENOTDIR));
+	/* The canonical name in the reply: no "./" or ".." in it. */
+	if (realpath(dir, real) != NULL)
+		memcpy(dir, real, sizeof(dir));
 
 	/* Skip names an earlier process with our pid left behind. */
 	for (tries = 0;; tries++) {
@@ -288,8 +295,17 @@ static int word_jmfp(struct proto *p, struct proto_out *out)
 			return dump_failed(p, out, dir,
 			    "no free file name after 1000 tries");
 	}
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.%lu.heap.tmp", dir,
+	/*
+	 * An unpredictable temporary name we create ourselves (O_EXCL, mode
+	 * 0600): jemalloc opens it with creat(), which follows symlinks, so
+	 * a guessable name in a shared directory like /tmp would let another
+	 * user point our dump at a file of their choosing.
+	 */
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.%lu.heap.XXXXXX", dir,
 	    p->cfg->dump_prefix, pid, seq);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		return dump_failed(p, out, dir, strerror(errno));
+	close(fd);
 
 	e = p->ops->mallctl("prof.dump", NULL, NULL, &tp, sizeof(tp));
 	if (e != 0) {
