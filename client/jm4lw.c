@@ -482,13 +482,13 @@ int main(int argc, char **argv)
 		/* nc's shape: "jm4lw HOST PORT", words on stdin. */
 		if (host != NULL || port != NULL)
 			return bad_usage("host and port given twice");
-		if (target_init(&t, argv[0], argv[1], timeout) == -1)
+		if (target_init(&t, argv[0], argv[1], timeout) != 0)
 			return ST_FAIL;
 		if (words_read(&w, stdin) == -1)
 			goto out;
 	} else {
 		if (target_init(&t, host ? host : "127.0.0.1",
-		                port ? port : "9181", timeout) == -1)
+		                port ? port : "9181", timeout) != 0)
 			return ST_FAIL;
 		/* Every word is checked before the first connection. */
 		for (i = 0; i < (size_t)argc; i++)
