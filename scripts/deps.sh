@@ -1,0 +1,27 @@
+#!/bin/sh
+# Install the Debian packages jm4lw needs, only those that are missing.
+#   scripts/deps.sh        build + run: compiler, cmake, libevent, jemalloc, inih
+#   scripts/deps.sh test   also the test suite's: cmocka, clang, valgrind, the
+#                          real clients the integration tests drive, and
+#                          redis-server for the preload agent's proof
+set -eu
+
+pkgs="cmake gcc make pkg-config libevent-dev libjemalloc-dev libinih-dev perl binutils"
+if [ "${1:-}" = test ]; then
+	pkgs="$pkgs libcmocka-dev clang python3 procps netcat-openbsd \
+netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
+valgrind iproute2"
+fi
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "deps.sh: installing:$missing" >&2
+$sudo apt-get update
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends $missing

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Install what is missing, build, and run the whole suite with ctest:
+#   1. gcc build, every test (unit, integration with the real clients, jeprof);
+#   2. clang build, warnings as errors, unit tests;
+#   3. AddressSanitizer + UndefinedBehaviorSanitizer build, unit tests;
+#   4. ThreadSanitizer build, the thread-mode tests.
+# (valgrind runs the thread-mode tests inside step 1.)
+set -eu
+cd "$(dirname "$0")/.."
+scripts/deps.sh test
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_C_COMPILER=gcc >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs")
+
+cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang >/dev/null
+cmake --build build-clang -j"$jobs"
+(cd build-clang && ctest --output-on-failure -j"$jobs" -L unit)
+
+cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang \
+	-DJM4LW_SANITIZE=address,undefined >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ctest --output-on-failure -j"$jobs" -L unit)
+
+cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang \
+	-DJM4LW_SANITIZE=thread >/dev/null
+cmake --build build-tsan -j"$jobs" --target test_thread
+(cd build-tsan && ctest --output-on-failure -L thread -LE valgrind)

@@ -1,0 +1,98 @@
+#!/bin/bash
+# End to end through the embedding API and the real jeprof: jeprof_host
+# (tests/host) embeds the module and keeps ~64 MiB live through
+# jm4lw_test_distinctive_alloc(). A profile taken after jmep must name that
+# function; one taken before jmep must not, which shows the check can fail.
+#
+#	bash jeprof.sh        (JEPROF_HOST=path/to/jeprof_host, else build/)
+. "$(dirname "$0")/lib.sh"
+
+FN=jm4lw_test_distinctive_alloc
+
+need jeprof nc.openbsd timeout
+[ -x "$JEPROF_HOST" ] || die "$JEPROF_HOST is not executable"
+
+# start_host: run jeprof_host with profiling on (sampling off) and read its
+# port from the "listening on" line it prints on stdout.
+start_host() {
+	local i
+	D=$(scratch jeprof_host)
+	mkdir "$D/dumps"
+	DLOG=$D/host.err
+	(cd "$D" && exec env "$PROF_ON" "$JEPROF_HOST" "$D/dumps") \
+		</dev/null >"$D/host.out" 2>"$DLOG" &
+	PID=$!
+	_pids+=("$PID")
+	for i in $(seq 100); do
+		PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/host.out")
+		[ -n "$PORT" ] && break
+		_alive "$PID" || break
+		sleep 0.1
+	done
+	if [ -z "$PORT" ]; then
+		fail "jeprof_host printed its port within 10 s" \
+			"stdout: $(cat "$D/host.out")" "$(show_tail "$DLOG")"
+		return 1
+	fi
+	pass "jeprof_host listening on 127.0.0.1:$PORT"
+}
+
+# dump NAME: jmfp, then jeprof --text on the profile into $D/NAME.txt.
+# Returns 1 after recording a failure.
+dump() {
+	local name=$1 rc
+	PROFILE=$(ask jmfp)
+	if [ -s "$PROFILE" ] && [ "$(head -c 8 "$PROFILE")" = heap_v2/ ]; then
+		pass "$name: jmfp wrote a heap_v2 profile, $PROFILE"
+	else
+		fail "$name: jmfp wrote a heap_v2 profile" "reply: $PROFILE"
+		return 1
+	fi
+	timeout 120 jeprof --text "$JEPROF_HOST" "$PROFILE" >"$D/$name.txt" 2>"$D/$name.err"
+	rc=$?
+	if [ $rc = 0 ]; then
+		pass "$name: jeprof --text exits 0"
+	else
+		fail "$name: jeprof --text exits 0" "exit status $rc" \
+			"$(head -c 400 "$D/$name.txt")" "$(head -c 400 "$D/$name.err")"
+		return 1
+	fi
+}
+
+# Before jmep nothing is sampled: the profile has no sample (jeprof prints
+# nothing for it) and the function must be absent. This is the control: if
+# sampling were on from the start, or jeprof listed symbols regardless of
+# the profile, this fails.
+case_before_jmep() {
+	dump before-jmep || return
+	assert_grep "before jmep: the profile holds no sample" \
+		'^  t\*: 0: 0 \[0: 0\]$' "$PROFILE"
+	assert_no_grep "before jmep: $FN is not in jeprof's output" "\\<$FN\\>" \
+		"$D/before-jmep.txt"
+}
+
+# After jmep and a second of allocating (~200 blocks of 256 KiB, each
+# sampled with p ~ 0.4 at the default lg_prof_sample 19), the function
+# holds most of the sampled live heap.
+case_after_jmep() {
+	ask jmep >"$D/jmep.out"
+	assert_bytes "jmep: ok" "$D/jmep.out" \
+		'ok: profiling active (prof.active=true, was false)\n'
+	sleep 1
+	dump after-jmep || return
+	assert_grep "after jmep: jeprof prints its Total: header" \
+		'^Total: [0-9.]+ [kMG]?B$' "$D/after-jmep.txt"
+	assert_grep "after jmep: $FN is in jeprof's output" "\\<$FN\\>" \
+		"$D/after-jmep.txt"
+}
+
+start_host || finish
+case_before_jmep
+case_after_jmep
+kill -TERM "$PID"
+if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
+	pass "jeprof_host exits 0 on SIGTERM"
+else
+	fail "jeprof_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(show_tail "$DLOG")"
+fi
+finish

@@ -1,0 +1,356 @@
+# lib.sh — helpers shared by the integration tests. Source it, do not run it:
+#
+#	. "$(dirname "$0")/lib.sh"
+#
+# It gives every test its own scratch directory ($T), a pass/fail counter
+# whose last line is "N passed, M failed", and start_daemon/stop_daemon for
+# real jm4lwd processes on ports the kernel picks, so tests can run in
+# parallel. Everything started here is killed on exit.
+#
+# Binaries come from the environment (ctest sets them), else from build/:
+#	JM4LWD        jm4lwd
+#	JM4LW_CLIENT  the jm4lw client
+#	JEPROF_HOST   tests/host/jeprof_host
+# KEEP_TMP=1 keeps the scratch directory for a post-mortem.
+set -u
+
+IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$IT_DIR/../.." && pwd)
+JM4LWD=${JM4LWD:-$ROOT/build/jm4lwd}
+JM4LW_CLIENT=${JM4LW_CLIENT:-$ROOT/build/jm4lw}
+JEPROF_HOST=${JEPROF_HOST:-$ROOT/build/tests/host/jeprof_host}
+
+# The documented way to run with profiling on but sampling off until jmep.
+# shellcheck disable=SC2034 # used by the scripts sourcing this
+PROF_ON=MALLOC_CONF=prof:true,prof_active:false
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-it.XXXXXX") || exit 2
+passed=0
+failed=0
+skipped=0
+_pids=()  # every process start_bg started, for the exit trap
+
+# Stop what we started (TERM, then KILL after 5 s), remove the scratch dir.
+_lib_cleanup() {
+	local pid i
+	for pid in "${_pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "${_pids[@]}"; do
+		for i in $(seq 50); do
+			_alive "$pid" || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+	done
+	wait 2>/dev/null
+	if [ "${KEEP_TMP:-0}" = 1 ]; then
+		echo "# scratch kept in $T" >&2
+	else
+		rm -rf "$T"
+	fi
+}
+trap _lib_cleanup EXIT
+trap 'echo "interrupted"; exit 2' INT TERM HUP
+
+# --- results -------------------------------------------------------------------
+
+pass() {
+	passed=$((passed + 1))
+	echo "ok - $1"
+}
+
+# fail DESC [DETAIL...]: record a failure; each DETAIL is printed indented.
+fail() {
+	local line
+	failed=$((failed + 1))
+	echo "FAIL - $1"
+	shift
+	for line in "$@"; do
+		printf '%s\n' "$line" | sed 's/^/    /'
+	done
+}
+
+skip() {
+	skipped=$((skipped + 1))
+	echo "skip - $1"
+}
+
+# Abort the script: a prerequisite is missing, nothing else can be tested.
+die() {
+	fail "$1"
+	finish
+}
+
+# Print the totals as the last line; exit non-zero on any failure (or when
+# nothing at all was checked, which would be a broken script, not a pass).
+finish() {
+	[ "$skipped" -gt 0 ] && echo "# $skipped skipped"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ] && exit 0
+	exit 1
+}
+
+# Show bytes unambiguously (for failure messages): at most 400 of them.
+show() {
+	head -c 400 "$1" | od -An -c | head -8
+}
+
+# Show a file's tail as text (daemon logs).
+show_tail() {
+	echo "--- tail of $1:"
+	tail -n "${2:-15}" "$1" 2>/dev/null
+}
+
+# --- assertions ------------------------------------------------------------------
+# Each records one pass or fail and returns 0/1, so callers may stop early.
+
+# assert_eq DESC EXPECTED ACTUAL
+assert_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected: $(printf '%q' "$2")" "actual:   $(printf '%q' "$3")"
+		return 1
+	fi
+}
+
+# assert_bytes DESC FILE EXPECTED: FILE holds exactly the bytes EXPECTED
+# (a printf format, so '\n' may be written as such).
+assert_bytes() {
+	# shellcheck disable=SC2059
+	if cmp -s "$2" <(printf -- "$3"); then
+		pass "$1"
+	else
+		fail "$1" "expected bytes:" "$(printf -- "$3" | od -An -c | head -4)" \
+			"actual bytes ($(wc -c <"$2") in all):" "$(show "$2")"
+		return 1
+	fi
+}
+
+# assert_grep DESC ERE FILE: some line of FILE matches ERE.
+assert_grep() {
+	if grep -Eq -- "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "no line matches /$2/ in $3:" "$(head -c 600 "$3")"
+		return 1
+	fi
+}
+
+# assert_grep_F DESC STRING FILE: FILE contains STRING literally.
+assert_grep_F() {
+	if grep -Fq -- "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "\"$2\" not found in $3:" "$(head -c 600 "$3")"
+		return 1
+	fi
+}
+
+# assert_no_grep DESC ERE FILE: no line of FILE matches ERE.
+assert_no_grep() {
+	if ! grep -Eq -- "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "unexpected match of /$2/ in $3:" "$(grep -E -- "$2" "$3" | head -5)"
+		return 1
+	fi
+}
+
+# assert_cmd DESC CMD...: CMD exits 0 (its output is shown on failure).
+assert_cmd() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc = 0 ]; then
+		pass "$desc"
+	else
+		fail "$desc" "command: $*" "exit status $rc" "$(printf '%s' "$out" | head -20)"
+		return 1
+	fi
+}
+
+# need TOOL...: a missing tool is a failure (CI installs them all).
+need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null ||
+			die "$t is not installed (scripts/deps.sh test installs it)"
+	done
+}
+
+# --- processes -------------------------------------------------------------------
+
+# Is PID alive and not a zombie? (kill -0 succeeds on a zombie child.)
+_alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	! awk '{ sub(/^.*\) /, ""); exit ($1 == "Z") ? 0 : 1 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# scratch NAME: make and print a fresh directory under $T. (mktemp, not a
+# counter: this runs in $(...), where a counter would not count.)
+scratch() {
+	mktemp -d "$T/$1.XXXX"
+}
+
+# wait_exit PID SECONDS: wait for our child PID to end; sets EXIT_STATUS.
+# Returns 1 (and kills it) if it is still running after SECONDS.
+wait_exit() {
+	local pid=$1 n=$(($2 * 10)) i
+	for i in $(seq "$n"); do
+		_alive "$pid" || break
+		sleep 0.1
+	done
+	if _alive "$pid"; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		EXIT_STATUS=timeout
+		return 1
+	fi
+	wait "$pid" 2>/dev/null
+	EXIT_STATUS=$?
+	_forget "$pid"
+	return 0
+}
+
+_forget() {
+	local p keep=()
+	for p in "${_pids[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	_pids=("${keep[@]}")
+}
+
+# start_daemon [-C DIR] [-e VAR=VALUE]... [-L NLISTENERS] [--] ARGS...
+#
+# Start jm4lwd ARGS in the foreground of a background job, with MALLOC_CONF
+# unset unless -e sets it, working directory DIR (default: a new scratch
+# dir), stderr in $DLOG. Waits (up to 10 s) for NLISTENERS (default 1)
+# "listening on" lines and sets:
+#	PID    the daemon's pid
+#	PORT   the first listener's port;  PORTS  all of them
+#	ADDRS  the listeners as logged (127.0.0.1:PORT, [::1]:PORT)
+#	D      its directory;  DLOG  its stderr
+# Returns 1 after recording a failure if it does not come up.
+start_daemon() {
+	local envs=() nl=1 i re n
+	D=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-C) D=$2; shift 2 ;;
+		-e) envs+=("$2"); shift 2 ;;
+		-L) nl=$2; shift 2 ;;
+		--) shift; break ;;
+		*) break ;;
+		esac
+	done
+	[ -n "$D" ] || D=$(scratch daemon)
+	DLOG=$D/jm4lwd.log
+	: >"$DLOG"
+	(cd "$D" && exec env -u MALLOC_CONF "${envs[@]}" "$JM4LWD" "$@") \
+		</dev/null >>"$DLOG" 2>&1 &
+	PID=$!
+	_pids+=("$PID")
+	# The subshell execs env, which execs jm4lwd: $! is the daemon's pid.
+	re='^jm4lwd: listening on (127\.0\.0\.1|\[::1\]):[0-9]+$'
+	for i in $(seq 100); do
+		n=$(grep -Ec "$re" "$DLOG")
+		[ "$n" -ge "$nl" ] && break
+		_alive "$PID" || break
+		sleep 0.1
+	done
+	if [ "$n" -lt "$nl" ]; then
+		fail "jm4lwd $* came up with $nl listener(s) within 10 s" \
+			"$(show_tail "$DLOG")"
+		return 1
+	fi
+	mapfile -t ADDRS < <(grep -E "$re" "$DLOG" | sed 's/^jm4lwd: listening on //')
+	PORTS=()
+	for i in "${ADDRS[@]}"; do
+		PORTS+=("${i##*:}")
+	done
+	PORT=${PORTS[0]}
+	return 0
+}
+
+# stop_daemon [SIGNAL]: send SIGTERM (or SIGNAL) and check a clean exit 0
+# within 10 s. Records a pass or a fail.
+stop_daemon() {
+	local sig=${1:-TERM}
+	kill -"$sig" "$PID" 2>/dev/null
+	if ! wait_exit "$PID" 10; then
+		fail "jm4lwd exits on SIG$sig" "still running after 10 s, killed" \
+			"$(show_tail "$DLOG")"
+		return 1
+	fi
+	if [ "$EXIT_STATUS" = 0 ]; then
+		pass "jm4lwd exits 0 on SIG$sig"
+	else
+		fail "jm4lwd exits 0 on SIG$sig" "exit status $EXIT_STATUS" \
+			"$(show_tail "$DLOG")"
+		return 1
+	fi
+}
+
+# wait_log ERE [SECONDS]: wait until the daemon log has a line matching ERE.
+wait_log() {
+	local i
+	for i in $(seq $((${2:-10} * 10))); do
+		grep -Eq -- "$1" "$DLOG" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# --- talking to the daemon ---------------------------------------------------------
+
+# ask WORD [PORT [HOST]]: send WORD as an operator would, with nc.openbsd
+# (it exits once the server closes), reply on stdout. The outer timeout
+# only keeps a hung server from hanging the suite.
+ask() {
+	printf '%s\n' "$1" | timeout 30 nc.openbsd "${3:-127.0.0.1}" "${2:-$PORT}"
+}
+
+# alive DESC [PORT [HOST]]: the daemon still answers ruok with exactly imok.
+# It is not a liveness probe only: the process must not have died either.
+alive() {
+	local f="$T/alive.out"
+	ask ruok "${2:-$PORT}" "${3:-127.0.0.1}" >"$f" 2>&1
+	if ! _alive "$PID"; then
+		fail "$1" "jm4lwd (pid $PID) is gone" "$(show_tail "$DLOG")"
+		return 1
+	fi
+	assert_bytes "$1" "$f" 'imok'
+}
+
+# mntr_value KEY [PORT]: one figure from mntr (empty if absent).
+mntr_value() {
+	ask mntr "${2:-$PORT}" | awk -F '\t' -v k="$1" '$1 == k { print $2 }'
+}
+
+# wait_quiet DESC: within 10 s the daemon holds no connection but the
+# mntr one asking (no leak after the case before).
+wait_quiet() {
+	local i v=
+	for i in $(seq 50); do
+		v=$(mntr_value jm4lw_open_connections)
+		[ "$v" = 1 ] && break
+		sleep 0.2
+	done
+	assert_eq "$1" 1 "$v"
+}
+
+# raw_case DESC ARGS...: run the raw-socket helper (for bytes no ordinary
+# client sends) and record its verdict with the line it printed.
+raw_case() {
+	local desc=$1 r
+	shift
+	if r=$(timeout 60 python3 "$IT_DIR/raw.py" "$@" 2>&1); then
+		pass "$desc ($r)"
+	else
+		fail "$desc" "raw.py $*: $r"
+		return 1
+	fi
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Raw-socket cases no ordinary client can express: half a word, a peer that
+says nothing, connections held open, a sender that floods. Talks to a real
+jm4lwd on loopback; prints one line saying what happened and exits 0 when
+that is what the case expects, 1 otherwise.
+
+    raw.py partial PORT N half|close   send N (0-3) bytes of "ruok", then
+                                       half-close and expect EOF with no
+                                       reply, or close at once
+    raw.py idle PORT BOUND             send nothing; expect the server to
+                                       close within BOUND seconds
+    raw.py maxconn PORT HOLD BOUND     hold HOLD idle connections, then
+                                       expect one more to be closed within
+                                       BOUND seconds; release them all
+    raw.py trickle PORT GAP            send "ruok" a byte at a time, GAP
+                                       seconds apart; expect no reply (the
+                                       read_timeout counts from accept,
+                                       not from the last byte)
+    raw.py flood PORT NBYTES           send "ruok" and NBYTES more, reading
+                                       meanwhile; expect the server to end
+                                       the connection (FIN or RST)
+"""
+import socket
+import sys
+import threading
+import time
+
+HOST = "127.0.0.1"
+
+
+def connect(port):
+    return socket.create_connection((HOST, port), timeout=10)
+
+
+def read_to_end(s, bound):
+    """Read until EOF or RST; returns (bytes, how, seconds)."""
+    s.settimeout(bound)
+    got = b""
+    start = time.monotonic()
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                return got, "eof", time.monotonic() - start
+            got += d
+    except socket.timeout:
+        return got, "timeout", time.monotonic() - start
+    except ConnectionResetError:
+        return got, "reset", time.monotonic() - start
+
+
+def partial(port, n, how):
+    s = connect(port)
+    if n:
+        s.sendall(b"ruok"[:n])
+    if how == "close":
+        s.close()
+        print(f"sent {n} bytes and closed")
+        return 0
+    s.shutdown(socket.SHUT_WR)
+    got, end, secs = read_to_end(s, 10)
+    s.close()
+    print(f"sent {n} bytes, half-closed: {end} after {secs:.2f} s, reply {got!r}")
+    return 0 if end == "eof" and got == b"" else 1
+
+
+def idle(port, bound):
+    s = connect(port)
+    got, end, secs = read_to_end(s, bound)
+    s.close()
+    print(f"idle connection: {end} after {secs:.2f} s, reply {got!r}")
+    return 0 if end in ("eof", "reset") and got == b"" else 1
+
+
+def maxconn(port, hold, bound):
+    held = [connect(port) for _ in range(hold)]
+    # Let the server accept the held ones first (not a pass/fail timing:
+    # the kernel queue is FIFO anyway, this only makes the log readable).
+    time.sleep(0.5)
+    extra = connect(port)
+    got, end, secs = read_to_end(extra, bound)
+    extra.close()
+    # The held connections must still be open: nothing closed them.
+    still = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            s.recv(1)  # EOF or a byte: the server did something to it
+        except BlockingIOError:
+            still += 1  # no data, no EOF: open and waiting
+        except OSError:
+            pass  # reset
+        s.close()
+    print(f"connection {hold + 1}: {end} after {secs:.2f} s, reply {got!r}; "
+          f"{still} of {hold} held connections were still open")
+    return 0 if end in ("eof", "reset") and still == hold else 1
+
+
+def trickle(port, gap):
+    s = connect(port)
+    start = time.monotonic()
+    sent = 0
+    try:
+        for i, b in enumerate(b"ruok"):
+            if i:
+                time.sleep(gap)
+            s.send(bytes([b]))
+            sent += 1
+    except OSError:
+        pass  # closed under us: what we expect
+    got, end, secs = read_to_end(s, 10)
+    s.close()
+    print(f"trickle: sent {sent} of 4 bytes {gap} s apart; {end} after "
+          f"{time.monotonic() - start:.2f} s in all, reply {got!r}")
+    return 0 if end in ("eof", "reset") and got == b"" else 1
+
+
+def flood(port, nbytes):
+    s = connect(port)
+    result = {}
+
+    def reader():
+        result["r"] = read_to_end(s, 30)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    sent = 0
+    chunk = b"x" * 65536
+    try:
+        s.sendall(b"ruok")
+        while sent < nbytes:
+            sent += s.send(chunk[: nbytes - sent])
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the server stopped reading and closed: allowed
+    except socket.timeout:
+        pass  # the server stopped reading; the reader says what came
+    t.join()
+    got, end, secs = result["r"]
+    s.close()
+    print(f"flood: sent {sent} of {nbytes} extra bytes; connection ended "
+          f"by {end} after {secs:.2f} s; reply {got[:40]!r}")
+    return 0 if end in ("eof", "reset") else 1
+
+
+def main(argv):
+    cmd, port = argv[1], int(argv[2])
+    if cmd == "partial":
+        return partial(port, int(argv[3]), argv[4])
+    if cmd == "idle":
+        return idle(port, float(argv[3]))
+    if cmd == "maxconn":
+        return maxconn(port, int(argv[3]), float(argv[4]))
+    if cmd == "trickle":
+        return trickle(port, float(argv[3]))
+    if cmd == "flood":
+        return flood(port, int(argv[3]))
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
