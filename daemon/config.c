@@ -18,6 +18,7 @@
 #include "addr.h"
 #include "jm4lw.h"
 #include "proto.h"
+#include "server.h"
 
 /* As many addresses as the server keeps listeners (MAX_LISTENERS). */
 #define LISTEN_MAX 16
@@ -243,6 +244,16 @@ static int check_listen(const char *v, char *norm, size_t normlen,
 	return 0;
 }
 
+/* A 4-byte list item that could name a host word. */
+static int item_word_valid(const char *item)
+{
+	char w[5];
+
+	memcpy(w, item, 4);
+	w[4] = '\0';
+	return proto_word_valid(w);
+}
+
 /* The built-in words, space-separated, for error messages. */
 static const char *known_words(char *buf, size_t len)
 {
@@ -261,6 +272,13 @@ static const char *known_words(char *buf, size_t len)
  * as it is rather than expanded: proto_allowed() understands it, and then
  * it also covers host words added without JM4LW_WORD_MUTATES.
  */
+/*
+ * Set while a module checks its own configuration: its host may add words
+ * after jm4lw_new(), so any well-formed word is accepted there and the
+ * module warns about ones that match nothing once it listens.
+ */
+static _Thread_local int allow_host_words;
+
 static int check_allow(const char *v, char *norm, size_t normlen,
     char *err, size_t errlen)
 {
@@ -285,7 +303,8 @@ static int check_allow(const char *v, char *norm, size_t normlen,
 		if (n == 1 && item[0] == '*')
 			star = 1;
 		else if (!(n == 8 && memcmp(item, "readonly", 8) == 0) &&
-		    !(n == 4 && proto_lookup(item) != NULL))
+		    !(n == 4 && proto_lookup(item) != NULL) &&
+		    !(n == 4 && allow_host_words && item_word_valid(item)))
 			return config_err(err, errlen,
 			    "allow: unknown word %s (want *, readonly, or "
 			    "comma-separated words from: %s)",
@@ -496,6 +515,18 @@ JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
 			return -1;
 	}
 	return 0;
+}
+
+/* jm4lw_config_check() as a module does it: host words allowed. */
+int config_check_module(const struct jm4lw_config *cfg, char *err,
+    size_t errlen)
+{
+	int r;
+
+	allow_host_words = 1;
+	r = jm4lw_config_check(cfg, err, errlen);
+	allow_host_words = 0;
+	return r;
 }
 
 /* State of one jm4lw_config_load(). */

@@ -488,6 +488,23 @@ fail:
 	return -1;
 }
 
+/* Warn about allow entries that name no word we serve (a typo, or a host
+ * word not added yet). */
+static void server_check_allow(struct jm4lw *m)
+{
+	char list[sizeof(m->cfg.allow)], *item, *save = NULL;
+
+	snprintf(list, sizeof(list), "%s", m->cfg.allow);
+	for (item = strtok_r(list, ", \t", &save); item != NULL;
+	    item = strtok_r(NULL, ", \t", &save)) {
+		if (strlen(item) != 4 || proto_lookup(item) != NULL)
+			continue;
+		if (!proto_host_known(&m->proto, item))
+			log_msg(m, JM4LW_LOG_WARN, "allow: \"%s\" is not a word "
+			    "this module serves", item);
+	}
+}
+
 /* Keep conf's listen= honest: the addresses really bound. */
 static void server_note_listen(struct jm4lw *m)
 {
@@ -510,6 +527,7 @@ JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
 	char list[sizeof(m->cfg.listen)], *item, *save = NULL;
 	int r = 0;
 
+	server_check_allow(m);
 	if (addr != NULL)
 		r = server_bind(m, addr);
 	else {
@@ -579,7 +597,7 @@ JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
 		snprintf(err, errlen, "no event_base");
 		return NULL;
 	}
-	if (jm4lw_config_check(cfg, err, errlen) == -1)
+	if (config_check_module(cfg, err, errlen) == -1)
 		return NULL;
 	if ((ops = proto_jemalloc()) == NULL) {
 		snprintf(err, errlen, "this process does not run on jemalloc "
@@ -616,12 +634,13 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m,
 {
 	char listen[sizeof(m->cfg.listen)];
 
-	if (jm4lw_config_check(cfg, err, errlen) == -1)
+	if (config_check_module(cfg, err, errlen) == -1)
 		return -1;
 	/* Listeners stay as they are; conf keeps showing what is bound. */
 	memcpy(listen, m->cfg.listen, sizeof(listen));
 	m->cfg = *cfg;
 	memcpy(m->cfg.listen, listen, sizeof(listen));
+	server_check_allow(m);
 	return 0;
 }
 

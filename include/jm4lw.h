@@ -148,6 +148,113 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 /** Close every listener and connection and free the module. NULL is ok. */
 JM4LW_API void jm4lw_free(struct jm4lw *m);
 
+/**
+ * Serve an already-bound socket @p fd (listening or not: it is put into
+ * listen state if needed). The module owns it from now on and closes it
+ * in jm4lw_free(). Returns 0, or -1 after logging why (@p fd is then
+ * still the caller's).
+ */
+JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd);
+
+/** @name Host words
+ * A host adds its own words, or replaces a built-in one, with a handler
+ * that writes its reply through a struct jm4lw_reply.
+ * @{
+ */
+
+/** Flag for jm4lw_add_word(): the word changes state (dumps, profiling,
+ *  the host's own state). `allow = readonly` leaves such words out. */
+#define JM4LW_WORD_MUTATES 0x1
+
+/** The reply being built for one word; valid only during the handler. */
+struct jm4lw_reply;
+
+/**
+ * A host word's handler. Write the reply with jm4lw_reply_printf() /
+ * jm4lw_reply_write(); return 0, or -1 after jm4lw_reply_error().
+ * It runs on the module's event loop: keep it short.
+ */
+typedef int (*jm4lw_word_fn)(struct jm4lw_reply *r, void *arg);
+
+/**
+ * Add word @p word (exactly 4 printable ASCII bytes, no spaces) served by
+ * @p fn. A word of the same name, built-in or added earlier, is replaced.
+ * @p flags is 0 or JM4LW_WORD_MUTATES. Returns 0, or -1 (bad word, no
+ * handler, or more than 64 host words).
+ */
+JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
+    jm4lw_word_fn fn, void *arg, int flags);
+
+/** Append @p len raw bytes to the reply. */
+JM4LW_API void jm4lw_reply_write(struct jm4lw_reply *r, const void *buf,
+    size_t len);
+
+/** Append printf-style text to the reply. */
+JM4LW_API void jm4lw_reply_printf(struct jm4lw_reply *r, const char *fmt,
+    ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * Append one error line, `error: <text>\n`, and return -1 so a handler
+ * can `return jm4lw_reply_error(r, "...")`.
+ */
+JM4LW_API int jm4lw_reply_error(struct jm4lw_reply *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/**
+ * Append the reply of built-in word @p word (e.g. a host's own `mntr`
+ * that adds its figures to ours). Returns 0, or -1 if @p word is not
+ * built in or its reply was an error line.
+ */
+JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word);
+
+/** @} */
+
+/** @name Thread mode
+ * For hosts that do not run libevent: the module on a thread of its own.
+ * @{
+ */
+
+/** A module running on its own thread. */
+struct jm4lw_thread;
+
+/** Optional settings for jm4lw_start_thread_ex(). */
+struct jm4lw_thread_opts {
+	/** Log callback (NULL: stderr). Called on the module's thread. */
+	jm4lw_log_fn log;
+	/** Argument for @ref log. */
+	void *log_arg;
+	/** Called once, before the thread starts, to add host words. */
+	void (*setup)(struct jm4lw *m, void *arg);
+	/** Argument for @ref setup. */
+	void *setup_arg;
+};
+
+/**
+ * Start the module on a new thread named `jm4lw`, listening on the
+ * configuration's addresses. All signals are blocked on that thread. When
+ * idle it sleeps in the kernel: no timers, zero wake-ups. Returns NULL
+ * with a reason in @p err if the configuration is bad, the process does
+ * not run on jemalloc, or an address cannot be bound.
+ */
+JM4LW_API struct jm4lw_thread *jm4lw_start_thread(
+    const struct jm4lw_config *cfg, char *err, size_t errlen);
+
+/** jm4lw_start_thread() with a log callback and a setup hook. */
+JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
+    const struct jm4lw_config *cfg, const struct jm4lw_thread_opts *opts,
+    char *err, size_t errlen);
+
+/**
+ * Stop the thread promptly (a reply being written is abandoned), join it
+ * and free everything. In a child process after fork() the thread does
+ * not exist: the child's copies of the listening sockets were closed at
+ * fork, and this call only forgets the handle (it frees nothing, because
+ * the event loop's kernel state is shared with the parent). NULL is ok.
+ */
+JM4LW_API void jm4lw_stop_thread(struct jm4lw_thread *t);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "proto.h"
@@ -39,8 +40,8 @@ const struct proto_word *proto_lookup(const char word[4])
 	return NULL;
 }
 
-/* Match @p word against "*" or a comma list; spaces around items are ok. */
-int proto_allowed(const char *allow, const char word[4])
+/* Match @p word against the allow list; spaces around items are ok. */
+int proto_allowed(const char *allow, const char word[4], int flags)
 {
 	const char *s = allow, *e;
 
@@ -53,6 +54,9 @@ int proto_allowed(const char *allow, const char word[4])
 		while (*e != '\0' && *e != ',' && *e != ' ' && *e != '\t')
 			e++;
 		if (e - s == 1 && *s == '*')
+			return 1;
+		if (e - s == 8 && memcmp(s, "readonly", 8) == 0 &&
+		    !(flags & PROTO_F_MUTATES))
 			return 1;
 		if (e - s == 4 && memcmp(s, word, 4) == 0)
 			return 1;
@@ -84,8 +88,61 @@ void out_printf(struct proto_out *out, const char *fmt, ...)
 	out_write(out, buf, (size_t)n);
 }
 
+/* 4 printable ASCII bytes, none of them a separator of the allow list. */
+int proto_word_valid(const char *word)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (word[i] <= ' ' || word[i] > '~' || word[i] == ',')
+			return 0;
+	return word[4] == '\0';
+}
+
+/* Add or replace a host word. */
+int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
+    void *arg, int flags)
+{
+	struct proto_hostword *h;
+	int i;
+
+	if (word == NULL || !proto_word_valid(word) || fn == NULL)
+		return -1;
+	for (i = 0; i < p->nhost; i++)
+		if (memcmp(p->host[i].name, word, 4) == 0)
+			break;
+	if (i == PROTO_HOST_MAX)
+		return -1;
+	h = &p->host[i];
+	memcpy(h->name, word, 5);
+	h->fn = fn;
+	h->arg = arg;
+	h->flags = flags & PROTO_F_MUTATES;
+	if (i == p->nhost)
+		p->nhost++;
+	return 0;
+}
+
+/* The host word named @p word, or NULL. */
+static struct proto_hostword *host_lookup(struct proto *p, const char word[4])
+{
+	int i;
+
+	for (i = 0; i < p->nhost; i++)
+		if (memcmp(p->host[i].name, word, 4) == 0)
+			return &p->host[i];
+	return NULL;
+}
+
+/* Has the host added @p word? */
+int proto_host_known(struct proto *p, const char word[4])
+{
+	return host_lookup(p, word) != NULL;
+}
+
 /* The reply to a word we do not know: show it safely, list what we know. */
-static void reply_unknown(struct proto_out *out, const char word[4])
+static void reply_unknown(struct proto *p, struct proto_out *out,
+    const char word[4])
 {
 	const struct proto_word *w;
 	char shown[4 * 4 + 1], *d = shown;
@@ -102,26 +159,99 @@ static void reply_unknown(struct proto_out *out, const char word[4])
 	out_printf(out, JM4LW_ERROR_PREFIX "unknown word \"%s\"; known words:",
 	    shown);
 	for (w = proto_words; w->name != NULL; w++)
-		out_printf(out, " %s", w->name);
+		if (host_lookup(p, w->name) == NULL)
+			out_printf(out, " %s", w->name);
+	for (i = 0; i < p->nhost; i++)
+		out_printf(out, " %s", p->host[i].name);
 	out_write(out, "\n", 1);
 }
 
-/* Run one word: unknown, refused by the allow list, or its handler. */
+/* Run one word: a host word, a built-in, unknown, or refused. */
 int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out)
+{
+	const struct proto_hostword *h;
+	const struct proto_word *w = NULL;
+	struct jm4lw_reply r = {.p = p, .out = out};
+	const char *name;
+	int flags;
+
+	p->st.words_served++;
+	if ((h = host_lookup(p, word)) != NULL) {
+		name = h->name;
+		flags = h->flags;
+	} else if ((w = proto_lookup(word)) != NULL) {
+		name = w->name;
+		flags = w->flags;
+	} else {
+		p->st.words_unknown++;
+		reply_unknown(p, out, word);
+		return PROTO_ERROR;
+	}
+	if (!proto_allowed(p->cfg->allow, word, flags)) {
+		/* Only table names reach this format, never network bytes. */
+		p->st.words_refused++;
+		out_printf(out, "%s" JM4LW_NOT_ALLOWED "\n", name);
+		return PROTO_ERROR;
+	}
+	if (h != NULL)
+		return h->fn(&r, h->arg) == 0 ? PROTO_OK : PROTO_ERROR;
+	return w->fn(p, out);
+}
+
+JM4LW_API void jm4lw_reply_write(struct jm4lw_reply *r, const void *buf,
+    size_t len)
+{
+	out_write(r->out, buf, len);
+}
+
+JM4LW_API void jm4lw_reply_printf(struct jm4lw_reply *r, const char *fmt,
+    ...)
+{
+	char buf[1024], *big;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(buf)) {
+		out_write(r->out, buf, (size_t)n);
+		return;
+	}
+	/* Host text can be long; ours never is. */
+	if ((big = malloc((size_t)n + 1)) == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	out_write(r->out, big, (size_t)n);
+	free(big);
+}
+
+JM4LW_API int jm4lw_reply_error(struct jm4lw_reply *r, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* One line, whatever the host passed in. */
+	for (n = 0; buf[n] != '\0'; n++)
+		if (buf[n] == '\n' || buf[n] == '\r')
+			buf[n] = ' ';
+	out_printf(r->out, JM4LW_ERROR_PREFIX "%s\n", buf);
+	return -1;
+}
+
+JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 {
 	const struct proto_word *w;
 
-	p->st.words_served++;
-	if ((w = proto_lookup(word)) == NULL) {
-		p->st.words_unknown++;
-		reply_unknown(out, word);
-		return PROTO_ERROR;
-	}
-	if (!proto_allowed(p->cfg->allow, word)) {
-		/* Only table names reach this format, never network bytes. */
-		p->st.words_refused++;
-		out_printf(out, "%s" JM4LW_NOT_ALLOWED "\n", w->name);
-		return PROTO_ERROR;
-	}
-	return w->fn(p, out);
+	if (word == NULL || strlen(word) != 4 || (w = proto_lookup(word)) == NULL)
+		return -1;
+	return w->fn(r->p, r->out) == PROTO_OK ? 0 : -1;
 }

@@ -21,8 +21,9 @@ struct proto_ops {
 	const char *version; /* jemalloc's version string */
 };
 
-/* The real jemalloc the process runs on. */
-extern const struct proto_ops proto_jemalloc_ops;
+/* The real jemalloc the process runs on; NULL if it runs on another
+ * allocator (only possible in the preload agent's build). */
+const struct proto_ops *proto_jemalloc(void);
 
 /* Where a reply goes: the server appends to its output buffer. */
 struct proto_out {
@@ -42,6 +43,16 @@ struct proto_stats {
 	uint64_t dumps_failed;
 };
 
+/* A word the host added with jm4lw_add_word(). */
+struct proto_hostword {
+	char name[5];
+	jm4lw_word_fn fn;
+	void *arg;
+	int flags;
+};
+
+#define PROTO_HOST_MAX 64
+
 struct proto {
 	const struct proto_ops *ops;
 	const struct jm4lw_config *cfg; /* owned by the server */
@@ -50,10 +61,18 @@ struct proto {
 	struct timespec started; /* CLOCK_MONOTONIC */
 	unsigned long dump_seq;
 	char last_dump[4096 + 128];
+	struct proto_hostword host[PROTO_HOST_MAX];
+	int nhost;
 };
 
-/* Word flags in the command table. */
-#define PROTO_F_MUTATES 0x1 /* changes allocator or disk state */
+/* What a host word's handler writes to (opaque in jm4lw.h). */
+struct jm4lw_reply {
+	struct proto *p;
+	struct proto_out *out;
+};
+
+/* Word flags in the command table (the same bit as JM4LW_WORD_MUTATES). */
+#define PROTO_F_MUTATES JM4LW_WORD_MUTATES /* changes allocator/disk state */
 
 struct proto_word {
 	const char *name; /* exactly 4 bytes + NUL */
@@ -86,8 +105,22 @@ const struct proto_word *proto_lookup(const char word[4]);
 /* The built-in words, NULL-name terminated. */
 extern const struct proto_word proto_words[];
 
-/* Is @p word allowed by the allow list @p allow ("*" or "a,b,c")? */
-int proto_allowed(const char *allow, const char word[4]);
+/*
+ * Is @p word, with table flags @p flags, allowed by the allow list
+ * @p allow? Items: "*" (everything), "readonly" (words without
+ * PROTO_F_MUTATES) or a word.
+ */
+int proto_allowed(const char *allow, const char word[4], int flags);
+
+/* Is @p word 4 printable ASCII bytes without spaces or commas? */
+int proto_word_valid(const char *word);
+
+/* Has the host added @p word? */
+int proto_host_known(struct proto *p, const char word[4]);
+
+/* Add or replace a host word; -1 if the table is full or @p word bad. */
+int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
+    void *arg, int flags);
 
 /* Output helpers. */
 void out_write(struct proto_out *out, const void *buf, size_t len);

@@ -280,14 +280,126 @@ static void test_allow_list(void **state)
 static void test_allowed_matching(void **state)
 {
 	(void)state;
-	assert_true(proto_allowed("*", "jmfp"));
-	assert_true(proto_allowed("ruok,jmfp", "jmfp"));
-	assert_true(proto_allowed(" ruok , jmfp ", "jmfp"));
-	assert_false(proto_allowed("ruokjmfp", "jmfp"));
-	assert_false(proto_allowed("jmf", "jmfp"));
-	assert_false(proto_allowed("jmfpx", "jmfp"));
-	assert_false(proto_allowed("", "ruok"));
-	assert_false(proto_allowed("**", "ruok"));
+	assert_true(proto_allowed("*", "jmfp", PROTO_F_MUTATES));
+	assert_true(proto_allowed("ruok,jmfp", "jmfp", PROTO_F_MUTATES));
+	assert_true(proto_allowed(" ruok , jmfp ", "jmfp", PROTO_F_MUTATES));
+	assert_false(proto_allowed("ruokjmfp", "jmfp", 0));
+	assert_false(proto_allowed("jmf", "jmfp", 0));
+	assert_false(proto_allowed("jmfpx", "jmfp", 0));
+	assert_false(proto_allowed("", "ruok", 0));
+	assert_false(proto_allowed("**", "ruok", 0));
+	/* readonly: every word that changes nothing, plus named extras. */
+	assert_true(proto_allowed("readonly", "mntr", 0));
+	assert_false(proto_allowed("readonly", "jmfp", PROTO_F_MUTATES));
+	assert_true(proto_allowed("readonly,jmfp", "jmfp", PROTO_F_MUTATES));
+	assert_false(proto_allowed("readonlyx", "mntr", 0));
+}
+
+/* A host word: plain text, printf, raw bytes. */
+static int host_wchs(struct jm4lw_reply *r, void *arg)
+{
+	jm4lw_reply_printf(r, "watches: %d\n", *(int *)arg);
+	jm4lw_reply_write(r, "\0raw", 4);
+	return 0;
+}
+
+/* A host mntr: ours, then the host's figures. */
+static int host_mntr(struct jm4lw_reply *r, void *arg)
+{
+	(void)arg;
+	if (jm4lw_reply_builtin(r, "mntr") == -1)
+		return -1;
+	jm4lw_reply_printf(r, "host_queue_depth\t%d\n", 7);
+	return 0;
+}
+
+/* A host word that fails, with a newline the module must fold. */
+static int host_fail(struct jm4lw_reply *r, void *arg)
+{
+	(void)arg;
+	return jm4lw_reply_error(r, "queue %s\nis gone", "q1");
+}
+
+/* A host word with a reply longer than the formatting buffer. */
+static int host_long(struct jm4lw_reply *r, void *arg)
+{
+	(void)arg;
+	jm4lw_reply_printf(r, "%3000s|\n", "x");
+	return 0;
+}
+
+static void test_host_words(void **state)
+{
+	int n = 42;
+
+	(void)state;
+	assert_int_equal(proto_add_word(&P, "wchs", host_wchs, &n, 0), 0);
+	assert_int_equal(run("wchs"), PROTO_OK);
+	assert_int_equal(R.len, strlen("watches: 42\n") + 4);
+	assert_memory_equal(R.buf, "watches: 42\n\0raw", R.len);
+
+	assert_int_equal(proto_add_word(&P, "mntr", host_mntr, NULL, 0), 0);
+	assert_int_equal(run("mntr"), PROTO_OK);
+	assert_true(starts(R.buf, "jm4lw_version\t"));
+	assert_non_null(strstr(R.buf, "\njemalloc_allocated\t12345\n"));
+	assert_true(R.len > 20);
+	assert_string_equal(R.buf + R.len - 19, "host_queue_depth\t7\n");
+
+	assert_int_equal(proto_add_word(&P, "fail", host_fail, NULL, 0), 0);
+	assert_int_equal(run("fail"), PROTO_ERROR);
+	assert_string_equal(R.buf, "error: queue q1 is gone\n");
+
+	assert_int_equal(proto_add_word(&P, "long", host_long, NULL, 0), 0);
+	assert_int_equal(run("long"), PROTO_OK);
+	assert_int_equal(R.len, 3002);
+
+	/* Unknown lists host words once, the replaced mntr once. */
+	assert_int_equal(run("xxxx"), PROTO_ERROR);
+	assert_non_null(strstr(R.buf, " wchs"));
+	assert_null(strstr(strstr(R.buf, " mntr") + 1, " mntr"));
+}
+
+static void test_host_word_flags_and_allow(void **state)
+{
+	int n = 1;
+
+	(void)state;
+	assert_int_equal(proto_add_word(&P, "wchs", host_wchs, &n, 0), 0);
+	assert_int_equal(proto_add_word(&P, "kill", host_wchs, &n,
+	    JM4LW_WORD_MUTATES), 0);
+	snprintf(cfg.allow, sizeof(cfg.allow), "readonly");
+	assert_int_equal(run("wchs"), PROTO_OK);
+	assert_int_equal(run("kill"), PROTO_ERROR);
+	assert_string_equal(R.buf,
+	    "kill is not executed because it is not in the whitelist.\n");
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_int_equal(run("jmst"), PROTO_OK);
+	assert_int_equal(F.dumps, 0);
+}
+
+static void test_host_word_validation(void **state)
+{
+	int i;
+	char name[16];
+
+	(void)state;
+	assert_int_equal(proto_add_word(&P, "abc", host_wchs, NULL, 0), -1);
+	assert_int_equal(proto_add_word(&P, "abcde", host_wchs, NULL, 0), -1);
+	assert_int_equal(proto_add_word(&P, "ab c", host_wchs, NULL, 0), -1);
+	assert_int_equal(proto_add_word(&P, "ab,c", host_wchs, NULL, 0), -1);
+	assert_int_equal(proto_add_word(&P, "ab\xff" "c", host_wchs, NULL, 0), -1);
+	assert_int_equal(proto_add_word(&P, "abcd", NULL, NULL, 0), -1);
+	assert_int_equal(proto_add_word(&P, NULL, host_wchs, NULL, 0), -1);
+	for (i = 0; i < PROTO_HOST_MAX; i++) {
+		snprintf(name, sizeof(name), "w%03d", i);
+		assert_int_equal(proto_add_word(&P, name, host_wchs, &i, 0), 0);
+	}
+	assert_int_equal(proto_add_word(&P, "full", host_wchs, NULL, 0), -1);
+	/* Replacing an existing one still works when full. */
+	assert_int_equal(proto_add_word(&P, "w000", host_fail, NULL, 0), 0);
+	assert_int_equal(run("w000"), PROTO_ERROR);
+	assert_int_equal(jm4lw_reply_builtin(&(struct jm4lw_reply){&P, NULL},
+	    "nope"), -1);
 }
 
 static void test_mntr(void **state)
@@ -367,7 +479,8 @@ static void test_jmfp_writes_and_renames(void **state)
 	assert_int_equal(stat(want, &sb), 0);
 	/* jemalloc wrote the temporary name, which is gone now. */
 	assert_non_null(strstr(F.dump_name, "/.jm4lw."));
-	assert_non_null(strstr(F.dump_name, ".heap.tmp"));
+	assert_non_null(strstr(F.dump_name, ".heap."));
+	assert_null(strstr(F.dump_name, "XXXXXX"));
 	assert_int_equal(stat(F.dump_name, &sb), -1);
 	assert_int_equal(dir_entries(), 1);
 	assert_int_equal(P.st.dumps_written, 1);
@@ -564,6 +677,9 @@ int main(void)
 		T(test_no_prefix_matching),
 		T(test_allow_list),
 		T(test_allowed_matching),
+		T(test_host_words),
+		T(test_host_word_flags_and_allow),
+		T(test_host_word_validation),
 		T(test_mntr),
 		T(test_mntr_leaves_out_what_fails),
 		T(test_srvr_and_conf),

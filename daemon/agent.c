@@ -1,0 +1,68 @@
+/*
+ * libjm4lw_agent.so: LD_PRELOAD it into an unmodified program that runs on
+ * jemalloc and the program answers the four-letter words on a port of its
+ * own, served from a thread of the module's.
+ *
+ *	JM4LW_LISTEN   listen address(es), default 127.0.0.1:9181
+ *	JM4LW_CONF     a jm4lwd.conf-style file (the variables below win)
+ *	JM4LW_DUMP_DIR where jmfp writes (default /tmp)
+ *	JM4LW_QUIET    set: log only errors
+ *
+ * Every failure (no jemalloc in the process, a bad config, the port taken)
+ * is one line on stderr and then nothing: the host program must keep
+ * working whatever happens here. We never exit() and never touch signals.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jm4lw.h"
+#include "proto.h"
+
+static struct jm4lw_thread *agent;
+
+/* Agent log lines: tagged, so they stand out in the host's stderr. */
+static void agent_log(int level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level <= JM4LW_LOG_WARN ||
+	    (level == JM4LW_LOG_INFO && getenv("JM4LW_QUIET") == NULL))
+		fprintf(stderr, "jm4lw agent[%ld]: %s\n", (long)getpid(), msg);
+}
+
+/* Runs before the host's main(): start the thread or stay out of the way. */
+__attribute__((constructor)) static void agent_start(void)
+{
+	struct jm4lw_config cfg;
+	const char *conf = getenv("JM4LW_CONF");
+	const char *listen = getenv("JM4LW_LISTEN");
+	const char *dir = getenv("JM4LW_DUMP_DIR");
+	struct jm4lw_thread_opts opts = {.log = agent_log};
+	char err[512];
+
+	if (proto_jemalloc() == NULL) {
+		agent_log(JM4LW_LOG_WARN, "this process does not run on jemalloc "
+		    "(no mallctl symbol); not starting. Use jm4lw-run, which "
+		    "preloads libjemalloc.so.2", NULL);
+		return;
+	}
+	jm4lw_config_init(&cfg);
+	if (conf != NULL && conf[0] != '\0' &&
+	    jm4lw_config_load(&cfg, conf, err, sizeof(err)) == -1)
+		goto fail;
+	if (listen != NULL && listen[0] != '\0' &&
+	    jm4lw_config_set(&cfg, "listen", listen, err, sizeof(err)) == -1)
+		goto fail;
+	if (dir != NULL && dir[0] != '\0' &&
+	    jm4lw_config_set(&cfg, "dump_dir", dir, err, sizeof(err)) == -1)
+		goto fail;
+	agent = jm4lw_start_thread_ex(&cfg, &opts, err, sizeof(err));
+	if (agent == NULL)
+		goto fail;
+	return;
+fail:
+	agent_log(JM4LW_LOG_ERR, err, NULL);
+	agent_log(JM4LW_LOG_ERR, "not starting; the program runs on without "
+	    "the admin port", NULL);
+}

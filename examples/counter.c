@@ -1,0 +1,100 @@
+/*
+ * counter: a small libevent service that embeds jm4lw.
+ *
+ * It answers "hits N" on its own port and serves the four-letter words on
+ * an admin port, plus one word of its own, `hits`. The lines marked
+ * "jm4lw" are all it takes.
+ *
+ *	MALLOC_CONF=prof:true,prof_active:false ./counter 127.0.0.1:8080 127.0.0.1:9181
+ *	echo hits | nc 127.0.0.1 9181
+ */
+#include <sys/socket.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <event2/util.h>
+
+#include <jm4lw.h>
+
+static unsigned long hits;
+
+/* The service itself: one line per connection. */
+static void serve(struct evconnlistener *l, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	char line[64];
+	int n;
+
+	(void)l, (void)sa, (void)salen, (void)arg;
+	n = snprintf(line, sizeof(line), "hits %lu\n", ++hits);
+	(void)send(fd, line, (size_t)n, MSG_NOSIGNAL);
+	evutil_closesocket(fd);
+}
+
+/* Our own word on the admin port. */
+static int word_hits(struct jm4lw_reply *r, void *arg)
+{
+	jm4lw_reply_printf(r, "hits\t%lu\n", *(unsigned long *)arg);
+	return 0;
+}
+
+/* SIGINT/SIGTERM: leave the loop. */
+static void quit(evutil_socket_t sig, short what, void *base)
+{
+	(void)sig, (void)what;
+	event_base_loopexit(base, NULL);
+}
+
+int main(int argc, char *argv[])
+{
+	struct sockaddr_storage ss;
+	int sslen = sizeof(ss);
+	struct event_base *base = event_base_new();
+	struct evconnlistener *svc;
+	struct event *sigint, *sigterm;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: counter SERVICE_ADDR:PORT ADMIN_ADDR:PORT\n");
+		return 2;
+	}
+	if (evutil_parse_sockaddr_port(argv[1], (struct sockaddr *)&ss, &sslen)) {
+		fprintf(stderr, "counter: bad address %s\n", argv[1]);
+		return 2;
+	}
+	svc = evconnlistener_new_bind(base, serve, NULL,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, -1,
+	    (struct sockaddr *)&ss, sslen);
+	if (svc == NULL) {
+		perror("counter: listen");
+		return 1;
+	}
+
+	/* jm4lw: the admin port on our own event loop, with one extra word. */
+	struct jm4lw_config cfg;
+	char err[256];
+	jm4lw_config_init(&cfg);
+	struct jm4lw *admin = jm4lw_new(base, &cfg, err, sizeof(err));
+	if (admin == NULL || jm4lw_listen(admin, argv[2]) == -1 ||
+	    jm4lw_add_word(admin, "hits", word_hits, &hits, 0) == -1) {
+		fprintf(stderr, "counter: admin port: %s\n", admin ? "see above" : err);
+		return 1;
+	}
+
+	signal(SIGPIPE, SIG_IGN);
+	sigint = evsignal_new(base, SIGINT, quit, base);
+	sigterm = evsignal_new(base, SIGTERM, quit, base);
+	evsignal_add(sigint, NULL);
+	evsignal_add(sigterm, NULL);
+	event_base_dispatch(base);
+
+	jm4lw_free(admin); /* jm4lw */
+	event_free(sigint);
+	event_free(sigterm);
+	evconnlistener_free(svc);
+	event_base_free(base);
+	return 0;
+}

@@ -1,0 +1,366 @@
+/*
+ * Thread mode against real loopback sockets and the real jemalloc: start,
+ * serve, sleep without wake-ups, stop promptly, survive fork(). Run again
+ * under valgrind and ThreadSanitizer by the suite.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jm4lw.h"
+
+/* Connect to 127.0.0.1:@p port; -1 with errno on failure. */
+static int dial(int port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	int fd;
+
+	sin.sin_port = htons((unsigned short)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Send @p word, read the whole reply into @p buf (NUL-terminated). */
+static size_t ask(int port, const char *word, char *buf, size_t len)
+{
+	size_t have = 0;
+	ssize_t n;
+	int fd = dial(port);
+
+	assert_true(fd != -1);
+	assert_int_equal(send(fd, word, strlen(word), MSG_NOSIGNAL),
+	    (ssize_t)strlen(word));
+	while (have < len - 1 &&
+	    (n = recv(fd, buf + have, len - 1 - have, 0)) > 0)
+		have += (size_t)n;
+	buf[have] = '\0';
+	close(fd);
+	return have;
+}
+
+/* The port of the first listener of a thread's module, from `conf`. */
+static int conf_port(const char *conf)
+{
+	const char *p = strstr(conf, "listen=127.0.0.1:");
+
+	assert_non_null(p);
+	return atoi(p + strlen("listen=127.0.0.1:"));
+}
+
+/* Words added through the setup hook. */
+static int word_ping(struct jm4lw_reply *r, void *arg)
+{
+	(void)arg;
+	jm4lw_reply_printf(r, "pong\n");
+	return 0;
+}
+
+static int setup_port; /* where the setup hook's listener ended up */
+
+/* Setup hook: a host word, and a socket the host bound itself. */
+static void setup(struct jm4lw *m, void *arg)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	char addr[64];
+	int fd;
+
+	(void)arg;
+	assert_int_equal(jm4lw_add_word(m, "ping", word_ping, NULL, 0), 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd != -1);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	setup_port = ntohs(sin.sin_port);
+	assert_int_equal(jm4lw_listen_fd(m, fd), 0);
+	assert_int_equal(jm4lw_bound_addr(m, 0, addr, sizeof(addr)), 0);
+	assert_int_equal(jm4lw_bound_addr(m, 1, addr, sizeof(addr)), -1);
+	assert_non_null(strstr(addr, "127.0.0.1:"));
+}
+
+/*
+ * Start a thread on a free loopback port (the config's 127.0.0.1:0), with
+ * the setup hook adding a word and a second, host-bound listener; *port
+ * is the latter's.
+ */
+static struct jm4lw_thread *start(int *port)
+{
+	struct jm4lw_thread_opts opts = {.setup = setup};
+	struct jm4lw_config cfg;
+	struct jm4lw_thread *t;
+	char err[256];
+
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
+	t = jm4lw_start_thread_ex(&cfg, &opts, err, sizeof(err));
+	if (t == NULL)
+		fail_msg("start: %s", err);
+	*port = setup_port;
+	return t;
+}
+
+/* The tid of our thread named "jm4lw", or 0. */
+static pid_t jm4lw_tid(void)
+{
+	char path[512], comm[64];
+	struct dirent *d;
+	pid_t tid = 0;
+	DIR *dir = opendir("/proc/self/task");
+	FILE *f;
+
+	assert_non_null(dir);
+	while ((d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+		    d->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL &&
+		    strcmp(comm, "jm4lw\n") == 0)
+			tid = (pid_t)atoi(d->d_name);
+		fclose(f);
+	}
+	closedir(dir);
+	return tid;
+}
+
+/* Context switches of task @p tid so far: each wake-up is one. */
+static long switches(pid_t tid)
+{
+	char path[256], line[256];
+	long n = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+			n += v;
+	fclose(f);
+	return n;
+}
+
+static void test_serves_words(void **state)
+{
+	struct jm4lw_thread *t;
+	char buf[65536];
+	int port;
+
+	(void)state;
+	t = start(&port);
+	assert_int_equal(ask(port, "ruok", buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "imok");
+	ask(port, "ping\n", buf, sizeof(buf));
+	assert_string_equal(buf, "pong\n");
+	ask(port, "srvr\n", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nMode: thread\n"));
+	ask(port, "jmst\n", buf, sizeof(buf));
+	assert_non_null(strstr(buf, "--- End jemalloc statistics ---\n"));
+	/* The configured listener (port 0) is there too. */
+	ask(port, "conf\n", buf, sizeof(buf));
+	assert_true(conf_port(buf) > 0);
+	assert_int_equal(ask(conf_port(buf), "ruok", buf, sizeof(buf)), 4);
+	jm4lw_stop_thread(t);
+	/* Stopped means closed. */
+	assert_int_equal(dial(port), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+}
+
+static void test_thread_is_named_and_sleeps(void **state)
+{
+	struct jm4lw_thread *t;
+	char buf[64];
+	pid_t tid;
+	long before, after;
+	int port, i;
+
+	(void)state;
+	t = start(&port);
+	ask(port, "ruok", buf, sizeof(buf)); /* it has run at least once */
+	tid = jm4lw_tid();
+	assert_true(tid > 0);
+	/*
+	 * Let it finish with that connection (it closes once it reads our
+	 * FIN), then idle for a second: an idle module must not wake up.
+	 */
+	for (i = 0, before = -1, after = switches(tid);
+	     i < 50 && after != before; i++) {
+		before = after;
+		usleep(200 * 1000);
+		after = switches(tid);
+	}
+	assert_int_equal(after, before);
+	sleep(1);
+	after = switches(tid);
+	assert_int_equal(after, before);
+	jm4lw_stop_thread(t);
+	assert_int_equal(jm4lw_tid(), 0);
+}
+
+static void test_stop_with_open_connections(void **state)
+{
+	struct jm4lw_thread *t;
+	int port, fds[8], i;
+	char c;
+
+	(void)state;
+	t = start(&port);
+	for (i = 0; i < 8; i++) {
+		fds[i] = dial(port);
+		assert_true(fds[i] != -1);
+	}
+	assert_int_equal(send(fds[0], "ru", 2, MSG_NOSIGNAL), 2);
+	jm4lw_stop_thread(t);
+	/* Every held connection was closed by the stop. */
+	for (i = 0; i < 8; i++) {
+		ssize_t n = recv(fds[i], &c, 1, 0);
+		assert_true(n == 0 || (n == -1 && errno == ECONNRESET));
+		close(fds[i]);
+	}
+}
+
+static void test_start_errors(void **state)
+{
+	struct jm4lw_config cfg;
+	struct jm4lw_thread *t, *t2;
+	char err[256], buf[4096];
+	int port;
+
+	(void)state;
+	t = start(&port);
+	ask(port, "conf\n", buf, sizeof(buf));
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:%d", port);
+	err[0] = '\0';
+	t2 = jm4lw_start_thread(&cfg, err, sizeof(err));
+	assert_null(t2);
+	assert_non_null(strstr(err, "Address already in use"));
+	cfg.max_connections = 0; /* invalid */
+	assert_null(jm4lw_start_thread(&cfg, err, sizeof(err)));
+	assert_true(err[0] != '\0');
+	jm4lw_stop_thread(t);
+	jm4lw_stop_thread(NULL);
+}
+
+/*
+ * fork(): the child must not hold the port. If it kept a copy of the
+ * listening socket, connecting after the parent stopped would succeed
+ * (the kernel queues it on the child's copy) instead of being refused.
+ */
+static void test_fork_child_lets_go(void **state)
+{
+	struct jm4lw_thread *t;
+	int port, up[2], down[2], status;
+	char buf[64], c = 0;
+	pid_t pid;
+
+	(void)state;
+	t = start(&port);
+	assert_int_equal(pipe(up), 0);
+	assert_int_equal(pipe(down), 0);
+	if ((pid = fork()) == 0) {
+		jm4lw_stop_thread(t); /* forgets the handle, must not hang */
+		if (write(up[1], "r", 1) != 1 || read(down[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(read(up[0], &c, 1), 1);
+	assert_int_equal(ask(port, "ruok", buf, sizeof(buf)), 4);
+	jm4lw_stop_thread(t);
+	assert_int_equal(dial(port), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	assert_int_equal(write(down[1], "d", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+}
+
+/* An allow list may name host words: the module checks it knowing the
+ * host adds words after jm4lw_new(); jm4lwd's strict check would not. */
+static void test_allow_names_host_words(void **state)
+{
+	struct jm4lw_thread_opts opts = {.setup = setup};
+	struct jm4lw_config cfg;
+	struct jm4lw_thread *t;
+	char err[256], buf[256];
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
+	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,ping");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "ping"));
+	t = jm4lw_start_thread_ex(&cfg, &opts, err, sizeof(err));
+	if (t == NULL)
+		fail_msg("start: %s", err);
+	ask(setup_port, "ping", buf, sizeof(buf));
+	assert_string_equal(buf, "pong\n");
+	ask(setup_port, "jmst", buf, sizeof(buf));
+	assert_string_equal(buf,
+	    "jmst is not executed because it is not in the whitelist.\n");
+	jm4lw_stop_thread(t);
+}
+
+static void test_many_starts_and_stops(void **state)
+{
+	struct jm4lw_thread *t;
+	char buf[64];
+	int i, port;
+
+	(void)state;
+	for (i = 0; i < 20; i++) {
+		t = start(&port);
+		assert_int_equal(ask(port, "ruok", buf, sizeof(buf)), 4);
+		jm4lw_stop_thread(t);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_serves_words),
+		cmocka_unit_test(test_thread_is_named_and_sleeps),
+		cmocka_unit_test(test_stop_with_open_connections),
+		cmocka_unit_test(test_start_errors),
+		cmocka_unit_test(test_fork_child_lets_go),
+		cmocka_unit_test(test_allow_names_host_words),
+		cmocka_unit_test(test_many_starts_and_stops),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
