@@ -71,21 +71,35 @@ void out_write(struct proto_out *out, const void *buf, size_t len)
 		out->write(out->arg, buf, len);
 }
 
-/* Append formatted text; replies are short, longer ones go in pieces. */
-void out_printf(struct proto_out *out, const char *fmt, ...)
+/* Append formatted text of any length (host words can be long). */
+static void out_vprintf(struct proto_out *out, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static void out_vprintf(struct proto_out *out, const char *fmt, va_list ap)
 {
-	char buf[1024];
-	va_list ap;
+	char buf[1024], *big;
+	va_list again;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (n >= 0 && (size_t)n < sizeof(buf))
+		out_write(out, buf, (size_t)n);
+	else if (n >= 0 && (big = malloc((size_t)n + 1)) != NULL) {
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+		out_write(out, big, (size_t)n);
+		free(big);
+	}
+	va_end(again);
+}
+
+/* Append formatted text. */
+void out_printf(struct proto_out *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	out_vprintf(out, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1; /* callers keep lines well under 1 KiB */
-	out_write(out, buf, (size_t)n);
 }
 
 /* 4 printable ASCII bytes, none of them a separator of the allow list. */
@@ -207,27 +221,11 @@ JM4LW_API void jm4lw_reply_write(struct jm4lw_reply *r, const void *buf,
 JM4LW_API void jm4lw_reply_printf(struct jm4lw_reply *r, const char *fmt,
     ...)
 {
-	char buf[1024], *big;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	out_vprintf(r->out, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(buf)) {
-		out_write(r->out, buf, (size_t)n);
-		return;
-	}
-	/* Host text can be long; ours never is. */
-	if ((big = malloc((size_t)n + 1)) == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	out_write(r->out, big, (size_t)n);
-	free(big);
 }
 
 JM4LW_API int jm4lw_reply_error(struct jm4lw_reply *r, const char *fmt, ...)
