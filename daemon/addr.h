@@ -11,4 +11,21 @@
  */
 int addr_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len);
 
+/* One allow_from entry: a network, or every address. */
+struct cidr {
+	int family; /* AF_INET, AF_INET6, or 0 for "*" */
+	unsigned char addr[16];
+	int bits;
+};
+
+/*
+ * Parse one allow_from entry of @p n bytes: "*", an address ("10.1.2.3",
+ * "::1") or a network ("10.0.0.0/8", "fd00::/8"). Host bits must be zero,
+ * so "10.1.2.3/8" (a typo for what?) is refused. Returns 0 or -1.
+ */
+int cidr_parse(const char *s, size_t n, struct cidr *c);
+
+/* Does @p sa fall in @p c? */
+int cidr_match(const struct cidr *c, const struct sockaddr *sa);
+
 #endif

@@ -41,6 +41,7 @@ static int check_listen(const char *, char *, size_t, char *, size_t);
 static int check_allow(const char *, char *, size_t, char *, size_t);
 static int check_dump_dir(const char *, char *, size_t, char *, size_t);
 static int check_dump_prefix(const char *, char *, size_t, char *, size_t);
+static int check_allow_from(const char *, char *, size_t, char *, size_t);
 
 /* One key: a string field with a checker, or a number with a range. */
 struct config_key {
@@ -50,6 +51,7 @@ struct config_key {
 	check_fn check;
 	unsigned min, max;
 	const char *unit;
+	int bytes; /* an unsigned long long with a K/M/G suffix */
 };
 
 #define STRING_KEY(f, fn)                                                      \
@@ -58,6 +60,8 @@ struct config_key {
 #define NUMBER_KEY(f, lo, hi, u)                                               \
 	.name = #f, .off = offsetof(struct jm4lw_config, f), .min = lo,        \
 	.max = hi, .unit = u
+#define BYTES_KEY(f)                                                           \
+	.name = #f, .off = offsetof(struct jm4lw_config, f), .bytes = 1
 
 static const struct config_key config_keys[] = {
 	{STRING_KEY(listen, check_listen)},
@@ -67,6 +71,9 @@ static const struct config_key config_keys[] = {
 	{NUMBER_KEY(max_connections, 1, 100000, "")},
 	{NUMBER_KEY(read_timeout, 1, 3600, " seconds")},
 	{NUMBER_KEY(write_timeout, 1, 3600, " seconds")},
+	{STRING_KEY(allow_from, check_allow_from)},
+	{NUMBER_KEY(dump_min_interval, 0, 86400, " seconds")},
+	{BYTES_KEY(dump_min_free)},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -319,6 +326,94 @@ static int check_allow(const char *v, char *norm, size_t normlen,
 	return 0;
 }
 
+/* allow_from: "*" alone, or addresses and networks, IPv4 and IPv6. */
+static int check_allow_from(const char *v, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	const char *s = v, *item;
+	struct cidr c;
+	char q[96];
+	size_t n, used = 0;
+	int count = 0, star = 0;
+
+	norm[0] = '\0';
+	while (s != NULL) {
+		item = list_next(&s, &n);
+		if (n == 0)
+			return config_err(err, errlen,
+			    "allow_from: empty %s (want *, or addresses and "
+			    "networks such as 127.0.0.0/8, ::1, fd00::/8)",
+			    count == 0 && s == NULL ? "value" : "list entry");
+		count++;
+		if (cidr_parse(item, n, &c) == -1)
+			return config_err(err, errlen,
+			    "allow_from: %s is not an address or network "
+			    "(want e.g. 10.0.0.0/8, 192.0.2.7, fd00::/8, ::1; "
+			    "no host bits after the /)",
+			    quote(q, sizeof(q), item, n));
+		if (c.family == 0)
+			star = 1;
+		if (list_append(norm, normlen, &used, item, n) == -1)
+			return config_err(err, errlen,
+			    "allow_from: value too long");
+	}
+	if (star && count > 1)
+		return config_err(err, errlen,
+		    "allow_from: * already allows everyone; use it alone");
+	return 0;
+}
+
+/*
+ * A byte count: digits with an optional K, M, G or T (powers of 1024),
+ * e.g. 64M. Nothing else, so "64MB" or "1.5G" are errors, not guesses.
+ */
+static int parse_bytes(const struct config_key *k, const char *v,
+    unsigned long long *out, char *err, size_t errlen)
+{
+	unsigned long long n = 0, mul = 1;
+	const char *p = v;
+	char q[96];
+
+	quote(q, sizeof(q), v, strlen(v));
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (n > (~0ULL - 9) / 10)
+			goto range;
+		n = n * 10 + (unsigned long long)(*p - '0');
+	}
+	switch (*p) {
+	case '\0':
+		break;
+	case 'K': case 'k':
+		mul = 1ULL << 10;
+		break;
+	case 'M': case 'm':
+		mul = 1ULL << 20;
+		break;
+	case 'G': case 'g':
+		mul = 1ULL << 30;
+		break;
+	case 'T': case 't':
+		mul = 1ULL << 40;
+		break;
+	default:
+		goto bad;
+	}
+	if (*p != '\0' && p[1] != '\0')
+		goto bad;
+	if (n > ~0ULL / mul)
+		goto range;
+	*out = n * mul;
+	return 0;
+bad:
+	return config_err(err, errlen,
+	    "%s: %s is not a size (want bytes, or a number with K, M, G or T, "
+	    "e.g. 64M; 0 turns the check off)", k->name, q);
+range:
+	return config_err(err, errlen, "%s: %s is out of range", k->name, q);
+}
+
 /* dump_dir: any path without control characters; existence is checked
  * at dump time, so a missing directory can be created later. */
 static int check_dump_dir(const char *v, char *norm, size_t normlen,
@@ -422,7 +517,7 @@ static const struct config_key *key_find(const char *name)
 /* "unknown key" with the list of keys there are. */
 static int unknown_key(const char *name, char *err, size_t errlen)
 {
-	char q[96], keys[160];
+	char q[96], keys[256];
 	size_t i, o = 0;
 
 	keys[0] = '\0';
@@ -444,6 +539,10 @@ JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
 	cfg->max_connections = 64;
 	cfg->read_timeout = 5;
 	cfg->write_timeout = 30;
+	snprintf(cfg->allow_from, sizeof(cfg->allow_from), "%s",
+	    JM4LW_DEFAULT_ALLOW_FROM);
+	cfg->dump_min_interval = 1;
+	cfg->dump_min_free = 64ULL << 20;
 }
 
 /* Set one key from text; cfg is unchanged on error. */
@@ -455,6 +554,7 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
 	const char *s;
 	size_t n;
 	unsigned num = 0;
+	unsigned long long bytes = 0;
 
 	if (cfg == NULL || key == NULL)
 		return config_err(err, errlen, "no configuration or key");
@@ -472,6 +572,12 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
 	memcpy(v, s, n);
 	v[n] = '\0';
 
+	if (k->bytes) {
+		if (parse_bytes(k, v, &bytes, err, errlen) == -1)
+			return -1;
+		memcpy((char *)cfg + k->off, &bytes, sizeof(bytes));
+		return 0;
+	}
 	if (k->size == 0) {
 		if (parse_number(k, v, &num, err, errlen) == -1)
 			return -1;
@@ -499,6 +605,8 @@ JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
 	for (i = 0; i < NKEYS; i++) {
 		k = &config_keys[i];
 		field = (const char *)cfg + k->off;
+		if (k->bytes)
+			continue; /* every value means something */
 		if (k->size == 0) {
 			memcpy(&num, field, sizeof(num));
 			if (num < k->min || num > k->max)

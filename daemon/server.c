@@ -43,6 +43,7 @@
 #define DISCARD_MAX (64 * 1024)   /* bytes after the word we read at most */
 #define ACCEPT_PAUSE_SECONDS 1    /* back-off after EMFILE/ENFILE */
 #define SEND_IOV 16
+#define ACL_MAX 64                /* allow_from entries */
 
 enum conn_state { CONN_READ, CONN_WRITE, CONN_LINGER };
 
@@ -77,6 +78,8 @@ struct jm4lw {
 	int nls;
 	TAILQ_HEAD(, conn) conns;
 	struct event *resume; /* re-enables accept after a pause */
+	struct cidr acl[ACL_MAX]; /* allow_from, parsed */
+	int nacl;
 	jm4lw_log_fn logfn;
 	void *logarg;
 };
@@ -325,7 +328,51 @@ static void server_reject(struct jm4lw *m, evutil_socket_t fd,
 	    m->cfg.max_connections);
 }
 
-/* A new peer: check the cap, then wait for its word. */
+/* Parse allow_from (already checked) into the module's table. */
+static int server_set_acl(struct jm4lw *m, const char *list, char *err,
+    size_t errlen)
+{
+	struct cidr acl[ACL_MAX];
+	const char *s = list, *e;
+	int n = 0;
+
+	while (*s != '\0') {
+		while (*s == ',' || *s == ' ' || *s == '\t')
+			s++;
+		for (e = s; *e != '\0' && *e != ',' && *e != ' ' && *e != '\t';
+		    e++)
+			;
+		if (e == s)
+			break;
+		if (n == ACL_MAX) {
+			snprintf(err, errlen, "allow_from: more than %d entries",
+			    ACL_MAX);
+			return -1;
+		}
+		if (cidr_parse(s, (size_t)(e - s), &acl[n]) == -1) {
+			snprintf(err, errlen, "allow_from: bad entry");
+			return -1;
+		}
+		n++;
+		s = e;
+	}
+	memcpy(m->acl, acl, sizeof(acl));
+	m->nacl = n;
+	return 0;
+}
+
+/* Is this peer in allow_from? */
+static int server_allowed(const struct jm4lw *m, const struct sockaddr *sa)
+{
+	int i;
+
+	for (i = 0; i < m->nacl; i++)
+		if (cidr_match(&m->acl[i], sa))
+			return 1;
+	return 0;
+}
+
+/* A new peer: check allow_from and the cap, then wait for its word. */
 static void server_accept(struct evconnlistener *lev, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
@@ -336,6 +383,14 @@ static void server_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)lev;
 	(void)salen;
 	fmt_addr(sa, peer, sizeof(peer));
+	if (!server_allowed(m, sa)) {
+		/* Strangers learn nothing, not even that this is jm4lw. */
+		m->proto.st.conns_denied++;
+		evutil_closesocket(fd);
+		log_msg(m, JM4LW_LOG_DEBUG, "%s: not in allow_from, closed",
+		    peer);
+		return;
+	}
 	if (m->proto.st.conns_open >= m->cfg.max_connections) {
 		server_reject(m, fd, peer);
 		return;
@@ -608,6 +663,10 @@ JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
 		snprintf(err, errlen, "%s", strerror(errno));
 		return NULL;
 	}
+	if (server_set_acl(m, cfg->allow_from, err, errlen) == -1) {
+		free(m);
+		return NULL;
+	}
 	m->base = base;
 	m->cfg = *cfg;
 	memcpy(m->listen_req, cfg->listen, sizeof(m->listen_req));
@@ -634,7 +693,8 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m,
 {
 	char listen[sizeof(m->cfg.listen)];
 
-	if (config_check_module(cfg, err, errlen) == -1)
+	if (config_check_module(cfg, err, errlen) == -1 ||
+	    server_set_acl(m, cfg->allow_from, err, errlen) == -1)
 		return -1;
 	/* Listeners stay as they are; conf keeps showing what is bound. */
 	memcpy(listen, m->cfg.listen, sizeof(listen));

@@ -37,6 +37,10 @@ extern "C" {
 /** Default listen address: loopback only. */
 #define JM4LW_DEFAULT_LISTEN "127.0.0.1:9181"
 
+/** Default allow_from: loopback peers only, so binding a routable address
+ *  by mistake exposes nothing until allow_from is set too. */
+#define JM4LW_DEFAULT_ALLOW_FROM "127.0.0.0/8,::1"
+
 /* Public symbols are the only ones the shared library exports. */
 #if defined(JM4LW_BUILDING) && defined(__GNUC__)
 #define JM4LW_API __attribute__((visibility("default")))
@@ -82,6 +86,16 @@ struct jm4lw_config {
 	/** Seconds a reply may make no progress before the peer is dropped
 	 *  (default 30). */
 	unsigned write_timeout;
+	/** Peers allowed to connect: `*` or a comma-separated list of
+	 *  addresses and networks, IPv4 and IPv6 (default
+	 *  `127.0.0.0/8,::1`). Others are closed without a reply. */
+	char allow_from[512];
+	/** Seconds between two heap profile dumps; a `jmfp` sooner is
+	 *  refused with the time to retry (default 1; 0: no limit). */
+	unsigned dump_min_interval;
+	/** Refuse a dump when the dump directory's filesystem has fewer free
+	 *  bytes than this (default 64 MiB; 0: no check). */
+	unsigned long long dump_min_free;
 };
 
 /** Fill @p cfg with the defaults. */

@@ -36,11 +36,13 @@ struct proto_stats {
 	uint64_t conns_open;
 	uint64_t conns_total;
 	uint64_t conns_rejected; /* over max_connections */
+	uint64_t conns_denied;   /* outside allow_from */
 	uint64_t words_served;   /* every dispatched word */
 	uint64_t words_unknown;
 	uint64_t words_refused; /* not in the allow list */
 	uint64_t dumps_written;
 	uint64_t dumps_failed;
+	uint64_t dumps_refused; /* dump_min_interval, dump_min_free */
 };
 
 /* A word the host added with jm4lw_add_word(). */
@@ -60,6 +62,8 @@ struct proto {
 	struct proto_stats st;
 	struct timespec started; /* CLOCK_MONOTONIC */
 	unsigned long dump_seq;
+	struct timespec last_dump_at; /* CLOCK_MONOTONIC of the last prof.dump */
+	int dumped;                   /* last_dump_at is set */
 	char last_dump[4096 + 128];
 	struct proto_hostword host[PROTO_HOST_MAX];
 	int nhost;

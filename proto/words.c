@@ -3,6 +3,7 @@
  * returns PROTO_OK or PROTO_ERROR (an `error: ` line was written).
  */
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -138,6 +139,8 @@ static int word_mntr(struct proto *p, struct proto_out *out)
 	    st->conns_total);
 	out_printf(out, "jm4lw_connections_rejected\t%" PRIu64 "\n",
 	    st->conns_rejected);
+	out_printf(out, "jm4lw_connections_denied\t%" PRIu64 "\n",
+	    st->conns_denied);
 	out_printf(out, "jm4lw_words_served\t%" PRIu64 "\n", st->words_served);
 	out_printf(out, "jm4lw_words_unknown\t%" PRIu64 "\n",
 	    st->words_unknown);
@@ -146,6 +149,8 @@ static int word_mntr(struct proto *p, struct proto_out *out)
 	out_printf(out, "jm4lw_dumps_written\t%" PRIu64 "\n",
 	    st->dumps_written);
 	out_printf(out, "jm4lw_dumps_failed\t%" PRIu64 "\n", st->dumps_failed);
+	out_printf(out, "jm4lw_dumps_refused\t%" PRIu64 "\n",
+	    st->dumps_refused);
 	if (p->last_dump[0] != '\0')
 		out_printf(out, "jm4lw_last_dump\t%s\n", p->last_dump);
 	out_printf(out, "jemalloc_version\t%s\n", p->ops->version);
@@ -198,6 +203,9 @@ static int word_conf(struct proto *p, struct proto_out *out)
 	out_printf(out, "max_connections=%u\n", c->max_connections);
 	out_printf(out, "read_timeout=%u\n", c->read_timeout);
 	out_printf(out, "write_timeout=%u\n", c->write_timeout);
+	out_printf(out, "allow_from=%s\n", c->allow_from);
+	out_printf(out, "dump_min_interval=%u\n", c->dump_min_interval);
+	out_printf(out, "dump_min_free=%llu\n", c->dump_min_free);
 	return PROTO_OK;
 }
 
@@ -256,6 +264,58 @@ static int dump_failed(struct proto *p, struct proto_out *out,
 	return PROTO_ERROR;
 }
 
+/* Seconds from @p a to @p b. */
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	    (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/*
+ * dump_min_interval: a dump costs the process a pause and the disk a file,
+ * so a storm of jmfp (a script in a loop, many operators) gets one dump
+ * and then a line saying when the next one may come.
+ */
+static int dump_too_soon(struct proto *p, struct proto_out *out)
+{
+	struct timespec now;
+	double ago;
+
+	if (p->cfg->dump_min_interval == 0 || !p->dumped)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ago = elapsed(&p->last_dump_at, &now);
+	if (ago >= (double)p->cfg->dump_min_interval)
+		return 0;
+	p->st.dumps_refused++;
+	out_printf(out, JM4LW_ERROR_PREFIX "jmfp refused: the last dump was "
+	    "%.1f s ago and dump_min_interval is %u s; retry in %.1f s\n", ago,
+	    p->cfg->dump_min_interval,
+	    (double)p->cfg->dump_min_interval - ago + 0.05);
+	return 1;
+}
+
+/* dump_min_free: never be the one that fills the disk. */
+static int dump_no_room(struct proto *p, struct proto_out *out,
+    const char *dir)
+{
+	unsigned long long avail;
+	struct statvfs fs;
+	char b1[32], b2[32];
+
+	if (p->cfg->dump_min_free == 0 || statvfs(dir, &fs) == -1)
+		return 0; /* the dump itself will say what is wrong */
+	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+	if (avail >= p->cfg->dump_min_free)
+		return 0;
+	p->st.dumps_refused++;
+	out_printf(out, JM4LW_ERROR_PREFIX "heap profile dump to %s refused: "
+	    "%s free, dump_min_free is %s\n", dir,
+	    fmt_bytes(b1, sizeof(b1), (size_t)avail),
+	    fmt_bytes(b2, sizeof(b2), (size_t)p->cfg->dump_min_free));
+	return 1;
+}
+
 /*
  * jmfp: prof.dump to a temporary file in the dump directory, then rename,
  * so no reader ever sees half a profile (rename replaces a planted symlink
@@ -272,7 +332,7 @@ static int word_jmfp(struct proto *p, struct proto_out *out)
 	long pid = (long)getpid();
 	int e, fd, tries;
 
-	if (prof_ready(p, out) == -1)
+	if (prof_ready(p, out) == -1 || dump_too_soon(p, out))
 		return PROTO_ERROR;
 	if (dump_dir(p, dir, sizeof(dir)) == -1)
 		return dump_failed(p, out, p->cfg->dump_dir, strerror(errno));
@@ -283,6 +343,8 @@ static int word_jmfp(struct proto *p, struct proto_out *out)
 	/* The canonical name in the reply: no "./" or ".." in it. */
 	if (realpath(dir, real) != NULL)
 		memcpy(dir, real, sizeof(dir));
+	if (dump_no_room(p, out, dir))
+		return PROTO_ERROR;
 
 	/* Skip names an earlier process with our pid left behind. */
 	for (tries = 0;; tries++) {
@@ -307,6 +369,8 @@ static int word_jmfp(struct proto *p, struct proto_out *out)
 		return dump_failed(p, out, dir, strerror(errno));
 	close(fd);
 
+	clock_gettime(CLOCK_MONOTONIC, &p->last_dump_at);
+	p->dumped = 1;
 	e = p->ops->mallctl("prof.dump", NULL, NULL, &tp, sizeof(tp));
 	if (e != 0) {
 		/* jemalloc says only EFAULT; ask the directory why. */

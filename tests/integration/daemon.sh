@@ -99,7 +99,7 @@ assert "jemalloc" in o and "stats" in o["jemalloc"], sorted(o)' "$D/jmsj.out" \
 case_conf() {
 	ask conf >"$D/conf.out"
 	assert_bytes "conf: every key with its effective value" "$D/conf.out" \
-		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nread_timeout=5\nwrite_timeout=30\n"
+		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\n"
 }
 
 # srvr: ZooKeeper's shape, with the Mode: line tools look for.
@@ -169,7 +169,9 @@ case_main() {
 	local d
 	d=$(scratch main)
 	mkdir "$d/dumps"
-	start_daemon -C "$d" -e "$PROF_ON" -- -l 127.0.0.1:0 -D dumps || return
+	# Several dumps follow each other here: no rate limit (abuse tests it).
+	printf 'dump_min_interval = 0\n' >"$d/jm4lwd.conf"
+	start_daemon -C "$d" -e "$PROF_ON" -- -f jm4lwd.conf -l 127.0.0.1:0 -D dumps || return
 	case_garbage
 	case_flood
 	case_short
@@ -378,7 +380,7 @@ case_check_config() {
 case_allow_reload() {
 	local d p0
 	d=$(scratch allow)
-	printf 'allow = ruok,mntr\n' >"$d/jm4lwd.conf"
+	printf 'allow = ruok,mntr\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
 	start_daemon -C "$d" -e "$PROF_ON" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" ||
 		return
 	p0=$PORT
@@ -388,7 +390,7 @@ case_allow_reload() {
 	assert_eq "allow list: refused jmfp wrote nothing" "" "$(find "$d" -name '*.heap*')"
 	alive "allow list: ruok allowed"
 
-	printf 'allow = ruok,mntr,jmfp\n' >"$d/jm4lwd.conf"
+	printf 'allow = ruok,mntr,jmfp\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
 	kill -HUP "$PID"
 	if wait_log '^jm4lwd: configuration reloaded' 10; then
 		pass "SIGHUP: reload logged"
@@ -403,7 +405,7 @@ case_allow_reload() {
 	assert_bytes "SIGHUP: srvr still refused" "$d/srvr.out" \
 		'srvr is not executed because it is not in the whitelist.\n'
 
-	printf 'allow = ruok,mntr,nope\n' >"$d/jm4lwd.conf"
+	printf 'allow = ruok,mntr,nope\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
 	kill -HUP "$PID"
 	if wait_log '^jm4lwd: reload failed, configuration unchanged: ' 10; then
 		pass "SIGHUP with a bad file: reload refused, logged"

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "jm4lw.h"
 #include "proto.h"
 
@@ -559,7 +560,116 @@ static void test_load_unknown_key(void **state)
 	load_bad("[jm4lw]\nallow = ruok\nno_such_key = 1\n");
 	assert_at(3, "unknown key \"no_such_key\" (known keys: listen allow "
 	    "dump_dir dump_prefix max_connections read_timeout "
-	    "write_timeout)");
+	    "write_timeout allow_from dump_min_interval dump_min_free)");
+}
+
+static void test_allow_from(void **state)
+{
+	struct jm4lw_config c;
+	const char *good[] = {"*", "127.0.0.1", "10.0.0.0/8, ::1",
+	    "fd00::/8,192.0.2.0/24", "0.0.0.0/0", "::/0", "::1/128"};
+	const char *bad[] = {"", "10.0.0.0/33", "10.1.2.3/8", "fd00::1/8",
+	    "localhost", "10.0.0.0/", "10.0.0.0/x", "*, ::1", "10.0.0.0/8,,::1",
+	    "::1/129", "1.2.3.4/-1"};
+	size_t i;
+
+	(void)state;
+	jm4lw_config_init(&c);
+	assert_string_equal(c.allow_from, "127.0.0.0/8,::1");
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (jm4lw_config_set(&c, "allow_from", good[i], err,
+		    sizeof(err)) != 0)
+			fail_msg("allow_from=%s: %s", good[i], err);
+	assert_string_equal(c.allow_from, "::1/128");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (jm4lw_config_set(&c, "allow_from", bad[i], err,
+		    sizeof(err)) == 0)
+			fail_msg("allow_from=%s accepted", bad[i]);
+		assert_true(strncmp(err, "allow_from: ", 12) == 0);
+	}
+	assert_string_equal(c.allow_from, "::1/128");
+}
+
+/* Does the allow_from entry @p net admit address @p ip? */
+static int admits(const char *net, const char *ip)
+{
+	struct sockaddr_storage ss;
+	struct cidr c;
+	char addr[64];
+	socklen_t len;
+
+	snprintf(addr, sizeof(addr), strchr(ip, ':') ? "[%s]:1" : "%s:1", ip);
+	assert_int_equal(addr_parse(addr, &ss, &len), 0);
+	assert_int_equal(cidr_parse(net, strlen(net), &c), 0);
+	return cidr_match(&c, (struct sockaddr *)&ss);
+}
+
+static void test_cidr_match(void **state)
+{
+	(void)state;
+	assert_true(admits("*", "192.0.2.1"));
+	assert_true(admits("*", "::1"));
+	assert_true(admits("127.0.0.0/8", "127.255.0.9"));
+	assert_false(admits("127.0.0.0/8", "128.0.0.1"));
+	assert_true(admits("10.1.2.3", "10.1.2.3"));
+	assert_false(admits("10.1.2.3", "10.1.2.4"));
+	assert_true(admits("192.168.4.0/22", "192.168.7.255"));
+	assert_false(admits("192.168.4.0/22", "192.168.8.0"));
+	assert_true(admits("0.0.0.0/0", "8.8.8.8"));
+	assert_false(admits("0.0.0.0/0", "::1"));     /* families apart */
+	assert_false(admits("::/0", "127.0.0.1"));
+	assert_true(admits("::1", "::1"));
+	assert_false(admits("::1", "::2"));
+	assert_true(admits("fd00::/8", "fdab:1::7"));
+	assert_false(admits("fd00::/8", "fe80::1"));
+	assert_true(admits("2001:db8::/33", "2001:db8:7fff::1"));
+	assert_false(admits("2001:db8::/33", "2001:db8:8000::1"));
+}
+
+static void test_dump_limits(void **state)
+{
+	struct jm4lw_config c;
+
+	(void)state;
+	jm4lw_config_init(&c);
+	assert_int_equal(c.dump_min_interval, 1);
+	assert_true(c.dump_min_free == 64ULL << 20);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "0", err,
+	    sizeof(err)), 0);
+	assert_true(c.dump_min_free == 0);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "512k", err,
+	    sizeof(err)), 0);
+	assert_true(c.dump_min_free == 512ULL << 10);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "2G", err,
+	    sizeof(err)), 0);
+	assert_true(c.dump_min_free == 2ULL << 30);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", " 12345 ", err,
+	    sizeof(err)), 0);
+	assert_true(c.dump_min_free == 12345);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "64MB", err,
+	    sizeof(err)), -1);
+	assert_non_null(strstr(err, "is not a size"));
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "1.5G", err,
+	    sizeof(err)), -1);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "-1", err,
+	    sizeof(err)), -1);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "M", err,
+	    sizeof(err)), -1);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free",
+	    "99999999999999999999", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "out of range"));
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "17179869184G",
+	    err, sizeof(err)), -1);
+	assert_true(c.dump_min_free == 12345);
+
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_interval", "0", err,
+	    sizeof(err)), 0);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_interval", "86400",
+	    err, sizeof(err)), 0);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_interval", "86401",
+	    err, sizeof(err)), -1);
+	c.dump_min_interval = 90000;
+	assert_int_equal(jm4lw_config_check(&c, err, sizeof(err)), -1);
 }
 
 static void test_load_bad_value(void **state)
@@ -764,6 +874,9 @@ int main(void)
 	    cmocka_unit_test(test_load_good),
 	    cmocka_unit_test(test_load_partial_and_empty),
 	    cmocka_unit_test(test_load_unknown_key),
+	    cmocka_unit_test(test_allow_from),
+	    cmocka_unit_test(test_dump_limits),
+	    cmocka_unit_test(test_cidr_match),
 	    cmocka_unit_test(test_load_bad_value),
 	    cmocka_unit_test(test_load_unknown_section),
 	    cmocka_unit_test(test_load_syntax),

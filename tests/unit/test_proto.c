@@ -156,6 +156,7 @@ static int setup(void **state)
 	    t != NULL ? t : "/tmp");
 	assert_non_null(mkdtemp(tmpdir));
 	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s", tmpdir);
+	cfg.dump_min_interval = 0; /* tests dump back to back */
 	proto_init(&P, &fake_ops, &cfg);
 	return 0;
 }
@@ -451,6 +452,9 @@ static void test_srvr_and_conf(void **state)
 	assert_non_null(strstr(R.buf, "\nmax_connections=64\n"));
 	assert_non_null(strstr(R.buf, "\nread_timeout=5\n"));
 	assert_non_null(strstr(R.buf, "\nwrite_timeout=30\n"));
+	assert_non_null(strstr(R.buf, "\nallow_from=127.0.0.0/8,::1\n"));
+	assert_non_null(strstr(R.buf, "\ndump_min_interval=0\n"));
+	assert_non_null(strstr(R.buf, "\ndump_min_free=67108864\n"));
 }
 
 static void test_jmst_jmsj(void **state)
@@ -574,6 +578,47 @@ static void test_jmfp_dump_errnos(void **state)
 	assert_int_equal(P.st.dumps_written, 0);
 }
 
+static void test_jmfp_min_interval(void **state)
+{
+	(void)state;
+	cfg.dump_min_interval = 3600;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: jmfp refused: the last dump was 0.0 s "
+				  "ago and dump_min_interval is 3600 s; retry in "));
+	assert_int_equal(P.st.dumps_refused, 1);
+	assert_int_equal(F.dumps, 1);
+	assert_int_equal(dir_entries(), 1);
+	/* Failed dumps count as dumps: a storm of failures is a storm too. */
+	cfg.dump_min_interval = 0;
+	F.fail_name = "prof.dump";
+	F.fail_errno = EFAULT;
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	cfg.dump_min_interval = 3600;
+	F.fail_name = NULL;
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: jmfp refused: "));
+	cfg.dump_min_interval = 0;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+}
+
+static void test_jmfp_min_free(void **state)
+{
+	(void)state;
+	cfg.dump_min_free = ~0ULL >> 2; /* more than any disk here */
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: heap profile dump to "));
+	assert_non_null(strstr(R.buf, " refused: "));
+	assert_non_null(strstr(R.buf, " free, dump_min_free is "));
+	assert_int_equal(F.dumps, 0);
+	assert_int_equal(dir_entries(), 0);
+	assert_int_equal(P.st.dumps_refused, 1);
+	cfg.dump_min_free = 1;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	cfg.dump_min_free = 0;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+}
+
 static void test_prof_not_built(void **state)
 {
 	const char *words[] = {"jmfp", "jmep", "jmdp"};
@@ -690,6 +735,8 @@ int main(void)
 		T(test_jmfp_dir_missing),
 		T(test_jmfp_dir_is_a_file),
 		T(test_jmfp_dump_errnos),
+		T(test_jmfp_min_interval),
+		T(test_jmfp_min_free),
 		T(test_prof_not_built),
 		T(test_prof_off_says_what_to_set),
 		T(test_jmep_jmdp),
