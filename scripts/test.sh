@@ -2,7 +2,8 @@
 # Install what is missing, build, and run the whole suite with ctest:
 #   1. gcc build, every test (unit, integration with the real clients, jeprof);
 #   2. clang build, warnings as errors, unit tests;
-#   3. AddressSanitizer + UndefinedBehaviorSanitizer build, unit tests;
+#   3. AddressSanitizer + UndefinedBehaviorSanitizer build: unit and
+#      integration tests (jm4lwd itself sanitized, driven by the real clients);
 #   4. ThreadSanitizer build, the thread-mode tests.
 # (valgrind runs the thread-mode tests inside step 1.)
 set -eu
@@ -21,7 +22,7 @@ cmake --build build-clang -j"$jobs"
 cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang \
 	-DJM4LW_SANITIZE=address,undefined >/dev/null
 cmake --build build-asan -j"$jobs"
-(cd build-asan && ctest --output-on-failure -j"$jobs" -L unit)
+(cd build-asan && ctest --output-on-failure -j"$jobs" -L 'unit|integration|abuse')
 
 cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang \
 	-DJM4LW_SANITIZE=thread >/dev/null
