@@ -42,6 +42,8 @@ static int check_allow(const char *, char *, size_t, char *, size_t);
 static int check_dump_dir(const char *, char *, size_t, char *, size_t);
 static int check_dump_prefix(const char *, char *, size_t, char *, size_t);
 static int check_allow_from(const char *, char *, size_t, char *, size_t);
+static int check_growth(const char *, char *, size_t, char *, size_t);
+static int check_lg_sample(const char *, char *, size_t, char *, size_t);
 
 /* One key: a string field with a checker, or a number with a range. */
 struct config_key {
@@ -74,6 +76,12 @@ static const struct config_key config_keys[] = {
 	{STRING_KEY(allow_from, check_allow_from)},
 	{NUMBER_KEY(dump_min_interval, 0, 86400, " seconds")},
 	{BYTES_KEY(dump_min_free)},
+	{NUMBER_KEY(dump_interval, 0, 604800, " seconds")},
+	{STRING_KEY(dump_on_growth, check_growth)},
+	{NUMBER_KEY(growth_check_interval, 1, 3600, " seconds")},
+	{NUMBER_KEY(dump_keep, 0, 1000000, "")},
+	{BYTES_KEY(dump_max_bytes)},
+	{STRING_KEY(prof_reset_lg_sample, check_lg_sample)},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -414,6 +422,54 @@ range:
 	return config_err(err, errlen, "%s: %s is out of range", k->name, q);
 }
 
+/* dump_on_growth: 0, a size (512M) or a percentage (1-10000%). */
+static int check_growth(const char *v, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	static const struct config_key k = {.name = "dump_on_growth"};
+	unsigned long long bytes;
+	size_t n = strlen(v);
+	char q[96];
+
+	if (n > 0 && v[n - 1] == '%') {
+		unsigned long pct = 0;
+		size_t i;
+		for (i = 0; i + 1 < n; i++) {
+			if (v[i] < '0' || v[i] > '9' || pct > 10000)
+				break;
+			pct = pct * 10 + (unsigned long)(v[i] - '0');
+		}
+		if (n == 1 || i + 1 < n || pct < 1 || pct > 10000)
+			return config_err(err, errlen, "dump_on_growth: %s is "
+			    "not a percentage (want 1%%-10000%%)",
+			    quote(q, sizeof(q), v, n));
+	} else if (parse_bytes(&k, v, &bytes, err, errlen) == -1)
+		return -1;
+	if (n >= normlen)
+		return config_err(err, errlen, "dump_on_growth: too long");
+	memcpy(norm, v, n + 1);
+	return 0;
+}
+
+/* prof_reset_lg_sample: "keep" or 0-62 (jemalloc's range). */
+static int check_lg_sample(const char *v, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	size_t n = strlen(v);
+	char q[96];
+
+	if (strcmp(v, "keep") != 0 &&
+	    !(n >= 1 && n <= 2 && v[0] >= '0' && v[0] <= '9' &&
+		(n == 1 || (v[1] >= '0' && v[1] <= '9')) && atoi(v) <= 62))
+		return config_err(err, errlen, "prof_reset_lg_sample: %s "
+		    "(want keep, or 0-62: sample every 2^N bytes)",
+		    quote(q, sizeof(q), v, n));
+	if (n >= normlen)
+		return config_err(err, errlen, "prof_reset_lg_sample: too long");
+	memcpy(norm, v, n + 1);
+	return 0;
+}
+
 /* dump_dir: any path without control characters; existence is checked
  * at dump time, so a missing directory can be created later. */
 static int check_dump_dir(const char *v, char *norm, size_t normlen,
@@ -517,7 +573,7 @@ static const struct config_key *key_find(const char *name)
 /* "unknown key" with the list of keys there are. */
 static int unknown_key(const char *name, char *err, size_t errlen)
 {
-	char q[96], keys[256];
+	char q[96], keys[512];
 	size_t i, o = 0;
 
 	keys[0] = '\0';
@@ -543,6 +599,10 @@ JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
 	    JM4LW_DEFAULT_ALLOW_FROM);
 	cfg->dump_min_interval = 1;
 	cfg->dump_min_free = 64ULL << 20;
+	snprintf(cfg->dump_on_growth, sizeof(cfg->dump_on_growth), "0");
+	cfg->growth_check_interval = 10;
+	snprintf(cfg->prof_reset_lg_sample, sizeof(cfg->prof_reset_lg_sample),
+	    "keep");
 }
 
 /* Set one key from text; cfg is unchanged on error. */

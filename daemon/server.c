@@ -78,6 +78,8 @@ struct jm4lw {
 	int nls;
 	TAILQ_HEAD(, conn) conns;
 	struct event *resume; /* re-enables accept after a pause */
+	struct event *dump_timer;   /* dump_interval, only when set */
+	struct event *growth_timer; /* dump_on_growth, only when set */
 	struct cidr acl[ACL_MAX]; /* allow_from, parsed */
 	int nacl;
 	jm4lw_log_fn logfn;
@@ -326,6 +328,97 @@ static void server_reject(struct jm4lw *m, evutil_socket_t fd,
 	evutil_closesocket(fd);
 	log_msg(m, JM4LW_LOG_DEBUG, "%s: rejected, %u connections open", peer,
 	    m->cfg.max_connections);
+}
+
+/* proto's log sink: straight to the host's. */
+static void server_proto_log(void *arg, int level, const char *msg)
+{
+	struct jm4lw *m = arg;
+
+	m->logfn(level, msg, m->logarg);
+}
+
+/* A reply collected for the log instead of a peer. */
+struct logbuf {
+	char buf[512];
+	size_t len;
+};
+
+/* proto_out writer into a struct logbuf (the first line is plenty). */
+static void logbuf_write(void *arg, const void *buf, size_t len)
+{
+	struct logbuf *b = arg;
+	size_t room = sizeof(b->buf) - 1 - b->len;
+
+	if (len > room)
+		len = room;
+	memcpy(b->buf + b->len, buf, len);
+	b->len += len;
+	b->buf[b->len] = '\0';
+}
+
+/* A dump the schedule asked for: same path as jmfp, result to the log. */
+static void server_scheduled_dump(struct jm4lw *m, const char *why)
+{
+	struct logbuf b = {.len = 0};
+	struct proto_out out = {.write = logbuf_write, .arg = &b};
+	int r;
+
+	r = proto_dump(&m->proto, &out);
+	b.buf[strcspn(b.buf, "\n")] = '\0';
+	if (r == PROTO_OK) {
+		m->proto.st.dumps_scheduled++;
+		log_msg(m, JM4LW_LOG_INFO, "%s dump: %s", why, b.buf);
+	} else
+		log_msg(m, JM4LW_LOG_WARN, "%s dump: %s", why, b.buf);
+}
+
+/* dump_interval fired. */
+static void server_dump_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	server_scheduled_dump(arg, "interval");
+}
+
+/* growth_check_interval fired: look at stats.allocated. */
+static void server_growth_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct jm4lw *m = arg;
+
+	(void)fd;
+	(void)what;
+	if (proto_growth_due(&m->proto))
+		server_scheduled_dump(m, "growth");
+}
+
+/* (Re)arm the timers the configuration asks for, and no others: an
+ * unscheduled module never wakes up. */
+static int server_schedule(struct jm4lw *m)
+{
+	struct timeval tv;
+
+	if (m->dump_timer != NULL)
+		event_free(m->dump_timer);
+	if (m->growth_timer != NULL)
+		event_free(m->growth_timer);
+	m->dump_timer = m->growth_timer = NULL;
+	if (m->cfg.dump_interval > 0) {
+		m->dump_timer = event_new(m->base, -1, EV_PERSIST,
+		    server_dump_tick, m);
+		tv = (struct timeval){.tv_sec = m->cfg.dump_interval};
+		if (m->dump_timer == NULL || event_add(m->dump_timer, &tv))
+			return -1;
+	}
+	if (strcmp(m->cfg.dump_on_growth, "0") != 0) {
+		m->growth_timer = event_new(m->base, -1, EV_PERSIST,
+		    server_growth_tick, m);
+		tv = (struct timeval){.tv_sec = m->cfg.growth_check_interval};
+		if (m->growth_timer == NULL || event_add(m->growth_timer, &tv))
+			return -1;
+		(void)proto_growth_due(&m->proto); /* take the baseline */
+	}
+	return 0;
 }
 
 /* Parse allow_from (already checked) into the module's table. */
@@ -674,9 +767,12 @@ JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
 	m->logfn = log_stderr;
 	TAILQ_INIT(&m->conns);
 	proto_init(&m->proto, ops, &m->cfg);
-	if ((m->resume = evtimer_new(base, server_resume, m)) == NULL) {
-		snprintf(err, errlen, "cannot create timer");
-		free(m);
+	m->proto.log = server_proto_log;
+	m->proto.log_arg = m;
+	if ((m->resume = evtimer_new(base, server_resume, m)) == NULL ||
+	    server_schedule(m) == -1) {
+		snprintf(err, errlen, "cannot create timers");
+		jm4lw_free(m);
 		return NULL;
 	}
 	return m;
@@ -701,6 +797,10 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m,
 	m->cfg = *cfg;
 	memcpy(m->cfg.listen, listen, sizeof(listen));
 	server_check_allow(m);
+	if (server_schedule(m) == -1) {
+		snprintf(err, errlen, "cannot create the dump timers");
+		return -1;
+	}
 	return 0;
 }
 
@@ -714,6 +814,11 @@ JM4LW_API void jm4lw_free(struct jm4lw *m)
 		conn_close(TAILQ_FIRST(&m->conns));
 	for (i = 0; i < m->nls; i++)
 		evconnlistener_free(m->ls[i].lev);
-	event_free(m->resume);
+	if (m->resume != NULL)
+		event_free(m->resume);
+	if (m->dump_timer != NULL)
+		event_free(m->dump_timer);
+	if (m->growth_timer != NULL)
+		event_free(m->growth_timer);
 	free(m);
 }

@@ -96,6 +96,25 @@ struct jm4lw_config {
 	/** Refuse a dump when the dump directory's filesystem has fewer free
 	 *  bytes than this (default 64 MiB; 0: no check). */
 	unsigned long long dump_min_free;
+	/** Dump a heap profile every this many seconds (default 0: off). */
+	unsigned dump_interval;
+	/** Dump when `stats.allocated` has grown this much since the last
+	 *  dump: bytes with K/M/G/T (`512M`), or a percentage (`50%`);
+	 *  `0` (default) is off. */
+	char dump_on_growth[32];
+	/** Seconds between two looks at `stats.allocated` for
+	 *  dump_on_growth (default 10). */
+	unsigned growth_check_interval;
+	/** Keep at most this many dumps of our prefix in dump_dir, deleting
+	 *  the oldest (default 0: no limit). */
+	unsigned dump_keep;
+	/** Keep the dumps of our prefix under this many bytes in total,
+	 *  deleting the oldest; the newest is always kept (default 0: no
+	 *  limit). */
+	unsigned long long dump_max_bytes;
+	/** `lg_sample` that `jmrs` passes to `prof.reset`: `keep` (default,
+	 *  the current rate) or 0-62. */
+	char prof_reset_lg_sample[8];
 };
 
 /** Fill @p cfg with the defaults. */

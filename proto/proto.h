@@ -43,6 +43,8 @@ struct proto_stats {
 	uint64_t dumps_written;
 	uint64_t dumps_failed;
 	uint64_t dumps_refused; /* dump_min_interval, dump_min_free */
+	uint64_t dumps_scheduled; /* written by dump_interval/on_growth */
+	uint64_t dumps_deleted;   /* by dump_keep/dump_max_bytes */
 };
 
 /* A word the host added with jm4lw_add_word(). */
@@ -64,6 +66,12 @@ struct proto {
 	unsigned long dump_seq;
 	struct timespec last_dump_at; /* CLOCK_MONOTONIC of the last prof.dump */
 	int dumped;                   /* last_dump_at is set */
+	time_t last_dump_time;        /* wall clock, for mntr */
+	size_t alloc_at_dump;         /* stats.allocated then (growth) */
+	int alloc_known;              /* growth has a baseline */
+	/* Where proto logs what no reply carries (retention, schedules). */
+	void (*log)(void *arg, int level, const char *msg);
+	void *log_arg;
 	char last_dump[4096 + 128];
 	struct proto_hostword host[PROTO_HOST_MAX];
 	int nhost;
@@ -125,6 +133,28 @@ int proto_host_known(struct proto *p, const char word[4]);
 /* Add or replace a host word; -1 if the table is full or @p word bad. */
 int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
     void *arg, int flags);
+
+/* Write a heap profile now (jmfp and the schedules); reply = its path. */
+int proto_dump(struct proto *p, struct proto_out *out);
+
+/* Is a dump_on_growth dump due? 1 yes, 0 no (or growth is off). */
+int proto_growth_due(struct proto *p);
+
+/* Apply dump_keep/dump_max_bytes to dump_dir @p dir; @p newest stays. */
+void dumps_retain(struct proto *p, const char *dir, const char *newest);
+
+/* jmls: our dumps in dump_dir, newest first. */
+int dumps_list(struct proto *p, struct proto_out *out);
+
+/* Is @p name one of ours: "<prefix>.<pid>.<seq>.heap"? */
+int dumps_match(const char *prefix, const char *name);
+
+/* Shared by words.c and dumps.c. */
+int ctl_size(struct proto *p, const char *name, size_t *v);
+void ctl_epoch(struct proto *p);
+const char *fmt_bytes(char *buf, size_t len, size_t n);
+void proto_log(struct proto *p, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Output helpers. */
 void out_write(struct proto_out *out, const void *buf, size_t len);

@@ -33,7 +33,7 @@ static int ctl_bool(struct proto *p, const char *name, bool *v)
 }
 
 /* Read a size_t mallctl; returns 0 or jemalloc's errno. */
-static int ctl_size(struct proto *p, const char *name, size_t *v)
+int ctl_size(struct proto *p, const char *name, size_t *v)
 {
 	size_t len = sizeof(*v);
 
@@ -41,7 +41,7 @@ static int ctl_size(struct proto *p, const char *name, size_t *v)
 }
 
 /* Refresh jemalloc's cached statistics; stats.* are stale without it. */
-static void ctl_epoch(struct proto *p)
+void ctl_epoch(struct proto *p)
 {
 	uint64_t epoch = 1;
 	size_t len = sizeof(epoch);
@@ -59,7 +59,7 @@ static long long uptime(const struct proto *p)
 }
 
 /* Human size for one-line replies: "12.1 MiB". */
-static const char *fmt_bytes(char *buf, size_t len, size_t n)
+const char *fmt_bytes(char *buf, size_t len, size_t n)
 {
 	static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
 	double v = (double)n;
@@ -151,8 +151,18 @@ static int word_mntr(struct proto *p, struct proto_out *out)
 	out_printf(out, "jm4lw_dumps_failed\t%" PRIu64 "\n", st->dumps_failed);
 	out_printf(out, "jm4lw_dumps_refused\t%" PRIu64 "\n",
 	    st->dumps_refused);
-	if (p->last_dump[0] != '\0')
+	out_printf(out, "jm4lw_dumps_scheduled\t%" PRIu64 "\n",
+	    st->dumps_scheduled);
+	out_printf(out, "jm4lw_dumps_deleted\t%" PRIu64 "\n",
+	    st->dumps_deleted);
+	if (p->last_dump[0] != '\0') {
+		char when[32];
+		struct tm tm;
+		gmtime_r(&p->last_dump_time, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		out_printf(out, "jm4lw_last_dump\t%s\n", p->last_dump);
+		out_printf(out, "jm4lw_last_dump_time\t%s\n", when);
+	}
 	out_printf(out, "jemalloc_version\t%s\n", p->ops->version);
 	if (ctl_bool(p, "opt.prof", &b) == 0)
 		out_printf(out, "jemalloc_opt_prof\t%s\n", b ? "true" : "false");
@@ -206,6 +216,12 @@ static int word_conf(struct proto *p, struct proto_out *out)
 	out_printf(out, "allow_from=%s\n", c->allow_from);
 	out_printf(out, "dump_min_interval=%u\n", c->dump_min_interval);
 	out_printf(out, "dump_min_free=%llu\n", c->dump_min_free);
+	out_printf(out, "dump_interval=%u\n", c->dump_interval);
+	out_printf(out, "dump_on_growth=%s\n", c->dump_on_growth);
+	out_printf(out, "growth_check_interval=%u\n", c->growth_check_interval);
+	out_printf(out, "dump_keep=%u\n", c->dump_keep);
+	out_printf(out, "dump_max_bytes=%llu\n", c->dump_max_bytes);
+	out_printf(out, "prof_reset_lg_sample=%s\n", c->prof_reset_lg_sample);
 	return PROTO_OK;
 }
 
@@ -322,7 +338,7 @@ static int dump_no_room(struct proto *p, struct proto_out *out,
  * at the final name rather than following it). The name is built here from the
  * configuration and our pid, never from anything the peer sent.
  */
-static int word_jmfp(struct proto *p, struct proto_out *out)
+int proto_dump(struct proto *p, struct proto_out *out)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	char path[PATH_MAX + 128], tmp[PATH_MAX + 128];
@@ -390,7 +406,56 @@ static int word_jmfp(struct proto *p, struct proto_out *out)
 	}
 	p->st.dumps_written++;
 	snprintf(p->last_dump, sizeof(p->last_dump), "%s", path);
+	p->last_dump_time = time(NULL);
+	ctl_epoch(p);
+	if (ctl_size(p, "stats.allocated", &p->alloc_at_dump) == 0)
+		p->alloc_known = 1;
 	out_printf(out, "%s\n", path);
+	dumps_retain(p, dir, path);
+	return PROTO_OK;
+}
+
+/* jmfp: a heap profile now; the reply is its path. */
+static int word_jmfp(struct proto *p, struct proto_out *out)
+{
+	return proto_dump(p, out);
+}
+
+/* jmls: the dumps in dump_dir, newest first. */
+static int word_jmls(struct proto *p, struct proto_out *out)
+{
+	return dumps_list(p, out);
+}
+
+/*
+ * jmrs: prof.reset — forget the samples so far and start a fresh profile,
+ * so an operator can profile a window: jmrs, wait, jmfp.
+ */
+static int word_jmrs(struct proto *p, struct proto_out *out)
+{
+	const char *want = p->cfg->prof_reset_lg_sample;
+	size_t lg = 0;
+	int e;
+
+	if (prof_ready(p, out) == -1)
+		return PROTO_ERROR;
+	if (strcmp(want, "keep") == 0) {
+		if ((e = ctl_size(p, "prof.lg_sample", &lg)) != 0) {
+			out_printf(out, JM4LW_ERROR_PREFIX
+			    "cannot read prof.lg_sample: %s\n", strerror(e));
+			return PROTO_ERROR;
+		}
+	} else
+		lg = (size_t)atoi(want);
+	/* Passing the rate keeps it: prof.reset with none resets it to
+	 * opt.lg_prof_sample. */
+	e = p->ops->mallctl("prof.reset", NULL, NULL, &lg, sizeof(lg));
+	if (e != 0) {
+		out_printf(out, JM4LW_ERROR_PREFIX "prof.reset failed: %s\n",
+		    strerror(e));
+		return PROTO_ERROR;
+	}
+	out_printf(out, "ok: profile reset (lg_prof_sample=%zu)\n", lg);
 	return PROTO_OK;
 }
 
@@ -472,5 +537,10 @@ const struct proto_word proto_words[] = {
 	    .fn = word_jmpg,
 	    .flags = PROTO_F_MUTATES,
 	    .help = "purge every arena"},
+	{.name = "jmls", .fn = word_jmls, .help = "the dumps in dump_dir"},
+	{.name = "jmrs",
+	    .fn = word_jmrs,
+	    .flags = PROTO_F_MUTATES,
+	    .help = "reset the profile (prof.reset)"},
 	{.name = NULL},
 };

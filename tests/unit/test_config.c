@@ -560,7 +560,9 @@ static void test_load_unknown_key(void **state)
 	load_bad("[jm4lw]\nallow = ruok\nno_such_key = 1\n");
 	assert_at(3, "unknown key \"no_such_key\" (known keys: listen allow "
 	    "dump_dir dump_prefix max_connections read_timeout "
-	    "write_timeout allow_from dump_min_interval dump_min_free)");
+	    "write_timeout allow_from dump_min_interval dump_min_free "
+	    "dump_interval dump_on_growth growth_check_interval dump_keep "
+	    "dump_max_bytes prof_reset_lg_sample)");
 }
 
 static void test_allow_from(void **state)
@@ -670,6 +672,52 @@ static void test_dump_limits(void **state)
 	    err, sizeof(err)), -1);
 	c.dump_min_interval = 90000;
 	assert_int_equal(jm4lw_config_check(&c, err, sizeof(err)), -1);
+}
+
+static void test_schedule_keys(void **state)
+{
+	struct jm4lw_config c;
+	const char *growth_ok[] = {"0", "512M", "1G", "12345", "50%", "1%",
+	    "10000%"};
+	const char *growth_bad[] = {"", "%", "0%", "10001%", "5.5%", "-1",
+	    "1GB", "x%", "50 %"};
+	const char *lg_ok[] = {"keep", "0", "19", "62"};
+	const char *lg_bad[] = {"", "63", "-1", "19x", "100", "KEEP"};
+	size_t i;
+
+	(void)state;
+	jm4lw_config_init(&c);
+	assert_int_equal(c.dump_interval, 0);
+	assert_string_equal(c.dump_on_growth, "0");
+	assert_int_equal(c.growth_check_interval, 10);
+	assert_int_equal(c.dump_keep, 0);
+	assert_true(c.dump_max_bytes == 0);
+	assert_string_equal(c.prof_reset_lg_sample, "keep");
+	for (i = 0; i < sizeof(growth_ok) / sizeof(growth_ok[0]); i++)
+		if (jm4lw_config_set(&c, "dump_on_growth", growth_ok[i], err,
+		    sizeof(err)) != 0)
+			fail_msg("dump_on_growth=%s: %s", growth_ok[i], err);
+	for (i = 0; i < sizeof(growth_bad) / sizeof(growth_bad[0]); i++)
+		if (jm4lw_config_set(&c, "dump_on_growth", growth_bad[i], err,
+		    sizeof(err)) == 0)
+			fail_msg("dump_on_growth=%s accepted", growth_bad[i]);
+	for (i = 0; i < sizeof(lg_ok) / sizeof(lg_ok[0]); i++)
+		if (jm4lw_config_set(&c, "prof_reset_lg_sample", lg_ok[i], err,
+		    sizeof(err)) != 0)
+			fail_msg("prof_reset_lg_sample=%s: %s", lg_ok[i], err);
+	for (i = 0; i < sizeof(lg_bad) / sizeof(lg_bad[0]); i++)
+		if (jm4lw_config_set(&c, "prof_reset_lg_sample", lg_bad[i],
+		    err, sizeof(err)) == 0)
+			fail_msg("prof_reset_lg_sample=%s accepted", lg_bad[i]);
+	assert_int_equal(jm4lw_config_set(&c, "dump_max_bytes", "1G", err,
+	    sizeof(err)), 0);
+	assert_true(c.dump_max_bytes == 1ULL << 30);
+	assert_int_equal(jm4lw_config_set(&c, "dump_keep", "5", err,
+	    sizeof(err)), 0);
+	assert_int_equal(jm4lw_config_set(&c, "growth_check_interval", "0",
+	    err, sizeof(err)), -1);
+	assert_int_equal(jm4lw_config_set(&c, "dump_interval", "604801", err,
+	    sizeof(err)), -1);
 }
 
 static void test_load_bad_value(void **state)
@@ -877,6 +925,7 @@ int main(void)
 	    cmocka_unit_test(test_allow_from),
 	    cmocka_unit_test(test_dump_limits),
 	    cmocka_unit_test(test_cidr_match),
+	    cmocka_unit_test(test_schedule_keys),
 	    cmocka_unit_test(test_load_bad_value),
 	    cmocka_unit_test(test_load_unknown_section),
 	    cmocka_unit_test(test_load_syntax),

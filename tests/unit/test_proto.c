@@ -34,6 +34,8 @@ static struct {
 	int dumps;
 	int dump_leaves_file; /* a failing dump writes a partial file first */
 	char dump_name[4096];
+	size_t reset_lg;
+	int resets;
 } F;
 
 /* mallctl with the signature jemalloc has, answering from F. */
@@ -92,6 +94,12 @@ static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
 	}
 	if (strcmp(name, "arena.4096.purge") == 0)
 		return 0;
+	if (strcmp(name, "prof.reset") == 0) {
+		assert_int_equal(newlen, sizeof(size_t));
+		F.reset_lg = *(size_t *)newp;
+		F.resets++;
+		return 0;
+	}
 	return ENOENT;
 }
 
@@ -619,6 +627,169 @@ static void test_jmfp_min_free(void **state)
 	assert_int_equal(run("jmfp"), PROTO_OK);
 }
 
+/* Create @p name in the dump dir with @p size bytes and mtime @p t. */
+static void plant(const char *name, size_t size, time_t t)
+{
+	char path[2048];
+	struct timespec ts[2] = {{.tv_sec = t}, {.tv_sec = t}};
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	while (size-- > 0)
+		fputc('x', f);
+	fclose(f);
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* Does @p name exist in the dump dir? */
+static bool present(const char *name)
+{
+	char path[2048];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	return lstat(path, &sb) == 0;
+}
+
+static void test_dumps_match(void **state)
+{
+	(void)state;
+	assert_true(dumps_match("jm4lw", "jm4lw.12.0.heap"));
+	assert_true(dumps_match("svc-a", "svc-a.1.99999.heap"));
+	assert_false(dumps_match("jm4lw", "jm4lw.12.0.heap.tmp"));
+	assert_false(dumps_match("jm4lw", ".jm4lw.12.0.heap.Ab12Cd"));
+	assert_false(dumps_match("jm4lw", "jm4lw.12.heap"));
+	assert_false(dumps_match("jm4lw", "jm4lw.x.0.heap"));
+	assert_false(dumps_match("jm4lw", "jm4lw.1.2.3.heap"));
+	assert_false(dumps_match("jm4lw", "jm4lw..0.heap"));
+	assert_false(dumps_match("jm4lw", "jm4lwx.1.0.heap"));
+	assert_false(dumps_match("jm4", "jm4lw.1.0.heap"));
+	assert_false(dumps_match("jm4lw", "other.1.0.heap"));
+	assert_false(dumps_match("jm4lw", "jm4lw.1.0.heapx"));
+}
+
+/* Retention deletes only our oldest regular files, never foreign ones. */
+static void test_retention_keep(void **state)
+{
+	char path[2048], target[2048];
+
+	(void)state;
+	plant("jm4lw.100.0.heap", 10, 1000);
+	plant("jm4lw.100.1.heap", 10, 2000);
+	plant("jm4lw.200.0.heap", 10, 3000);
+	plant("other.100.0.heap", 10, 10);       /* another prefix */
+	plant("jm4lw.100.9.heap.tmp", 10, 10);   /* not a dump name */
+	plant("notes.txt", 10, 10);
+	snprintf(path, sizeof(path), "%s/jm4lw.5.5.heap", tmpdir);
+	assert_int_equal(mkdir(path, 0755), 0);  /* a directory */
+	snprintf(path, sizeof(path), "%s/jm4lw.6.6.heap", tmpdir);
+	snprintf(target, sizeof(target), "%s/notes.txt", tmpdir);
+	assert_int_equal(symlink(target, path), 0); /* a symlink */
+
+	cfg.dump_keep = 2;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	/* The new dump and the newest old one stay. */
+	assert_true(present("jm4lw.200.0.heap"));
+	assert_false(present("jm4lw.100.1.heap"));
+	assert_false(present("jm4lw.100.0.heap"));
+	assert_int_equal(P.st.dumps_deleted, 2);
+	assert_true(present("other.100.0.heap"));
+	assert_true(present("jm4lw.100.9.heap.tmp"));
+	assert_true(present("notes.txt"));
+	assert_true(present("jm4lw.5.5.heap"));
+	assert_true(present("jm4lw.6.6.heap"));
+	assert_int_equal(dir_entries(), 2 + 5);
+}
+
+static void test_retention_bytes(void **state)
+{
+	(void)state;
+	plant("jm4lw.1.0.heap", 400, 1000);
+	plant("jm4lw.1.1.heap", 400, 2000);
+	plant("jm4lw.1.2.heap", 400, 3000);
+	/* The new dump is 15 bytes (the fake); 15+400+400 > 1000. */
+	cfg.dump_max_bytes = 1000;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_true(present("jm4lw.1.2.heap"));
+	assert_true(present("jm4lw.1.1.heap"));
+	assert_false(present("jm4lw.1.0.heap"));
+	/* A cap below one dump still keeps the newest. */
+	cfg.dump_max_bytes = 1;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(dir_entries(), 1);
+	assert_int_equal(P.st.dumps_deleted, 4);
+}
+
+static void test_jmls(void **state)
+{
+	char want[8192];
+
+	(void)state;
+	assert_int_equal(run("jmls"), PROTO_OK);
+	snprintf(want, sizeof(want), "# 0 dumps, 0 bytes in %s (jm4lw.*.heap)\n",
+	    tmpdir);
+	assert_string_equal(R.buf, want);
+	plant("jm4lw.7.0.heap", 3, 86400);
+	plant("jm4lw.7.1.heap", 5, 2 * 86400 + 61);
+	plant("other.7.1.heap", 5, 5);
+	assert_int_equal(run("jmls"), PROTO_OK);
+	snprintf(want, sizeof(want),
+	    "# 2 dumps, 8 bytes in %s (jm4lw.*.heap)\n"
+	    "%s/jm4lw.7.1.heap\t5\t1970-01-03T00:01:01Z\n"
+	    "%s/jm4lw.7.0.heap\t3\t1970-01-02T00:00:00Z\n",
+	    tmpdir, tmpdir, tmpdir);
+	assert_string_equal(R.buf, want);
+	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s/nope", tmpdir);
+	assert_int_equal(run("jmls"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: cannot list "));
+}
+
+static void test_jmrs(void **state)
+{
+	(void)state;
+	assert_int_equal(run("jmrs"), PROTO_OK);
+	assert_string_equal(R.buf, "ok: profile reset (lg_prof_sample=19)\n");
+	assert_int_equal(F.reset_lg, 19);
+	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
+	    "12");
+	assert_int_equal(run("jmrs"), PROTO_OK);
+	assert_int_equal(F.reset_lg, 12);
+	F.fail_name = "prof.reset";
+	F.fail_errno = EFAULT;
+	assert_int_equal(run("jmrs"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: prof.reset failed: "));
+	F.fail_name = NULL;
+	F.opt_prof = false;
+	assert_int_equal(run("jmrs"), PROTO_ERROR);
+	assert_non_null(strstr(R.buf, "MALLOC_CONF=prof:true"));
+	assert_int_equal(F.resets, 2);
+}
+
+static void test_growth(void **state)
+{
+	(void)state;
+	assert_false(proto_growth_due(&P)); /* off */
+	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1K");
+	F.allocated = 10000;
+	assert_false(proto_growth_due(&P)); /* takes the baseline */
+	F.allocated = 10000 + 1023;
+	assert_false(proto_growth_due(&P));
+	F.allocated = 10000 + 1024;
+	assert_true(proto_growth_due(&P));
+	/* A dump moves the baseline. */
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_false(proto_growth_due(&P));
+	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "50%%");
+	F.allocated = 11024 + 5511; /* 50% of 11024 is 5512 */
+	assert_false(proto_growth_due(&P));
+	F.allocated = 11024 + 5512;
+	assert_true(proto_growth_due(&P));
+	F.allocated = 100; /* shrinking is never growth */
+	assert_false(proto_growth_due(&P));
+}
+
 static void test_prof_not_built(void **state)
 {
 	const char *words[] = {"jmfp", "jmep", "jmdp"};
@@ -737,6 +908,12 @@ int main(void)
 		T(test_jmfp_dump_errnos),
 		T(test_jmfp_min_interval),
 		T(test_jmfp_min_free),
+		T(test_dumps_match),
+		T(test_retention_keep),
+		T(test_retention_bytes),
+		T(test_jmls),
+		T(test_jmrs),
+		T(test_growth),
 		T(test_prof_not_built),
 		T(test_prof_off_says_what_to_set),
 		T(test_jmep_jmdp),
