@@ -2,20 +2,27 @@
  * jm4lw: send four-letter words to a jm4lw admin port, print the replies.
  *
  *	jm4lw [-h host] [-p port] [-t seconds] word ...
+ *	jm4lw -H host:port,... | -H @file [-P n] word ...
  *	echo jmfp | jm4lw host port
  *
  * One TCP connection per word, as the protocol wants. Exit status: 0 every
- * reply was ok, 1 the server answered an error line, 2 no answer or bad usage.
- * Depends on libc only, so it can be copied onto any box next to a service.
+ * reply was ok, 1 the server answered an error line, 2 no answer or bad usage;
+ * with -H, the worst over every host and word.
+ * Depends on libc only (pthreads are part of glibc since 2.34), so it can be
+ * copied onto any box next to a service.
  */
 #include <sys/socket.h>
 #include <sys/types.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,21 +36,40 @@
 #define MAX_REPLY   (64u << 20) /* jmst/jmsj are large, never this large */
 #define MAX_WORDS   4096
 #define MAX_TIMEOUT 86400.0
+#define MAX_HOSTS   4096
+#define MAX_PAR     256 /* -P */
+#define DEF_PAR     16
 
 enum { ST_OK = 0, ST_ERROR = 1, ST_FAIL = 2 };
 
 struct target {
 	char host[NI_MAXHOST]; /* without the brackets of [::1] */
-	const char *port;
-	char name[NI_MAXHOST + 16]; /* HOST:PORT for messages */
+	char port[6];
+	char name[NI_MAXHOST + 16]; /* HOST:PORT for messages and -H lines */
 	struct addrinfo *ai;
-	const char *timeout; /* as written, for messages */
-	int64_t timeout_ms;
+	int status; /* worst over its words */
 };
 
 struct words {
 	char w[MAX_WORDS][4];
 	size_t n;
+};
+
+/*
+ * One run: the same words for every host. With -H, worker threads take
+ * hosts in turn from next; lock covers next, out_failed and stdout, so a
+ * reply is written whole and lines of different hosts never mix.
+ */
+struct run {
+	struct words w;
+	const char *timeout; /* as written, for messages */
+	int64_t timeout_ms;
+	struct target *t;
+	size_t n, size;
+	int prefix; /* several hosts: "HOST:PORT: " before every line */
+	pthread_mutex_t lock;
+	size_t next;
+	int out_failed;
 };
 
 struct buf {
@@ -54,21 +80,32 @@ struct buf {
 
 static const char usage_text[] =
     "usage: jm4lw [-h host] [-p port] [-t seconds] word ...\n"
+    "       jm4lw -H hosts [-P n] [-p port] [-t seconds] word ...\n"
     "       jm4lw [-t seconds] host port    (words on stdin, one per line)\n"
     "       jm4lw -V | --help\n"
     "  -h host     server name or address (default 127.0.0.1)\n"
-    "  -p port     server port (default 9181)\n"
+    "  -p port     server port (default 9181; with -H, for hosts without one)\n"
     "  -t seconds  limit per word, connect to last byte (default 10)\n"
+    "  -H hosts    ask many hosts, -P at once: name:port, 1.2.3.4:port,\n"
+    "              [v6]:port or a bare name (port from -p), comma-separated;\n"
+    "              -H @file reads them one per line (# comments, @- stdin);\n"
+    "              -H may be repeated; at most 4096 hosts. With more than\n"
+    "              one host, every output line starts with \"host:port: \"\n"
+    "  -P n        hosts at once with -H, 1 to 256 (default 16)\n"
     "exit status: 0 ok, 1 the server answered with an error line,\n"
-    "  2 no answer (resolve, connect, timeout, reset) or bad usage\n";
+    "  2 no answer (resolve, connect, timeout, reset) or bad usage;\n"
+    "  with -H the worst over every host and word\n";
 
 /* msg() with a va_list, shared with bad_usage(). */
 static void __attribute__((format(printf, 1, 0)))
 vmsg(const char *fmt, va_list ap)
 {
+	/* One line whole, even when several hosts' threads report at once. */
+	flockfile(stderr);
 	fputs("jm4lw: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 /* Print one "jm4lw: ..." line on stderr. */
@@ -206,28 +243,11 @@ static int words_read(struct words *w, FILE *f)
 	return 0;
 }
 
-/* Check host, port and timeout and fill in the target; no I/O yet. */
-static int target_init(struct target *t, const char *host, const char *port,
-                       const char *timeout)
+/* Check the -t value; the limit applies to each word on each host. */
+static int timeout_init(struct run *r, const char *timeout)
 {
-	size_t len = strlen(host);
 	char *end;
 	double sec;
-	long p;
-
-	if (len >= 2 && host[0] == '[' && host[len - 1] == ']') {
-		host++;
-		len -= 2;
-	}
-	if (len == 0 || len >= sizeof t->host)
-		return bad_usage("bad host \"%s\"", host);
-	memcpy(t->host, host, len);
-	t->host[len] = '\0';
-
-	if (port[strspn(port, "0123456789")] != '\0' || strlen(port) > 5 ||
-	    (p = strtol(port, NULL, 10)) < 1 || p > 65535)
-		return bad_usage("bad port \"%s\": 1 to 65535", port);
-	t->port = port;
 
 	errno = 0;
 	sec = strtod(timeout, &end);
@@ -236,17 +256,216 @@ static int target_init(struct target *t, const char *host, const char *port,
 		return bad_usage("bad timeout \"%s\": seconds, more than 0 "
 		                 "and at most %.0f",
 		                 timeout, MAX_TIMEOUT);
-	t->timeout = timeout;
-	t->timeout_ms = (int64_t)(sec * 1000);
-	if (t->timeout_ms < 1)
-		t->timeout_ms = 1;
-
-	/* Brackets again so the port stands apart from an IPv6 address. */
-	if (strchr(t->host, ':') != NULL)
-		snprintf(t->name, sizeof t->name, "[%s]:%s", t->host, port);
-	else
-		snprintf(t->name, sizeof t->name, "%s:%s", t->host, port);
+	r->timeout = timeout;
+	r->timeout_ms = (int64_t)(sec * 1000);
+	if (r->timeout_ms < 1)
+		r->timeout_ms = 1;
 	return 0;
+}
+
+/* Is s (len bytes, no NUL needed) a port, 1 to 65535? */
+static int port_ok(const char *s, size_t len)
+{
+	long p = 0;
+	size_t i;
+
+	if (len == 0 || len > 5)
+		return 0;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+		p = p * 10 + (s[i] - '0');
+	}
+	return p >= 1 && p <= 65535;
+}
+
+/* Is s (len bytes) an IPv6 address, with or without a %scope? */
+static int ipv6_ok(const char *s, size_t len)
+{
+	struct in6_addr a;
+	char buf[INET6_ADDRSTRLEN];
+	const char *pct = memchr(s, '%', len);
+
+	if (pct != NULL)
+		len = (size_t)(pct - s);
+	if (len >= sizeof buf)
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return inet_pton(AF_INET6, buf, &a) == 1;
+}
+
+/* Add a target from a checked host (brackets off) and port. */
+static int target_add(struct run *r, const char *host, size_t hlen,
+                      const char *port, size_t plen)
+{
+	struct target *t;
+	size_t size;
+
+	if (r->n == r->size) {
+		size = r->size == 0 ? 16 : r->size * 2;
+		if ((t = realloc(r->t, size * sizeof *t)) == NULL) {
+			msg("%s", strerror(errno));
+			return -1;
+		}
+		r->t = t;
+		r->size = size;
+	}
+	t = &r->t[r->n++];
+	memset(t, 0, sizeof *t);
+	memcpy(t->host, host, hlen);
+	memcpy(t->port, port, plen);
+	/* Brackets again so the port stands apart from an IPv6 address. */
+	if (memchr(host, ':', hlen) != NULL)
+		snprintf(t->name, sizeof t->name, "[%s]:%s", t->host, t->port);
+	else
+		snprintf(t->name, sizeof t->name, "%s:%s", t->host, t->port);
+	return 0;
+}
+
+/* Check -h or nc's HOST PORT and make it the one target; no I/O yet. */
+static int target_init(struct run *r, const char *host, const char *port)
+{
+	size_t len = strlen(host);
+
+	if (len >= 2 && host[0] == '[' && host[len - 1] == ']') {
+		host++;
+		len -= 2;
+	}
+	if (len == 0 || len >= NI_MAXHOST)
+		return bad_usage("bad host \"%s\"", host);
+	if (!port_ok(port, strlen(port)))
+		return bad_usage("bad port \"%s\": 1 to 65535", port);
+	return target_add(r, host, len, port, strlen(port)) == -1 ? ST_FAIL : 0;
+}
+
+/*
+ * Add one -H entry: NAME:PORT, 1.2.3.4:PORT, [V6]:PORT, or a bare host with
+ * the -p port. More than one colon without brackets must be a bare IPv6
+ * address, as with -h ::1. where says "file:line: " for messages.
+ */
+static int entry_add(struct run *r, const char *s, size_t len,
+                     const char *defport, const char *where)
+{
+	const char *host = s, *port = defport, *why = NULL, *p;
+	size_t hlen = len, plen = strlen(defport), i;
+	char shown[96];
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f || s[i] == ',')
+			break;
+	if (len == 0)
+		why = "empty";
+	else if (i < len)
+		why = "spaces, commas or control characters in it";
+	else if (s[0] == '[') {
+		if ((p = memchr(s, ']', len)) == NULL)
+			why = "[ without ]";
+		else if (p + 1 < s + len && p[1] != ':')
+			why = "only :port may follow ]";
+		else if (!ipv6_ok(s + 1, (size_t)(p - s - 1)))
+			why = "brackets hold an IPv6 address";
+		else {
+			host = s + 1;
+			hlen = (size_t)(p - host);
+			if (p + 1 < s + len) {
+				port = p + 2;
+				plen = (size_t)(s + len - port);
+			}
+		}
+	} else if ((p = memchr(s, ':', len)) != NULL) {
+		if (memchr(p + 1, ':', (size_t)(s + len - p - 1)) == NULL) {
+			hlen = (size_t)(p - s);
+			port = p + 1;
+			plen = (size_t)(s + len - port);
+		} else if (!ipv6_ok(s, len))
+			why = "more than one colon but not an IPv6 address "
+			      "(with a port, write [v6]:port)";
+		/* else a bare IPv6 address, as with -h ::1 */
+	}
+	if (why == NULL && (hlen == 0 || hlen >= NI_MAXHOST))
+		why = hlen == 0 ? "no host" : "host too long";
+	if (why == NULL && !port_ok(port, plen))
+		why = "port must be 1 to 65535";
+	if (why != NULL) {
+		msg("%sbad host entry \"%s\": %s", where,
+		    vis(s, len, shown, sizeof shown), why);
+		return -1;
+	}
+	if (r->n == MAX_HOSTS) {
+		msg("%stoo many hosts (at most %d)", where, MAX_HOSTS);
+		return -1;
+	}
+	return target_add(r, host, hlen, port, plen);
+}
+
+/* Add the entries of a -H list, split at commas. */
+static int hosts_list(struct run *r, const char *arg, const char *defport)
+{
+	const char *comma;
+
+	for (;;) {
+		comma = strchr(arg, ',');
+		if (entry_add(r, arg,
+		              comma ? (size_t)(comma - arg) : strlen(arg),
+		              defport, "") == -1)
+			return -1;
+		if (comma == NULL)
+			return 0;
+		arg = comma + 1;
+	}
+}
+
+/* Add the hosts of a -H @file, one per line; "-" is stdin. */
+static int hosts_file(struct run *r, const char *path, const char *defport)
+{
+	const char *name = strcmp(path, "-") == 0 ? "stdin" : path;
+	char *line = NULL, *where = NULL, *hash;
+	size_t cap = 0, len, start, lineno = 0, before = r->n;
+	ssize_t got;
+	FILE *f;
+	int rv = -1;
+
+	if (*path == '\0') {
+		msg("-H @: no file name");
+		return -1;
+	}
+	if ((f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re")) == NULL) {
+		msg("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((where = malloc(strlen(name) + 32)) == NULL) {
+		msg("%s", strerror(errno));
+		goto out;
+	}
+	while ((got = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		len = (size_t)got;
+		if ((hash = memchr(line, '#', len)) != NULL)
+			len = (size_t)(hash - line);
+		while (len > 0 && memchr(" \t\r\n", line[len - 1], 4) != NULL)
+			len--;
+		for (start = 0; start < len && memchr(" \t", line[start], 2);)
+			start++;
+		if (start == len)
+			continue;
+		sprintf(where, "%s:%zu: ", name, lineno);
+		if (entry_add(r, line + start, len - start, defport, where) ==
+		    -1)
+			goto out;
+	}
+	if (ferror(f))
+		msg("%s: %s", name, strerror(errno));
+	else if (r->n == before)
+		msg("%s: no host in it", name);
+	else
+		rv = 0;
+out:
+	if (f != stdin)
+		fclose(f);
+	free(line);
+	free(where);
+	return rv;
 }
 
 /* Resolve the target once, for every word. */
@@ -367,15 +586,15 @@ static int conn_read(int fd, int64_t deadline, struct buf *b)
 }
 
 /* Say why an exchange failed, from the errno it left. */
-static const char *reason(const struct target *t, int error, char *dst,
+static const char *reason(const struct run *r, int error, char *dst,
                           size_t size)
 {
 	if (error == ETIME)
-		snprintf(dst, size, "timed out after %s s", t->timeout);
+		snprintf(dst, size, "timed out after %s s", r->timeout);
 	else if (error == EFBIG)
 		snprintf(dst, size, "reply larger than %u MiB",
 		         MAX_REPLY >> 20);
-	else
+	else /* only errno values here: constant strings, thread-safe */
 		snprintf(dst, size, "%s", strerror(error));
 	return dst;
 }
@@ -394,23 +613,24 @@ static int reply_is_error(const char *word, const struct buf *b)
 }
 
 /* Ask one word on its own connection; the reply is left in b. */
-static int ask(const struct target *t, const char *word, struct buf *b)
+static int ask(const struct run *r, const struct target *t, const char *word,
+               struct buf *b)
 {
 	char shown[32], why[64];
 	int64_t deadline;
 	int fd, status = ST_FAIL;
 
 	b->len = 0;
-	deadline = now_ms() + t->timeout_ms;
+	deadline = now_ms() + r->timeout_ms;
 	if ((fd = conn_open(t, deadline)) == -1) {
-		msg("%s: %s", t->name, reason(t, errno, why, sizeof why));
+		msg("%s: %s", t->name, reason(r, errno, why, sizeof why));
 		return ST_FAIL;
 	}
 	vis(word, 4, shown, sizeof shown);
 	if (conn_send(fd, word, deadline) == -1 ||
 	    conn_read(fd, deadline, b) == -1) {
 		msg("%s: %s: %s", t->name, shown,
-		    reason(t, errno, why, sizeof why));
+		    reason(r, errno, why, sizeof why));
 		b->len = 0; /* a cut reply is nothing a script can trust */
 		goto out;
 	}
@@ -424,22 +644,132 @@ out:
 	return status;
 }
 
+/*
+ * Write one reply to stdout whole, under the lock. One host: byte for byte,
+ * as nc would. Several: "HOST:PORT: " before every line, and a last line
+ * without newline ("imok") gets one. -1 once stdout failed.
+ */
+static int reply_print(struct run *r, const struct target *t,
+                       const struct buf *b)
+{
+	const char *p, *end, *nl;
+	int rv = 0;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->out_failed) {
+		pthread_mutex_unlock(&r->lock);
+		return -1;
+	}
+	if (!r->prefix && b->len > 0) {
+		fwrite(b->data, 1, b->len, stdout);
+		/* Keep replies apart, except that a single reply is passed
+		 * through byte for byte: "imok" has no newline. */
+		if (r->w.n > 1 && b->data[b->len - 1] != '\n')
+			putchar('\n');
+	} else if (r->prefix && b->len > 0) {
+		end = b->data + b->len;
+		for (p = b->data; p < end; p = nl + 1) {
+			if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+				nl = end;
+			fputs(t->name, stdout);
+			fputs(": ", stdout);
+			fwrite(p, 1, (size_t)(nl - p), stdout);
+			putchar('\n');
+		}
+	}
+	if (fflush(stdout) == EOF) {
+		msg("stdout: %s", strerror(errno));
+		r->out_failed = 1; /* the other hosts stop too */
+		rv = -1;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return rv;
+}
+
+/* Ask every word of one host in order; its worst status stays in t. */
+static void host_run(struct run *r, struct target *t, struct buf *b)
+{
+	size_t i;
+	int st;
+
+	if (target_resolve(t) == -1) {
+		t->status = ST_FAIL;
+		return;
+	}
+	for (i = 0; i < r->w.n; i++) {
+		if ((st = ask(r, t, r->w.w[i], b)) > t->status)
+			t->status = st;
+		if (reply_print(r, t, b) == -1)
+			break;
+	}
+	freeaddrinfo(t->ai);
+	t->ai = NULL;
+}
+
+/* Take hosts in turn until none is left; run by each thread of the pool. */
+static void *worker(void *arg)
+{
+	struct run *r = arg;
+	struct buf b = {0};
+	struct target *t;
+
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		t = r->out_failed || r->next == r->n ? NULL : &r->t[r->next++];
+		pthread_mutex_unlock(&r->lock);
+		if (t == NULL)
+			break;
+		host_run(r, t, &b);
+	}
+	free(b.data);
+	return NULL;
+}
+
+/*
+ * Run every host, at most par at once. The main thread is one of the
+ * workers, so one host or -P 1 starts no thread at all. A thread that cannot
+ * be started only means fewer at once.
+ */
+static int run_all(struct run *r, long par)
+{
+	pthread_t tid[MAX_PAR];
+	size_t i, started = 0;
+	int status = ST_OK;
+
+	for (i = 1; i < (size_t)par && i < r->n; i++)
+		if (pthread_create(&tid[started], NULL, worker, r) == 0)
+			started++;
+	worker(r);
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < r->n; i++)
+		if (r->t[i].status > status)
+			status = r->t[i].status;
+	return r->out_failed ? ST_FAIL : status;
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_HELP = 256 };
 	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'H'},
+	    {"help", no_argument, NULL, OPT_HELP},
 	    {NULL, 0, NULL, 0},
 	};
-	static struct words w;
-	const char *host = NULL, *port = NULL, *timeout = "10";
-	struct target t;
-	struct buf b = {0};
-	size_t i;
-	int ch, st, status = ST_FAIL;
+	static struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	const char *host = NULL, *port = NULL, *timeout = "10", *par_arg = NULL;
+	char **hosts;
+	size_t i, nhosts = 0;
+	long par = DEF_PAR;
+	char *end;
+	int ch, status = ST_FAIL;
 
-	memset(&t, 0, sizeof t);
+	/* Every -H, kept until -p is known: it may come later. */
+	if ((hosts = calloc((size_t)argc, sizeof *hosts)) == NULL) {
+		msg("%s", strerror(errno));
+		return ST_FAIL;
+	}
 	opterr = 0; /* our own messages, each followed by the usage */
-	while ((ch = getopt_long(argc, argv, ":h:p:t:V", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, ":h:p:t:H:P:V", longopts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 'h':
@@ -451,74 +781,101 @@ int main(int argc, char **argv)
 		case 't':
 			timeout = optarg;
 			break;
+		case 'H':
+			hosts[nhosts++] = optarg;
+			break;
+		case 'P':
+			par_arg = optarg;
+			break;
 		case 'V':
 			printf("jm4lw %s\n", JM4LW_VERSION);
-			return ST_OK;
-		case 'H':
+			status = ST_OK;
+			goto out;
+		case OPT_HELP:
 			fputs(usage_text, stdout);
-			return ST_OK;
+			status = ST_OK;
+			goto out;
 		case ':':
-			return bad_usage("option -%c needs an argument",
-			                 optopt);
+			bad_usage("option -%c needs an argument", optopt);
+			goto out;
 		default:
 			/* -? is not in the option string, so it lands here. */
 			if (optopt == '?') {
 				fputs(usage_text, stdout);
-				return ST_OK;
-			}
-			if (optopt == 0)
-				return bad_usage("unknown option %s",
-				                 argv[optind - 1]);
-			return bad_usage("unknown option -%c", optopt);
+				status = ST_OK;
+			} else if (optopt == 0)
+				bad_usage("unknown option %s",
+				          argv[optind - 1]);
+			else
+				bad_usage("unknown option -%c", optopt);
+			goto out;
 		}
 	}
 	argc -= optind;
 	argv += optind;
 
-	if (argc == 0)
-		return bad_usage("no word given");
-	if (argc == 2 && argv[1][0] != '\0' &&
+	if (argc == 0) {
+		bad_usage("no word given");
+		goto out;
+	}
+	if (timeout_init(&r, timeout) != 0)
+		goto out;
+	if (par_arg != NULL) {
+		errno = 0;
+		par = strtol(par_arg, &end, 10);
+		if (end == par_arg || *end != '\0' || errno != 0 || par < 1 ||
+		    par > MAX_PAR) {
+			bad_usage("bad -P \"%s\": 1 to %d", par_arg, MAX_PAR);
+			goto out;
+		}
+	}
+	if (nhosts == 0 && argc == 2 && argv[1][0] != '\0' &&
 	    argv[1][strspn(argv[1], "0123456789")] == '\0') {
 		/* nc's shape: "jm4lw HOST PORT", words on stdin. */
-		if (host != NULL || port != NULL)
-			return bad_usage("host and port given twice");
-		if (target_init(&t, argv[0], argv[1], timeout) != 0)
-			return ST_FAIL;
-		if (words_read(&w, stdin) == -1)
+		if (host != NULL || port != NULL) {
+			bad_usage("host and port given twice");
+			goto out;
+		}
+		if (target_init(&r, argv[0], argv[1]) != 0)
+			goto out;
+		if (words_read(&r.w, stdin) == -1)
 			goto out;
 	} else {
-		if (target_init(&t, host ? host : "127.0.0.1",
-		                port ? port : "9181", timeout) != 0)
-			return ST_FAIL;
-		/* Every word is checked before the first connection. */
+		if (nhosts == 0) {
+			if (target_init(&r, host ? host : "127.0.0.1",
+			                port ? port : "9181") != 0)
+				goto out;
+		} else if (host != NULL) {
+			bad_usage("-h and -H together");
+			goto out;
+		} else if (port != NULL && !port_ok(port, strlen(port))) {
+			bad_usage("bad port \"%s\": 1 to 65535", port);
+			goto out;
+		}
+		/* Every word and host is checked before the first
+		 * connection. */
 		for (i = 0; i < (size_t)argc; i++)
-			if (words_add(&w, argv[i], strlen(argv[i]), "") == -1) {
+			if (words_add(&r.w, argv[i], strlen(argv[i]), "") ==
+			    -1) {
 				fputs(usage_text, stderr);
 				goto out;
 			}
-	}
-	if (target_resolve(&t) == -1)
-		goto out;
-
-	status = ST_OK;
-	for (i = 0; i < w.n; i++) {
-		if ((st = ask(&t, w.w[i], &b)) > status)
-			status = st;
-		if (b.len > 0)
-			fwrite(b.data, 1, b.len, stdout);
-		/* Keep replies apart, except that a single reply is passed
-		 * through byte for byte: "imok" has no newline. */
-		if (w.n > 1 && b.len > 0 && b.data[b.len - 1] != '\n')
-			putchar('\n');
-		if (fflush(stdout) == EOF) {
-			msg("stdout: %s", strerror(errno));
-			status = ST_FAIL;
-			break;
+		for (i = 0; i < nhosts; i++) {
+			if (hosts[i][0] == '@') {
+				if (hosts_file(&r, hosts[i] + 1,
+				               port ? port : "9181") == -1)
+					goto out;
+			} else if (hosts_list(&r, hosts[i],
+			                      port ? port : "9181") == -1) {
+				fputs(usage_text, stderr);
+				goto out;
+			}
 		}
 	}
+	r.prefix = r.n > 1;
+	status = run_all(&r, par);
 out:
-	if (t.ai != NULL)
-		freeaddrinfo(t.ai);
-	free(b.data);
+	free(r.t);
+	free(hosts);
 	return status;
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Tests of the jm4lw client against small stand-in servers (socat on
 # loopback), so the client's own behaviour is pinned down without jm4lwd:
-# exact bytes, separators, nc's shape, exit statuses, timeouts, IPv6, caps.
+# exact bytes, separators, nc's shape, exit statuses, timeouts, IPv6, caps,
+# and the fan-out to many hosts with -H.
 #
 #	bash client.sh path/to/jm4lw
 set -u
@@ -323,6 +324,191 @@ if [ $rc = 2 ] && cmp -s "$dir/out" <(printf 'imok\nerror: unknown word "badw"; 
 	grep -q 'slow: timed out' "$dir/err"; then
 	pass "timeout in the middle: keeps going, worst status 2"
 else fail "timeout in the middle"; fi
+
+# --- many hosts (-H) ------------------------------------------------------
+
+# A second server like the first, one that answers every word with an error
+# line, and a port nobody listens on.
+start_server 4 dispatch.sh
+P2=$port
+cat >"$dir/error.sh" <<'EOF'
+head -c4 >/dev/null
+printf 'error: heap profiling is not enabled in this process\n'
+EOF
+start_server 4 error.sh
+PE=$port
+down=$(free_port 127.0.0.1)
+A=127.0.0.1:$P
+B=127.0.0.1:$P2
+E=127.0.0.1:$PE
+D=127.0.0.1:$down
+
+# The lines of host $1 in $dir/out, in the order printed.
+lines_of() {
+	awk -v p="$1: " 'index($0, p) == 1' "$dir/out"
+}
+
+# What host $1 of dispatch.sh prints for "ruok mntr noeo", prefixed.
+dispatch_lines() {
+	printf '%s: imok\n%s: k1\tv1\n%s: k2\tv2\n%s: no newline\n' \
+		"$1" "$1" "$1" "$1"
+}
+
+run -H "$A,$D,$B" ruok mntr noeo
+if [ $rc = 2 ] && cmp -s <(lines_of "$A") <(dispatch_lines "$A") &&
+	cmp -s <(lines_of "$B") <(dispatch_lines "$B") &&
+	[ "$(wc -l <"$dir/out")" = 8 ] &&
+	[ "$(grep -c "^jm4lw: $D: Connection refused$" "$dir/err")" = 3 ] &&
+	[ "$(wc -l <"$dir/err")" = 3 ]; then
+	pass "3 hosts, 1 down: prefixed lines of 2, stderr for 1, exit 2"
+else fail "3 hosts, 1 down"; fi
+
+run -H "$A,$B" ruok mntr noeo
+if [ $rc = 0 ] && [ ! -s "$dir/err" ] &&
+	cmp -s <(lines_of "$A") <(dispatch_lines "$A") &&
+	cmp -s <(lines_of "$B") <(dispatch_lines "$B") &&
+	[ "$(wc -l <"$dir/out")" = 8 ] && [ "$(tail -c1 "$dir/out")" = "" ]; then
+	pass "multi-line and newline-less replies prefixed line by line"
+else fail "prefixed lines"; fi
+
+run -H "$A,$E,$B" ruok
+if [ $rc = 1 ] && [ ! -s "$dir/err" ] &&
+	cmp -s <(sort "$dir/out") <(printf '%s: imok\n%s: imok\n%s: error: heap profiling is not enabled in this process\n' \
+		"$A" "$B" "$E" | sort); then
+	pass "all up, one answers an error line: exit 1"
+else fail "one error line"; fi
+
+run -t 0.5 -H "$A,$E" slow
+if [ $rc = 2 ] && cmp -s "$dir/out" <(printf '%s: error: heap profiling is not enabled in this process\n' "$E") &&
+	grep -qx "jm4lw: $A: slow: timed out after 0.5 s" "$dir/err"; then
+	pass "timeout on one host, error on another: worst status 2"
+else fail "timeout and error"; fi
+
+# One worker takes the hosts in the order given, so the output is exact.
+run -P 1 -H "$B" -H "$A" ruok mntr
+if [ $rc = 0 ] && cmp -s "$dir/out" <(printf '%s: imok\n%s: k1\tv1\n%s: k2\tv2\n%s: imok\n%s: k1\tv1\n%s: k2\tv2\n' \
+	"$B" "$B" "$B" "$A" "$A" "$A"); then
+	pass "-P 1, -H twice: hosts one after the other, in order"
+else fail "-P 1"; fi
+
+for words in ruok noeo mntr 'ruok mntr noeo ruok' 'ruok badw'; do
+	# shellcheck disable=SC2086 # the words are meant to split
+	run -p "$P" $words
+	cp "$dir/out" "$dir/out.plain"
+	want=$rc
+	# shellcheck disable=SC2086
+	run -H "$A" $words
+	if [ $rc = "$want" ] && cmp -s "$dir/out" "$dir/out.plain"; then
+		pass "one -H host: same bytes as without -H ($words)"
+	else fail "one -H host ($words)"; fi
+done
+
+run -H 127.0.0.1,localhost -p "$P" ruok
+if [ $rc = 0 ] && cmp -s <(sort "$dir/out") \
+	<(printf '%s: imok\nlocalhost:%s: imok\n' "$A" "$P" | sort); then
+	pass "bare hosts take -p's port, shown as written"
+else fail "bare hosts"; fi
+
+printf '# the fleet\n\n   \n  %s   # primary\n\t%s\r\n# the end\n' "$A" "$B" \
+	>"$dir/fleet.txt"
+run -P 1 -H "@$dir/fleet.txt" ruok
+if [ $rc = 0 ] && cmp -s "$dir/out" <(printf '%s: imok\n%s: imok\n' "$A" "$B"); then
+	pass "-H @file: comments, blank lines, spaces, CRLF"
+else fail "-H @file"; fi
+
+run -P 1 -H @- ruok <"$dir/fleet.txt"
+if [ $rc = 0 ] && cmp -s "$dir/out" <(printf '%s: imok\n%s: imok\n' "$A" "$B"); then
+	pass "-H @- reads hosts from stdin"
+else fail "-H @-"; fi
+
+printf '%s\n# fine so far\n\n127.0.0.1:99999\n%s\n' "$A" "$B" >"$dir/bad.txt"
+before=$(wc -l <"$dir/connections")
+run -H "@$dir/bad.txt" ruok
+after=$(wc -l <"$dir/connections")
+if [ $rc = 2 ] && [ ! -s "$dir/out" ] && [ "$before" = "$after" ] &&
+	grep -qF "jm4lw: $dir/bad.txt:4: bad host entry \"127.0.0.1:99999\"" "$dir/err"; then
+	pass "bad entry in @file: exit 2 naming file:line, no connection"
+else fail "bad entry in @file"; fi
+
+for arg in "@$dir/missing.txt" @/dev/null; do
+	run -H "$arg" ruok
+	if [ $rc = 2 ] && [ ! -s "$dir/out" ] && [ -s "$dir/err" ]; then
+		pass "-H $arg: exit 2"
+	else fail "-H $arg"; fi
+done
+
+before=$(wc -l <"$dir/connections")
+for e in 127.0.0.1: 127.0.0.1:0 127.0.0.1:65536 ":$P" '[::1' "[::1]$P" \
+	'[]:1' '[db1]:1' "$A,,$B" "$A," '' "$A:$P" 'db1:x:1' 'a b'; do
+	run -H "$A,$e" ruok
+	if [ $rc = 2 ] && [ ! -s "$dir/out" ] &&
+		grep -q 'bad host entry' "$dir/err" && grep -q '^usage:' "$dir/err"; then
+		pass "-H entry \"$e\" refused"
+	else fail "-H entry \"$e\""; fi
+done
+for p in 0 257 x 1x; do
+	run -P "$p" -H "$A,$B" ruok
+	if [ $rc = 2 ] && [ ! -s "$dir/out" ] && grep -q 'bad -P' "$dir/err"; then
+		pass "-P $p refused"
+	else fail "-P $p"; fi
+done
+run -h 127.0.0.1 -H "$A" ruok
+if [ $rc = 2 ] && [ ! -s "$dir/out" ] && grep -q -- '-h and -H' "$dir/err"; then
+	pass "-h with -H refused"
+else fail "-h with -H"; fi
+run -p 0 -H "$A,127.0.0.1" ruok
+if [ $rc = 2 ] && [ ! -s "$dir/out" ] && grep -q 'bad port' "$dir/err"; then
+	pass "-H with a bad -p refused"
+else fail "-H with -p 0"; fi
+for _ in $(seq 4097); do echo "$A"; done >"$dir/many.txt"
+run -H "@$dir/many.txt" ruok
+if [ $rc = 2 ] && [ ! -s "$dir/out" ] &&
+	grep -q "many.txt:4097: too many hosts (at most 4096)" "$dir/err"; then
+	pass "4097 hosts refused"
+else fail "4097 hosts"; fi
+after=$(wc -l <"$dir/connections")
+if [ "$before" = "$after" ]; then
+	pass "bad -H usage made no connection"
+else rc=-; fail "bad -H usage made $((after - before)) connections"; fi
+
+if [ -n "${P6:-}" ]; then
+	run -H "[::1]:$P6,$A" ruok mntr
+	if [ $rc = 0 ] &&
+		cmp -s <(lines_of "[::1]:$P6") <(printf '[::1]:%s: imok\n[::1]:%s: k1\tv1\n[::1]:%s: k2\tv2\n' "$P6" "$P6" "$P6") &&
+		[ "$(lines_of "$A" | wc -l)" = 3 ]; then
+		pass "-H [::1]:PORT"
+	else fail "-H [::1]:PORT"; fi
+	run -p "$P6" -H "::1,[::1],$A" ruok
+	if [ $rc = 0 ] && [ "$(grep -cx "\[::1\]:$P6: imok" "$dir/out")" = 2 ]; then
+		pass "-H ::1 and [::1] with -p: shown as [::1]:PORT"
+	else fail "-H bare ::1"; fi
+else
+	echo "skip - no ::1 on this machine, -H [::1]:PORT not tested"
+fi
+
+# Concurrency without trusting the clock's precision: 8 servers that take 1 s
+# each. 8 at once finish far below the 8 s one after another would take (the
+# bound is generous); 4 at once cannot finish in less than 2 rounds, 2 s.
+cat >"$dir/delay.sh" <<'EOF'
+head -c4 >/dev/null
+sleep 1
+printf imok
+EOF
+slow_hosts=
+for _ in 1 2 3 4 5 6 7 8; do
+	start_server 4 delay.sh
+	slow_hosts=$slow_hosts${slow_hosts:+,}127.0.0.1:$port
+done
+for par in 8 4; do
+	start=$(date +%s%N)
+	run -P "$par" -H "$slow_hosts" ruok
+	ms=$((($(date +%s%N) - start) / 1000000))
+	if [ $rc = 0 ] && [ ! -s "$dir/err" ] &&
+		[ "$(grep -c ': imok$' "$dir/out")" = 8 ] &&
+		if [ $par = 8 ]; then [ $ms -lt 6000 ]; else [ $ms -ge 2000 ]; fi; then
+		pass "8 hosts of 1 s each with -P $par: ${ms} ms"
+	else fail "8 slow hosts with -P $par (${ms} ms)"; fi
+done
 
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]
