@@ -364,7 +364,7 @@ static void server_scheduled_dump(struct jm4lw *m, const char *why)
 	struct proto_out out = {.write = logbuf_write, .arg = &b};
 	int r;
 
-	r = proto_dump(&m->proto, &out);
+	r = proto_dump(&m->proto, &out, 1);
 	b.buf[strcspn(b.buf, "\n")] = '\0';
 	if (r == PROTO_OK) {
 		m->proto.st.dumps_scheduled++;
@@ -392,17 +392,23 @@ static void server_growth_tick(evutil_socket_t fd, short what, void *arg)
 		server_scheduled_dump(m, "growth");
 }
 
-/* (Re)arm the timers the configuration asks for, and no others: an
- * unscheduled module never wakes up. */
-static int server_schedule(struct jm4lw *m)
+/*
+ * (Re)arm the timers the configuration asks for, and no others: an
+ * unscheduled module never wakes up. @p old is the configuration before a
+ * reload (NULL at start): a timer whose setting did not change keeps
+ * running, or reloading more often than dump_interval would mean no dump
+ * ever comes.
+ */
+static int server_schedule(struct jm4lw *m, const struct jm4lw_config *old)
 {
 	struct timeval tv;
 
-	if (m->dump_timer != NULL)
-		event_free(m->dump_timer);
-	if (m->growth_timer != NULL)
-		event_free(m->growth_timer);
-	m->dump_timer = m->growth_timer = NULL;
+	if (old == NULL || old->dump_interval != m->cfg.dump_interval) {
+		if (m->dump_timer != NULL)
+			event_free(m->dump_timer);
+		m->dump_timer = NULL;
+	} else
+		goto growth;
 	if (m->cfg.dump_interval > 0) {
 		m->dump_timer = event_new(m->base, -1, EV_PERSIST,
 		    server_dump_tick, m);
@@ -410,6 +416,14 @@ static int server_schedule(struct jm4lw *m)
 		if (m->dump_timer == NULL || event_add(m->dump_timer, &tv))
 			return -1;
 	}
+growth:
+	if (old != NULL &&
+	    strcmp(old->dump_on_growth, m->cfg.dump_on_growth) == 0 &&
+	    old->growth_check_interval == m->cfg.growth_check_interval)
+		return 0;
+	if (m->growth_timer != NULL)
+		event_free(m->growth_timer);
+	m->growth_timer = NULL;
 	if (strcmp(m->cfg.dump_on_growth, "0") != 0) {
 		m->growth_timer = event_new(m->base, -1, EV_PERSIST,
 		    server_growth_tick, m);
@@ -770,7 +784,7 @@ JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
 	m->proto.log = server_proto_log;
 	m->proto.log_arg = m;
 	if ((m->resume = evtimer_new(base, server_resume, m)) == NULL ||
-	    server_schedule(m) == -1) {
+	    server_schedule(m, NULL) == -1) {
 		snprintf(err, errlen, "cannot create timers");
 		jm4lw_free(m);
 		return NULL;
@@ -788,16 +802,18 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m,
     const struct jm4lw_config *cfg, char *err, size_t errlen)
 {
 	char listen[sizeof(m->cfg.listen)];
+	struct jm4lw_config old;
 
 	if (config_check_module(cfg, err, errlen) == -1 ||
 	    server_set_acl(m, cfg->allow_from, err, errlen) == -1)
 		return -1;
 	/* Listeners stay as they are; conf keeps showing what is bound. */
 	memcpy(listen, m->cfg.listen, sizeof(listen));
+	old = m->cfg;
 	m->cfg = *cfg;
 	memcpy(m->cfg.listen, listen, sizeof(listen));
 	server_check_allow(m);
-	if (server_schedule(m) == -1) {
+	if (server_schedule(m, &old) == -1) {
 		snprintf(err, errlen, "cannot create the dump timers");
 		return -1;
 	}

@@ -146,6 +146,7 @@ void dumps_retain(struct proto *p, const char *dir, const char *newest)
 	char path[PATH_MAX + 256];
 	struct dump *d;
 	size_t n, i, kept = 0;
+	int full = 0;
 
 	if (c->dump_keep == 0 && c->dump_max_bytes == 0)
 		return;
@@ -157,9 +158,14 @@ void dumps_retain(struct proto *p, const char *dir, const char *newest)
 	}
 	for (i = 0; i < n; i++) {
 		int mine = strcmp(d[i].name, base) == 0;
-		if (mine || ((c->dump_keep == 0 || kept < c->dump_keep) &&
-		    (c->dump_max_bytes == 0 ||
-		    total + (unsigned long long)d[i].size <= c->dump_max_bytes))) {
+		/* Once one does not fit, every older one goes too: a small
+		 * old dump must not outlive bigger newer ones. */
+		if (!full && (c->dump_keep != 0 && kept >= c->dump_keep))
+			full = 1;
+		if (!full && c->dump_max_bytes != 0 &&
+		    total + (unsigned long long)d[i].size > c->dump_max_bytes)
+			full = 1;
+		if (mine || !full) {
 			kept++;
 			total += (unsigned long long)d[i].size;
 			continue;

@@ -134,8 +134,9 @@ int proto_host_known(struct proto *p, const char word[4]);
 int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
     void *arg, int flags);
 
-/* Write a heap profile now (jmfp and the schedules); reply = its path. */
-int proto_dump(struct proto *p, struct proto_out *out);
+/* Write a heap profile now (jmfp, or a schedule when @p scheduled);
+ * the reply is its path. */
+int proto_dump(struct proto *p, struct proto_out *out, int scheduled);
 
 /* Is a dump_on_growth dump due? 1 yes, 0 no (or growth is off). */
 int proto_growth_due(struct proto *p);

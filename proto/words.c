@@ -292,21 +292,29 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
  * so a storm of jmfp (a script in a loop, many operators) gets one dump
  * and then a line saying when the next one may come.
  */
-static int dump_too_soon(struct proto *p, struct proto_out *out)
+static int dump_too_soon(struct proto *p, struct proto_out *out,
+    int scheduled)
 {
 	struct timespec now;
-	double ago;
+	double ago, min = (double)p->cfg->dump_min_interval;
 
 	if (p->cfg->dump_min_interval == 0 || !p->dumped)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ago = elapsed(&p->last_dump_at, &now);
-	if (ago >= (double)p->cfg->dump_min_interval)
+	/*
+	 * A timer fires one interval after its last tick, and the last dump
+	 * started a little after that tick: let a schedule of exactly
+	 * dump_min_interval through.
+	 */
+	if (scheduled)
+		min *= 0.9;
+	if (ago >= min)
 		return 0;
 	p->st.dumps_refused++;
-	out_printf(out, JM4LW_ERROR_PREFIX "jmfp refused: the last dump was "
-	    "%.1f s ago and dump_min_interval is %u s; retry in %.1f s\n", ago,
-	    p->cfg->dump_min_interval,
+	out_printf(out, JM4LW_ERROR_PREFIX "%s refused: the last dump was "
+	    "%.1f s ago and dump_min_interval is %u s; retry in %.1f s\n",
+	    scheduled ? "dump" : "jmfp", ago, p->cfg->dump_min_interval,
 	    (double)p->cfg->dump_min_interval - ago + 0.05);
 	return 1;
 }
@@ -338,7 +346,7 @@ static int dump_no_room(struct proto *p, struct proto_out *out,
  * at the final name rather than following it). The name is built here from the
  * configuration and our pid, never from anything the peer sent.
  */
-int proto_dump(struct proto *p, struct proto_out *out)
+int proto_dump(struct proto *p, struct proto_out *out, int scheduled)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
 	char path[PATH_MAX + 128], tmp[PATH_MAX + 128];
@@ -348,7 +356,7 @@ int proto_dump(struct proto *p, struct proto_out *out)
 	long pid = (long)getpid();
 	int e, fd, tries;
 
-	if (prof_ready(p, out) == -1 || dump_too_soon(p, out))
+	if (prof_ready(p, out) == -1 || dump_too_soon(p, out, scheduled))
 		return PROTO_ERROR;
 	if (dump_dir(p, dir, sizeof(dir)) == -1)
 		return dump_failed(p, out, p->cfg->dump_dir, strerror(errno));
@@ -418,7 +426,7 @@ int proto_dump(struct proto *p, struct proto_out *out)
 /* jmfp: a heap profile now; the reply is its path. */
 static int word_jmfp(struct proto *p, struct proto_out *out)
 {
-	return proto_dump(p, out);
+	return proto_dump(p, out, 0);
 }
 
 /* jmls: the dumps in dump_dir, newest first. */

@@ -715,11 +715,19 @@ static void test_retention_bytes(void **state)
 	assert_true(present("jm4lw.1.2.heap"));
 	assert_true(present("jm4lw.1.1.heap"));
 	assert_false(present("jm4lw.1.0.heap"));
+	/* Once one does not fit, older ones go too, even small ones. */
+	plant("jm4lw.0.0.heap", 5, 500);
+	cfg.dump_max_bytes = 500;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_true(present("jm4lw.1.2.heap"));
+	assert_false(present("jm4lw.1.1.heap"));
+	assert_false(present("jm4lw.0.0.heap"));
+	assert_int_equal(P.st.dumps_deleted, 3);
 	/* A cap below one dump still keeps the newest. */
 	cfg.dump_max_bytes = 1;
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	assert_int_equal(dir_entries(), 1);
-	assert_int_equal(P.st.dumps_deleted, 4);
+	assert_int_equal(P.st.dumps_deleted, 6);
 }
 
 static void test_jmls(void **state)
