@@ -2,12 +2,31 @@
  * jeprof_host: a small service that embeds the module through jm4lw.h and
  * keeps allocating through one distinctively named function, so a heap
  * profile taken with sampling on must show that function and one taken
- * before jmep must not. tests/integration/jeprof.sh drives it.
+ * before jmep must not. tests/integration/jeprof.sh drives it; leak.sh and
+ * schedule.sh use its leak mode.
  *
  *	MALLOC_CONF=prof:true,prof_active:false jeprof_host DUMP_DIR
  *
+ * Environment:
+ *	JM4LW_CONF=FILE      read the module's configuration from FILE
+ *	                     (jm4lw_config_load; DUMP_DIR still wins); without
+ *	                     it, the defaults
+ *	JM4LW_TEST_LEAK=1    leak from the start (see below)
+ *
+ * Two allocators run on the module's event loop:
+ *   - the ring: every 5 ms, free the oldest 256 KiB block and allocate a
+ *     new one through jm4lw_test_distinctive_alloc(). It is filled before
+ *     the module starts, so the live heap is steady (~64 MiB) from the
+ *     module's first look at it: lots of traffic, no growth.
+ *   - the leak, when on: every 10 ms, 256 KiB through
+ *     jm4lw_test_leaky_function() that is never freed while running
+ *     (~25 MiB/s), until 256 MiB have leaked; then it stops by itself.
+ * SIGUSR1 switches the leak on and off. Each change is a line on stdout:
+ * "leak: on", "leak: off", "leak: cap reached (256 MiB)".
+ *
  * Prints "listening on ADDR:PORT" on stdout once the port is bound; exits 0
- * on SIGTERM or SIGINT.
+ * on SIGTERM or SIGINT. The module logs (scheduled dumps, retention) go to
+ * stderr as "jm4lw: ..." lines.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -21,11 +40,18 @@
 #define BLOCK_SIZE (256 * 1024)
 #define RING_BLOCKS 256 /* 64 MiB live at most */
 #define TICK_USEC 5000
+#define LEAK_SIZE (256 * 1024)
+#define LEAK_BLOCKS 1024 /* 256 MiB, then the leak stops */
+#define LEAK_TICK_USEC 10000
 
 void *jm4lw_test_distinctive_alloc(size_t size, int fill);
+void *jm4lw_test_leaky_function(size_t size, int fill);
 
 static void *ring[RING_BLOCKS];
 static size_t ring_next;
+static void *leaked[LEAK_BLOCKS];
+static size_t nleaked;
+static int leaking;
 
 /*
  * The one allocation site the test looks for in jeprof's output. noinline
@@ -44,6 +70,19 @@ __attribute__((noinline)) void *jm4lw_test_distinctive_alloc(size_t size,
 	return p;
 }
 
+/* The leak's allocation site: leak.sh expects it at the top of the
+ * growth between two dumps. Same precautions as above. */
+__attribute__((noinline)) void *jm4lw_test_leaky_function(size_t size,
+    int fill)
+{
+	void *p = malloc(size);
+
+	if (p != NULL)
+		memset(p, fill, size);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
 /* Every tick: replace the oldest block, so the newest 64 MiB stay live. */
 static void host_tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -54,6 +93,41 @@ static void host_tick(evutil_socket_t fd, short what, void *arg)
 	ring[ring_next] = jm4lw_test_distinctive_alloc(BLOCK_SIZE,
 	    (int)(ring_next & 0x7f) + 1);
 	ring_next = (ring_next + 1) % RING_BLOCKS;
+}
+
+/* Say what the leak does now, at once (the tests read stdout). */
+static void leak_say(const char *what)
+{
+	printf("leak: %s\n", what);
+	fflush(stdout);
+}
+
+/* Every leak tick, while leaking: one more block nobody frees. */
+static void leak_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (!leaking)
+		return;
+	if (nleaked == LEAK_BLOCKS) {
+		leaking = 0;
+		leak_say("cap reached (256 MiB)");
+		return;
+	}
+	leaked[nleaked] = jm4lw_test_leaky_function(LEAK_SIZE,
+	    (int)(nleaked & 0x7f) + 1);
+	nleaked++;
+}
+
+/* SIGUSR1: the leak on or off. */
+static void leak_toggle(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	(void)arg;
+	leaking = !leaking;
+	leak_say(leaking ? "on" : "off");
 }
 
 /* SIGTERM/SIGINT: leave the loop; main frees everything. */
@@ -67,10 +141,13 @@ static void host_signal(evutil_socket_t sig, short what, void *arg)
 int main(int argc, char *argv[])
 {
 	struct timeval tick = {.tv_sec = 0, .tv_usec = TICK_USEC};
+	struct timeval ltick = {.tv_sec = 0, .tv_usec = LEAK_TICK_USEC};
 	struct event_base *base = NULL;
-	struct event *timer = NULL, *sigterm = NULL, *sigint = NULL;
+	struct event *timer = NULL, *ltimer = NULL;
+	struct event *sigterm = NULL, *sigint = NULL, *sigusr1 = NULL;
 	struct jm4lw *m = NULL;
 	struct jm4lw_config cfg;
+	const char *conf = getenv("JM4LW_CONF"), *leak = getenv("JM4LW_TEST_LEAK");
 	char err[256], addr[128];
 	int status = 1;
 	size_t i;
@@ -80,11 +157,21 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	jm4lw_config_init(&cfg);
+	if (conf != NULL && *conf != '\0' &&
+	    jm4lw_config_load(&cfg, conf, err, sizeof(err)) == -1) {
+		fprintf(stderr, "jeprof_host: %s\n", err);
+		return 2;
+	}
 	if (jm4lw_config_set(&cfg, "dump_dir", argv[1], err, sizeof(err)) ==
 	    -1) {
 		fprintf(stderr, "jeprof_host: dump_dir: %s\n", err);
 		return 2;
 	}
+	leaking = leak != NULL && strcmp(leak, "1") == 0;
+	/* The ring full before the module's first look at stats.allocated:
+	 * dump_on_growth must see traffic, not growth. */
+	for (i = 0; i < RING_BLOCKS; i++)
+		host_tick(-1, 0, NULL);
 	if ((base = event_base_new()) == NULL) {
 		fprintf(stderr, "jeprof_host: cannot create event base\n");
 		return 1;
@@ -98,15 +185,22 @@ int main(int argc, char *argv[])
 		goto done;
 
 	timer = event_new(base, -1, EV_PERSIST, host_tick, NULL);
+	ltimer = event_new(base, -1, EV_PERSIST, leak_tick, NULL);
 	sigterm = evsignal_new(base, SIGTERM, host_signal, base);
 	sigint = evsignal_new(base, SIGINT, host_signal, base);
-	if (timer == NULL || sigterm == NULL || sigint == NULL ||
-	    event_add(timer, &tick) == -1 || evsignal_add(sigterm, NULL) == -1 ||
-	    evsignal_add(sigint, NULL) == -1) {
+	sigusr1 = evsignal_new(base, SIGUSR1, leak_toggle, NULL);
+	if (timer == NULL || ltimer == NULL || sigterm == NULL ||
+	    sigint == NULL || sigusr1 == NULL || event_add(timer, &tick) == -1 ||
+	    event_add(ltimer, &ltick) == -1 ||
+	    evsignal_add(sigterm, NULL) == -1 ||
+	    evsignal_add(sigint, NULL) == -1 ||
+	    evsignal_add(sigusr1, NULL) == -1) {
 		fprintf(stderr, "jeprof_host: cannot set up events\n");
 		goto done;
 	}
 	printf("listening on %s\n", addr);
+	if (leaking)
+		printf("leak: on\n");
 	fflush(stdout);
 	if (event_base_dispatch(base) == -1) {
 		fprintf(stderr, "jeprof_host: event loop failed\n");
@@ -116,13 +210,20 @@ int main(int argc, char *argv[])
 done:
 	if (timer != NULL)
 		event_free(timer);
+	if (ltimer != NULL)
+		event_free(ltimer);
 	if (sigterm != NULL)
 		event_free(sigterm);
 	if (sigint != NULL)
 		event_free(sigint);
+	if (sigusr1 != NULL)
+		event_free(sigusr1);
 	jm4lw_free(m);
-	event_base_free(base);
+	if (base != NULL)
+		event_base_free(base);
 	for (i = 0; i < RING_BLOCKS; i++)
 		free(ring[i]);
+	for (i = 0; i < nleaked; i++)
+		free(leaked[i]);
 	return status;
 }
