@@ -239,11 +239,12 @@ static int word_jmst(struct proto *p, struct proto_out *out)
 	return PROTO_OK;
 }
 
-/* jmsj: the same as JSON, for scripts. */
+/* jmsj: the same as JSON, for scripts; jemalloc ends it without "\n". */
 static int word_jmsj(struct proto *p, struct proto_out *out)
 {
 	ctl_epoch(p);
 	p->ops->stats_print(stats_cb, out, "J");
+	out_write(out, "\n", 1);
 	return PROTO_OK;
 }
 
@@ -268,6 +269,48 @@ static int dump_dir(const struct proto *p, char *buf, size_t len)
 	for (n = strlen(buf); n > 1 && buf[n - 1] == '/'; n--)
 		buf[n - 1] = '\0';
 	return 0;
+}
+
+/*
+ * Did jemalloc write the whole profile? It flags a failed write(), but not
+ * a short one, which is what a filling disk gives: a cut-off profile that
+ * prof.dump calls a success. A whole one ends with the MAPPED_LIBRARIES
+ * section (the maps, ending in a newline), and a disk that filled during
+ * the dump has no room left after it.
+ */
+static int dump_whole(const char *tmp, const char *dir)
+{
+	static const char mark[] = "\nMAPPED_LIBRARIES:\n";
+	char buf[8192 + sizeof(mark)];
+	struct statvfs fs;
+	struct stat sb;
+	size_t carry = 0, n;
+	ssize_t r;
+	int fd, found = 0;
+	char last = 0;
+
+	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	if (fstat(fd, &sb) == -1 || sb.st_size == 0) {
+		close(fd);
+		return 0;
+	}
+	while ((r = read(fd, buf + carry, sizeof(buf) - carry - 1)) > 0) {
+		n = carry + (size_t)r;
+		buf[n] = '\0';
+		last = buf[n - 1];
+		if (!found && memmem(buf, n, mark, sizeof(mark) - 1) != NULL)
+			found = 1;
+		/* Keep a tail so a mark split across reads is still seen. */
+		carry = n < sizeof(mark) ? n : sizeof(mark) - 1;
+		memmove(buf, buf + n - carry, carry);
+	}
+	close(fd);
+	if (r == -1 || !found || last != '\n')
+		return 0;
+	if (statvfs(dir, &fs) == 0 && fs.f_bavail == 0)
+		return 0;
+	return 1;
 }
 
 /* Count and report a failed dump. */
@@ -406,6 +449,11 @@ int proto_dump(struct proto *p, struct proto_out *out, int scheduled)
 		    why != 0 ? strerror(why)
 			     : "jemalloc could not write the profile "
 			       "(prof.dump returned EFAULT)");
+	}
+	if (!dump_whole(tmp, dir)) {
+		(void)unlink(tmp);
+		return dump_failed(p, out, dir, "the profile was cut short "
+		    "(is the disk full?)");
 	}
 	if (rename(tmp, path) == -1) {
 		e = errno;

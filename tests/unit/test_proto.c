@@ -36,6 +36,7 @@ static struct {
 	char dump_name[4096];
 	size_t reset_lg;
 	int resets;
+	int truncate; /* prof.dump "succeeds" with a cut-off file */
 } F;
 
 /* mallctl with the signature jemalloc has, answering from F. */
@@ -79,7 +80,11 @@ static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
 		f = fopen(path, "w");
 		if (f == NULL)
 			return EFAULT;
-		fputs("heap_v2/524288\n", f);
+		if (F.truncate)
+			fputs("heap_v2/524288\n  t*: 1: 524288 [", f);
+		else
+			fputs("heap_v2/524288\n\nMAPPED_LIBRARIES:\n00-01 r-xp "
+			    "x\n", f);
 		fclose(f);
 		F.dumps++;
 		return 0;
@@ -475,6 +480,7 @@ static void test_jmst_jmsj(void **state)
 	assert_int_equal(F.epoch_at_stats, 1); /* epoch came first */
 	assert_int_equal(run("jmsj"), PROTO_OK);
 	assert_string_equal(F.stats_opts, "J");
+	assert_int_equal(R.buf[R.len - 1], '\n');
 }
 
 static void test_jmfp_writes_and_renames(void **state)
@@ -501,6 +507,20 @@ static void test_jmfp_writes_and_renames(void **state)
 	assert_int_equal(run("mntr"), PROTO_OK);
 	assert_non_null(strstr(R.buf, "jm4lw_dumps_written\t1\n"));
 	assert_non_null(strstr(R.buf, "jm4lw_last_dump\t"));
+}
+
+/* A profile cut short (the disk filled; jemalloc calls that a success) is
+ * a failure, and its file is gone. */
+static void test_jmfp_cut_short(void **state)
+{
+	(void)state;
+	F.truncate = 1;
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: heap profile dump to "));
+	assert_non_null(strstr(R.buf, "cut short"));
+	assert_int_equal(dir_entries(), 0);
+	assert_int_equal(P.st.dumps_failed, 1);
+	assert_int_equal(P.st.dumps_written, 0);
 }
 
 static void test_jmfp_skips_existing_names(void **state)
@@ -709,7 +729,7 @@ static void test_retention_bytes(void **state)
 	plant("jm4lw.1.0.heap", 400, 1000);
 	plant("jm4lw.1.1.heap", 400, 2000);
 	plant("jm4lw.1.2.heap", 400, 3000);
-	/* The new dump is 15 bytes (the fake); 15+400+400 > 1000. */
+	/* The new dump is 46 bytes (the fake); 46+400+400 <= 1000. */
 	cfg.dump_max_bytes = 1000;
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	assert_true(present("jm4lw.1.2.heap"));
@@ -909,6 +929,7 @@ int main(void)
 		T(test_srvr_and_conf),
 		T(test_jmst_jmsj),
 		T(test_jmfp_writes_and_renames),
+		T(test_jmfp_cut_short),
 		T(test_jmfp_skips_existing_names),
 		T(test_jmfp_relative_dir_is_absolute),
 		T(test_jmfp_dir_missing),
