@@ -156,8 +156,17 @@ void dumps_retain(struct proto *p, const char *dir, const char *newest)
 		    dir, strerror(errno));
 		return;
 	}
+	/* The dump just written takes its slot first, whatever the clock
+	 * says about the others (a clock stepped back, copied files). */
+	for (i = 0; i < n; i++)
+		if (strcmp(d[i].name, base) == 0) {
+			kept++;
+			total += (unsigned long long)d[i].size;
+		}
 	for (i = 0; i < n; i++) {
 		int mine = strcmp(d[i].name, base) == 0;
+		if (mine)
+			continue;
 		/* Once one does not fit, every older one goes too: a small
 		 * old dump must not outlive bigger newer ones. */
 		if (!full && (c->dump_keep != 0 && kept >= c->dump_keep))
@@ -165,7 +174,7 @@ void dumps_retain(struct proto *p, const char *dir, const char *newest)
 		if (!full && c->dump_max_bytes != 0 &&
 		    total + (unsigned long long)d[i].size > c->dump_max_bytes)
 			full = 1;
-		if (mine || !full) {
+		if (!full) {
 			kept++;
 			total += (unsigned long long)d[i].size;
 			continue;

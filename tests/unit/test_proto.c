@@ -723,6 +723,20 @@ static void test_retention_keep(void **state)
 	assert_int_equal(dir_entries(), 2 + 5);
 }
 
+/* An old dump dated in the future (a clock stepped back, copied files)
+ * must not take the new dump's slot. Found by the fuzzer. */
+static void test_retention_future_mtime(void **state)
+{
+	(void)state;
+	plant("jm4lw.1.0.heap", 10, 4000000000);
+	cfg.dump_keep = 1;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(dir_entries(), 1);
+	assert_false(present("jm4lw.1.0.heap"));
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(dir_entries(), 1);
+}
+
 static void test_retention_bytes(void **state)
 {
 	(void)state;
@@ -939,6 +953,7 @@ int main(void)
 		T(test_jmfp_min_free),
 		T(test_dumps_match),
 		T(test_retention_keep),
+		T(test_retention_future_mtime),
 		T(test_retention_bytes),
 		T(test_jmls),
 		T(test_jmrs),
