@@ -12,6 +12,11 @@
 #	JM4LW_CLIENT  the jm4lw client
 #	JEPROF_HOST   tests/host/jeprof_host
 # KEEP_TMP=1 keeps the scratch directory for a post-mortem.
+# JM4LWD_WRAP, if set, is a command prefix start_daemon puts before jm4lwd
+# (split on white space, e.g. "valgrind --error-exitcode=99 --quiet"); the
+# wrapper must exec jm4lwd in the same process and pass its exit status on,
+# so stop_daemon's exit-status check catches what it reports. Under a
+# wrapper every wait bound below is $SLOW (5) times longer.
 set -u
 
 IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,6 +24,10 @@ ROOT=$(cd "$IT_DIR/../.." && pwd)
 JM4LWD=${JM4LWD:-$ROOT/build/jm4lwd}
 JM4LW_CLIENT=${JM4LW_CLIENT:-$ROOT/build/jm4lw}
 JEPROF_HOST=${JEPROF_HOST:-$ROOT/build/tests/host/jeprof_host}
+JM4LWD_WRAP=${JM4LWD_WRAP:-}
+read -ra _wrap <<<"$JM4LWD_WRAP"
+SLOW=1
+[ -n "$JM4LWD_WRAP" ] && SLOW=5
 
 # The documented way to run with profiling on but sampling off until jmep.
 # shellcheck disable=SC2034 # used by the scripts sourcing this
@@ -29,6 +38,7 @@ passed=0
 failed=0
 skipped=0
 _pids=()  # every process start_bg started, for the exit trap
+_at_exit=()  # commands at_exit registered, run after the processes are gone
 
 # Stop what we started (TERM, then KILL after 5 s), remove the scratch dir.
 _lib_cleanup() {
@@ -37,13 +47,16 @@ _lib_cleanup() {
 		kill -TERM "$pid" 2>/dev/null
 	done
 	for pid in "${_pids[@]}"; do
-		for i in $(seq 50); do
+		for i in $(seq $((50 * SLOW))); do
 			_alive "$pid" || break
 			sleep 0.1
 		done
 		kill -KILL "$pid" 2>/dev/null
 	done
 	wait 2>/dev/null
+	for i in "${_at_exit[@]}"; do
+		eval "$i"
+	done
 	if [ "${KEEP_TMP:-0}" = 1 ]; then
 		echo "# scratch kept in $T" >&2
 	else
@@ -52,6 +65,13 @@ _lib_cleanup() {
 }
 trap _lib_cleanup EXIT
 trap 'echo "interrupted"; exit 2' INT TERM HUP
+
+# at_exit COMMAND: run COMMAND (a string, eval'ed) on exit, after every
+# process started here is gone and before the scratch directory is removed
+# (e.g. to unmount a file system mounted under $T).
+at_exit() {
+	_at_exit+=("$1")
+}
 
 # --- results -------------------------------------------------------------------
 
@@ -227,7 +247,8 @@ _forget() {
 #
 # Start jm4lwd ARGS in the foreground of a background job, with MALLOC_CONF
 # unset unless -e sets it, working directory DIR (default: a new scratch
-# dir), stderr in $DLOG. Waits (up to 10 s) for NLISTENERS (default 1)
+# dir), stderr in $DLOG, behind $JM4LWD_WRAP if that is set. Waits (up to
+# 10 s, times $SLOW) for NLISTENERS (default 1)
 # "listening on" lines and sets:
 #	PID    the daemon's pid
 #	PORT   the first listener's port;  PORTS  all of them
@@ -235,7 +256,9 @@ _forget() {
 #	D      its directory;  DLOG  its stderr
 # Returns 1 after recording a failure if it does not come up.
 start_daemon() {
-	local envs=() nl=1 i re n
+	local envs=() nl=1 i re n wrap=()
+	# Read here, not once at the top: a case may set it for one daemon.
+	read -ra wrap <<<"${JM4LWD_WRAP:-}"
 	D=
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -249,20 +272,21 @@ start_daemon() {
 	[ -n "$D" ] || D=$(scratch daemon)
 	DLOG=$D/jm4lwd.log
 	: >"$DLOG"
-	(cd "$D" && exec env -u MALLOC_CONF "${envs[@]}" "$JM4LWD" "$@") \
+	(cd "$D" && exec env -u MALLOC_CONF "${envs[@]}" "${wrap[@]}" "$JM4LWD" "$@") \
 		</dev/null >>"$DLOG" 2>&1 &
 	PID=$!
 	_pids+=("$PID")
-	# The subshell execs env, which execs jm4lwd: $! is the daemon's pid.
+	# The subshell execs env, which execs jm4lwd (or the wrapper, which
+	# execs or becomes it): $! is the daemon's pid.
 	re='^jm4lwd: listening on (127\.0\.0\.1|\[::1\]):[0-9]+$'
-	for i in $(seq 100); do
+	for i in $(seq $((100 * SLOW))); do
 		n=$(grep -Ec "$re" "$DLOG")
 		[ "$n" -ge "$nl" ] && break
 		_alive "$PID" || break
 		sleep 0.1
 	done
 	if [ "$n" -lt "$nl" ]; then
-		fail "jm4lwd $* came up with $nl listener(s) within 10 s" \
+		fail "jm4lwd $* came up with $nl listener(s) within $((10 * SLOW)) s" \
 			"$(show_tail "$DLOG")"
 		return 1
 	fi
@@ -276,17 +300,24 @@ start_daemon() {
 }
 
 # stop_daemon [SIGNAL]: send SIGTERM (or SIGNAL) and check a clean exit 0
-# within 10 s. Records a pass or a fail.
+# within 10 s (times $SLOW). Records a pass or a fail. Under JM4LWD_WRAP a
+# non-zero status is also what the wrapper reports (valgrind's
+# --error-exitcode), and its report is in the log.
 stop_daemon() {
 	local sig=${1:-TERM}
 	kill -"$sig" "$PID" 2>/dev/null
-	if ! wait_exit "$PID" 10; then
-		fail "jm4lwd exits on SIG$sig" "still running after 10 s, killed" \
+	if ! wait_exit "$PID" $((10 * SLOW)); then
+		fail "jm4lwd exits on SIG$sig" "still running after $((10 * SLOW)) s, killed" \
 			"$(show_tail "$DLOG")"
 		return 1
 	fi
 	if [ "$EXIT_STATUS" = 0 ]; then
-		pass "jm4lwd exits 0 on SIG$sig"
+		pass "jm4lwd exits 0 on SIG$sig${JM4LWD_WRAP:+ (under ${_wrap[0]}: no errors)}"
+	elif [ -n "$JM4LWD_WRAP" ]; then
+		fail "jm4lwd exits 0 on SIG$sig under ${_wrap[0]}" \
+			"exit status $EXIT_STATUS: ${_wrap[0]} or jm4lwd reported errors" \
+			"$(show_tail "$DLOG" 60)"
+		return 1
 	else
 		fail "jm4lwd exits 0 on SIG$sig" "exit status $EXIT_STATUS" \
 			"$(show_tail "$DLOG")"
@@ -294,10 +325,11 @@ stop_daemon() {
 	fi
 }
 
-# wait_log ERE [SECONDS]: wait until the daemon log has a line matching ERE.
+# wait_log ERE [SECONDS]: wait until the daemon log has a line matching ERE
+# (SECONDS times $SLOW).
 wait_log() {
 	local i
-	for i in $(seq $((${2:-10} * 10))); do
+	for i in $(seq $((${2:-10} * 10 * SLOW))); do
 		grep -Eq -- "$1" "$DLOG" && return 0
 		sleep 0.1
 	done
@@ -310,7 +342,7 @@ wait_log() {
 # (it exits once the server closes), reply on stdout. The outer timeout
 # only keeps a hung server from hanging the suite.
 ask() {
-	printf '%s\n' "$1" | timeout 30 nc.openbsd "${3:-127.0.0.1}" "${2:-$PORT}"
+	printf '%s\n' "$1" | timeout $((30 * SLOW)) nc.openbsd "${3:-127.0.0.1}" "${2:-$PORT}"
 }
 
 # alive DESC [PORT [HOST]]: the daemon still answers ruok with exactly imok.
@@ -330,11 +362,11 @@ mntr_value() {
 	ask mntr "${2:-$PORT}" | awk -F '\t' -v k="$1" '$1 == k { print $2 }'
 }
 
-# wait_quiet DESC: within 10 s the daemon holds no connection but the
-# mntr one asking (no leak after the case before).
+# wait_quiet DESC: within 10 s (times $SLOW) the daemon holds no connection
+# but the mntr one asking (no leak after the case before).
 wait_quiet() {
 	local i v=
-	for i in $(seq 50); do
+	for i in $(seq $((50 * SLOW))); do
 		v=$(mntr_value jm4lw_open_connections)
 		[ "$v" = 1 ] && break
 		sleep 0.2
@@ -347,7 +379,7 @@ wait_quiet() {
 raw_case() {
 	local desc=$1 r
 	shift
-	if r=$(timeout 60 python3 "$IT_DIR/raw.py" "$@" 2>&1); then
+	if r=$(timeout $((60 * SLOW)) python3 "$IT_DIR/raw.py" "$@" 2>&1); then
 		pass "$desc ($r)"
 	else
 		fail "$desc" "raw.py $*: $r"

@@ -1,0 +1,306 @@
+/*
+ * bench_host: a host that embeds the module (include/jm4lw.h, libjm4lw.a)
+ * over a large sampled heap, to time jmfp against a bare prof.dump of the
+ * same heap.
+ *
+ *	MALLOC_CONF=prof:true bench_host [-m MiB] [-l addr:port] DUMP_DIR
+ *
+ * At start it switches sampling on (prof.active) and allocates -m MiB
+ * (default 1024) of live blocks, 32 B to 128 KiB (log-uniform), each
+ * written to so the heap is resident, through call chains of 1 to 12
+ * frames picked among four functions: the ~2000 samples jemalloc takes at
+ * its default rate (one per 512 KiB) carry many distinct backtraces, as a
+ * real service's do. Then it serves the module on -l (default
+ * 127.0.0.1:0) with dump_min_interval = 0 and one host word:
+ *
+ *	bdmp  a bare mallctl("prof.dump") of the same heap to
+ *	      DUMP_DIR/bare.<pid>.<seq>.heap: no temporary file, no rename,
+ *	      no checks; the reply is "<path>\t<nanoseconds in mallctl>\n"
+ *
+ * so `loadgen -w jmfp` and `loadgen -w bdmp` time both over the same port
+ * and the same transport. Logs the heap it built, what one
+ * mallctl("epoch") costs before and after building it, and then
+ * "bench_host: listening on ADDR:PORT" on stderr; exits 0 on SIGTERM or
+ * SIGINT.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jemalloc/jemalloc.h>
+
+#include "jm4lw.h"
+
+#define MIN_LG 5   /* 32 B */
+#define MAX_LG 17  /* 128 KiB */
+#define MAX_DEPTH 12
+
+struct bare {
+	char dir[4096];
+	unsigned long seq;
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+/* xorshift64*: the same heap on every run. */
+static uint64_t next_rand(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+static void *path0(int depth, uint64_t bits, size_t size);
+static void *path1(int depth, uint64_t bits, size_t size);
+static void *path2(int depth, uint64_t bits, size_t size);
+static void *path3(int depth, uint64_t bits, size_t size);
+
+/* The allocation at the end of a chain; the block is written to. */
+__attribute__((noinline)) static void *leaf_alloc(size_t size)
+{
+	void *p = malloc(size);
+
+	if (p != NULL)
+		memset(p, 0x5a, size);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+/* One more frame, chosen by the next two bits, or the allocation. */
+__attribute__((noinline)) static void *step(int depth, uint64_t bits,
+    size_t size)
+{
+	void *p;
+
+	if (depth == 0)
+		p = leaf_alloc(size);
+	else
+		switch (bits & 3) {
+		case 0: p = path0(depth - 1, bits >> 2, size); break;
+		case 1: p = path1(depth - 1, bits >> 2, size); break;
+		case 2: p = path2(depth - 1, bits >> 2, size); break;
+		default: p = path3(depth - 1, bits >> 2, size); break;
+		}
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+/* Four distinct frames for the backtraces (no tail calls: see asm). */
+__attribute__((noinline)) static void *path0(int depth, uint64_t bits,
+    size_t size)
+{
+	void *p = step(depth, bits, size);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+__attribute__((noinline)) static void *path1(int depth, uint64_t bits,
+    size_t size)
+{
+	void *p = step(depth, bits, size);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+__attribute__((noinline)) static void *path2(int depth, uint64_t bits,
+    size_t size)
+{
+	void *p = step(depth, bits, size);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+__attribute__((noinline)) static void *path3(int depth, uint64_t bits,
+    size_t size)
+{
+	void *p = step(depth, bits, size);
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+/* Fill the heap: @p mib MiB of live, sampled blocks. */
+static void **heap_fill(size_t mib, size_t *nblocks)
+{
+	size_t want = mib << 20, live = 0, n = 0, cap = 1024, size;
+	void **blocks = malloc(cap * sizeof(*blocks)), **nb;
+	uint64_t r;
+	int lg;
+
+	while (blocks != NULL && live < want) {
+		r = next_rand();
+		lg = MIN_LG + (int)(r % (MAX_LG - MIN_LG + 1));
+		size = ((size_t)1 << lg) + (size_t)((r >> 8) %
+		    ((size_t)1 << lg));
+		if (n == cap) {
+			if ((nb = realloc(blocks, 2 * cap * sizeof(*nb))) ==
+			    NULL)
+				break;
+			blocks = nb;
+			cap *= 2;
+		}
+		blocks[n] = step(1 + (int)((r >> 32) % MAX_DEPTH),
+		    next_rand(), size);
+		if (blocks[n] == NULL)
+			break;
+		live += size;
+		n++;
+	}
+	*nblocks = n;
+	return blocks;
+}
+
+/* Microseconds one mallctl("epoch") takes here (mean of 200): the
+ * statistics refresh every mntr, jmst and jmfp starts with. */
+static double epoch_us(void)
+{
+	struct timespec t0, t1;
+	uint64_t epoch = 1;
+	size_t len = sizeof(epoch);
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 200; i++)
+		(void)mallctl("epoch", &epoch, &len, &epoch, sizeof(epoch));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+	    (double)(t1.tv_nsec - t0.tv_nsec)) / 200 / 1000;
+}
+
+/* bdmp: prof.dump straight to a file, timed. */
+static int word_bdmp(struct jm4lw_reply *r, void *arg)
+{
+	struct bare *b = arg;
+	struct timespec t0, t1;
+	char path[4096 + 64];
+	const char *p = path;
+	int e;
+
+	snprintf(path, sizeof(path), "%s/bare.%ld.%lu.heap", b->dir,
+	    (long)getpid(), b->seq++);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	e = mallctl("prof.dump", NULL, NULL, &p, sizeof(p));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (e != 0)
+		return jm4lw_reply_error(r, "prof.dump: %s", strerror(e));
+	jm4lw_reply_printf(r, "%s\t%lld\n", path,
+	    (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+	    (t1.tv_nsec - t0.tv_nsec));
+	return 0;
+}
+
+/* SIGTERM/SIGINT: leave the loop. */
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopexit(arg, NULL);
+}
+
+int main(int argc, char *argv[])
+{
+	struct event_base *base = NULL;
+	struct event *sigterm = NULL, *sigint = NULL;
+	struct jm4lw *m = NULL;
+	struct jm4lw_config cfg;
+	static struct bare bare;
+	const char *listen = "127.0.0.1:0";
+	struct timespec t0, t1;
+	char err[256], addr[128];
+	size_t mib = 1024, nblocks = 0, i, allocated, len = sizeof(size_t);
+	void **blocks;
+	bool on = true;
+	uint64_t epoch = 1;
+	double epoch_empty;
+	int ch, status = 1;
+
+	while ((ch = getopt(argc, argv, "m:l:")) != -1) {
+		switch (ch) {
+		case 'm':
+			mib = (size_t)strtoul(optarg, NULL, 10);
+			if (mib == 0 || mib > 65536)
+				goto usage;
+			break;
+		case 'l':
+			listen = optarg;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind != argc - 1)
+		goto usage;
+	snprintf(bare.dir, sizeof(bare.dir), "%s", argv[optind]);
+
+	if (mallctl("prof.active", NULL, NULL, &on, sizeof(on)) != 0) {
+		fprintf(stderr, "bench_host: cannot switch sampling on; run "
+		    "with MALLOC_CONF=prof:true\n");
+		return 1;
+	}
+	epoch_empty = epoch_us();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	blocks = heap_fill(mib, &nblocks);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	(void)mallctl("epoch", &epoch, &len, &epoch, sizeof(epoch));
+	len = sizeof(allocated);
+	if (blocks == NULL ||
+	    mallctl("stats.allocated", &allocated, &len, NULL, 0) != 0) {
+		fprintf(stderr, "bench_host: out of memory\n");
+		return 1;
+	}
+	fprintf(stderr, "bench_host: %zu blocks, stats.allocated %zu MiB, "
+	    "filled in %.2f s\n", nblocks, allocated >> 20,
+	    (double)(t1.tv_sec - t0.tv_sec) +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	fprintf(stderr, "bench_host: epoch %.1f us before the fill, %.1f us "
+	    "after\n", epoch_empty, epoch_us());
+
+	jm4lw_config_init(&cfg);
+	if (jm4lw_config_set(&cfg, "dump_dir", bare.dir, err, sizeof(err)) ==
+	    -1 || jm4lw_config_set(&cfg, "dump_min_interval", "0", err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "bench_host: %s\n", err);
+		goto done;
+	}
+	if ((base = event_base_new()) == NULL ||
+	    (m = jm4lw_new(base, &cfg, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "bench_host: %s\n", base ? err : "event base");
+		goto done;
+	}
+	if (jm4lw_add_word(m, "bdmp", word_bdmp, &bare, JM4LW_WORD_MUTATES) ==
+	    -1 || jm4lw_listen(m, listen) == -1 ||
+	    jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1)
+		goto done;
+	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
+	sigint = evsignal_new(base, SIGINT, on_signal, base);
+	if (sigterm == NULL || sigint == NULL ||
+	    evsignal_add(sigterm, NULL) == -1 ||
+	    evsignal_add(sigint, NULL) == -1)
+		goto done;
+	fprintf(stderr, "bench_host: listening on %s\n", addr);
+	if (event_base_dispatch(base) == 0)
+		status = 0;
+done:
+	if (sigterm != NULL)
+		event_free(sigterm);
+	if (sigint != NULL)
+		event_free(sigint);
+	jm4lw_free(m);
+	if (base != NULL)
+		event_base_free(base);
+	for (i = 0; i < nblocks; i++)
+		free(blocks[i]);
+	free(blocks);
+	return status;
+usage:
+	fprintf(stderr, "usage: bench_host [-m MiB] [-l addr:port] "
+	    "DUMP_DIR\n");
+	return 2;
+}

@@ -1,0 +1,1099 @@
+#!/bin/bash
+# tests/bench/run.sh [--smoke] — jm4lw's benchmark suite.
+#
+# Starts everything on loopback, measures six comparisons and writes a
+# Markdown report (BENCHMARKS.md at the repository root for the full run):
+#   1. ruok conn/s: jm4lwd / floor (tests/bench/floor.c)        target >= 0.90
+#   2. ruok and mntr conn/s: jm4lwd / ZooKeeper 3.8             target mntr >= 5
+#   3. jmst (fresh connections) / Redis MEMORY MALLOC-STATS     target >= 1.0
+#   4. jmfp wall time / bare mallctl("prof.dump"), same heap    target <= 1.05
+#   5. the preload agent in redis-server: GET/SET throughput    target >= 0.99,
+#      idle wake-ups/s of its thread (target 0), RSS added (target <= 1 MiB)
+#   6. ruok p99 with 1000 idle connections held open            target <= 10 ms
+# The cases of a comparison run in alternation (A B A B ...), at concurrency
+# 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
+# order reversed every other round; a ratio is the median of the per-round
+# ratios (each of two runs made side by side in time), so a machine whose
+# load drifts during the run moves both sides of a ratio alike. Servers are pinned to CPU 1 and the load
+# generators to CPU 0 when there are two CPUs or more. The full run ends with
+# perf profiles (CPU and syscalls per connection, time per DSO) when perf
+# works here.
+#
+# --smoke: every case ~1 s, one round, a small heap; proves the harness in
+# well under 90 s (CI). Exit status, both modes: 0 when every server started,
+# every request was answered and every reply was right; 1 otherwise. A ratio
+# never fails the run: targets are reported, met or missed.
+#
+# Environment: JM4LW_BUILD (default build-bench; built with cmake Release if
+# jm4lwd is missing), BENCH_OUT (report path; default BENCHMARKS.md for the
+# full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
+# AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
+# KEEP=1 (keep the scratch directory).
+#
+# Needs: gcc or cc, python3 (a free port), taskset, java + Debian's
+# zookeeper, redis-server + redis-benchmark + redis-cli. perf is optional.
+set -uo pipefail
+
+usage() {
+	echo "usage: tests/bench/run.sh [--smoke]" >&2
+	exit 2
+}
+
+MODE=full
+case "${1:-}" in
+--smoke) MODE=smoke ;;
+"") ;;
+*) usage ;;
+esac
+[ $# -le 1 ] || usage
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BENCH_SRC=$ROOT/tests/bench
+BUILD=${JM4LW_BUILD:-$ROOT/build-bench}
+if [ "$MODE" = smoke ]; then
+	DUR=${DUR:-1}
+	ROUNDS=${ROUNDS:-1}
+	AGENT_ROUNDS=${AGENT_ROUNDS:-1}
+	HEAP_MB=${HEAP_MB:-64}
+	DUMPS=3
+	ZK_WARM=2
+	IDLE_SECS=1
+	RB_KV_N1=3000 RB_KV_N32=15000      # redis-benchmark -t set,get
+	RB_MS_N1=300 RB_MS_N32=600         # MEMORY MALLOC-STATS
+	OUT=${BENCH_OUT:-$BUILD/BENCHMARKS-smoke.md}
+else
+	DUR=${DUR:-3}
+	ROUNDS=${ROUNDS:-5}
+	AGENT_ROUNDS=${AGENT_ROUNDS:-7}
+	HEAP_MB=${HEAP_MB:-1024}
+	DUMPS=9
+	ZK_WARM=15
+	IDLE_SECS=5
+	RB_KV_N1=20000 RB_KV_N32=100000
+	RB_MS_N1=2000 RB_MS_N32=3000
+	OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
+fi
+CONCS="1 32"
+IDLE_CONNS=1000
+T_START=$(date +%s)
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-bench.XXXXXX")
+PIDS=()
+FAILURES=()
+declare -A R        # results: key -> "v1 v2 ..." (one value per round)
+declare -A PORTNAME # port -> name, for the commands shown in the report
+
+log() { echo "run.sh: $*" >&2; }
+fail() {
+	FAILURES+=("$*")
+	echo "run.sh: FAIL: $*" >&2
+}
+
+# Stop what we started, by pid only: TERM, a grace period, then KILL.
+cleanup() {
+	local p i
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for i in $(seq 1 50); do
+		local alive=0
+		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ $alive = 0 ] && break
+		sleep 0.1
+	done
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ "${KEEP:-0}" = 1 ]; then log "scratch kept in $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Stop one server we started.
+stop() {
+	local p=$1 i
+	kill -TERM "$p" 2>/dev/null
+	for i in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$p" 2>/dev/null
+	wait "$p" 2>/dev/null
+}
+
+# ---------------------------------------------------------------- tools
+
+need() {
+	command -v "$1" >/dev/null 2>&1 || { fail "$1 is not installed ($2)"; return 1; }
+}
+
+ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
+need python3 "scripts/deps.sh test" || exit 1
+CC=${CC:-$(command -v gcc || command -v cc)}
+
+if [ ! -x "$BUILD/jm4lwd" ] || [ ! -f "$BUILD/libjm4lw.a" ] ||
+	[ ! -f "$BUILD/libjm4lw_agent.so" ] || [ ! -x "$BUILD/jm4lw" ]; then
+	log "building $BUILD (cmake, Release)"
+	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$WORK/cmake.log" 2>&1 &&
+		cmake --build "$BUILD" -j"$(nproc)" >>"$WORK/cmake.log" 2>&1 ||
+		{ tail -20 "$WORK/cmake.log" >&2; fail "build of $BUILD"; exit 1; }
+fi
+JM4LWD=$BUILD/jm4lwd
+CLIENT_BIN=$BUILD/jm4lw
+AGENT=$BUILD/libjm4lw_agent.so
+
+# The bench programs: from the CMake build when tests/bench is part of it,
+# else compiled here with the project's warnings.
+if [ -x "$BUILD/tests/bench/loadgen" ] && [ -x "$BUILD/tests/bench/floor" ] &&
+	[ -x "$BUILD/tests/bench/bench_host" ]; then
+	BIN=$BUILD/tests/bench
+	BIN_HOW="CMake targets in $BUILD/tests/bench"
+else
+	BIN=$WORK/bin
+	mkdir -p "$BIN"
+	WARN="-Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith -D_GNU_SOURCE"
+	# shellcheck disable=SC2086,SC2046
+	{ $CC -O2 $WARN -o "$BIN/loadgen" "$BENCH_SRC/loadgen.c" &&
+		$CC -O2 $WARN -o "$BIN/floor" "$BENCH_SRC/floor.c" &&
+		$CC -O2 -g -fno-omit-frame-pointer $WARN -I"$ROOT/include" \
+			-o "$BIN/bench_host" "$BENCH_SRC/bench_host.c" "$BUILD/libjm4lw.a" \
+			$(pkg-config --libs libevent_core jemalloc inih) -lpthread; } \
+		2>"$WORK/cc.log" || { cat "$WORK/cc.log" >&2; fail "compiling tests/bench"; exit 1; }
+	BIN_HOW="compiled by run.sh: $CC -O2 -Wall -Wextra -Werror ..."
+fi
+LOADGEN=$BIN/loadgen
+
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	CCPU=${CLIENT_CPU:-0}
+	SCPU=${SERVER_CPU:-1}
+	ON_CLIENT=(taskset -c "$CCPU")
+	ON_SERVER=(taskset -c "$SCPU")
+	PINNING="load generators on CPU $CCPU, servers on CPU $SCPU (taskset)"
+else
+	ON_CLIENT=()
+	ON_SERVER=()
+	PINNING="none (fewer than 2 CPUs or no taskset)"
+fi
+
+PERF=0
+if [ "$MODE" = full ] && command -v perf >/dev/null &&
+	perf stat -e task-clock,raw_syscalls:sys_enter -o /dev/null true 2>/dev/null &&
+	perf record -e cpu-clock -o "$WORK/perf.probe" true >/dev/null 2>&1; then
+	PERF=1
+fi
+
+# ---------------------------------------------------------------- helpers
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# start NAME CMD...: run in the background (stdout+stderr to $WORK/NAME.log);
+# the pid is in STARTED.
+start() {
+	local name=$1
+	shift
+	"$@" >"$WORK/$name.log" 2>&1 &
+	STARTED=$!
+	PIDS+=("$STARTED")
+}
+
+# wait_listen NAME PID PATTERN SECONDS: the port of the first "PATTERN
+# 127.0.0.1:PORT" line in NAME's log.
+wait_listen() {
+	local name=$1 pid=$2 pat=$3 secs=$4 i port
+	for i in $(seq 1 $((secs * 10))); do
+		port=$(sed -n "s/.*$pat 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p" "$WORK/$name.log" | head -1)
+		if [ -n "$port" ]; then echo "$port"; return 0; fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	tail -5 "$WORK/$name.log" >&2
+	return 1
+}
+
+# The value of KEY in a key=value line.
+kv() { awk -v k="$2" '{ for (i = 1; i <= NF; i++) { n = index($i, "="); if (substr($i, 1, n - 1) == k) { print substr($i, n + 1); exit } } }' <<<"$1"; }
+
+# CPU time (user, system) of a process and all its threads, in ticks.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12, $13 }'; }
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
+rec() { R[$1]="${R[$1]:-} $2"; }
+med() {
+	printf '%s\n' ${R[$1]:-} | grep -v -e '^$' -e nan | sort -g |
+		awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+rng() {
+	printf '%s\n' ${R[$1]:-} | grep -v -e '^$' -e nan | sort -g |
+		awk '{ a[NR] = $1 } END { if (NR) printf "%s–%s", a[1], a[NR]; else print "nan" }'
+}
+# Per-round ratios of two series recorded side by side, one per line.
+pratios() {
+	paste -d' ' <(printf '%s\n' ${R[$1]:-}) <(printf '%s\n' ${R[$2]:-}) |
+		awk -v inv="${3:-0}" 'NF == 2 && $1 != "nan" && $2 != "nan" && $1 + 0 > 0 && $2 + 0 > 0 {
+			printf "%.4f\n", inv ? $2 / $1 : $1 / $2 }'
+}
+# Median and range of the per-round ratios A/B (B/A with a third argument 1).
+pmed() {
+	pratios "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+prng() {
+	pratios "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR) printf "%.2f–%.2f", a[1], a[NR]; else print "—" }'
+}
+# order ROUND ITEM...: the items, reversed on even rounds.
+order() {
+	local r=$1 i
+	shift
+	if [ $((r % 2)) = 1 ]; then echo "$@"; return; fi
+	for ((i = $#; i > 0; i--)); do printf '%s ' "${!i}"; done
+	echo
+}
+div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (a == "nan" || b == "nan" || b + 0 == 0) print "nan"; else printf f, a / b }'; }
+fmt() { awk -v a="$1" -v f="${2:-%.0f}" 'BEGIN { if (a == "nan" || a == "") print "—"; else printf f, a }'; }
+# verdict VALUE OP TARGET: met / missed (OP ge or le)
+verdict() {
+	awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN { if (v == "nan" || v == "") print "not measured";
+		else if ((op == "ge" && v + 0 >= t + 0) || (op == "le" && v + 0 <= t + 0)) print "**met**"; else print "**missed**" }'
+}
+
+SECTION=0
+# Note a command for the report (ports shown by name), once per section.
+note_cmd() {
+	local c=$1 p
+	for p in "${!PORTNAME[@]}"; do c=${c//-p $p /-p \$${PORTNAME[$p]} }; c=${c//-p $p/-p \$${PORTNAME[$p]}}; done
+	c=${c//$WORK/\$WORK}
+	c=${c//$ROOT\//}
+	touch "$WORK/cmds.$SECTION"
+	grep -qxF -- "$c" "$WORK/cmds.$SECTION" || echo "$c" >>"$WORK/cmds.$SECTION"
+}
+
+# lg TAG PORT ARGS...: one loadgen run; the key=value line in LG.
+lg() {
+	local tag=$1 port=$2 rc
+	shift 2
+	note_cmd "${ON_CLIENT[*]} loadgen -p $port $*"
+	LG=$("${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$port" "$@" 2>"$WORK/lg.err")
+	rc=$?
+	if [ $rc -ne 0 ] || [ -z "$LG" ]; then
+		fail "$tag: loadgen -p $port $*: rc=$rc $(head -3 "$WORK/lg.err" | tr '\n' ' ') $LG"
+		return 1
+	fi
+	return 0
+}
+
+# bench KEY PID PORT ARGS...: a measured loadgen run against server PID;
+# records rps, p50, p99, reply bytes and the server's CPU per request.
+bench() {
+	local key=$1 pid=$2 port=$3 u0 s0 u1 s1 n
+	shift 3
+	read -r u0 s0 < <(cpu_ticks "$pid")
+	if ! lg "$key" "$port" "$@"; then
+		for u1 in rps p50 p99 max bytes resets cpu; do rec "$key.$u1" nan; done
+		return 1
+	fi
+	read -r u1 s1 < <(cpu_ticks "$pid")
+	n=$(kv "$LG" requests)
+	rec "$key.rps" "$(kv "$LG" rps)"
+	rec "$key.p50" "$(kv "$LG" p50_us)"
+	rec "$key.p99" "$(kv "$LG" p99_us)"
+	rec "$key.max" "$(kv "$LG" max_us)"
+	rec "$key.bytes" "$(kv "$LG" reply_bytes)"
+	rec "$key.resets" "$(kv "$LG" resets)"
+	rec "$key.cpu" "$(awk -v a="$u0" -v b="$s0" -v c="$u1" -v d="$s1" -v n="$n" -v t="$TICK_US" \
+		'BEGIN { if (n > 0) printf "%.2f", (c - a + d - b) * t / n; else print "nan" }')"
+	log "$key: $(kv "$LG" rps) req/s p50 $(kv "$LG" p50_us) µs p99 $(kv "$LG" p99_us) µs"
+}
+
+# rb KEY PID PORT ARGS...: a redis-benchmark --csv run; records rps, p50
+# and p99 (µs) and the server's CPU per request for each test it ran.
+rb() {
+	local key=$1 pid=$2 port=$3 u0 s0 u1 s1 out line test rps p50 p99 n total=0
+	shift 3
+	note_cmd "${ON_CLIENT[*]} redis-benchmark -p $port $*"
+	read -r u0 s0 < <(cpu_ticks "$pid")
+	if ! out=$("${ON_CLIENT[@]}" redis-benchmark -h 127.0.0.1 -p "$port" --csv "$@" 2>"$WORK/rb.err"); then
+		fail "$key: redis-benchmark $*: $(head -3 "$WORK/rb.err" | tr '\n' ' ')"
+		for test in SET GET MEMORY_MALLOC-STATS; do rec "$key.$test.rps" nan; done
+		rec "$key.cpu" nan
+		return 1
+	fi
+	read -r u1 s1 < <(cpu_ticks "$pid")
+	while IFS= read -r line; do
+		case $line in '"test"'*) continue ;; esac
+		test=$(awk -F'","' '{ gsub(/"/, "", $1); print $1 }' <<<"$line")
+		rps=$(awk -F'","' '{ print $2 }' <<<"$line")
+		p50=$(awk -F'","' '{ printf "%.1f", $5 * 1000 }' <<<"$line")
+		p99=$(awk -F'","' '{ printf "%.1f", $7 * 1000 }' <<<"$line")
+		[ -n "$rps" ] || continue
+		test=${test// /_}
+		rec "$key.$test.rps" "$rps"
+		rec "$key.$test.p50" "$p50"
+		rec "$key.$test.p99" "$p99"
+		log "$key.$test: $rps req/s p50 $p50 µs p99 $p99 µs"
+	done <<<"$out"
+	case "$*" in
+	*-n\ *) n=$(sed -n 's/.*-n \([0-9]*\).*/\1/p' <<<"$*"); total=$n ;;
+	esac
+	case "$*" in *-t\ set,get*) total=$((n * 2)) ;; esac
+	[ "$(grep -vc '^"test"' <<<"$out")" -gt 0 ] ||
+		{ fail "$key: redis-benchmark printed no result"; return 1; }
+	rec "$key.cpu" "$(awk -v a="$u0" -v b="$s0" -v c="$u1" -v d="$s1" -v n="$total" -v t="$TICK_US" \
+		'BEGIN { if (n > 0) printf "%.2f", (c - a + d - b) * t / n; else print "nan" }')"
+}
+
+# The agent thread's context switches (voluntary + involuntary).
+agent_switches() {
+	local pid=$1 t
+	for t in /proc/"$pid"/task/*; do
+		if [ "$(cat "$t/comm" 2>/dev/null)" = jm4lw ]; then
+			awk '/^voluntary_ctxt_switches|^nonvoluntary_ctxt_switches/ { s += $2 } END { print s }' "$t/status"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# kB of VmRSS / RssAnon / RssFile.
+rss() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+
+# prof KEY PID PORT ARGS...: perf stat (CPU, syscalls, epoll_ctl per
+# request) and perf record (share of each DSO) of server PID under loadgen.
+prof() {
+	local key=$1 pid=$2 port=$3 n
+	shift 3
+	[ $PERF = 1 ] || return 0
+	perf stat -x, -e task-clock,raw_syscalls:sys_enter,syscalls:sys_enter_epoll_ctl \
+		-p "$pid" -o "$WORK/pstat.$key" -- "${ON_CLIENT[@]}" "$LOADGEN" -p "$port" "$@" \
+		>"$WORK/pstat.$key.lg" 2>"$WORK/lg.err" || { fail "$key: perf stat loadgen"; return 1; }
+	note_cmd "perf stat -e task-clock,raw_syscalls:sys_enter,syscalls:sys_enter_epoll_ctl -p \$PID -- loadgen -p $port $*"
+	n=$(kv "$(cat "$WORK/pstat.$key.lg")" requests)
+	R[$key.n]=$n
+	R[$key.cpu_us]=$(awk -F, -v n="$n" '$3 == "task-clock" { printf "%.1f", $1 * 1000 / n }' "$WORK/pstat.$key")
+	R[$key.sys]=$(awk -F, -v n="$n" '$3 == "raw_syscalls:sys_enter" { printf "%.1f", $1 / n }' "$WORK/pstat.$key")
+	R[$key.epctl]=$(awk -F, -v n="$n" '$3 == "syscalls:sys_enter_epoll_ctl" { printf "%.1f", $1 / n }' "$WORK/pstat.$key")
+	perf record -q -e cpu-clock -F 4999 -p "$pid" -o "$WORK/prec.$key" -- \
+		"${ON_CLIENT[@]}" "$LOADGEN" -p "$port" "$@" >/dev/null 2>"$WORK/lg.err" ||
+		{ fail "$key: perf record loadgen"; return 1; }
+	note_cmd "perf record -e cpu-clock -F 4999 -p \$PID -- loadgen -p $port $*; perf report --sort dso"
+	perf report -i "$WORK/prec.$key" --sort dso --stdio --no-children -g none 2>/dev/null |
+		awk '$1 ~ /%$/ { print $1, $2 }' >"$WORK/dso.$key"
+	perf report -i "$WORK/prec.$key" --sort dso,sym --stdio --no-children -g none 2>/dev/null |
+		awk '$1 ~ /%$/ && $0 !~ /\[k\]/' | head -12 >"$WORK/usym.$key"
+}
+
+# Share (%) of DSO pattern in a profile.
+dso() { awk -v p="$2" '$2 ~ p { s += $1 } END { printf "%.0f", s }' "$WORK/dso.$1" 2>/dev/null; }
+
+MD=$WORK/md
+mkdir -p "$MD"
+# Section text goes to $MD/NN; the commands are added when it is written.
+out() { echo "$*" >>"$MD/$SECTION"; }
+cmds() {
+	[ -s "$WORK/cmds.$SECTION" ] || return 0
+	out ""
+	out "Commands (\`\$PORT\` names stand for the free ports picked at run time):"
+	out ""
+	out '```'
+	cat "$WORK/cmds.$SECTION" >>"$MD/$SECTION" 2>/dev/null
+	out '```'
+}
+SUMMARY=()
+summary() { SUMMARY+=("| $1 | $2 | $3 | $4 |"); }
+
+# ---------------------------------------------------------------- servers
+
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+mkdir -p "$WORK/dumps"
+cat >"$WORK/jm4lwd.conf" <<EOF
+# run.sh: the benchmark configuration
+max_connections = 2000
+dump_min_interval = 0
+read_timeout = 600
+dump_dir = $WORK/dumps
+EOF
+
+log "mode $MODE: $ROUNDS round(s) of ${DUR}s per case; report -> $OUT"
+start jm4lwd env MALLOC_CONF=prof:true,prof_active:false "${ON_SERVER[@]}" "$JM4LWD" \
+	-f "$WORK/jm4lwd.conf" -l 127.0.0.1:0
+JPID=$STARTED
+JPORT=$(wait_listen jm4lwd "$JPID" "jm4lwd: listening on" 20) || { fail "jm4lwd did not start"; exit 1; }
+PORTNAME[$JPORT]=JM4LWD_PORT
+start floor "${ON_SERVER[@]}" "$BIN/floor" -m linger
+FPID=$STARTED
+FPORT=$(wait_listen floor "$FPID" "floor: listening on" 20) || { fail "floor did not start"; exit 1; }
+PORTNAME[$FPORT]=FLOOR_PORT
+start floorc "${ON_SERVER[@]}" "$BIN/floor" -m close
+FCPID=$STARTED
+FCPORT=$(wait_listen floorc "$FCPID" "floor: listening on" 20) || { fail "floor -m close did not start"; exit 1; }
+PORTNAME[$FCPORT]=FLOOR_CLOSE_PORT
+
+# ================================================================ 1. floor
+SECTION=1
+log "1. ruok: jm4lwd vs floor"
+for r in $(seq 1 "$ROUNDS"); do
+	for c in $CONCS; do
+		for s in $(order "$r" j f fc); do
+			case $s in
+			j) bench "s1.c$c.j" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok ;;
+			f) bench "s1.c$c.f" "$FPID" "$FPORT" -c "$c" -d "$DUR" -w ruok ;;
+			fc) bench "s1.c$c.fc" "$FCPID" "$FCPORT" -c "$c" -d "$DUR" -w ruok ;;
+			esac
+		done
+	done
+done
+if [ $PERF = 1 ]; then
+	prof p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
+	prof p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok
+fi
+stop "$FCPID"
+
+# ================================================================ 2. ZooKeeper
+SECTION=2
+log "2. ruok and mntr: jm4lwd vs ZooKeeper"
+ZK_OK=0
+ZKJAR=/usr/share/java/zookeeper.jar
+if need java "Debian package zookeeper" && [ -r "$ZKJAR" ]; then
+	ZPORT=$(free_port)
+	mkdir -p "$WORK/zk/data"
+	cat >"$WORK/zk/zoo.cfg" <<EOF
+tickTime=2000
+dataDir=$WORK/zk/data
+clientPort=$ZPORT
+clientPortAddress=127.0.0.1
+maxClientCnxns=0
+4lw.commands.whitelist=*
+admin.enableServer=false
+EOF
+	note_cmd "${ON_SERVER[*]} java -cp /etc/zookeeper/conf:$ZKJAR org.apache.zookeeper.server.quorum.QuorumPeerMain zoo.cfg"
+	start zk "${ON_SERVER[@]}" java -cp "/etc/zookeeper/conf:$ZKJAR" \
+		org.apache.zookeeper.server.quorum.QuorumPeerMain "$WORK/zk/zoo.cfg"
+	ZKPID=$STARTED
+	PORTNAME[$ZPORT]=ZK_PORT
+	for i in $(seq 1 300); do
+		"$LOADGEN" -p "$ZPORT" -n 1 -w ruok >/dev/null 2>&1 && { ZK_OK=1; break; }
+		kill -0 "$ZKPID" 2>/dev/null || break
+		sleep 0.2
+	done
+	if [ $ZK_OK = 1 ]; then
+		"$LOADGEN" -p "$ZPORT" -n 1 -w mntr -o "$WORK/zk.mntr" >/dev/null 2>&1
+		ZK_VERSION=$(sed -n 's/^zk_version[[:space:]]*\([0-9.]*\).*/\1/p' "$WORK/zk.mntr")
+		log "ZooKeeper ${ZK_VERSION:-?} up on $ZPORT; warming up ${ZK_WARM}s per word"
+		lg zk.warm "$ZPORT" -c 32 -d "$ZK_WARM" -w ruok
+		lg zk.warm "$ZPORT" -c 32 -d "$ZK_WARM" -w mntr
+		for r in $(seq 1 "$ROUNDS"); do
+			for w in ruok mntr; do
+				for c in $CONCS; do
+					for s in $(order "$r" j z); do
+						if [ "$s" = j ]; then
+							bench "s2.$w.c$c.j" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w "$w"
+						else
+							bench "s2.$w.c$c.z" "$ZKPID" "$ZPORT" -c "$c" -d "$DUR" -w "$w"
+						fi
+					done
+				done
+			done
+		done
+		if [ $PERF = 1 ]; then
+			prof p.j.mntr "$JPID" "$JPORT" -c 32 -n 20000 -w mntr
+			prof p.z.mntr "$ZKPID" "$ZPORT" -c 32 -n 10000 -w mntr
+		fi
+	else
+		fail "ZooKeeper did not answer ruok within 60 s"
+		tail -5 "$WORK/zk.log" >&2
+	fi
+	stop "$ZKPID"
+else
+	[ -r "$ZKJAR" ] || fail "$ZKJAR missing (Debian package zookeeper)"
+fi
+
+# ================================================================ 4. jmfp
+SECTION=4
+log "4. jmfp vs a bare prof.dump over a ${HEAP_MB} MiB heap"
+mkdir -p "$WORK/hdumps"
+note_cmd "MALLOC_CONF=prof:true ${ON_SERVER[*]} bench_host -m $HEAP_MB \$WORK/hdumps"
+start bench_host env MALLOC_CONF=prof:true "${ON_SERVER[@]}" "$BIN/bench_host" -m "$HEAP_MB" "$WORK/hdumps"
+HPID=$STARTED
+if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
+	PORTNAME[$HPORT]=BENCH_HOST_PORT
+	HEAP_LINE=$(grep -m1 'blocks, stats.allocated' "$WORK/bench_host.log" | sed 's/^bench_host: //')
+	HRSS=$(rss "$HPID" VmRSS)
+	for r in $(seq 1 "$ROUNDS"); do
+		for w in $(order "$r" jmfp bdmp); do
+			rm -f "$WORK/$w.out"
+			bench "s4.$w" "$HPID" "$HPORT" -c 1 -n "$DUMPS" -w "$w" -x / -o "$WORK/$w.out" || continue
+			f=$(head -1 "$WORK/$w.out" | cut -f1 | tr -d '\n')
+			if [ -s "$f" ]; then
+				rec "s4.$w.size" "$(stat -c %s "$f")"
+				rec "s4.$w.traces" "$(grep -c '^@' "$f")"
+			else
+				fail "s4.$w: no dump file at '$f'"
+			fi
+			[ "$w" = bdmp ] && while IFS=$'\t' read -r _ ns; do rec s4.inproc "$(awk -v n="$ns" 'BEGIN { printf "%.1f", n / 1000 }')"; done <"$WORK/$w.out"
+			rm -f "$WORK"/hdumps/*.heap
+		done
+	done
+else
+	fail "bench_host did not start"
+fi
+stop "$HPID"
+
+# ================================================================ 6. idle
+SECTION=6
+log "6. ruok p99 with $IDLE_CONNS idle connections held open"
+for r in $(seq 1 "$ROUNDS"); do
+	for c in $CONCS; do
+		for s in $(order "$r" base idle); do
+			if [ "$s" = base ]; then
+				bench "s6.c$c.base" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok
+				continue
+			fi
+			# With the idle ones: ask mntr mid-run how many the daemon holds.
+			note_cmd "${ON_CLIENT[*]} loadgen -p $JPORT -k $IDLE_CONNS -c $c -d $DUR -w ruok & sleep $(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }'); jm4lw -p $JPORT mntr"
+			( sleep "$(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }')"
+			  "$CLIENT_BIN" -h 127.0.0.1 -p "$JPORT" -t 5 mntr >"$WORK/idle.mntr" 2>&1 ) &
+			probe=$!
+			bench "s6.c$c.idle" "$JPID" "$JPORT" -k "$IDLE_CONNS" -c "$c" -d "$DUR" -w ruok
+			wait "$probe"
+			open=$(awk -F'\t' '$1 == "jm4lw_open_connections" { print $2 }' "$WORK/idle.mntr")
+			rec "s6.c$c.open" "${open:-nan}"
+			[ -n "$open" ] && [ "$open" -ge "$IDLE_CONNS" ] ||
+				fail "s6: mntr mid-run says jm4lw_open_connections=${open:-?} (want >= $IDLE_CONNS)"
+			rec "s6.c$c.idle_open" "$(kv "$LG" idle_open)"
+		done
+	done
+done
+
+# ================================================================ 3 and 5. Redis
+REDIS_OK=0
+if need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
+	need redis-cli "Debian package redis-tools"; then
+	REDIS_OK=1
+	REDIS_VERSION=$(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p')
+	declare -A RPID RPORT APORT
+	for k in plain agent agentprof; do
+		RPORT[$k]=$(free_port)
+		mkdir -p "$WORK/redis-$k"
+		env=(env)
+		# shellcheck disable=SC2054
+		case $k in
+		agent) env+=(LD_PRELOAD="$AGENT" JM4LW_LISTEN=127.0.0.1:0 JM4LW_DUMP_DIR="$WORK/redis-$k") ;;
+		agentprof) env+=(LD_PRELOAD="$AGENT" JM4LW_LISTEN=127.0.0.1:0 JM4LW_DUMP_DIR="$WORK/redis-$k"
+			MALLOC_CONF=prof:true,prof_active:false) ;;
+		esac
+		start "redis-$k" "${env[@]}" "${ON_SERVER[@]}" redis-server --port "${RPORT[$k]}" --bind 127.0.0.1 \
+			--save "" --appendonly no --dir "$WORK/redis-$k"
+		RPID[$k]=$STARTED
+		PORTNAME[${RPORT[$k]}]=REDIS_${k^^}_PORT
+	done
+	SECTION=5
+	note_cmd "${ON_SERVER[*]} redis-server --port \$REDIS_PLAIN_PORT --bind 127.0.0.1 --save '' --appendonly no"
+	note_cmd "LD_PRELOAD=libjm4lw_agent.so JM4LW_LISTEN=127.0.0.1:0 ${ON_SERVER[*]} redis-server --port \$REDIS_AGENT_PORT ..."
+	note_cmd "LD_PRELOAD=libjm4lw_agent.so JM4LW_LISTEN=127.0.0.1:0 MALLOC_CONF=prof:true,prof_active:false ${ON_SERVER[*]} redis-server --port \$REDIS_AGENTPROF_PORT ..."
+	for k in plain agent agentprof; do
+		up=0
+		for i in $(seq 1 100); do
+			[ "$(redis-cli -p "${RPORT[$k]}" ping 2>/dev/null)" = PONG ] && { up=1; break; }
+			sleep 0.1
+		done
+		[ $up = 1 ] || { fail "redis-$k did not start"; REDIS_OK=0; }
+		if [ $k != plain ]; then
+			APORT[$k]=$(wait_listen "redis-$k" "${RPID[$k]}" "jm4lw agent\[[0-9]*\]: listening on" 10) ||
+				{ fail "the agent in redis-$k did not listen"; REDIS_OK=0; }
+			PORTNAME[${APORT[$k]:-0}]=AGENT_${k^^}_PORT
+		fi
+	done
+fi
+if [ $REDIS_OK = 1 ]; then
+	sleep 1
+	# 5: RSS right after start-up, then the idle agent's wake-ups.
+	for k in plain agent agentprof; do
+		for f in VmRSS RssAnon RssFile; do R[s5.rss.$k.$f]=$(rss "${RPID[$k]}" $f); done
+	done
+	note_cmd "grep -E 'VmRSS|RssAnon|RssFile' /proc/\$REDIS_PID/status   # 1 s after PONG, before any load"
+	note_cmd "cat /proc/\$REDIS_PID/task/*/comm; grep ctxt_switches /proc/\$REDIS_PID/task/\$JM4LW_TID/status   # $IDLE_SECS s apart"
+	for k in agent agentprof; do R[s5.sw0.$k]=$(agent_switches "${RPID[$k]}") || fail "no jm4lw thread in redis-$k"; done
+	sleep "$IDLE_SECS"
+	for k in agent agentprof; do
+		R[s5.sw1.$k]=$(agent_switches "${RPID[$k]}")
+		R[s5.wake.$k]=$(awk -v a="${R[s5.sw0.$k]:-0}" -v b="${R[s5.sw1.$k]:-0}" -v s="$IDLE_SECS" 'BEGIN { printf "%.2f", (b - a) / s }')
+	done
+
+	# 3: jmst against MEMORY MALLOC-STATS.
+	SECTION=3
+	log "3. jmst vs Redis MEMORY MALLOC-STATS"
+	redis-cli -p "${RPORT[plain]}" memory malloc-stats >"$WORK/malloc-stats" 2>&1
+	grep -q -- "--- End jemalloc statistics ---" "$WORK/malloc-stats" ||
+		fail "redis MEMORY MALLOC-STATS is not jemalloc's report: $(head -2 "$WORK/malloc-stats")"
+	R[s3.redis.bytes]=$(wc -c <"$WORK/malloc-stats")
+	redis-cli -p "${RPORT[agent]}" memory malloc-stats >"$WORK/malloc-stats-a" 2>&1
+	R[s3.redisa.bytes]=$(wc -c <"$WORK/malloc-stats-a")
+	for r in $(seq 1 "$ROUNDS"); do
+		for c in $CONCS; do
+			n=$RB_MS_N1
+			[ "$c" = 1 ] || n=$RB_MS_N32
+			for s in $(order "$r" j r rk0 a ra); do
+				case $s in
+				j) bench "s3.c$c.j" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w jmst ;;
+				r) rb "s3.c$c.r" "${RPID[plain]}" "${RPORT[plain]}" -c "$c" -n "$n" MEMORY MALLOC-STATS ;;
+				rk0) rb "s3.c$c.rk0" "${RPID[plain]}" "${RPORT[plain]}" -k 0 -c "$c" -n "$n" MEMORY MALLOC-STATS ;;
+				a) bench "s3.c$c.a" "${RPID[agent]}" "${APORT[agent]}" -c "$c" -d "$DUR" -w jmst ;;
+				ra) rb "s3.c$c.ra" "${RPID[agent]}" "${RPORT[agent]}" -c "$c" -n "$n" MEMORY MALLOC-STATS ;;
+				esac
+			done
+		done
+	done
+	[ $PERF = 1 ] && prof p.j.jmst "$JPID" "$JPORT" -c 32 -n 3000 -w jmst
+
+	# 5: GET/SET with and without the agent, the agent's thread watched.
+	SECTION=5
+	log "5. the agent inside redis-server"
+	for k in agent agentprof; do R[s5.lsw0.$k]=$(agent_switches "${RPID[$k]}"); done
+	for r in $(seq 1 "$AGENT_ROUNDS"); do
+		for c in $CONCS; do
+			n=$RB_KV_N1
+			[ "$c" = 1 ] || n=$RB_KV_N32
+			for k in $(order "$r" plain agent agentprof); do
+				rb "s5.c$c.$k" "${RPID[$k]}" "${RPORT[$k]}" -c "$c" -n "$n" -t set,get
+			done
+		done
+	done
+	for k in agent agentprof; do
+		R[s5.lsw1.$k]=$(agent_switches "${RPID[$k]}")
+		R[s5.loadsw.$k]=$(( ${R[s5.lsw1.$k]:-0} - ${R[s5.lsw0.$k]:-0} ))
+	done
+	for k in plain agent agentprof; do stop "${RPID[$k]}"; done
+fi
+stop "$JPID"
+stop "$FPID"
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+T_END=$(date +%s)
+
+# ================================================================ report
+log "writing $OUT"
+EPOCH_LINE=$(sed -n 's/^bench_host: epoch \([0-9.]*\) us before the fill, \([0-9.]*\) us after$/\1 µs with an empty heap, \2 µs with the heap built/p' \
+	"$WORK/bench_host.log" 2>/dev/null | head -1)
+
+# 1
+SECTION=1
+out "## 1. ruok: jm4lwd against the floor"
+out ""
+out "Connections per second, each a full connect → \`ruok\\n\` → \`imok\` → EOF → close (loadgen, closed loop)."
+out "The floor (\`tests/bench/floor.c\`) is one thread, epoll, \`accept4\`, answers any 4 bytes with \`imok\`"
+out "and then, like jm4lwd, \`shutdown(SHUT_WR)\` and waits for the peer's EOF before closing (\`-m linger\`):"
+out "the same packets on the wire, minus everything that makes jm4lwd a server (timeouts, limits, allow_from,"
+out "counters, the word table, libevent). \`-m close\` (reply and close at once) is shown for reference only."
+out ""
+out "| concurrency | jm4lwd conn/s | floor conn/s | **jm4lwd ÷ floor** (rounds) | target | result | floor -m close conn/s | p50 / p99 µs jm4lwd | p50 / p99 µs floor |"
+out "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+S1_MISS=0
+for c in $CONCS; do
+	ratio=$(pmed s1.c$c.j.rps s1.c$c.f.rps)
+	v=$(verdict "$ratio" ge 0.90)
+	[ "$v" = "**missed**" ] && S1_MISS=1
+	out "| $c | $(fmt "$(med s1.c$c.j.rps)") | $(fmt "$(med s1.c$c.f.rps)") | **$(fmt "$ratio" %.2f)** ($(prng s1.c$c.j.rps s1.c$c.f.rps)) | ≥ 0.90 | $v | $(fmt "$(med s1.c$c.fc.rps)") | $(fmt "$(med s1.c$c.j.p50)") / $(fmt "$(med s1.c$c.j.p99)") | $(fmt "$(med s1.c$c.f.p50)") / $(fmt "$(med s1.c$c.f.p99)") |"
+	summary "1. ruok conn/s, jm4lwd ÷ floor, c=$c" "$(fmt "$ratio" %.2f)" "≥ 0.90" "$v"
+done
+out ""
+out "With two CPUs, loadgen has one and the server the other, and loadgen's half of a connection costs the kernel about"
+out "as much as the server's: unless a server is busy close to 100 %, conn/s measures the client as much as the server."
+out "So here is also what each server spends per connection — its user+system time from \`/proc/PID/stat\` over the run"
+out "(10 ms ticks, including the kernel's TCP work in its system calls) divided by the connections served — and the"
+out "ratio that gives when the server is the bottleneck (capacity: the floor's CPU per connection ÷ jm4lwd's)."
+out ""
+out "| concurrency | server CPU µs/conn jm4lwd | floor | **capacity jm4lwd ÷ floor** (rounds) | target (same) | result | server CPU busy jm4lwd / floor |"
+out "| --- | --- | --- | --- | --- | --- | --- |"
+S1_CAP_MISS=0
+for c in $CONCS; do
+	jc=$(med s1.c$c.j.cpu) fc=$(med s1.c$c.f.cpu)
+	cap=$(pmed s1.c$c.j.cpu s1.c$c.f.cpu 1)
+	v=$(verdict "$cap" ge 0.90)
+	[ "$c" = 32 ] && [ "$v" = "**missed**" ] && S1_CAP_MISS=1
+	bj=$(awk -v a="$jc" -v r="$(med s1.c$c.j.rps)" 'BEGIN { if (a == "nan") print "nan"; else printf "%.0f", a * r / 1e4 }')
+	bf=$(awk -v a="$fc" -v r="$(med s1.c$c.f.rps)" 'BEGIN { if (a == "nan") print "nan"; else printf "%.0f", a * r / 1e4 }')
+	out "| $c | $(fmt "$jc" %.1f) | $(fmt "$fc" %.1f) | **$(fmt "$cap" %.2f)** ($(prng s1.c$c.j.cpu s1.c$c.f.cpu 1)) | ≥ 0.90 | $v | $bj % / $bf % |"
+	[ "$c" = 32 ] && summary "1. ruok capacity (CPU per conn), jm4lwd ÷ floor, c=$c" "$(fmt "$cap" %.2f)" "≥ 0.90 (same)" "$v"
+done
+cmds
+
+# 2
+SECTION=2
+out "## 2. ruok and mntr: jm4lwd against ZooKeeper ${ZK_VERSION:-3.8}"
+out ""
+if [ $ZK_OK = 1 ]; then
+	out "ZooKeeper standalone (\`QuorumPeerMain\`, OpenJDK $(java -version 2>&1 | sed -n '1s/.*version "\(.*\)".*/\1/p'), default JVM options), pinned like every server, warmed up with"
+	out "${ZK_WARM} s of each word at concurrency 32 first. Its class path is \`/etc/zookeeper/conf:zookeeper.jar\`, so SLF4J finds no"
+	out "binding and logs nothing: ZooKeeper pays nothing for its per-command log line (the comparison favours it)."
+	out "Its \`mntr\` reply is ~$(fmt "$(med s2.mntr.c1.z.bytes)") bytes (JVM and metrics figures), jm4lwd's ~$(fmt "$(med s2.mntr.c1.j.bytes)")."
+	zr=$(awk -v a="$(med s2.ruok.c32.z.resets)" -v b="$(med s2.mntr.c32.z.resets)" 'BEGIN { print a + b }')
+	if [ "$zr" != 0 ]; then
+		out "Some ZooKeeper connections ended in a reset after a whole reply (it closes with the \`\\n\` unread); loadgen"
+		out "counts those as answered (median per run at c=32: ruok $(fmt "$(med s2.ruok.c32.z.resets)"), mntr $(fmt "$(med s2.mntr.c32.z.resets)"))."
+	fi
+	out ""
+	out "| word | concurrency | jm4lwd conn/s | ZooKeeper conn/s | **jm4lwd ÷ ZooKeeper** (rounds) | target | result | p50 / p99 µs jm4lwd | p50 / p99 µs ZooKeeper | server CPU µs/conn jm4lwd / ZooKeeper | capacity ratio (CPU/conn) |"
+	out "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	for w in ruok mntr; do
+		for c in $CONCS; do
+			ratio=$(pmed s2.$w.c$c.j.rps s2.$w.c$c.z.rps)
+			if [ $w = mntr ]; then t="≥ 5"; v=$(verdict "$ratio" ge 5); else t="—"; v="(no target)"; fi
+			out "| $w | $c | $(fmt "$(med s2.$w.c$c.j.rps)") | $(fmt "$(med s2.$w.c$c.z.rps)") | **$(fmt "$ratio" %.2f)×** ($(prng s2.$w.c$c.j.rps s2.$w.c$c.z.rps)) | $t | $v | $(fmt "$(med s2.$w.c$c.j.p50)") / $(fmt "$(med s2.$w.c$c.j.p99)") | $(fmt "$(med s2.$w.c$c.z.p50)") / $(fmt "$(med s2.$w.c$c.z.p99)") | $(fmt "$(med s2.$w.c$c.j.cpu)" %.1f) / $(fmt "$(med s2.$w.c$c.z.cpu)" %.1f) | $(fmt "$(pmed s2.$w.c$c.j.cpu s2.$w.c$c.z.cpu 1)" %.2f)× |"
+			summary "2. $w conn/s, jm4lwd ÷ ZooKeeper, c=$c" "$(fmt "$ratio" %.2f)×" "$t" "$v"
+		done
+	done
+else
+	out "**Not measured**: ZooKeeper could not be started (see the run's log)."
+	summary "2. ruok/mntr ÷ ZooKeeper" "—" "≥ 5 (mntr)" "not measured"
+fi
+cmds
+
+# 3
+SECTION=3
+out "## 3. jmst against Redis \`MEMORY MALLOC-STATS\`"
+out ""
+if [ $REDIS_OK = 1 ]; then
+	out "Both replies are jemalloc's \`malloc_stats_print()\` text from the same Debian libjemalloc (Redis $REDIS_VERSION links the system one)."
+	out "jmst is one fresh TCP connection per reply (loadgen); redis-benchmark keeps its connections open (\`-k 1\`, its"
+	out "default): the target column compares jmst over fresh connections with Redis over kept connections, as asked."
+	out "\`-k 0\` makes redis-benchmark reconnect for every request, the same transport as jmst. The replies differ in size"
+	out "because the heaps differ: jm4lwd's own small heap (~$(fmt "$(med s3.c1.j.bytes)") B) against redis-server's"
+	out "(~${R[s3.redis.bytes]:-?} B). The agent columns compare the two on one heap: jmst served by the preload agent inside"
+	out "redis-server against that same redis-server's \`MEMORY MALLOC-STATS\` (~${R[s3.redisa.bytes]:-?} B)."
+	out ""
+	out "| concurrency | jm4lwd jmst/s | Redis /s (kept conns) | **jm4lwd ÷ Redis** (rounds) | target | result | Redis /s \`-k 0\` (reconnect) | jm4lwd ÷ Redis \`-k 0\` | agent jmst/s in redis | same redis MALLOC-STATS/s | agent ÷ that redis | p50 / p99 µs jm4lwd | p50 / p99 µs Redis |"
+	out "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	for c in $CONCS; do
+		M=MEMORY_MALLOC-STATS
+		ratio=$(pmed s3.c$c.j.rps s3.c$c.r.$M.rps)
+		v=$(verdict "$ratio" ge 1.0)
+		out "| $c | $(fmt "$(med s3.c$c.j.rps)") | $(fmt "$(med s3.c$c.r.$M.rps)") | **$(fmt "$ratio" %.2f)** ($(prng s3.c$c.j.rps s3.c$c.r.$M.rps)) | ≥ 1.0 | $v | $(fmt "$(med s3.c$c.rk0.$M.rps)") | $(fmt "$(pmed s3.c$c.j.rps s3.c$c.rk0.$M.rps)" %.2f) | $(fmt "$(med s3.c$c.a.rps)") | $(fmt "$(med s3.c$c.ra.$M.rps)") | $(fmt "$(pmed s3.c$c.a.rps s3.c$c.ra.$M.rps)" %.2f) | $(fmt "$(med s3.c$c.j.p50)") / $(fmt "$(med s3.c$c.j.p99)") | $(fmt "$(med s3.c$c.r.$M.p50)") / $(fmt "$(med s3.c$c.r.$M.p99)") |"
+		summary "3. jmst/s ÷ Redis MALLOC-STATS/s, c=$c" "$(fmt "$ratio" %.2f)" "≥ 1.0" "$v"
+	done
+else
+	out "**Not measured**: redis-server could not be started."
+	summary "3. jmst ÷ Redis MALLOC-STATS" "—" "≥ 1.0" "not measured"
+fi
+cmds
+
+# 4
+SECTION=4
+out "## 4. jmfp against a bare \`mallctl(\"prof.dump\")\`"
+out ""
+if [ "$(med s4.jmfp.p50)" != nan ]; then
+	out "\`tests/bench/bench_host.c\` embeds the module (libjm4lw.a) and, with sampling on from the start at the default"
+	out "rate (\`lg_prof_sample\` 19, one sample per 512 KiB), holds a heap of live blocks, 32 B – 128 KiB, allocated through"
+	out "call chains of 1–12 frames ($HEAP_LINE; VmRSS ${HRSS:-?} kB). Its host word \`bdmp\` is the bare"
+	out "\`mallctl(\"prof.dump\", path)\`; \`jmfp\` adds what makes it safe (the \`O_EXCL\` temporary file, \`statvfs\` for"
+	out "\`dump_min_free\`, \`rename\`, an \`epoch\` and \`stats.allocated\` read for \`dump_on_growth\`). Both are timed by loadgen over the"
+	out "same port (connect to EOF, $DUMPS dumps per word per round, alternating), to the same directory (\`/tmp\`'s file system)."
+	out ""
+	ratio=$(pmed s4.jmfp.p50 s4.bdmp.p50)
+	v=$(verdict "$ratio" le 1.05)
+	out "| | jmfp | bare prof.dump (\`bdmp\`) | **jmfp ÷ bare** (rounds) | target | result |"
+	out "| --- | --- | --- | --- | --- | --- |"
+	out "| wall time, median µs | $(fmt "$(med s4.jmfp.p50)") | $(fmt "$(med s4.bdmp.p50)") | **$(fmt "$ratio" %.3f)** ($(prng s4.jmfp.p50 s4.bdmp.p50)) | ≤ 1.05 | $v |"
+	out "| per-round medians µs | $(rng s4.jmfp.p50) | $(rng s4.bdmp.p50) | | | |"
+	out "| time inside \`mallctl\`, median µs | | $(fmt "$(med s4.inproc)") | | | |"
+	out "| profile size, bytes | $(fmt "$(med s4.jmfp.size)") | $(fmt "$(med s4.bdmp.size)") | | | |"
+	out "| backtraces in the profile | $(fmt "$(med s4.jmfp.traces)") | $(fmt "$(med s4.bdmp.traces)") | | | |"
+	[ -n "$EPOCH_LINE" ] && out "" && out "One \`mallctl(\"epoch\")\` in this process takes $EPOCH_LINE."
+	summary "4. jmfp ÷ bare prof.dump, ${HEAP_MB} MiB heap" "$(fmt "$ratio" %.3f)" "≤ 1.05" "$v"
+else
+	out "**Not measured**: bench_host did not start or no dump succeeded."
+	summary "4. jmfp ÷ bare prof.dump" "—" "≤ 1.05" "not measured"
+fi
+cmds
+
+# 5
+SECTION=5
+out "## 5. The preload agent inside redis-server"
+out ""
+if [ $REDIS_OK = 1 ]; then
+	out "Three redis-server $REDIS_VERSION instances run side by side, pinned to the same CPU: plain; with"
+	out "\`LD_PRELOAD=libjm4lw_agent.so\` (the agent alone); with the agent and \`MALLOC_CONF=prof:true,prof_active:false\`"
+	out "(what \`jm4lw-run\` sets up). The agent is idle: nothing connects to its port. redis-benchmark \`-t set,get\`"
+	out "runs against each in turn, $AGENT_ROUNDS round(s); ratios are medians of the per-round ratios (range in brackets)."
+	out ""
+	out "| concurrency | test | plain req/s | agent req/s | **agent ÷ plain** (rounds) | target | result | agent + prof:true req/s | ÷ plain (rounds) |"
+	out "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	for c in $CONCS; do
+		for t in SET GET; do
+			ratio=$(pmed s5.c$c.agent.$t.rps s5.c$c.plain.$t.rps)
+			v=$(verdict "$ratio" ge 0.99)
+			out "| $c | $t | $(fmt "$(med s5.c$c.plain.$t.rps)") | $(fmt "$(med s5.c$c.agent.$t.rps)") | **$(fmt "$ratio" %.3f)** ($(prng s5.c$c.agent.$t.rps s5.c$c.plain.$t.rps)) | ≥ 0.99 | $v | $(fmt "$(med s5.c$c.agentprof.$t.rps)") | $(fmt "$(pmed s5.c$c.agentprof.$t.rps s5.c$c.plain.$t.rps)" %.3f) ($(prng s5.c$c.agentprof.$t.rps s5.c$c.plain.$t.rps)) |"
+			summary "5. redis $t/s with agent ÷ without, c=$c" "$(fmt "$ratio" %.3f)" "≥ 0.99" "$v"
+		done
+	done
+	out ""
+	out "Server CPU per request (user+system of the redis-server process, µs), c=32: plain $(fmt "$(med s5.c32.plain.cpu)" %.2f), agent $(fmt "$(med s5.c32.agent.cpu)" %.2f), agent + prof:true $(fmt "$(med s5.c32.agentprof.cpu)" %.2f)."
+	out ""
+	w=${R[s5.wake.agent]:-nan} wp=${R[s5.wake.agentprof]:-nan}
+	vw=$(verdict "$(awk -v a="$w" -v b="$wp" 'BEGIN { print (a > b ? a : b) }')" le 0)
+	added=$(( ${R[s5.rss.agent.VmRSS]:-0} - ${R[s5.rss.plain.VmRSS]:-0} ))
+	addedp=$(( ${R[s5.rss.agentprof.VmRSS]:-0} - ${R[s5.rss.plain.VmRSS]:-0} ))
+	vr=$(verdict "$added" le 1024)
+	out "| | plain | agent | agent + prof:true | target | result |"
+	out "| --- | --- | --- | --- | --- | --- |"
+	out "| wake-ups/s of the \`jm4lw\` thread, idle ($IDLE_SECS s) | — | $w | $wp | 0 | $vw |"
+	out "| its context switches during all the GET/SET runs | — | ${R[s5.loadsw.agent]:-?} | ${R[s5.loadsw.agentprof]:-?} | 0 | |"
+	out "| VmRSS after start-up, kB | ${R[s5.rss.plain.VmRSS]:-?} | ${R[s5.rss.agent.VmRSS]:-?} (+$added) | ${R[s5.rss.agentprof.VmRSS]:-?} (+$addedp) | +1024 | $vr |"
+	out "| of which RssAnon, kB | ${R[s5.rss.plain.RssAnon]:-?} | ${R[s5.rss.agent.RssAnon]:-?} | ${R[s5.rss.agentprof.RssAnon]:-?} | | |"
+	out "| of which RssFile (shared library pages), kB | ${R[s5.rss.plain.RssFile]:-?} | ${R[s5.rss.agent.RssFile]:-?} | ${R[s5.rss.agentprof.RssFile]:-?} | | |"
+	summary "5. agent thread wake-ups/s, idle" "$w" "0" "$vw"
+	summary "5. RSS added by the agent" "$added kB" "≤ 1024 kB" "$vr"
+else
+	out "**Not measured**: redis-server could not be started."
+	summary "5. agent in redis" "—" "" "not measured"
+fi
+cmds
+
+# 6
+SECTION=6
+out "## 6. ruok latency with $IDLE_CONNS idle connections held open"
+out ""
+out "jm4lwd with \`max_connections = 2000\` and \`read_timeout = 600\` (so the idle peers are not timed out during the run)."
+out "loadgen \`-k $IDLE_CONNS\` opens $IDLE_CONNS sockets that never send (32 per 10 ms, then 0.5 s for the daemon to accept"
+out "them), keeps them open for the whole run (one the server closed would count as dropped: none may be) and"
+out "measures ruok alongside; runs with and without them alternate. Half-way through each run \`jm4lw mntr\` reads"
+out "\`jm4lw_open_connections\` from the daemon itself."
+out ""
+out "| concurrency | p99 µs, no idle | p99 µs, $IDLE_CONNS idle | target | result | p50 µs no idle / idle | conn/s no idle / idle | jm4lw_open_connections mid-run |"
+out "| --- | --- | --- | --- | --- | --- | --- | --- |"
+for c in $CONCS; do
+	p=$(med s6.c$c.idle.p99)
+	v=$(verdict "$p" le 10000)
+	out "| $c | $(fmt "$(med s6.c$c.base.p99)") | **$(fmt "$p")** | ≤ 10000 | $v | $(fmt "$(med s6.c$c.base.p50)") / $(fmt "$(med s6.c$c.idle.p50)") | $(fmt "$(med s6.c$c.base.rps)") / $(fmt "$(med s6.c$c.idle.rps)") | $(rng s6.c$c.open) |"
+	summary "6. ruok p99 with $IDLE_CONNS idle, c=$c" "$(fmt "$p") µs" "≤ 10 ms" "$v"
+done
+cmds
+
+# Profiles
+SECTION=7
+if [ $PERF = 1 ]; then
+	out "## Where the time goes (perf)"
+	out ""
+	out "Each server under loadgen at concurrency 32 for a fixed number of connections: \`perf stat\` for CPU time, system"
+	out "calls and \`epoll_ctl\` calls per connection, then \`perf record -e cpu-clock\` for the share of samples per DSO"
+	out "(\`jm4lwd\` is our code: the daemon links libjm4lw statically; Debian's libjemalloc2 is stripped, so its own"
+	out "functions show as addresses). The commands are listed with the sections they belong to."
+	out ""
+	out "| server, word | CPU µs/conn | syscalls/conn | epoll_ctl/conn | kernel | our code | libevent | libc | jemalloc |"
+	out "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	for k in p.f.ruok p.j.ruok p.j.mntr p.j.jmst p.z.mntr; do
+		[ -n "${R[$k.cpu_us]:-}" ] || continue
+		case $k in
+		p.f.*) name="floor, ruok" ;;
+		p.z.*) name="ZooKeeper, mntr" ;;
+		*) name="jm4lwd, ${k##*.}" ;;
+		esac
+		if [ "$k" = p.z.mntr ]; then
+			out "| $name | ${R[$k.cpu_us]} | ${R[$k.sys]} | ${R[$k.epctl]} | $(dso "$k" kernel) % | (JIT code: $(awk '$2 !~ /kernel/ { s += $1 } END { printf "%.0f", s }' "$WORK/dso.$k" 2>/dev/null) % outside the kernel) | | | |"
+		else
+			out "| $name | ${R[$k.cpu_us]} | ${R[$k.sys]} | ${R[$k.epctl]} | $(dso "$k" kernel) % | $(dso "$k" '^(jm4lwd|floor)$') % | $(dso "$k" libevent) % | $(dso "$k" libc) % | $(dso "$k" jemalloc) % |"
+		fi
+	done
+	for k in p.j.ruok p.j.mntr; do
+		[ -s "$WORK/usym.$k" ] || continue
+		out ""
+		out "Top user-space symbols, jm4lwd ${k##*.} (self, % of all samples):"
+		out ""
+		out '```'
+		cat "$WORK/usym.$k" >>"$MD/$SECTION"
+		out '```'
+	done
+fi
+
+# Analysis of missed targets, from the figures above.
+SECTION=8
+hdr=0
+ana() {
+	if [ $hdr = 0 ]; then
+		out "## Analysis of the missed targets"
+		out ""
+		hdr=1
+	fi
+	out "$*"
+}
+below() { awk -v a="$1" -v t="$2" 'BEGIN { print (a != "nan" && a != "" && a + 0 < t + 0) }'; }
+above() { awk -v a="$1" -v t="$2" 'BEGIN { print (a != "nan" && a != "" && a + 0 > t + 0) }'; }
+# Do the per-round ratios of A/B (or B/A) reach target T (op ge/le) in some round?
+spans() { pratios "$1" "$2" "${5:-0}" | awk -v t="$3" -v op="$4" '(op == "ge" && $1 >= t) || (op == "le" && $1 <= t) { f = 1 } END { print f + 0 }'; }
+
+if [ "$S1_MISS" = 1 ] || [ "$S1_CAP_MISS" = 1 ]; then
+	jc=$(med s1.c32.j.cpu) fc=$(med s1.c32.f.cpu)
+	ana "**1. ruok ÷ floor.** At c=32 jm4lwd spent $(fmt "$jc" %.1f) µs of CPU per connection, the floor $(fmt "$fc" %.1f) µs."
+	if [ $PERF = 1 ]; then
+		ana "perf (c=32, ${R[p.j.ruok.n]:-?} connections each): $(fmt "${R[p.j.ruok.cpu_us]:-nan}" %.1f) against $(fmt "${R[p.f.ruok.cpu_us]:-nan}" %.1f) µs of CPU,"
+		ana "$(fmt "${R[p.j.ruok.sys]:-nan}" %.1f) system calls per connection against $(fmt "${R[p.f.ruok.sys]:-nan}" %.1f), of which \`epoll_ctl\` $(fmt "${R[p.j.ruok.epctl]:-nan}" %.1f) against $(fmt "${R[p.f.ruok.epctl]:-nan}" %.1f);"
+		ana "of jm4lwd's samples the kernel has $(dso p.j.ruok kernel) %, libc $(dso p.j.ruok libc) %, libevent $(dso p.j.ruok libevent) %, our code $(dso p.j.ruok '^jm4lwd$') %, jemalloc $(dso p.j.ruok jemalloc) %"
+		ana "(the floor: kernel $(dso p.f.ruok kernel) %, libc $(dso p.f.ruok libc) %)."
+	fi
+	if [ "$S1_CAP_MISS" = 1 ]; then
+		ana "The difference is our code's, through libevent and libc — not the allocator's. In \`daemon/server.c\`:"
+		ana "- \`conn_dispatch()\` calls \`event_del(c->rev)\` and then \`conn_want_read(c, 0)\` (\`event_add\`) only to drop the read"
+		ana "  timeout; libevent turns that into \`EPOLL_CTL_DEL\` + \`EPOLL_CTL_ADD\`. With the \`EPOLL_CTL_ADD\` after accept and the"
+		ana "  \`EPOLL_CTL_DEL\` of \`event_free()\` in \`conn_close()\` that is 4 \`epoll_ctl\` per connection where the floor makes 1."
+		ana "  \`event_remove_timer(c->rev)\` (libevent ≥ 2.1.2) drops a timeout without touching epoll."
+		ana "- each connection formats text nobody reads: \`fmt_addr()\` (\`inet_ntop\` + \`snprintf\`) and \`snprintf(c->peer)\` in"
+		ana "  \`server_accept()\`, and \`log_msg(m, JM4LW_LOG_DEBUG, \"%s: word %s%s\", ...)\` in \`conn_dispatch()\`, whose \`vsnprintf\`"
+		ana "  into a 512-byte buffer runs before the log callback throws the line away (\`__vfprintf_internal\`,"
+		ana "  \`_IO_default_xsputn\`, \`__strchrnul\` in the user-space symbols above). Formatting only when debug lines are wanted"
+		ana "  (a level the host sets, checked before \`vsnprintf\`) removes it."
+		ana "- per connection \`calloc\` + two \`event_new\` + \`evbuffer_new\`, and their frees: small, in the jemalloc and libevent shares."
+	else
+		ana "By CPU per connection jm4lwd meets the target (capacity $(fmt "$(pmed s1.c32.j.cpu s1.c32.f.cpu 1)" %.2f)), so the conn/s shortfall"
+		ana "is not the code's: the per-round ratios vary from round to round on a machine whose load average went $LOAD0 → $LOAD1."
+	fi
+	ana ""
+fi
+
+if [ $ZK_OK = 1 ] && [ "$(below "$(pmed s2.mntr.c1.j.rps s2.mntr.c1.z.rps)" 5)" = 1 ]; then
+	ceil=$(pmed s1.c1.f.rps s2.mntr.c1.z.rps)
+	ana "**2. mntr ÷ ZooKeeper at c=1.** One request at a time, the rate is one over the round trip: loadgen's connect,"
+	ana "the loopback, two wake-ups, the close. jm4lwd's mntr takes $(fmt "$(med s2.mntr.c1.j.p50)") µs at the median against $(fmt "$(med s2.ruok.c1.j.p50)") µs for its ruok,"
+	ana "so the word adds $(awk -v a="$(med s2.mntr.c1.j.p50)" -v b="$(med s2.ruok.c1.j.p50)" 'BEGIN { printf "%.0f", a - b }') µs; ZooKeeper's mntr takes $(fmt "$(med s2.mntr.c1.z.p50)") µs."
+	if [ "$(below "$ceil" 5)" = 1 ]; then
+		ana "Even the floor's ruok, a server that does nothing, reached only $(fmt "$ceil" %.2f)× ZooKeeper's mntr rate at c=1 (section 1):"
+		ana "at this concurrency 5× is more than the transport allows on this machine, whatever the server does."
+	else
+		ana "The floor's ruok reached $(fmt "$ceil" %.2f)× ZooKeeper's mntr rate at c=1 (section 1), so the transport allows 5×: what is"
+		ana "missing is jm4lwd's own time per request — mntr's \`epoch\` refresh (below) and, for every word, the ruok path's"
+		ana "$(awk -v a="$(med s1.c1.j.p50)" -v b="$(med s1.c1.f.p50)" 'BEGIN { printf "%.0f", a - b }') µs over the floor at the median (section 1)."
+	fi
+	ana "By CPU per connection jm4lwd's mntr costs $(fmt "$(med s2.mntr.c1.j.cpu)" %.1f) µs against ZooKeeper's $(fmt "$(med s2.mntr.c1.z.cpu)" %.1f) µs."
+	ana ""
+fi
+if [ $ZK_OK = 1 ] && [ "$(below "$(pmed s2.mntr.c32.j.rps s2.mntr.c32.z.rps)" 5)" = 1 ]; then
+	ana "**2. mntr ÷ ZooKeeper at c=32.** jm4lwd's mntr costs $(fmt "$(med s2.mntr.c32.j.cpu)" %.1f) µs of CPU per connection against $(fmt "$(med s2.ruok.c32.j.cpu)" %.1f) µs for"
+	ana "its ruok, ZooKeeper's $(fmt "$(med s2.mntr.c32.z.cpu)" %.1f) µs: by CPU jm4lwd is $(fmt "$(pmed s2.mntr.c32.j.cpu s2.mntr.c32.z.cpu 1)" %.1f)× cheaper, and conn/s falls short of that"
+	ana "because at c=32 loadgen's CPU, not jm4lwd's, is the limit (jm4lwd busy $(awk -v a="$(med s2.mntr.c32.j.cpu)" -v r="$(med s2.mntr.c32.j.rps)" 'BEGIN { printf "%.0f", a * r / 1e4 }') % of its CPU)."
+	ana ""
+fi
+if [ $ZK_OK = 1 ] && { [ "$(below "$(pmed s2.mntr.c1.j.rps s2.mntr.c1.z.rps)" 5)" = 1 ] || [ "$(below "$(pmed s2.mntr.c32.j.rps s2.mntr.c32.z.rps)" 5)" = 1 ]; }; then
+	t="What mntr costs over ruok is the allocator's: \`word_mntr()\` (\`proto/words.c\`) writes \`epoch\` first, as it must"
+	t="$t for fresh \`stats.*\`, and jemalloc's refresh clears and re-merges every arena's bin and size-class statistics"
+	[ -n "$EPOCH_LINE" ] && t="$t (one \`epoch\` in bench_host: $EPOCH_LINE)"
+	[ $PERF = 1 ] && t="$t; perf puts $(dso p.j.mntr jemalloc) % of jm4lwd's mntr samples in libjemalloc, against $(dso p.j.ruok jemalloc) % for ruok, and $(dso p.j.mntr libc) % in libc (the refresh's \`memset\`, \`vfprintf\` for ~25 lines)"
+	ana "$t. Refreshing \`epoch\` at most every few milliseconds (figures a few ms old are fine for an exporter) would take"
+	ana "most of it away under a burst of mntr; the \`mallctl\` reads by name are cheap (~0.1 µs each)."
+	ana ""
+fi
+
+if [ $REDIS_OK = 1 ]; then
+	for c in $CONCS; do
+		M=MEMORY_MALLOC-STATS
+		[ "$(below "$(pmed s3.c$c.j.rps s3.c$c.r.$M.rps)" 1)" = 1 ] || continue
+		ana "**3. jmst ÷ Redis at c=$c.** Both run the same \`malloc_stats_print()\` over heaps of similar size; jm4lwd also pays a"
+		ana "TCP connection per reply, which redis-benchmark's kept connections do not. Against Redis over fresh connections"
+		ana "(\`-k 0\`) the ratio is $(fmt "$(pmed s3.c$c.j.rps s3.c$c.rk0.$M.rps)" %.2f); on one heap (agent ÷ that redis) $(fmt "$(pmed s3.c$c.a.rps s3.c$c.ra.$M.rps)" %.2f)."
+		[ "$(spans s3.c$c.j.rps s3.c$c.r.$M.rps 1 ge)" = 1 ] && ana "Some rounds met the target: per-round ratios $(prng s3.c$c.j.rps s3.c$c.r.$M.rps)."
+		[ $PERF = 1 ] && ana "perf: jemalloc $(dso p.j.jmst jemalloc) % and libc $(dso p.j.jmst libc) % of jm4lwd's jmst samples (the statistics walk and its \`printf\`s), the kernel $(dso p.j.jmst kernel) %."
+		ana ""
+	done
+fi
+
+if [ "$(above "$(pmed s4.jmfp.p50 s4.bdmp.p50)" 1.05)" = 1 ]; then
+	d=$(awk -v a="$(med s4.jmfp.p50)" -v b="$(med s4.bdmp.p50)" 'BEGIN { printf "%.0f", a - b }')
+	ana "**4. jmfp ÷ bare prof.dump.** jmfp took $d µs longer than the bare dump, whose \`mallctl\` took $(fmt "$(med s4.inproc)") µs for"
+	ana "a ${HEAP_MB} MiB heap. The difference is fixed work around the dump in \`proto_dump()\` (\`proto/words.c\`): \`stat\`,"
+	ana "\`realpath\`, \`statvfs\`, \`lstat\`, \`mkostemp\`, \`rename\`, and an \`epoch\` refresh plus \`stats.allocated\` afterwards"
+	ana "(file system and allocator, no pass over the heap), so it does not grow with the heap: the ratio shrinks as the dump grows."
+	[ "$(spans s4.jmfp.p50 s4.bdmp.p50 1.05 le)" = 1 ] && ana "Some rounds met the target: per-round ratios $(prng s4.jmfp.p50 s4.bdmp.p50)."
+	ana ""
+fi
+
+if [ $REDIS_OK = 1 ]; then
+	for c in $CONCS; do
+		for t in SET GET; do
+			r=$(pmed s5.c$c.agent.$t.rps s5.c$c.plain.$t.rps)
+			[ "$(below "$r" 0.99)" = 1 ] || continue
+			ana "**5. redis $t with the agent, c=$c: $(fmt "$r" %.3f).** The agent's thread made ${R[s5.loadsw.agent]:-?} context switches"
+			ana "during all the GET/SET runs: it never ran, so no CPU of the agent's was taken from redis. Per-round ratios"
+			ana "$(prng s5.c$c.agent.$t.rps s5.c$c.plain.$t.rps); plain redis alone ranged $(rng s5.c$c.plain.$t.rps) req/s over the rounds."
+			if [ "$AGENT_ROUNDS" = 1 ]; then
+				ana "One short round (smoke): too little to tell a 1 % difference from noise."
+			elif [ "$(spans s5.c$c.agent.$t.rps s5.c$c.plain.$t.rps 0.99 ge)" = 1 ]; then
+				ana "Some rounds met the target: the median's shortfall is run-to-run noise of redis-benchmark on a shared machine."
+			else
+				ana "Every round missed it with the agent's thread asleep, so it is not work the agent does; what is left is the"
+				ana "preload itself (another library and its dependencies mapped, redis's code and data laid out differently),"
+				ana "which this benchmark cannot separate from noise at the 1 % level. Compare the agent + prof:true column."
+			fi
+			ana ""
+		done
+	done
+fi
+
+for c in $CONCS; do
+	p=$(med s6.c$c.idle.p99)
+	[ "$(above "$p" 10000)" = 1 ] || continue
+	ana "**6. ruok p99 with idle connections, c=$c: $(fmt "$p") µs** against $(fmt "$(med s6.c$c.base.p99)") µs without them"
+	ana "(per-round p99 with them: $(rng s6.c$c.idle.p99) µs; without: $(rng s6.c$c.base.p99) µs)."
+	if [ "$(above "$(med s6.c$c.base.p99)" 10000)" = 1 ]; then
+		ana "The tail is as long without the idle connections: it is the machine's (CPU taken by other work, load average"
+		ana "$LOAD0 → $LOAD1), not theirs. jm4lwd keeps idle peers in epoll and a timer heap, touched only when they act."
+	else
+		ana "The idle connections lengthen the tail: with ${IDLE_CONNS} peers each holding a \`read_timeout\` event, libevent's timer"
+		ana "heap and epoll set are larger; see \`server_accept()\`/\`conn_want_read()\` in \`daemon/server.c\`."
+	fi
+	ana ""
+done
+
+# Assemble.
+{
+	echo "# jm4lw benchmarks"
+	echo ""
+	echo "Generated by \`tests/bench/run.sh$([ "$MODE" = smoke ] && echo " --smoke")\` on $(date -u '+%Y-%m-%d %H:%M UTC') in $((T_END - T_START)) s. Do not edit: run it again."
+	[ "$MODE" = smoke ] && echo "" && echo "**Smoke run**: one short round per case, a ${HEAP_MB} MiB heap. These figures prove the harness, not the code."
+	echo ""
+	echo "## Machine"
+	echo ""
+	echo "| | |"
+	echo "| --- | --- |"
+	echo "| CPUs (nproc) | $(nproc) |"
+	echo "| CPU model | $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1) |"
+	echo "| kernel | $(uname -sr) |"
+	echo "| memory | $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) |"
+	echo "| OS | $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") |"
+	echo "| load average (1/5/15 min) at start → end | $LOAD0 → $LOAD1 |"
+	echo "| pinning | $PINNING |"
+	echo "| jm4lw | $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null)$(cd "$ROOT" && [ -n "$(git status --porcelain 2>/dev/null)" ] && echo " (with uncommitted changes)"), $(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt" 2>/dev/null) build in \`${BUILD#$ROOT/}\`, $($CC --version | head -1) |"
+	echo "| bench programs | $BIN_HOW |"
+	echo "| libraries | jemalloc $(pkg-config --modversion jemalloc 2>/dev/null), libevent $(pkg-config --modversion libevent_core 2>/dev/null) |"
+	echo "| compared with | ZooKeeper ${ZK_VERSION:-?}, Redis ${REDIS_VERSION:-?} (Debian packages) |"
+	echo "| rounds | $ROUNDS per comparison (agent throughput: $AGENT_ROUNDS), ${DUR} s per loadgen case, cases alternating, order reversed every other round |"
+	echo ""
+	echo "The machine may be shared: the load average says how busy it was. Every figure is a median over rounds; a ratio"
+	echo "is the median of the per-round ratios, its range in brackets. Latencies are from \`socket()\` to EOF as loadgen"
+	echo "sees them (log-linear histogram, < 1 % error)."
+	echo ""
+	echo "## Summary"
+	echo ""
+	echo "| comparison | figure | target | result |"
+	echo "| --- | --- | --- | --- |"
+	printf '%s\n' "${SUMMARY[@]}"
+	echo ""
+	if [ ${#FAILURES[@]} -gt 0 ]; then
+		echo "**Errors during the run** (the figures around them are suspect):"
+		echo ""
+		printf -- '- %s\n' "${FAILURES[@]}"
+		echo ""
+	fi
+	for s in 1 2 3 4 5 6 7 8; do
+		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
+	done
+	echo "## How to run"
+	echo ""
+	echo '```sh'
+	echo "cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release && cmake --build build-bench -j2"
+	echo "tests/bench/run.sh            # full run (~$(( (T_END - T_START + 59) / 60 )) min here), writes BENCHMARKS.md"
+	echo "tests/bench/run.sh --smoke    # ~1 s per case, one round: proves the harness (CI)"
+	echo '```'
+	echo ""
+	echo "\`loadgen\` without \`-p\` lists its options; \`loadgen -p PORT -c 32 -d 5 -w mntr\` is the basic use, \`-k N\` holds N idle"
+	echo "connections, \`-x PREFIX\` checks replies of other words, \`-j\` prints JSON."
+} >"$WORK/report.md"
+mkdir -p "$(dirname "$OUT")"
+cp "$WORK/report.md" "$OUT"
+
+if [ ${#FAILURES[@]} -gt 0 ]; then
+	log "${#FAILURES[@]} failure(s):"
+	printf '  %s\n' "${FAILURES[@]}" >&2
+	exit 1
+fi
+log "done in $((T_END - T_START)) s; report in $OUT"
+exit 0
