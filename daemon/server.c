@@ -44,6 +44,7 @@
 #define ACCEPT_PAUSE_SECONDS 1    /* back-off after EMFILE/ENFILE */
 #define SEND_IOV 16
 #define ACL_MAX 64                /* allow_from entries */
+#define REJECT_MIN 64             /* refusals in flight beyond the cap */
 
 enum conn_state { CONN_READ, CONN_WRITE, CONN_LINGER };
 
@@ -60,6 +61,7 @@ struct conn {
 	char word[4];     /* the word, once framed */
 	size_t discarded; /* bytes read and thrown away after the word */
 	int peer_eof;     /* the peer shut down its side */
+	int rejecting;    /* over max_connections: sending the refusal */
 	struct timeval deadline; /* for the word: accept + read_timeout */
 	char peer[64];
 };
@@ -80,6 +82,7 @@ struct jm4lw {
 	struct event *resume; /* re-enables accept after a pause */
 	struct event *dump_timer;   /* dump_interval, only when set */
 	struct event *growth_timer; /* dump_on_growth, only when set */
+	unsigned nrejecting;      /* refusals still being sent */
 	struct cidr acl[ACL_MAX]; /* allow_from, parsed */
 	int nacl;
 	jm4lw_log_fn logfn;
@@ -134,7 +137,10 @@ static void conn_close(struct conn *c)
 	struct jm4lw *m = c->m;
 
 	TAILQ_REMOVE(&m->conns, c, entry);
-	m->proto.st.conns_open--;
+	if (c->rejecting)
+		m->nrejecting--;
+	else
+		m->proto.st.conns_open--;
 	event_free(c->rev);
 	event_free(c->wev);
 	evbuffer_free(c->out);
@@ -313,21 +319,68 @@ static void conn_write(evutil_socket_t fd, short what, void *arg)
 	conn_flush(c);
 }
 
-/* Refuse a connection over max_connections: one best-effort line, close. */
+/* A connection object for @p fd, not yet counted or watched. */
+static struct conn *conn_new(struct jm4lw *m, evutil_socket_t fd,
+    const char *peer)
+{
+	struct conn *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->m = m;
+	c->fd = fd;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	c->rev = event_new(m->base, fd, EV_READ | EV_PERSIST, conn_read, c);
+	c->wev = event_new(m->base, fd, EV_WRITE | EV_PERSIST, conn_write, c);
+	c->out = evbuffer_new();
+	if (c->rev == NULL || c->wev == NULL || c->out == NULL) {
+		if (c->rev)
+			event_free(c->rev);
+		if (c->wev)
+			event_free(c->wev);
+		if (c->out)
+			evbuffer_free(c->out);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * Refuse a connection over max_connections with one line. It goes out
+ * like any reply — half-close, then drain the peer's word until its FIN —
+ * because closing with the word unread would reset the connection and
+ * the peer would see "connection reset" instead of the reason. Refusals
+ * in flight have a cap of their own (max_connections + REJECT_MIN, each a
+ * few hundred bytes for at most LINGER_SECONDS); beyond it, best effort
+ * and close.
+ */
 static void server_reject(struct jm4lw *m, evutil_socket_t fd,
     const char *peer)
 {
 	char line[128];
+	struct conn *c;
 	int n;
 
 	m->proto.st.conns_rejected++;
 	n = snprintf(line, sizeof(line),
 	    JM4LW_ERROR_PREFIX "too many connections (max_connections=%u)\n",
 	    m->cfg.max_connections);
-	(void)send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
-	evutil_closesocket(fd);
 	log_msg(m, JM4LW_LOG_DEBUG, "%s: rejected, %u connections open", peer,
 	    m->cfg.max_connections);
+	if (m->nrejecting < REJECT_MIN + m->cfg.max_connections &&
+	    (c = conn_new(m, fd, peer)) != NULL &&
+	    evbuffer_add(c->out, line, (size_t)n) == 0) {
+		c->rejecting = 1;
+		c->state = CONN_WRITE;
+		TAILQ_INSERT_TAIL(&m->conns, c, entry);
+		m->nrejecting++;
+		conn_want_read(c, 0); /* to drain the word and see EOF */
+		conn_flush(c);
+		return;
+	}
+	(void)send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	evutil_closesocket(fd);
 }
 
 /* proto's log sink: straight to the host's. */
@@ -502,37 +555,19 @@ static void server_accept(struct evconnlistener *lev, evutil_socket_t fd,
 		server_reject(m, fd, peer);
 		return;
 	}
-	if ((c = calloc(1, sizeof(*c))) == NULL)
-		goto fail;
-	c->m = m;
-	c->fd = fd;
+	if ((c = conn_new(m, fd, peer)) == NULL) {
+		log_msg(m, JM4LW_LOG_ERR, "%s: out of memory, connection "
+		    "dropped", peer);
+		evutil_closesocket(fd);
+		return;
+	}
 	c->state = CONN_READ;
-	snprintf(c->peer, sizeof(c->peer), "%s", peer);
-	c->rev = event_new(m->base, fd, EV_READ | EV_PERSIST, conn_read, c);
-	c->wev = event_new(m->base, fd, EV_WRITE | EV_PERSIST, conn_write, c);
-	c->out = evbuffer_new();
-	if (c->rev == NULL || c->wev == NULL || c->out == NULL)
-		goto fail;
 	TAILQ_INSERT_TAIL(&m->conns, c, entry);
 	m->proto.st.conns_open++;
 	m->proto.st.conns_total++;
 	event_base_gettimeofday_cached(m->base, &c->deadline);
 	c->deadline.tv_sec += m->cfg.read_timeout;
 	conn_want_read(c, (int)m->cfg.read_timeout);
-	return;
-fail:
-	log_msg(m, JM4LW_LOG_ERR, "%s: out of memory, connection dropped",
-	    peer);
-	if (c != NULL) {
-		if (c->rev)
-			event_free(c->rev);
-		if (c->wev)
-			event_free(c->wev);
-		if (c->out)
-			evbuffer_free(c->out);
-		free(c);
-	}
-	evutil_closesocket(fd);
 }
 
 /* Turn accepting on or off on every listener. */
@@ -599,7 +634,7 @@ static int server_adopt(struct jm4lw *m, int fd)
 		return -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &onlen) == -1)
 		return -1;
-	if (!on && listen(fd, 128) == -1)
+	if (!on && listen(fd, SOMAXCONN) == -1)
 		return -1;
 	if (evutil_make_socket_nonblocking(fd) == -1 ||
 	    evutil_make_socket_closeonexec(fd) == -1)
@@ -638,7 +673,7 @@ static int server_bind(struct jm4lw *m, const char *addr)
 	if (sa->sa_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
 	    IPV6_V6ONLY, &one, sizeof(one)) == -1)
 		goto fail;
-	if (bind(fd, sa, len) == -1 || listen(fd, 128) == -1)
+	if (bind(fd, sa, len) == -1 || listen(fd, SOMAXCONN) == -1)
 		goto fail;
 	if (server_adopt(m, fd) == -1)
 		goto fail;

@@ -10,7 +10,7 @@ pkgs="cmake gcc make pkg-config libevent-dev libjemalloc-dev libinih-dev perl bi
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
-valgrind iproute2"
+valgrind iproute2 libfuzzer-14-dev"
 fi
 
 missing=""

@@ -4,7 +4,9 @@
 #   2. clang build, warnings as errors, unit tests;
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer build: unit and
 #      integration tests (jm4lwd itself sanitized, driven by the real clients);
-#   4. ThreadSanitizer build, the thread-mode tests.
+#   4. ThreadSanitizer build, the thread-mode tests;
+#   5. libFuzzer target: 1M runs over the seed corpus;
+#   6. benchmark smoke run, so the harness never rots (figures not judged).
 # (valgrind runs the thread-mode tests inside step 1.)
 set -eu
 cd "$(dirname "$0")/.."
@@ -28,3 +30,7 @@ cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang \
 	-DJM4LW_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs" --target test_thread
 (cd build-tsan && ctest --output-on-failure -L thread -LE valgrind)
+
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_proto
+(cd build-fuzz && ctest --output-on-failure -L fuzz)
