@@ -366,14 +366,21 @@ prof() {
 	R[$key.cpu_us]=$(awk -F, -v n="$n" '$3 == "task-clock" { printf "%.1f", $1 * 1000 / n }' "$WORK/pstat.$key")
 	R[$key.sys]=$(awk -F, -v n="$n" '$3 == "raw_syscalls:sys_enter" { printf "%.1f", $1 / n }' "$WORK/pstat.$key")
 	R[$key.epctl]=$(awk -F, -v n="$n" '$3 == "syscalls:sys_enter_epoll_ctl" { printf "%.1f", $1 / n }' "$WORK/pstat.$key")
-	perf record -q -e cpu-clock -F 4999 -p "$pid" -o "$WORK/prec.$key" -- \
+	perf record -q -g -e cpu-clock -F 4999 -p "$pid" -o "$WORK/prec.$key" -- \
 		"${ON_CLIENT[@]}" "$LOADGEN" -p "$port" "$@" >/dev/null 2>"$WORK/lg.err" ||
 		{ fail "$key: perf record loadgen"; return 1; }
-	note_cmd "perf record -e cpu-clock -F 4999 -p \$PID -- loadgen -p $port $*; perf report --sort dso"
+	note_cmd "perf record -g -e cpu-clock -F 4999 -p \$PID -- loadgen -p $port $*; perf report --sort dso; perf report --children --sort sym"
 	perf report -i "$WORK/prec.$key" --sort dso --stdio --no-children -g none 2>/dev/null |
 		awk '$1 ~ /%$/ { print $1, $2 }' >"$WORK/dso.$key"
 	perf report -i "$WORK/prec.$key" --sort dso,sym --stdio --no-children -g none 2>/dev/null |
 		awk '$1 ~ /%$/ && $0 !~ /\[k\]/' | head -12 >"$WORK/usym.$key"
+	# Inclusive shares (with the kernel time below them): epoll_ctl, and
+	# the libc formatting functions' own time.
+	perf report -i "$WORK/prec.$key" --children --sort sym --stdio -g none 2>/dev/null |
+		awk '$1 ~ /%$/ { print }' >"$WORK/child.$key"
+	R[$key.epctl_pct]=$(awk '$3 == "[.]" && $4 == "epoll_ctl" { sub(/%/, "", $1); print $1; exit }' "$WORK/child.$key")
+	R[$key.fmt_pct]=$(awk '$3 == "[.]" && $4 ~ /vfprintf|xsputn|strchrnul|_itoa|vsnprintf|inet_ntop|snprintf|_IO_str_|_IO_setb|_IO_no_init|_IO_old_init|_IO_enable_locks|outstring/ {
+		sub(/%/, "", $2); t += $2 } END { printf "%.1f", t }' "$WORK/child.$key")
 }
 
 # Share (%) of DSO pattern in a profile.
@@ -464,13 +471,15 @@ EOF
 		org.apache.zookeeper.server.quorum.QuorumPeerMain "$WORK/zk/zoo.cfg"
 	ZKPID=$STARTED
 	PORTNAME[$ZPORT]=ZK_PORT
+	# Ready when mntr answers: for a moment after start ruok says imok while
+	# mntr says "This ZooKeeper instance is not currently serving requests".
 	for i in $(seq 1 300); do
-		"$LOADGEN" -p "$ZPORT" -n 1 -w ruok >/dev/null 2>&1 && { ZK_OK=1; break; }
+		rm -f "$WORK/zk.mntr"
+		"$LOADGEN" -p "$ZPORT" -n 1 -w mntr -o "$WORK/zk.mntr" >/dev/null 2>&1 && { ZK_OK=1; break; }
 		kill -0 "$ZKPID" 2>/dev/null || break
 		sleep 0.2
 	done
 	if [ $ZK_OK = 1 ]; then
-		"$LOADGEN" -p "$ZPORT" -n 1 -w mntr -o "$WORK/zk.mntr" >/dev/null 2>&1
 		ZK_VERSION=$(sed -n 's/^zk_version[[:space:]]*\([0-9.]*\).*/\1/p' "$WORK/zk.mntr")
 		log "ZooKeeper ${ZK_VERSION:-?} up on $ZPORT; warming up ${ZK_WARM}s per word"
 		lg zk.warm "$ZPORT" -c 32 -d "$ZK_WARM" -w ruok
@@ -493,7 +502,7 @@ EOF
 			prof p.z.mntr "$ZKPID" "$ZPORT" -c 32 -n 10000 -w mntr
 		fi
 	else
-		fail "ZooKeeper did not answer ruok within 60 s"
+		fail "ZooKeeper did not answer mntr within 60 s"
 		tail -5 "$WORK/zk.log" >&2
 	fi
 	stop "$ZKPID"
@@ -527,6 +536,28 @@ if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
 			rm -f "$WORK"/hdumps/*.heap
 		done
 	done
+	# Where jmfp's extra time goes: close() of the profile, timed by strace.
+	if [ "$MODE" = full ] && command -v strace >/dev/null; then
+		strace -T -e trace=creat,close -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
+		st=$!
+		sleep 0.5
+		for i in 1 2 3 4 5; do
+			"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w jmfp -x / >/dev/null 2>&1
+			"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w bdmp -x / >/dev/null 2>&1
+		done
+		sleep 0.3
+		kill "$st" 2>/dev/null
+		wait "$st" 2>/dev/null
+		note_cmd "strace -T -e trace=creat,close -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
+		while read -r kind us; do rec "s4.close.$kind" "$us"; done < <(awk '
+			/^creat\(/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+				k[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; next }
+			/^close\(/ { fd = $0; sub(/^close\(/, "", fd); sub(/\).*/, "", fd)
+				if (fd in k) { d = $NF; gsub(/[<>]/, "", d); printf "%s %.0f\n", k[fd], d * 1e6; delete k[fd] } }' \
+			"$WORK/dump.strace" 2>/dev/null)
+		rm -f "$WORK"/hdumps/*.heap
+	fi
+	DUMP_FS=$(findmnt -n -o FSTYPE,OPTIONS -T "$WORK/hdumps" 2>/dev/null)
 else
 	fail "bench_host did not start"
 fi
@@ -790,6 +821,7 @@ if [ "$(med s4.jmfp.p50)" != nan ]; then
 	out "| time inside \`mallctl\`, median µs | | $(fmt "$(med s4.inproc)") | | | |"
 	out "| profile size, bytes | $(fmt "$(med s4.jmfp.size)") | $(fmt "$(med s4.bdmp.size)") | | | |"
 	out "| backtraces in the profile | $(fmt "$(med s4.jmfp.traces)") | $(fmt "$(med s4.bdmp.traces)") | | | |"
+	[ -n "${R[s4.close.jmfp]:-}" ] && out "| \`close()\` of the profile under strace, median µs | $(fmt "$(med s4.close.jmfp)") | $(fmt "$(med s4.close.bdmp)") | | | |"
 	[ -n "$EPOCH_LINE" ] && out "" && out "One \`mallctl(\"epoch\")\` in this process takes $EPOCH_LINE."
 	summary "4. jmfp ÷ bare prof.dump, ${HEAP_MB} MiB heap" "$(fmt "$ratio" %.3f)" "≤ 1.05" "$v"
 else
@@ -849,7 +881,10 @@ out "jm4lwd with \`max_connections = 2000\` and \`read_timeout = 600\` (so the i
 out "loadgen \`-k $IDLE_CONNS\` opens $IDLE_CONNS sockets that never send (32 per 10 ms, then 0.5 s for the daemon to accept"
 out "them), keeps them open for the whole run (one the server closed would count as dropped: none may be) and"
 out "measures ruok alongside; runs with and without them alternate. Half-way through each run \`jm4lw mntr\` reads"
-out "\`jm4lw_open_connections\` from the daemon itself."
+out "\`jm4lw_open_connections\` from the daemon itself. The pacing is there because jm4lwd listens with a backlog of 128"
+out "(\`listen(fd, 128)\` in \`server_bind()\`/\`server_adopt()\`, \`daemon/server.c\`): a burst of more connects than that,"
+out "arriving while the daemon is off the CPU, overflows the accept queue, and the overflow waits for the SYN-ACK"
+out "retransmission (1 s, then 3 s)."
 out ""
 out "| concurrency | p99 µs, no idle | p99 µs, $IDLE_CONNS idle | target | result | p50 µs no idle / idle | conn/s no idle / idle | jm4lw_open_connections mid-run |"
 out "| --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -922,7 +957,14 @@ if [ "$S1_MISS" = 1 ] || [ "$S1_CAP_MISS" = 1 ]; then
 		ana "of jm4lwd's samples the kernel has $(dso p.j.ruok kernel) %, libc $(dso p.j.ruok libc) %, libevent $(dso p.j.ruok libevent) %, our code $(dso p.j.ruok '^jm4lwd$') %, jemalloc $(dso p.j.ruok jemalloc) %"
 		ana "(the floor: kernel $(dso p.f.ruok kernel) %, libc $(dso p.f.ruok libc) %)."
 	fi
+	if [ $PERF = 1 ] && [ -n "${R[p.j.ruok.epctl_pct]:-}" ]; then
+		ja=${R[p.j.ruok.cpu_us]:-nan} fa=${R[p.f.ruok.cpu_us]:-nan}
+		ana "With call graphs: \`epoll_ctl\` and the kernel work under it take ${R[p.j.ruok.epctl_pct]} % of jm4lwd's CPU, $(awk -v p="${R[p.j.ruok.epctl_pct]}" -v c="$ja" 'BEGIN { printf "%.1f", p * c / 100 }') µs per"
+		ana "connection for its ${R[p.j.ruok.epctl]:-?} calls, against ${R[p.f.ruok.epctl_pct]:-?} % ($(awk -v p="${R[p.f.ruok.epctl_pct]:-0}" -v c="$fa" 'BEGIN { printf "%.1f", p * c / 100 }') µs) for the floor's one; libc's formatting functions"
+		ana "(\`vfprintf\` and helpers) take ${R[p.j.ruok.fmt_pct]:-?} % ($(awk -v p="${R[p.j.ruok.fmt_pct]:-0}" -v c="$ja" 'BEGIN { printf "%.1f", p * c / 100 }') µs). The gap to the floor is $(awk -v a="$ja" -v b="$fa" 'BEGIN { printf "%.1f", a - b }') µs per connection."
+	fi
 	if [ "$S1_CAP_MISS" = 1 ]; then
+		ana ""
 		ana "The difference is our code's, through libevent and libc — not the allocator's. In \`daemon/server.c\`:"
 		ana "- \`conn_dispatch()\` calls \`event_del(c->rev)\` and then \`conn_want_read(c, 0)\` (\`event_add\`) only to drop the read"
 		ana "  timeout; libevent turns that into \`EPOLL_CTL_DEL\` + \`EPOLL_CTL_ADD\`. With the \`EPOLL_CTL_ADD\` after accept and the"
@@ -942,25 +984,22 @@ if [ "$S1_MISS" = 1 ] || [ "$S1_CAP_MISS" = 1 ]; then
 fi
 
 if [ $ZK_OK = 1 ] && [ "$(below "$(pmed s2.mntr.c1.j.rps s2.mntr.c1.z.rps)" 5)" = 1 ]; then
-	ceil=$(pmed s1.c1.f.rps s2.mntr.c1.z.rps)
-	ana "**2. mntr ÷ ZooKeeper at c=1.** One request at a time, the rate is one over the round trip: loadgen's connect,"
-	ana "the loopback, two wake-ups, the close. jm4lwd's mntr takes $(fmt "$(med s2.mntr.c1.j.p50)") µs at the median against $(fmt "$(med s2.ruok.c1.j.p50)") µs for its ruok,"
-	ana "so the word adds $(awk -v a="$(med s2.mntr.c1.j.p50)" -v b="$(med s2.ruok.c1.j.p50)" 'BEGIN { printf "%.0f", a - b }') µs; ZooKeeper's mntr takes $(fmt "$(med s2.mntr.c1.z.p50)") µs."
-	if [ "$(below "$ceil" 5)" = 1 ]; then
-		ana "Even the floor's ruok, a server that does nothing, reached only $(fmt "$ceil" %.2f)× ZooKeeper's mntr rate at c=1 (section 1):"
-		ana "at this concurrency 5× is more than the transport allows on this machine, whatever the server does."
-	else
-		ana "The floor's ruok reached $(fmt "$ceil" %.2f)× ZooKeeper's mntr rate at c=1 (section 1), so the transport allows 5×: what is"
-		ana "missing is jm4lwd's own time per request — mntr's \`epoch\` refresh (below) and, for every word, the ruok path's"
-		ana "$(awk -v a="$(med s1.c1.j.p50)" -v b="$(med s1.c1.f.p50)" 'BEGIN { printf "%.0f", a - b }') µs over the floor at the median (section 1)."
-	fi
-	ana "By CPU per connection jm4lwd's mntr costs $(fmt "$(med s2.mntr.c1.j.cpu)" %.1f) µs against ZooKeeper's $(fmt "$(med s2.mntr.c1.z.cpu)" %.1f) µs."
+	jm=$(med s2.mntr.c1.j.p50) jr=$(med s2.ruok.c1.j.p50) zm=$(med s2.mntr.c1.z.p50) fl=$(med s1.c1.f.p50)
+	ana "**2. mntr ÷ ZooKeeper at c=1.** One request at a time, the rate is one over the mean time per request:"
+	ana "jm4lwd's mean was $(awk -v r="$(med s2.mntr.c1.j.rps)" 'BEGIN { printf "%.0f", 1e6 / r }') µs against a median of $(fmt "$jm") µs, ZooKeeper's $(awk -v r="$(med s2.mntr.c1.z.rps)" 'BEGIN { printf "%.0f", 1e6 / r }') µs against $(fmt "$zm") µs:"
+	ana "the rates are set by the tails (p99 $(fmt "$(med s2.mntr.c1.j.p99)") and $(fmt "$(med s2.mntr.c1.z.p99)") µs; the floor's ruok p99 was $(fmt "$(med s1.c1.f.p99)") µs, so the"
+	ana "machine's scheduling makes them). By medians ZooKeeper is $(div "$zm" "$jm" %.1f)× slower. A connection that does"
+	ana "nothing costs $(fmt "$fl") µs at the median here (the floor's ruok), jm4lwd's ruok $(fmt "$jr") µs, its mntr $(fmt "$jm") µs:"
+	ana "mntr's own $(awk -v a="$jm" -v b="$jr" 'BEGIN { printf "%.0f", a - b }') µs are what keeps the median ratio $(awk -v z="$zm" -v j="$jm" -v f="$fl" 'BEGIN { printf "%s 5× (a free mntr would give %.1f×)", (z / j >= 5 ? "above" : "under"), z / f }'),"
+	ana "and most of them are the allocator's \`epoch\` refresh (below). By CPU per connection jm4lwd's mntr costs"
+	ana "$(fmt "$(med s2.mntr.c1.j.cpu)" %.1f) µs against ZooKeeper's $(fmt "$(med s2.mntr.c1.z.cpu)" %.1f) µs ($(fmt "$(pmed s2.mntr.c1.j.cpu s2.mntr.c1.z.cpu 1)" %.1f)×)."
 	ana ""
 fi
 if [ $ZK_OK = 1 ] && [ "$(below "$(pmed s2.mntr.c32.j.rps s2.mntr.c32.z.rps)" 5)" = 1 ]; then
 	ana "**2. mntr ÷ ZooKeeper at c=32.** jm4lwd's mntr costs $(fmt "$(med s2.mntr.c32.j.cpu)" %.1f) µs of CPU per connection against $(fmt "$(med s2.ruok.c32.j.cpu)" %.1f) µs for"
-	ana "its ruok, ZooKeeper's $(fmt "$(med s2.mntr.c32.z.cpu)" %.1f) µs: by CPU jm4lwd is $(fmt "$(pmed s2.mntr.c32.j.cpu s2.mntr.c32.z.cpu 1)" %.1f)× cheaper, and conn/s falls short of that"
-	ana "because at c=32 loadgen's CPU, not jm4lwd's, is the limit (jm4lwd busy $(awk -v a="$(med s2.mntr.c32.j.cpu)" -v r="$(med s2.mntr.c32.j.rps)" 'BEGIN { printf "%.0f", a * r / 1e4 }') % of its CPU)."
+	ana "its ruok, ZooKeeper's $(fmt "$(med s2.mntr.c32.z.cpu)" %.1f) µs: by CPU jm4lwd is $(fmt "$(pmed s2.mntr.c32.j.cpu s2.mntr.c32.z.cpu 1)" %.1f)× cheaper. ZooKeeper was busy"
+	ana "$(awk -v a="$(med s2.mntr.c32.z.cpu)" -v r="$(med s2.mntr.c32.z.rps)" 'BEGIN { printf "%.0f", a * r / 1e4 }') % of its CPU (its limit), jm4lwd $(awk -v a="$(med s2.mntr.c32.j.cpu)" -v r="$(med s2.mntr.c32.j.rps)" 'BEGIN { printf "%.0f", a * r / 1e4 }') %: jm4lwd's conn/s was set by loadgen and by the rest"
+	ana "of the machine's load (section 1's floor reached $(fmt "$(med s1.c32.f.rps)") conn/s with the same loadgen), so conn/s understates it."
 	ana ""
 fi
 if [ $ZK_OK = 1 ] && { [ "$(below "$(pmed s2.mntr.c1.j.rps s2.mntr.c1.z.rps)" 5)" = 1 ] || [ "$(below "$(pmed s2.mntr.c32.j.rps s2.mntr.c32.z.rps)" 5)" = 1 ]; }; then
@@ -988,11 +1027,21 @@ fi
 
 if [ "$(above "$(pmed s4.jmfp.p50 s4.bdmp.p50)" 1.05)" = 1 ]; then
 	d=$(awk -v a="$(med s4.jmfp.p50)" -v b="$(med s4.bdmp.p50)" 'BEGIN { printf "%.0f", a - b }')
-	ana "**4. jmfp ÷ bare prof.dump.** jmfp took $d µs longer than the bare dump, whose \`mallctl\` took $(fmt "$(med s4.inproc)") µs for"
-	ana "a ${HEAP_MB} MiB heap. The difference is fixed work around the dump in \`proto_dump()\` (\`proto/words.c\`): \`stat\`,"
-	ana "\`realpath\`, \`statvfs\`, \`lstat\`, \`mkostemp\`, \`rename\`, and an \`epoch\` refresh plus \`stats.allocated\` afterwards"
-	ana "(file system and allocator, no pass over the heap), so it does not grow with the heap: the ratio shrinks as the dump grows."
-	[ "$(spans s4.jmfp.p50 s4.bdmp.p50 1.05 le)" = 1 ] && ana "Some rounds met the target: per-round ratios $(prng s4.jmfp.p50 s4.bdmp.p50)."
+	ana "**4. jmfp ÷ bare prof.dump.** jmfp took $d µs longer than the bare dump (median wall times), whose \`mallctl\` took"
+	ana "$(fmt "$(med s4.inproc)") µs for a ${HEAP_MB} MiB heap; per-round ratios $(prng s4.jmfp.p50 s4.bdmp.p50). The extra is in \`proto_dump()\` (\`proto/words.c\`), not in jemalloc:"
+	if [ -n "${R[s4.close.jmfp]:-}" ] && [[ "${DUMP_FS:-}" == ext4* ]] && [[ "$DUMP_FS" != *noauto_da_alloc* ]]; then
+		ana "- under strace, \`close()\` of the profile took $(fmt "$(med s4.close.jmfp)") µs in jmfp against $(fmt "$(med s4.close.bdmp)") µs in the bare dump. \`proto_dump()\`"
+		ana "  pre-creates the temporary file (\`mkostemp()\`, \`close()\`) so jemalloc's \`creat()\` cannot follow a planted symlink;"
+		ana "  that \`creat()\` then truncates an existing file, and on ext4 (\`dump_dir\` here: ${DUMP_FS:-?}; no"
+		ana "  \`noauto_da_alloc\`) a truncate to zero arms auto_da_alloc: the next \`close()\` starts writeback of the whole"
+		ana "  profile (\`ext4_alloc_da_blocks()\` → \`filemap_flush()\`). It grows with the profile's size, not the heap's. A"
+		ana "  fix that keeps the symlink safety: make a private directory with \`mkdtemp()\` in \`dump_dir\` (0700: nobody else"
+		ana "  can plant a link in it), let jemalloc \`creat()\` a fresh name there, \`rename()\` it out, \`rmdir()\`."
+	elif [ -n "${R[s4.close.jmfp]:-}" ]; then
+		ana "- under strace, \`close()\` of the profile took $(fmt "$(med s4.close.jmfp)") µs in jmfp against $(fmt "$(med s4.close.bdmp)") µs in the bare dump (\`dump_dir\`: ${DUMP_FS:-?})."
+	fi
+	ana "- fixed work: \`stat\`, \`realpath\`, \`statvfs\`, \`lstat\`, \`mkostemp\`, \`close\`, \`rename\`, and after the dump an \`epoch\`"
+	ana "  refresh${EPOCH_LINE:+ ($EPOCH_LINE)} plus \`stats.allocated\` for \`dump_on_growth\`."
 	ana ""
 fi
 
