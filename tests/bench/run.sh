@@ -125,13 +125,17 @@ ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
 need python3 "scripts/deps.sh test" || exit 1
 CC=${CC:-$(command -v gcc || command -v cc)}
 
-if [ ! -x "$BUILD/jm4lwd" ] || [ ! -f "$BUILD/libjm4lw.a" ] ||
-	[ ! -f "$BUILD/libjm4lw_agent.so" ] || [ ! -x "$BUILD/jm4lw" ]; then
-	log "building $BUILD (cmake, Release)"
-	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$WORK/cmake.log" 2>&1 &&
-		cmake --build "$BUILD" -j"$(nproc)" >>"$WORK/cmake.log" 2>&1 ||
-		{ tail -20 "$WORK/cmake.log" >&2; fail "build of $BUILD"; exit 1; }
+# Always bring the build up to date, so the figures are the tree's.
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+	log "configuring $BUILD (cmake, Release)"
+	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$WORK/cmake.log" 2>&1 ||
+		{ tail -20 "$WORK/cmake.log" >&2; fail "cmake configure of $BUILD"; exit 1; }
 fi
+cmake --build "$BUILD" -j"$(nproc)" >>"$WORK/cmake.log" 2>&1 ||
+	{ tail -20 "$WORK/cmake.log" >&2; fail "build of $BUILD"; exit 1; }
+for f in jm4lwd jm4lw libjm4lw.a libjm4lw_agent.so; do
+	[ -e "$BUILD/$f" ] || { fail "$BUILD/$f missing after the build"; exit 1; }
+done
 JM4LWD=$BUILD/jm4lwd
 CLIENT_BIN=$BUILD/jm4lw
 AGENT=$BUILD/libjm4lw_agent.so
@@ -235,6 +239,12 @@ pmed() {
 prng() {
 	pratios "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR) printf "%.2f–%.2f", a[1], a[NR]; else print "—" }'
 }
+# Median of the per-round differences A - B.
+pdiff() {
+	paste -d' ' <(printf '%s\n' ${R[$1]:-}) <(printf '%s\n' ${R[$2]:-}) |
+		awk 'NF == 2 && $1 != "nan" && $2 != "nan" { print $1 - $2 }' | sort -g |
+		awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
 # order ROUND ITEM...: the items, reversed on even rounds.
 order() {
 	local r=$1 i
@@ -283,7 +293,7 @@ bench() {
 	shift 3
 	read -r u0 s0 < <(cpu_ticks "$pid")
 	if ! lg "$key" "$port" "$@"; then
-		for u1 in rps p50 p99 max bytes resets cpu; do rec "$key.$u1" nan; done
+		for u1 in rps p50 p99 max bytes resets cpu ucpu scpu; do rec "$key.$u1" nan; done
 		return 1
 	fi
 	read -r u1 s1 < <(cpu_ticks "$pid")
@@ -296,6 +306,8 @@ bench() {
 	rec "$key.resets" "$(kv "$LG" resets)"
 	rec "$key.cpu" "$(awk -v a="$u0" -v b="$s0" -v c="$u1" -v d="$s1" -v n="$n" -v t="$TICK_US" \
 		'BEGIN { if (n > 0) printf "%.2f", (c - a + d - b) * t / n; else print "nan" }')"
+	rec "$key.ucpu" "$(awk -v a="$u0" -v c="$u1" -v n="$n" -v t="$TICK_US" 'BEGIN { if (n > 0) printf "%.2f", (c - a) * t / n; else print "nan" }')"
+	rec "$key.scpu" "$(awk -v b="$s0" -v d="$s1" -v n="$n" -v t="$TICK_US" 'BEGIN { if (n > 0) printf "%.2f", (d - b) * t / n; else print "nan" }')"
 	log "$key: $(kv "$LG" rps) req/s p50 $(kv "$LG" p50_us) µs p99 $(kv "$LG" p99_us) µs"
 }
 
@@ -351,9 +363,9 @@ agent_switches() {
 # kB of VmRSS / RssAnon / RssFile.
 rss() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
-# prof KEY PID PORT ARGS...: perf stat (CPU, syscalls, epoll_ctl per
-# request) and perf record (share of each DSO) of server PID under loadgen.
-prof() {
+# pstat KEY PID PORT ARGS...: perf stat of server PID under loadgen: CPU,
+# system calls and epoll_ctl per request, one value per call.
+pstat() {
 	local key=$1 pid=$2 port=$3 n
 	shift 3
 	[ $PERF = 1 ] || return 0
@@ -363,9 +375,18 @@ prof() {
 	note_cmd "perf stat -e task-clock,raw_syscalls:sys_enter,syscalls:sys_enter_epoll_ctl -p \$PID -- loadgen -p $port $*"
 	n=$(kv "$(cat "$WORK/pstat.$key.lg")" requests)
 	R[$key.n]=$n
-	R[$key.cpu_us]=$(awk -F, -v n="$n" '$3 == "task-clock" { printf "%.1f", $1 * 1000 / n }' "$WORK/pstat.$key")
-	R[$key.sys]=$(awk -F, -v n="$n" '$3 == "raw_syscalls:sys_enter" { printf "%.1f", $1 / n }' "$WORK/pstat.$key")
-	R[$key.epctl]=$(awk -F, -v n="$n" '$3 == "syscalls:sys_enter_epoll_ctl" { printf "%.1f", $1 / n }' "$WORK/pstat.$key")
+	rec "$key.cpu_us" "$(awk -F, -v n="$n" '$3 == "task-clock" { printf "%.1f", $1 * 1000 / n }' "$WORK/pstat.$key")"
+	rec "$key.sys" "$(awk -F, -v n="$n" '$3 == "raw_syscalls:sys_enter" { printf "%.1f", $1 / n }' "$WORK/pstat.$key")"
+	rec "$key.epctl" "$(awk -F, -v n="$n" '$3 == "syscalls:sys_enter_epoll_ctl" { printf "%.1f", $1 / n }' "$WORK/pstat.$key")"
+}
+
+# prof KEY PID PORT ARGS...: perf record -g of server PID under loadgen:
+# the share of each DSO, the top user-space symbols, epoll_ctl's and the
+# formatting functions' inclusive shares.
+prof() {
+	local key=$1 pid=$2 port=$3
+	shift 3
+	[ $PERF = 1 ] || return 0
 	perf record -q -g -e cpu-clock -F 4999 -p "$pid" -o "$WORK/prec.$key" -- \
 		"${ON_CLIENT[@]}" "$LOADGEN" -p "$port" "$@" >/dev/null 2>"$WORK/lg.err" ||
 		{ fail "$key: perf record loadgen"; return 1; }
@@ -444,6 +465,12 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 done
 if [ $PERF = 1 ]; then
+	for i in 1 2 3; do
+		for s in $(order "$i" j f); do
+			if [ "$s" = j ]; then pstat p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
+			else pstat p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok; fi
+		done
+	done
 	prof p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
 	prof p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok
 fi
@@ -498,6 +525,12 @@ EOF
 			done
 		done
 		if [ $PERF = 1 ]; then
+			for i in 1 2 3; do
+				for s in $(order "$i" j z); do
+					if [ "$s" = j ]; then pstat p.j.mntr "$JPID" "$JPORT" -c 32 -n 20000 -w mntr
+					else pstat p.z.mntr "$ZKPID" "$ZPORT" -c 32 -n 10000 -w mntr; fi
+				done
+			done
 			prof p.j.mntr "$JPID" "$JPORT" -c 32 -n 20000 -w mntr
 			prof p.z.mntr "$ZKPID" "$ZPORT" -c 32 -n 10000 -w mntr
 		fi
@@ -538,7 +571,7 @@ if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
 	done
 	# Where jmfp's extra time goes: close() of the profile, timed by strace.
 	if [ "$MODE" = full ] && command -v strace >/dev/null; then
-		strace -T -e trace=creat,close -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
+		strace -T -e trace=creat,close,openat,read -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
 		st=$!
 		sleep 0.5
 		for i in 1 2 3 4 5; do
@@ -548,16 +581,23 @@ if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
 		sleep 0.3
 		kill "$st" 2>/dev/null
 		wait "$st" 2>/dev/null
-		note_cmd "strace -T -e trace=creat,close -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
-		while read -r kind us; do rec "s4.close.$kind" "$us"; done < <(awk '
+		note_cmd "strace -T -e trace=creat,close,openat,read -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
+		# close() of the file jemalloc creat()ed; reads of a profile
+		# opened read-only afterwards (a read-back), per dump.
+		while read -r what kind v; do rec "s4.$what.$kind" "$v"; done < <(awk '
 			/^creat\(/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
 				k[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; next }
-			/^close\(/ { fd = $0; sub(/^close\(/, "", fd); sub(/\).*/, "", fd)
-				if (fd in k) { d = $NF; gsub(/[<>]/, "", d); printf "%s %.0f\n", k[fd], d * 1e6; delete k[fd] } }' \
+			/^openat\(.*O_RDONLY/ && /\.heap/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+				rb[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; rn[$(NF - 1)] = 0; rt[$(NF - 1)] = 0; next }
+			/^read\(/ { fd = $0; sub(/^read\(/, "", fd); sub(/,.*/, "", fd)
+				if (fd in rb) { d = $NF; gsub(/[<>]/, "", d); rn[fd]++; rt[fd] += d }; next }
+			/^close\(/ { fd = $0; sub(/^close\(/, "", fd); sub(/\).*/, "", fd); d = $NF; gsub(/[<>]/, "", d)
+				if (fd in k) { printf "close %s %.0f\n", k[fd], d * 1e6; delete k[fd] }
+				if (fd in rb) { printf "rbn %s %d\nrbt %s %.0f\n", rb[fd], rn[fd], rb[fd], rt[fd] * 1e6; delete rb[fd] } }' \
 			"$WORK/dump.strace" 2>/dev/null)
 		rm -f "$WORK"/hdumps/*.heap
 	fi
-	DUMP_FS=$(findmnt -n -o FSTYPE,OPTIONS -T "$WORK/hdumps" 2>/dev/null)
+	DUMP_FS="$(findmnt -n -o FSTYPE -T "$WORK/hdumps" 2>/dev/null) ($(findmnt -n -o OPTIONS -T "$WORK/hdumps" 2>/dev/null))"
 else
 	fail "bench_host did not start"
 fi
@@ -668,7 +708,10 @@ if [ $REDIS_OK = 1 ]; then
 			done
 		done
 	done
-	[ $PERF = 1 ] && prof p.j.jmst "$JPID" "$JPORT" -c 32 -n 3000 -w jmst
+	if [ $PERF = 1 ]; then
+		for i in 1 2 3; do pstat p.j.jmst "$JPID" "$JPORT" -c 32 -n 3000 -w jmst; done
+		prof p.j.jmst "$JPID" "$JPORT" -c 32 -n 3000 -w jmst
+	fi
 
 	# 5: GET/SET with and without the agent, the agent's thread watched.
 	SECTION=5
@@ -711,13 +754,14 @@ out "counters, the word table, libevent). \`-m close\` (reply and close at once)
 out ""
 out "| concurrency | jm4lwd conn/s | floor conn/s | **jm4lwd ÷ floor** (rounds) | target | result | floor -m close conn/s | p50 / p99 µs jm4lwd | p50 / p99 µs floor |"
 out "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-S1_MISS=0
+S1_MISS=0 S1_MISS1=0
 for c in $CONCS; do
 	ratio=$(pmed s1.c$c.j.rps s1.c$c.f.rps)
 	v=$(verdict "$ratio" ge 0.90)
 	[ "$v" = "**missed**" ] && S1_MISS=1
-	out "| $c | $(fmt "$(med s1.c$c.j.rps)") | $(fmt "$(med s1.c$c.f.rps)") | **$(fmt "$ratio" %.2f)** ($(prng s1.c$c.j.rps s1.c$c.f.rps)) | ≥ 0.90 | $v | $(fmt "$(med s1.c$c.fc.rps)") | $(fmt "$(med s1.c$c.j.p50)") / $(fmt "$(med s1.c$c.j.p99)") | $(fmt "$(med s1.c$c.f.p50)") / $(fmt "$(med s1.c$c.f.p99)") |"
-	summary "1. ruok conn/s, jm4lwd ÷ floor, c=$c" "$(fmt "$ratio" %.2f)" "≥ 0.90" "$v"
+	[ "$v" = "**missed**" ] && [ "$c" = 1 ] && S1_MISS1=1
+	out "| $c | $(fmt "$(med s1.c$c.j.rps)") | $(fmt "$(med s1.c$c.f.rps)") | **$(fmt "$ratio" %.3f)** ($(prng s1.c$c.j.rps s1.c$c.f.rps)) | ≥ 0.90 | $v | $(fmt "$(med s1.c$c.fc.rps)") | $(fmt "$(med s1.c$c.j.p50)") / $(fmt "$(med s1.c$c.j.p99)") | $(fmt "$(med s1.c$c.f.p50)") / $(fmt "$(med s1.c$c.f.p99)") |"
+	summary "1. ruok conn/s, jm4lwd ÷ floor, c=$c" "$(fmt "$ratio" %.3f)" "≥ 0.90" "$v"
 done
 out ""
 out "With two CPUs, loadgen has one and the server the other, and loadgen's half of a connection costs the kernel about"
@@ -736,8 +780,8 @@ for c in $CONCS; do
 	[ "$c" = 32 ] && [ "$v" = "**missed**" ] && S1_CAP_MISS=1
 	bj=$(awk -v a="$jc" -v r="$(med s1.c$c.j.rps)" 'BEGIN { if (a == "nan") print "nan"; else printf "%.0f", a * r / 1e4 }')
 	bf=$(awk -v a="$fc" -v r="$(med s1.c$c.f.rps)" 'BEGIN { if (a == "nan") print "nan"; else printf "%.0f", a * r / 1e4 }')
-	out "| $c | $(fmt "$jc" %.1f) | $(fmt "$fc" %.1f) | **$(fmt "$cap" %.2f)** ($(prng s1.c$c.j.cpu s1.c$c.f.cpu 1)) | ≥ 0.90 | $v | $bj % / $bf % |"
-	[ "$c" = 32 ] && summary "1. ruok capacity (CPU per conn), jm4lwd ÷ floor, c=$c" "$(fmt "$cap" %.2f)" "≥ 0.90 (same)" "$v"
+	out "| $c | $(fmt "$jc" %.1f) | $(fmt "$fc" %.1f) | **$(fmt "$cap" %.3f)** ($(prng s1.c$c.j.cpu s1.c$c.f.cpu 1)) | ≥ 0.90 | $v | $bj % / $bf % |"
+	[ "$c" = 32 ] && summary "1. ruok capacity (CPU per conn), jm4lwd ÷ floor, c=$c" "$(fmt "$cap" %.3f)" "≥ 0.90 (same)" "$v"
 done
 cmds
 
@@ -763,7 +807,7 @@ if [ $ZK_OK = 1 ]; then
 			ratio=$(pmed s2.$w.c$c.j.rps s2.$w.c$c.z.rps)
 			if [ $w = mntr ]; then t="≥ 5"; v=$(verdict "$ratio" ge 5); else t="—"; v="(no target)"; fi
 			out "| $w | $c | $(fmt "$(med s2.$w.c$c.j.rps)") | $(fmt "$(med s2.$w.c$c.z.rps)") | **$(fmt "$ratio" %.2f)×** ($(prng s2.$w.c$c.j.rps s2.$w.c$c.z.rps)) | $t | $v | $(fmt "$(med s2.$w.c$c.j.p50)") / $(fmt "$(med s2.$w.c$c.j.p99)") | $(fmt "$(med s2.$w.c$c.z.p50)") / $(fmt "$(med s2.$w.c$c.z.p99)") | $(fmt "$(med s2.$w.c$c.j.cpu)" %.1f) / $(fmt "$(med s2.$w.c$c.z.cpu)" %.1f) | $(fmt "$(pmed s2.$w.c$c.j.cpu s2.$w.c$c.z.cpu 1)" %.2f)× |"
-			summary "2. $w conn/s, jm4lwd ÷ ZooKeeper, c=$c" "$(fmt "$ratio" %.2f)×" "$t" "$v"
+			summary "2. $w conn/s, jm4lwd ÷ ZooKeeper, c=$c" "$(fmt "$ratio" %.3f)×" "$t" "$v"
 		done
 	done
 else
@@ -791,8 +835,8 @@ if [ $REDIS_OK = 1 ]; then
 		M=MEMORY_MALLOC-STATS
 		ratio=$(pmed s3.c$c.j.rps s3.c$c.r.$M.rps)
 		v=$(verdict "$ratio" ge 1.0)
-		out "| $c | $(fmt "$(med s3.c$c.j.rps)") | $(fmt "$(med s3.c$c.r.$M.rps)") | **$(fmt "$ratio" %.2f)** ($(prng s3.c$c.j.rps s3.c$c.r.$M.rps)) | ≥ 1.0 | $v | $(fmt "$(med s3.c$c.rk0.$M.rps)") | $(fmt "$(pmed s3.c$c.j.rps s3.c$c.rk0.$M.rps)" %.2f) | $(fmt "$(med s3.c$c.a.rps)") | $(fmt "$(med s3.c$c.ra.$M.rps)") | $(fmt "$(pmed s3.c$c.a.rps s3.c$c.ra.$M.rps)" %.2f) | $(fmt "$(med s3.c$c.j.p50)") / $(fmt "$(med s3.c$c.j.p99)") | $(fmt "$(med s3.c$c.r.$M.p50)") / $(fmt "$(med s3.c$c.r.$M.p99)") |"
-		summary "3. jmst/s ÷ Redis MALLOC-STATS/s, c=$c" "$(fmt "$ratio" %.2f)" "≥ 1.0" "$v"
+		out "| $c | $(fmt "$(med s3.c$c.j.rps)") | $(fmt "$(med s3.c$c.r.$M.rps)") | **$(fmt "$ratio" %.3f)** ($(prng s3.c$c.j.rps s3.c$c.r.$M.rps)) | ≥ 1.0 | $v | $(fmt "$(med s3.c$c.rk0.$M.rps)") | $(fmt "$(pmed s3.c$c.j.rps s3.c$c.rk0.$M.rps)" %.2f) | $(fmt "$(med s3.c$c.a.rps)") | $(fmt "$(med s3.c$c.ra.$M.rps)") | $(fmt "$(pmed s3.c$c.a.rps s3.c$c.ra.$M.rps)" %.2f) | $(fmt "$(med s3.c$c.j.p50)") / $(fmt "$(med s3.c$c.j.p99)") | $(fmt "$(med s3.c$c.r.$M.p50)") / $(fmt "$(med s3.c$c.r.$M.p99)") |"
+		summary "3. jmst/s ÷ Redis MALLOC-STATS/s, c=$c" "$(fmt "$ratio" %.3f)" "≥ 1.0" "$v"
 	done
 else
 	out "**Not measured**: redis-server could not be started."
@@ -822,6 +866,7 @@ if [ "$(med s4.jmfp.p50)" != nan ]; then
 	out "| profile size, bytes | $(fmt "$(med s4.jmfp.size)") | $(fmt "$(med s4.bdmp.size)") | | | |"
 	out "| backtraces in the profile | $(fmt "$(med s4.jmfp.traces)") | $(fmt "$(med s4.bdmp.traces)") | | | |"
 	[ -n "${R[s4.close.jmfp]:-}" ] && out "| \`close()\` of the profile under strace, median µs | $(fmt "$(med s4.close.jmfp)") | $(fmt "$(med s4.close.bdmp)") | | | |"
+	[ -n "${R[s4.rbn.jmfp]:-}" ] && out "| profile read back after the dump, under strace: \`read()\` calls / µs in them | $(fmt "$(med s4.rbn.jmfp)") / $(fmt "$(med s4.rbt.jmfp)") | $(fmt "$(med s4.rbn.bdmp)") / $(fmt "$(med s4.rbt.bdmp)") | | | |"
 	[ -n "$EPOCH_LINE" ] && out "" && out "One \`mallctl(\"epoch\")\` in this process takes $EPOCH_LINE."
 	summary "4. jmfp ÷ bare prof.dump, ${HEAP_MB} MiB heap" "$(fmt "$ratio" %.3f)" "≤ 1.05" "$v"
 else
@@ -881,10 +926,9 @@ out "jm4lwd with \`max_connections = 2000\` and \`read_timeout = 600\` (so the i
 out "loadgen \`-k $IDLE_CONNS\` opens $IDLE_CONNS sockets that never send (32 per 10 ms, then 0.5 s for the daemon to accept"
 out "them), keeps them open for the whole run (one the server closed would count as dropped: none may be) and"
 out "measures ruok alongside; runs with and without them alternate. Half-way through each run \`jm4lw mntr\` reads"
-out "\`jm4lw_open_connections\` from the daemon itself. The pacing is there because jm4lwd listens with a backlog of 128"
-out "(\`listen(fd, 128)\` in \`server_bind()\`/\`server_adopt()\`, \`daemon/server.c\`): a burst of more connects than that,"
-out "arriving while the daemon is off the CPU, overflows the accept queue, and the overflow waits for the SYN-ACK"
-out "retransmission (1 s, then 3 s)."
+out "\`jm4lw_open_connections\` from the daemon itself. (The pacing keeps a connect burst within any listen backlog: a"
+out "client's connect completes in the kernel before the server accepts, and an overflowed accept queue is only drained"
+out "by SYN-ACK retransmission, 1 s and more later.)"
 out ""
 out "| concurrency | p99 µs, no idle | p99 µs, $IDLE_CONNS idle | target | result | p50 µs no idle / idle | conn/s no idle / idle | jm4lw_open_connections mid-run |"
 out "| --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -902,7 +946,8 @@ if [ $PERF = 1 ]; then
 	out "## Where the time goes (perf)"
 	out ""
 	out "Each server under loadgen at concurrency 32 for a fixed number of connections: \`perf stat\` for CPU time, system"
-	out "calls and \`epoll_ctl\` calls per connection, then \`perf record -e cpu-clock\` for the share of samples per DSO"
+	out "calls and \`epoll_ctl\` calls per connection (median of 3 runs, alternating between the servers compared), then"
+	out "\`perf record -g -e cpu-clock\` for the share of samples per DSO"
 	out "(\`jm4lwd\` is our code: the daemon links libjm4lw statically; Debian's libjemalloc2 is stripped, so its own"
 	out "functions show as addresses). The commands are listed with the sections they belong to."
 	out ""
@@ -910,15 +955,16 @@ if [ $PERF = 1 ]; then
 	out "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	for k in p.f.ruok p.j.ruok p.j.mntr p.j.jmst p.z.mntr; do
 		[ -n "${R[$k.cpu_us]:-}" ] || continue
+		cu=$(med "$k.cpu_us") sy=$(med "$k.sys") ep=$(med "$k.epctl")
 		case $k in
 		p.f.*) name="floor, ruok" ;;
 		p.z.*) name="ZooKeeper, mntr" ;;
 		*) name="jm4lwd, ${k##*.}" ;;
 		esac
 		if [ "$k" = p.z.mntr ]; then
-			out "| $name | ${R[$k.cpu_us]} | ${R[$k.sys]} | ${R[$k.epctl]} | $(dso "$k" kernel) % | (JIT code: $(awk '$2 !~ /kernel/ { s += $1 } END { printf "%.0f", s }' "$WORK/dso.$k" 2>/dev/null) % outside the kernel) | | | |"
+			out "| $name | $cu | $sy | $ep | $(dso "$k" kernel) % | (JIT code: $(awk '$2 !~ /kernel/ { s += $1 } END { printf "%.0f", s }' "$WORK/dso.$k" 2>/dev/null) % outside the kernel) | | | |"
 		else
-			out "| $name | ${R[$k.cpu_us]} | ${R[$k.sys]} | ${R[$k.epctl]} | $(dso "$k" kernel) % | $(dso "$k" '^(jm4lwd|floor)$') % | $(dso "$k" libevent) % | $(dso "$k" libc) % | $(dso "$k" jemalloc) % |"
+			out "| $name | $cu | $sy | $ep | $(dso "$k" kernel) % | $(dso "$k" '^(jm4lwd|floor)$') % | $(dso "$k" libevent) % | $(dso "$k" libc) % | $(dso "$k" jemalloc) % |"
 		fi
 	done
 	for k in p.j.ruok p.j.mntr; do
@@ -950,48 +996,51 @@ spans() { pratios "$1" "$2" "${5:-0}" | awk -v t="$3" -v op="$4" '(op == "ge" &&
 
 if [ "$S1_MISS" = 1 ] || [ "$S1_CAP_MISS" = 1 ]; then
 	jc=$(med s1.c32.j.cpu) fc=$(med s1.c32.f.cpu)
-	ana "**1. ruok ÷ floor.** At c=32 jm4lwd spent $(fmt "$jc" %.1f) µs of CPU per connection, the floor $(fmt "$fc" %.1f) µs."
+	ana "**1. ruok ÷ floor.** At c=32, over $ROUNDS alternated rounds, jm4lwd spent $(fmt "$jc" %.1f) µs of CPU per connection and the"
+	ana "floor $(fmt "$fc" %.1f) µs: $(awk -v a="$jc" -v b="$fc" 'BEGIN { printf "%.1f", a - b }') µs more — in user space $(fmt "$(med s1.c32.j.ucpu)" %.1f) against $(fmt "$(med s1.c32.f.ucpu)" %.1f) µs,"
+	ana "in the kernel $(fmt "$(med s1.c32.j.scpu)" %.1f) against $(fmt "$(med s1.c32.f.scpu)" %.1f) µs (\`/proc/PID/stat\` utime and stime)."
 	if [ $PERF = 1 ]; then
-		ana "perf (c=32, ${R[p.j.ruok.n]:-?} connections each): $(fmt "${R[p.j.ruok.cpu_us]:-nan}" %.1f) against $(fmt "${R[p.f.ruok.cpu_us]:-nan}" %.1f) µs of CPU,"
-		ana "$(fmt "${R[p.j.ruok.sys]:-nan}" %.1f) system calls per connection against $(fmt "${R[p.f.ruok.sys]:-nan}" %.1f), of which \`epoll_ctl\` $(fmt "${R[p.j.ruok.epctl]:-nan}" %.1f) against $(fmt "${R[p.f.ruok.epctl]:-nan}" %.1f);"
-		ana "of jm4lwd's samples the kernel has $(dso p.j.ruok kernel) %, libc $(dso p.j.ruok libc) %, libevent $(dso p.j.ruok libevent) %, our code $(dso p.j.ruok '^jm4lwd$') %, jemalloc $(dso p.j.ruok jemalloc) %"
-		ana "(the floor: kernel $(dso p.f.ruok kernel) %, libc $(dso p.f.ruok libc) %)."
+		ana "perf stat (median of 3 alternated runs): $(fmt "$(med p.j.ruok.cpu_us)" %.1f) against $(fmt "$(med p.f.ruok.cpu_us)" %.1f) µs of CPU, $(fmt "$(med p.j.ruok.sys)" %.1f) system calls per"
+		ana "connection against $(fmt "$(med p.f.ruok.sys)" %.1f), of which \`epoll_ctl\` $(fmt "$(med p.j.ruok.epctl)" %.1f) against $(fmt "$(med p.f.ruok.epctl)" %.1f)."
+		ana "perf record: of jm4lwd's samples the kernel has $(dso p.j.ruok kernel) %, libc $(dso p.j.ruok libc) %, libevent $(dso p.j.ruok libevent) %, our code"
+		ana "$(dso p.j.ruok '^jm4lwd$') %, jemalloc $(dso p.j.ruok jemalloc) % (the floor: kernel $(dso p.f.ruok kernel) %, libc $(dso p.f.ruok libc) %)."
+		if [ -n "${R[p.j.ruok.epctl_pct]:-}" ]; then
+			ana "With call graphs, \`epoll_ctl\` and the kernel work under it are ${R[p.j.ruok.epctl_pct]} % of jm4lwd's CPU, ~$(awk -v p="${R[p.j.ruok.epctl_pct]}" -v c="$jc" 'BEGIN { printf "%.1f", p * c / 100 }') µs per"
+			ana "connection, against ${R[p.f.ruok.epctl_pct]:-?} % (~$(awk -v p="${R[p.f.ruok.epctl_pct]:-0}" -v c="$fc" 'BEGIN { printf "%.1f", p * c / 100 }') µs) for the floor's single call; libc's formatting functions"
+			ana "(\`vfprintf\` and helpers) are ${R[p.j.ruok.fmt_pct]:-?} % (~$(awk -v p="${R[p.j.ruok.fmt_pct]:-0}" -v c="$jc" 'BEGIN { printf "%.1f", p * c / 100 }') µs)."
+		fi
 	fi
-	if [ $PERF = 1 ] && [ -n "${R[p.j.ruok.epctl_pct]:-}" ]; then
-		ja=${R[p.j.ruok.cpu_us]:-nan} fa=${R[p.f.ruok.cpu_us]:-nan}
-		ana "With call graphs: \`epoll_ctl\` and the kernel work under it take ${R[p.j.ruok.epctl_pct]} % of jm4lwd's CPU, $(awk -v p="${R[p.j.ruok.epctl_pct]}" -v c="$ja" 'BEGIN { printf "%.1f", p * c / 100 }') µs per"
-		ana "connection for its ${R[p.j.ruok.epctl]:-?} calls, against ${R[p.f.ruok.epctl_pct]:-?} % ($(awk -v p="${R[p.f.ruok.epctl_pct]:-0}" -v c="$fa" 'BEGIN { printf "%.1f", p * c / 100 }') µs) for the floor's one; libc's formatting functions"
-		ana "(\`vfprintf\` and helpers) take ${R[p.j.ruok.fmt_pct]:-?} % ($(awk -v p="${R[p.j.ruok.fmt_pct]:-0}" -v c="$ja" 'BEGIN { printf "%.1f", p * c / 100 }') µs). The gap to the floor is $(awk -v a="$ja" -v b="$fa" 'BEGIN { printf "%.1f", a - b }') µs per connection."
+	if [ "$S1_MISS1" = 1 ]; then
+		ana "At c=1 the rate is one over the round trip, so those microseconds land in every request: jm4lwd's median"
+		ana "was $(fmt "$(med s1.c1.j.p50)") µs against the floor's $(fmt "$(med s1.c1.f.p50)") µs (per-round conn/s ratios $(prng s1.c1.j.rps s1.c1.f.rps))."
 	fi
-	if [ "$S1_CAP_MISS" = 1 ]; then
-		ana ""
-		ana "The difference is our code's, through libevent and libc — not the allocator's. In \`daemon/server.c\`:"
-		ana "- \`conn_dispatch()\` calls \`event_del(c->rev)\` and then \`conn_want_read(c, 0)\` (\`event_add\`) only to drop the read"
-		ana "  timeout; libevent turns that into \`EPOLL_CTL_DEL\` + \`EPOLL_CTL_ADD\`. With the \`EPOLL_CTL_ADD\` after accept and the"
-		ana "  \`EPOLL_CTL_DEL\` of \`event_free()\` in \`conn_close()\` that is 4 \`epoll_ctl\` per connection where the floor makes 1."
-		ana "  \`event_remove_timer(c->rev)\` (libevent ≥ 2.1.2) drops a timeout without touching epoll."
-		ana "- each connection formats text nobody reads: \`fmt_addr()\` (\`inet_ntop\` + \`snprintf\`) and \`snprintf(c->peer)\` in"
-		ana "  \`server_accept()\`, and \`log_msg(m, JM4LW_LOG_DEBUG, \"%s: word %s%s\", ...)\` in \`conn_dispatch()\`, whose \`vsnprintf\`"
-		ana "  into a 512-byte buffer runs before the log callback throws the line away (\`__vfprintf_internal\`,"
-		ana "  \`_IO_default_xsputn\`, \`__strchrnul\` in the user-space symbols above). Formatting only when debug lines are wanted"
-		ana "  (a level the host sets, checked before \`vsnprintf\`) removes it."
-		ana "- per connection \`calloc\` + two \`event_new\` + \`evbuffer_new\`, and their frees: small, in the jemalloc and libevent shares."
-	else
-		ana "By CPU per connection jm4lwd meets the target (capacity $(fmt "$(pmed s1.c32.j.cpu s1.c32.f.cpu 1)" %.2f)), so the conn/s shortfall"
-		ana "is not the code's: the per-round ratios vary from round to round on a machine whose load average went $LOAD0 → $LOAD1."
+	if [ "$S1_CAP_MISS" = 0 ]; then
+		ana "By CPU per connection at c=32 jm4lwd meets the target (capacity $(fmt "$(pmed s1.c32.j.cpu s1.c32.f.cpu 1)" %.3f)), by a small margin."
 	fi
+	ana ""
+	ana "The difference is our code's, through libevent and libc — not the allocator's. In \`daemon/server.c\`:"
+	ana "- \`conn_dispatch()\` calls \`event_del(c->rev)\` and then \`conn_want_read(c, 0)\` (\`event_add\`) only to drop the read"
+	ana "  timeout; libevent turns that into \`EPOLL_CTL_DEL\` + \`EPOLL_CTL_ADD\`. With the \`EPOLL_CTL_ADD\` after accept and the"
+	ana "  \`EPOLL_CTL_DEL\` of \`event_free()\` in \`conn_close()\` that is 4 \`epoll_ctl\` per connection where the floor makes 1."
+	ana "  \`event_remove_timer(c->rev)\` (libevent ≥ 2.1.2) drops a timeout without touching epoll."
+	ana "- each connection formats text nobody reads: \`fmt_addr()\` (\`inet_ntop\` + \`snprintf\`) and \`snprintf(c->peer)\` in"
+	ana "  \`server_accept()\`, and \`log_msg(m, JM4LW_LOG_DEBUG, \"%s: word %s%s\", ...)\` in \`conn_dispatch()\`, whose \`vsnprintf\`"
+	ana "  into a 512-byte buffer runs before the log callback throws the line away (\`__vfprintf_internal\`,"
+	ana "  \`_IO_default_xsputn\`, \`__strchrnul\` among perf's top user-space symbols). Formatting only when debug lines are wanted"
+	ana "  (a level the host sets, checked before \`vsnprintf\`) removes it."
+	ana "- per connection \`calloc\` + two \`event_new\` + \`evbuffer_new\`, and their frees: small, in the jemalloc and libevent shares."
 	ana ""
 fi
 
 if [ $ZK_OK = 1 ] && [ "$(below "$(pmed s2.mntr.c1.j.rps s2.mntr.c1.z.rps)" 5)" = 1 ]; then
-	jm=$(med s2.mntr.c1.j.p50) jr=$(med s2.ruok.c1.j.p50) zm=$(med s2.mntr.c1.z.p50) fl=$(med s1.c1.f.p50)
+	jm=$(med s2.mntr.c1.j.p50) jr=$(med s2.ruok.c1.j.p50) zm=$(med s2.mntr.c1.z.p50)
 	ana "**2. mntr ÷ ZooKeeper at c=1.** One request at a time, the rate is one over the mean time per request:"
 	ana "jm4lwd's mean was $(awk -v r="$(med s2.mntr.c1.j.rps)" 'BEGIN { printf "%.0f", 1e6 / r }') µs against a median of $(fmt "$jm") µs, ZooKeeper's $(awk -v r="$(med s2.mntr.c1.z.rps)" 'BEGIN { printf "%.0f", 1e6 / r }') µs against $(fmt "$zm") µs:"
 	ana "the rates are set by the tails (p99 $(fmt "$(med s2.mntr.c1.j.p99)") and $(fmt "$(med s2.mntr.c1.z.p99)") µs; the floor's ruok p99 was $(fmt "$(med s1.c1.f.p99)") µs, so the"
-	ana "machine's scheduling makes them). By medians ZooKeeper is $(div "$zm" "$jm" %.1f)× slower. A connection that does"
-	ana "nothing costs $(fmt "$fl") µs at the median here (the floor's ruok), jm4lwd's ruok $(fmt "$jr") µs, its mntr $(fmt "$jm") µs:"
-	ana "mntr's own $(awk -v a="$jm" -v b="$jr" 'BEGIN { printf "%.0f", a - b }') µs are what keeps the median ratio $(awk -v z="$zm" -v j="$jm" -v f="$fl" 'BEGIN { printf "%s 5× (a free mntr would give %.1f×)", (z / j >= 5 ? "above" : "under"), z / f }'),"
-	ana "and most of them are the allocator's \`epoch\` refresh (below). By CPU per connection jm4lwd's mntr costs"
+	ana "machine's scheduling makes them). By medians ZooKeeper is $(div "$zm" "$jm" %.1f)× slower. In the same rounds jm4lwd's ruok"
+	ana "took $(fmt "$jr") µs at the median and its mntr $(fmt "$jm") µs; an mntr as cheap as ruok would make the median ratio"
+	ana "$(awk -v z="$zm" -v r="$jr" 'BEGIN { printf "%.1f", z / r }')×. $(awk -v z="$zm" -v j="$jm" 'BEGIN { if (z / j >= 5) print "By medians the target is met; the rate misses it through the tails, which the mean pays."; else print "mntr'"'"'s own microseconds keep the median ratio under 5×." }')"
+	ana "Most of mntr's own time is the allocator's \`epoch\` refresh (below). By CPU per connection jm4lwd's mntr costs"
 	ana "$(fmt "$(med s2.mntr.c1.j.cpu)" %.1f) µs against ZooKeeper's $(fmt "$(med s2.mntr.c1.z.cpu)" %.1f) µs ($(fmt "$(pmed s2.mntr.c1.j.cpu s2.mntr.c1.z.cpu 1)" %.1f)×)."
 	ana ""
 fi
@@ -1026,8 +1075,8 @@ if [ $REDIS_OK = 1 ]; then
 fi
 
 if [ "$(above "$(pmed s4.jmfp.p50 s4.bdmp.p50)" 1.05)" = 1 ]; then
-	d=$(awk -v a="$(med s4.jmfp.p50)" -v b="$(med s4.bdmp.p50)" 'BEGIN { printf "%.0f", a - b }')
-	ana "**4. jmfp ÷ bare prof.dump.** jmfp took $d µs longer than the bare dump (median wall times), whose \`mallctl\` took"
+	d=$(fmt "$(pdiff s4.jmfp.p50 s4.bdmp.p50)")
+	ana "**4. jmfp ÷ bare prof.dump.** jmfp took $d µs longer than the bare dump (median of the per-round differences), whose \`mallctl\` took"
 	ana "$(fmt "$(med s4.inproc)") µs for a ${HEAP_MB} MiB heap; per-round ratios $(prng s4.jmfp.p50 s4.bdmp.p50). The extra is in \`proto_dump()\` (\`proto/words.c\`), not in jemalloc:"
 	if [ -n "${R[s4.close.jmfp]:-}" ] && [[ "${DUMP_FS:-}" == ext4* ]] && [[ "$DUMP_FS" != *noauto_da_alloc* ]]; then
 		ana "- under strace, \`close()\` of the profile took $(fmt "$(med s4.close.jmfp)") µs in jmfp against $(fmt "$(med s4.close.bdmp)") µs in the bare dump. \`proto_dump()\`"
@@ -1039,6 +1088,12 @@ if [ "$(above "$(pmed s4.jmfp.p50 s4.bdmp.p50)" 1.05)" = 1 ]; then
 		ana "  can plant a link in it), let jemalloc \`creat()\` a fresh name there, \`rename()\` it out, \`rmdir()\`."
 	elif [ -n "${R[s4.close.jmfp]:-}" ]; then
 		ana "- under strace, \`close()\` of the profile took $(fmt "$(med s4.close.jmfp)") µs in jmfp against $(fmt "$(med s4.close.bdmp)") µs in the bare dump (\`dump_dir\`: ${DUMP_FS:-?})."
+	fi
+	if [ -n "${R[s4.rbn.jmfp]:-}" ]; then
+		ana "- after the dump \`dump_whole()\` reads the whole profile back to check it is complete: $(fmt "$(med s4.rbn.jmfp)") \`read()\` calls of"
+		ana "  8 KiB, $(fmt "$(med s4.rbt.jmfp)") µs in them under strace, plus a \`memmem()\` over every chunk — also in proportion to the"
+		ana "  profile's size. The mark it looks for, \`MAPPED_LIBRARIES:\`, heads the last section (a copy of /proc/self/maps),"
+		ana "  so searching backwards from the end with \`pread()\` would cost the size of the maps, not of the profile."
 	fi
 	ana "- fixed work: \`stat\`, \`realpath\`, \`statvfs\`, \`lstat\`, \`mkostemp\`, \`close\`, \`rename\`, and after the dump an \`epoch\`"
 	ana "  refresh${EPOCH_LINE:+ ($EPOCH_LINE)} plus \`stats.allocated\` for \`dump_on_growth\`."
