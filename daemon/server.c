@@ -243,10 +243,14 @@ static void conn_dispatch(struct conn *c)
 	log_msg(c->m, JM4LW_LOG_DEBUG, "%s: word %s%s", c->peer,
 	    proto_lookup(c->word) ? proto_lookup(c->word)->name : "(unknown)",
 	    r == PROTO_ERROR ? " -> error" : "");
+	/*
+	 * Keep reading, only to notice EOF and discard, with no deadline:
+	 * write_timeout governs now. Dropping the timer leaves the fd in
+	 * epoll, where a del and re-add would cost two epoll_ctl calls per
+	 * connection.
+	 */
 	c->state = CONN_WRITE;
-	event_del(c->rev);
-	if (!c->peer_eof)
-		conn_want_read(c, 0); /* only to notice EOF and discard */
+	event_remove_timer(c->rev);
 	conn_flush(c);
 }
 

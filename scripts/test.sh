@@ -34,3 +34,7 @@ cmake --build build-tsan -j"$jobs" --target test_thread
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_proto
 (cd build-fuzz && ctest --output-on-failure -L fuzz)
+
+# The bench harness end to end, ~1 s a case: every server must start and
+# every reply be right; the ratios are printed, never judged.
+tests/bench/run.sh --smoke
