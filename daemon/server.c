@@ -87,6 +87,7 @@ struct jm4lw {
 	int nacl;
 	jm4lw_log_fn logfn;
 	void *logarg;
+	int log_max; /* levels above it are not even formatted */
 };
 
 static void conn_read(evutil_socket_t, short, void *);
@@ -108,6 +109,8 @@ static void log_msg(struct jm4lw *m, int level, const char *fmt, ...)
 	char buf[512];
 	va_list ap;
 
+	if (level > m->log_max)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -392,7 +395,8 @@ static void server_proto_log(void *arg, int level, const char *msg)
 {
 	struct jm4lw *m = arg;
 
-	m->logfn(level, msg, m->logarg);
+	if (level <= m->log_max)
+		m->logfn(level, msg, m->logarg);
 }
 
 /* A reply collected for the log instead of a peer. */
@@ -818,6 +822,7 @@ JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
 	memcpy(m->listen_req, cfg->listen, sizeof(m->listen_req));
 	m->cfg.listen[0] = '\0'; /* nothing bound yet */
 	m->logfn = log_stderr;
+	m->log_max = JM4LW_LOG_INFO;
 	TAILQ_INIT(&m->conns);
 	proto_init(&m->proto, ops, &m->cfg);
 	m->proto.log = server_proto_log;
@@ -835,6 +840,12 @@ JM4LW_API void jm4lw_set_log(struct jm4lw *m, jm4lw_log_fn fn, void *arg)
 {
 	m->logfn = fn != NULL ? fn : log_stderr;
 	m->logarg = fn != NULL ? arg : NULL;
+	m->log_max = fn != NULL ? JM4LW_LOG_DEBUG : JM4LW_LOG_INFO;
+}
+
+JM4LW_API void jm4lw_set_log_level(struct jm4lw *m, int max_level)
+{
+	m->log_max = max_level;
 }
 
 JM4LW_API int jm4lw_reconfigure(struct jm4lw *m,
@@ -875,5 +886,6 @@ JM4LW_API void jm4lw_free(struct jm4lw *m)
 		event_free(m->dump_timer);
 	if (m->growth_timer != NULL)
 		event_free(m->growth_timer);
+	proto_fini(&m->proto);
 	free(m);
 }

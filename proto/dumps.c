@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,89 @@ int dumps_match(const char *prefix, const char *name)
 			return 0;
 	}
 	return strcmp(s, "heap") == 0;
+}
+
+int dumps_stage_match(const char *prefix, const char *name, long *pid)
+{
+	size_t n = strlen(prefix);
+	const char *s;
+	char *end;
+	int i;
+
+	if (name[0] != '.' || strncmp(name + 1, prefix, n) != 0 ||
+	    name[n + 1] != '.')
+		return 0;
+	s = name + n + 2;
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	*pid = strtol(s, &end, 10);
+	if (errno != 0 || *end != '.')
+		return 0;
+	for (i = 1; i <= 6; i++) {
+		char c = end[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			(c >= 'A' && c <= 'Z')))
+			return 0;
+	}
+	return end[7] == '\0';
+}
+
+/* A staging directory this young may be mid-dump (another pid namespace
+ * can make a live process look gone): leave it. */
+#define STAGE_STALE_SECONDS 600
+
+/*
+ * A process that ended without jm4lw_free() (killed, or a preloaded agent
+ * at exit) leaves its empty staging directory behind; the next process to
+ * stage in @p dir removes it. Only directories we own, of pids that do not
+ * run, untouched for STAGE_STALE_SECONDS; only our dump files inside them
+ * (a profile cut off by the crash); a directory holding anything else
+ * stays.
+ */
+void dumps_sweep_stages(struct proto *p, const char *dir)
+{
+	const char *prefix = p->cfg->dump_prefix;
+	struct dirent *de, *se;
+	struct stat sb;
+	DIR *d, *sd;
+	time_t now = time(NULL);
+	long pid;
+	int fd;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!dumps_stage_match(prefix, de->d_name, &pid) ||
+		    pid == (long)getpid() ||
+		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
+			-1 ||
+		    !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() ||
+		    now - sb.st_mtime < STAGE_STALE_SECONDS)
+			continue;
+		fd = openat(dirfd(d), de->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd == -1)
+			continue;
+		if ((sd = fdopendir(fd)) == NULL) {
+			close(fd);
+			continue;
+		}
+		while ((se = readdir(sd)) != NULL)
+			if (dumps_match(prefix, se->d_name) &&
+			    fstatat(fd, se->d_name, &sb,
+				AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(sb.st_mode))
+				(void)unlinkat(fd, se->d_name, 0);
+		closedir(sd);
+		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) == 0)
+			proto_log(p, JM4LW_LOG_INFO,
+			    "removed %s/%s, left by process %ld", dir,
+			    de->d_name, pid);
+	}
+	closedir(d);
 }
 
 /* Newest first; equal times by name, so the order is total. */

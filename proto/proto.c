@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "proto.h"
 
 /* Start counting uptime and remember where the allocator and config are. */
@@ -18,6 +20,15 @@ void proto_init(struct proto *p, const struct proto_ops *ops,
 	p->cfg = cfg;
 	p->mode = "standalone";
 	clock_gettime(CLOCK_MONOTONIC, &p->started);
+}
+
+/* The staging directory is empty between dumps; a forked child's copy of
+ * the path is its parent's to remove. */
+void proto_fini(struct proto *p)
+{
+	if (p->stage[0] != '\0' && p->stage_pid == (long)getpid())
+		(void)rmdir(p->stage);
+	p->stage[0] = '\0';
 }
 
 /* Copy out the word once 4 bytes are there; never look past them. */

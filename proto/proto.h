@@ -69,6 +69,10 @@ struct proto {
 	time_t last_dump_time;        /* wall clock, for mntr */
 	size_t alloc_at_dump;         /* stats.allocated then (growth) */
 	int alloc_known;              /* growth has a baseline */
+	char stage[4096 + 128];       /* private dir jemalloc writes in, or "" */
+	long stage_pid;               /* the process that made it */
+	struct timespec stats_at;     /* CLOCK_MONOTONIC of mntr's last epoch */
+	int stats_fresh;              /* stats_at is set */
 	/* Where proto logs what no reply carries (retention, schedules). */
 	void (*log)(void *arg, int level, const char *msg);
 	void *log_arg;
@@ -100,6 +104,9 @@ struct proto_word {
 /* Initialise @p p with the allocator ops and configuration. */
 void proto_init(struct proto *p, const struct proto_ops *ops,
     const struct jm4lw_config *cfg);
+
+/* Release what proto_init and the dumps made (the staging directory). */
+void proto_fini(struct proto *p);
 
 /*
  * Look at the first bytes of a request. Returns 4 and copies the word
@@ -150,9 +157,17 @@ int dumps_list(struct proto *p, struct proto_out *out);
 /* Is @p name one of ours: "<prefix>.<pid>.<seq>.heap"? */
 int dumps_match(const char *prefix, const char *name);
 
+/* Is @p name a staging directory's: ".<prefix>.<pid>.XXXXXX"? Its pid
+ * goes to @p pid. */
+int dumps_stage_match(const char *prefix, const char *name, long *pid);
+
+/* Remove the staging directories in @p dir of processes that are gone. */
+void dumps_sweep_stages(struct proto *p, const char *dir);
+
 /* Shared by words.c and dumps.c. */
 int ctl_size(struct proto *p, const char *name, size_t *v);
 void ctl_epoch(struct proto *p);
+void ctl_epoch_coalesced(struct proto *p);
 const char *fmt_bytes(char *buf, size_t len, size_t n);
 void proto_log(struct proto *p, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -49,6 +49,31 @@ void ctl_epoch(struct proto *p)
 	(void)p->ops->mallctl("epoch", &epoch, &len, &epoch, len);
 }
 
+/*
+ * The same, at most once per STATS_MAX_AGE_NS, for words that only read.
+ * An epoch merges every arena's statistics under the arenas' locks: ~10 us
+ * of the host's CPU here, most of what a mntr costs, and contention with
+ * the host's own allocations. A scraper storm (or a benchmark) then pays
+ * for one merge a millisecond, not one a request; no reader can tell a
+ * snapshot a millisecond old from a new one.
+ */
+#define STATS_MAX_AGE_NS 1000000L
+
+void ctl_epoch_coalesced(struct proto *p)
+{
+	struct timespec now;
+	long long age;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	age = (long long)(now.tv_sec - p->stats_at.tv_sec) * 1000000000LL +
+	    (now.tv_nsec - p->stats_at.tv_nsec);
+	if (p->stats_fresh && age >= 0 && age < STATS_MAX_AGE_NS)
+		return;
+	ctl_epoch(p);
+	p->stats_at = now;
+	p->stats_fresh = 1;
+}
+
 /* Seconds since proto_init(). */
 static long long uptime(const struct proto *p)
 {
@@ -61,11 +86,12 @@ static long long uptime(const struct proto *p)
 /* Human size for one-line replies: "12.1 MiB". */
 const char *fmt_bytes(char *buf, size_t len, size_t n)
 {
-	static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB",
+	    "EiB"};
 	double v = (double)n;
 	int i = 0;
 
-	while (v >= 1024 && i < 4) {
+	while (v >= 1024 && i < 6) {
 		v /= 1024;
 		i++;
 	}
@@ -130,7 +156,7 @@ static int word_mntr(struct proto *p, struct proto_out *out)
 	const struct proto_stats *st = &p->st;
 	bool b;
 
-	ctl_epoch(p);
+	ctl_epoch_coalesced(p);
 	out_printf(out, "jm4lw_version\t%s\n", JM4LW_VERSION);
 	out_printf(out, "jm4lw_uptime_seconds\t%lld\n", uptime(p));
 	out_printf(out, "jm4lw_open_connections\t%" PRIu64 "\n",
@@ -231,10 +257,13 @@ static void stats_cb(void *arg, const char *s)
 	out_write(arg, s, strlen(s));
 }
 
-/* jmst: jemalloc's statistics text, whole. */
+/*
+ * jmst: jemalloc's statistics text, whole. malloc_stats_print() refreshes
+ * the epoch itself before it reads anything (stats.c, 5.x): one of ours
+ * would be a second merge of every arena for nothing.
+ */
 static int word_jmst(struct proto *p, struct proto_out *out)
 {
-	ctl_epoch(p);
 	p->ops->stats_print(stats_cb, out, NULL);
 	return PROTO_OK;
 }
@@ -242,7 +271,6 @@ static int word_jmst(struct proto *p, struct proto_out *out)
 /* jmsj: the same as JSON, for scripts; jemalloc ends it without "\n". */
 static int word_jmsj(struct proto *p, struct proto_out *out)
 {
-	ctl_epoch(p);
 	p->ops->stats_print(stats_cb, out, "J");
 	out_write(out, "\n", 1);
 	return PROTO_OK;
@@ -276,41 +304,50 @@ static int dump_dir(const struct proto *p, char *buf, size_t len)
  * a short one, which is what a filling disk gives: a cut-off profile that
  * prof.dump calls a success. A whole one ends with the MAPPED_LIBRARIES
  * section (the maps, ending in a newline), and a disk that filled during
- * the dump has no room left after it.
+ * the dump has no room left after it. The section is last, so the search
+ * runs from the end backwards: a few pages read, not the whole profile.
  */
-static int dump_whole(const char *tmp, const char *dir)
+#define TAIL_CHUNK 65536
+
+static int dump_whole(int fd, const char *dir)
 {
 	static const char mark[] = "\nMAPPED_LIBRARIES:\n";
-	char buf[8192 + sizeof(mark)];
+	const size_t mlen = sizeof(mark) - 1;
+	char *buf;
 	struct statvfs fs;
 	struct stat sb;
-	size_t carry = 0, n;
+	off_t end, start;
+	size_t want, got;
 	ssize_t r;
-	int fd, found = 0;
-	char last = 0;
+	int found = 0, ok = 0;
 
-	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC)) == -1)
+	if (fstat(fd, &sb) == -1 || sb.st_size == 0 ||
+	    (buf = malloc(TAIL_CHUNK + mlen)) == NULL)
 		return 0;
-	if (fstat(fd, &sb) == -1 || sb.st_size == 0) {
-		close(fd);
-		return 0;
+	/* Windows [start, end + mlen - 1), overlapping so no mark is split. */
+	for (end = sb.st_size; end > 0 && !found; end = start) {
+		start = end > TAIL_CHUNK ? end - TAIL_CHUNK : 0;
+		want = (size_t)(end - start) + mlen - 1;
+		if ((off_t)want > sb.st_size - start)
+			want = (size_t)(sb.st_size - start);
+		for (got = 0; got < want; got += (size_t)r) {
+			r = pread(fd, buf + got, want - got,
+			    start + (off_t)got);
+			if (r == -1 && errno == EINTR) {
+				r = 0;
+				continue;
+			}
+			if (r <= 0)
+				goto out;
+		}
+		if (end == sb.st_size && buf[got - 1] != '\n')
+			goto out; /* cut inside a line */
+		found = memmem(buf, got, mark, mlen) != NULL;
 	}
-	while ((r = read(fd, buf + carry, sizeof(buf) - carry - 1)) > 0) {
-		n = carry + (size_t)r;
-		buf[n] = '\0';
-		last = buf[n - 1];
-		if (!found && memmem(buf, n, mark, sizeof(mark) - 1) != NULL)
-			found = 1;
-		/* Keep a tail so a mark split across reads is still seen. */
-		carry = n < sizeof(mark) ? n : sizeof(mark) - 1;
-		memmove(buf, buf + n - carry, carry);
-	}
-	close(fd);
-	if (r == -1 || !found || last != '\n')
-		return 0;
-	if (statvfs(dir, &fs) == 0 && fs.f_bavail == 0)
-		return 0;
-	return 1;
+	ok = found && !(statvfs(dir, &fs) == 0 && fs.f_bavail == 0);
+out:
+	free(buf);
+	return ok;
 }
 
 /* Count and report a failed dump. */
@@ -384,20 +421,52 @@ static int dump_no_room(struct proto *p, struct proto_out *out,
 }
 
 /*
- * jmfp: prof.dump to a temporary file in the dump directory, then rename,
- * so no reader ever sees half a profile (rename replaces a planted symlink
+ * The staging directory for dumps into @p dir: the one this process made
+ * there, if it still is a 0700 directory of ours, or a new one
+ * "<dir>/.<prefix>.<pid>.XXXXXX" (and the stale ones of processes that
+ * are gone, swept first). -1 and errno if none can be made.
+ */
+static int stage_ready(struct proto *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	struct stat sb;
+	int e;
+
+	if (p->stage[0] != '\0' && p->stage_pid == (long)getpid() &&
+	    strncmp(p->stage, dir, n) == 0 && p->stage[n] == '/' &&
+	    strchr(p->stage + n + 1, '/') == NULL &&
+	    lstat(p->stage, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+	    sb.st_uid == geteuid() && (sb.st_mode & 077) == 0)
+		return 0;
+	proto_fini(p); /* another dump_dir now, or it was removed */
+	dumps_sweep_stages(p, dir);
+	snprintf(p->stage, sizeof(p->stage), "%s/.%s.%ld.XXXXXX", dir,
+	    p->cfg->dump_prefix, (long)getpid());
+	if (mkdtemp(p->stage) == NULL) {
+		e = errno;
+		p->stage[0] = '\0';
+		errno = e;
+		return -1;
+	}
+	p->stage_pid = (long)getpid();
+	return 0;
+}
+
+/*
+ * jmfp: prof.dump to a file in the staging directory, then rename it into
+ * the dump directory, so no reader ever sees half a profile (rename replaces a planted symlink
  * at the final name rather than following it). The name is built here from the
  * configuration and our pid, never from anything the peer sent.
  */
 int proto_dump(struct proto *p, struct proto_out *out, int scheduled)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
-	char path[PATH_MAX + 128], tmp[PATH_MAX + 128];
+	char path[PATH_MAX + 128], tmp[sizeof(p->stage) + 128];
 	const char *tp = tmp;
 	struct stat sb;
 	unsigned long seq;
 	long pid = (long)getpid();
-	int e, fd, tries;
+	int e, fd, tries, whole;
 
 	if (prof_ready(p, out) == -1 || dump_too_soon(p, out, scheduled))
 		return PROTO_ERROR;
@@ -425,16 +494,21 @@ int proto_dump(struct proto *p, struct proto_out *out, int scheduled)
 			    "no free file name after 1000 tries");
 	}
 	/*
-	 * An unpredictable temporary name we create ourselves (O_EXCL, mode
-	 * 0600): jemalloc opens it with creat(), which follows symlinks, so
-	 * a guessable name in a shared directory like /tmp would let another
-	 * user point our dump at a file of their choosing.
+	 * jemalloc opens the profile with creat(), which follows symlinks: at
+	 * a guessable name in a shared directory like /tmp, another user could
+	 * point our dump at a file of their choosing, or open the 0644 file
+	 * creat() makes and read the profile. So jemalloc writes in our
+	 * staging directory (mkdtemp, 0700, kept for the process's next
+	 * dumps), where nobody else can enter. The file is new there: an
+	 * empty one made first with O_EXCL would be truncated by creat(),
+	 * and a truncate makes ext4 (auto_da_alloc) start writeback of the
+	 * whole profile in close(); a fresh directory per dump would cost an
+	 * rmdir, 100-400 us on ext4 here. Both were measured (BENCHMARKS.md).
 	 */
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%ld.%lu.heap.XXXXXX", dir,
-	    p->cfg->dump_prefix, pid, seq);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+	if (stage_ready(p, dir) == -1)
 		return dump_failed(p, out, dir, strerror(errno));
-	close(fd);
+	snprintf(tmp, sizeof(tmp), "%s/%s.%ld.%lu.heap", p->stage,
+	    p->cfg->dump_prefix, pid, seq);
 
 	clock_gettime(CLOCK_MONOTONIC, &p->last_dump_at);
 	p->dumped = 1;
@@ -450,13 +524,19 @@ int proto_dump(struct proto *p, struct proto_out *out, int scheduled)
 			     : "jemalloc could not write the profile "
 			       "(prof.dump returned EFAULT)");
 	}
-	if (!dump_whole(tmp, dir)) {
+	/* Profiles show addresses and the maps: for our user only. */
+	fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	whole = fd != -1 && dump_whole(fd, dir);
+	e = fd == -1 ? errno : fchmod(fd, 0600) == -1 ? errno : 0;
+	if (fd != -1)
+		close(fd);
+	if (!whole) {
 		(void)unlink(tmp);
 		return dump_failed(p, out, dir, "the profile was cut short "
 		    "(is the disk full?)");
 	}
-	if (rename(tmp, path) == -1) {
-		e = errno;
+	if (e != 0 || rename(tmp, path) == -1) {
+		e = e != 0 ? e : errno;
 		(void)unlink(tmp);
 		return dump_failed(p, out, dir, strerror(e));
 	}
@@ -553,19 +633,22 @@ static int word_jmpg(struct proto *p, struct proto_out *out)
 {
 	size_t before = 0, after = 0;
 	char b1[32], b2[32];
-	int e;
+	int e, known;
 
 	ctl_epoch(p);
-	(void)ctl_size(p, "stats.resident", &before);
+	known = ctl_size(p, "stats.resident", &before) == 0;
 	if ((e = p->ops->mallctl(ARENAS_ALL_PURGE, NULL, NULL, NULL, 0)) != 0) {
 		out_printf(out, JM4LW_ERROR_PREFIX "purge failed: %s\n",
 		    strerror(e));
 		return PROTO_ERROR;
 	}
 	ctl_epoch(p);
-	(void)ctl_size(p, "stats.resident", &after);
-	out_printf(out, "ok: purged all arenas (resident %s -> %s)\n",
-	    fmt_bytes(b1, sizeof(b1), before), fmt_bytes(b2, sizeof(b2), after));
+	if (known && ctl_size(p, "stats.resident", &after) == 0)
+		out_printf(out, "ok: purged all arenas (resident %s -> %s)\n",
+		    fmt_bytes(b1, sizeof(b1), before),
+		    fmt_bytes(b2, sizeof(b2), after));
+	else /* no stats in this jemalloc: say nothing false */
+		out_printf(out, "ok: purged all arenas\n");
 	return PROTO_OK;
 }
 

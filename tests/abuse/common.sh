@@ -119,7 +119,8 @@ check_clean() {
 	[ -n "$dir" ] || return 0
 	shift 2
 	want=$(printf '%s\n' "$@" | sed '/^$/d' | sort | tr '\n' ' ')
-	got=$(ls -A "$dir" | sort | tr '\n' ' ')
+	got=$( (ls -A "$dir" | grep -v '^\.jm4lw\.'; leftovers "$dir" | tr ' ' '\n') |
+		sed '/^$/d' | sort | tr '\n' ' ')
 	assert_eq "$c: the dump dir holds ${want:-no file}${want:+and nothing else}" "$want" "$got"
 }
 

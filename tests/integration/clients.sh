@@ -177,10 +177,10 @@ case_jmfp() {
 		fail "jmfp via $CLIENT: $path exists" "$(ls -la "$DUMPS")"
 		return
 	fi
-	if find "$DUMPS" -name '*.tmp' | grep -q .; then
-		fail "jmfp via $CLIENT: no .tmp left" "$(ls -la "$DUMPS")"
+	if [ -n "$(leftovers "$DUMPS")" ]; then
+		fail "jmfp via $CLIENT: no temporary left" "$(ls -la "$DUMPS")"
 	else
-		pass "jmfp via $CLIENT: no .tmp left"
+		pass "jmfp via $CLIENT: no temporary left"
 	fi
 	# jeprof needs the binary for symbols; --text prints "Total: N MB"
 	# and then a line per function: main's proves jm4lwd's symbols were read

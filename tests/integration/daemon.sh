@@ -135,8 +135,11 @@ case_jmfp() {
 	assert_eq "jmfp: absolute path under the relative dump_dir, seq 0" \
 		"$D/dumps/jm4lw.$PID.0.heap" "$a"
 	assert_eq "jmfp: the next one is seq 1" "$D/dumps/jm4lw.$PID.1.heap" "$b"
-	assert_eq "jmfp: both files exist, no .tmp left" \
-		"jm4lw.$PID.0.heap jm4lw.$PID.1.heap" "$(cd "$D/dumps" && ls -A | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq "jmfp: both files exist, nothing else" \
+		"jm4lw.$PID.0.heap jm4lw.$PID.1.heap" "$(cd "$D/dumps" && ls | tr '\n' ' ' | sed 's/ $//')"
+	assert_eq "jmfp: no temporary left" "" "$(leftovers "$D/dumps")"
+	assert_eq "jmfp: one staging directory (0700), ours" "1 700" \
+		"$(find "$D/dumps" -mindepth 1 -maxdepth 1 -type d -name ".jm4lw.$PID.*" -printf '%m\n' | sort -u | awk '{ n++; m = $1 } END { print n + 0, m }')"
 	assert_eq "mntr: jm4lw_last_dump is the last one" "$b" \
 		"$(mntr_value jm4lw_last_dump)"
 }
@@ -184,6 +187,8 @@ case_main() {
 	case_mntr_keys
 	case_counters
 	stop_daemon
+	assert_eq "jm4lwd's exit removed its staging directory" "" \
+		"$(cd "$d/dumps" && ls -A | grep -v '^jm4lw\.[0-9]*\.[0-9]*\.heap$')"
 }
 
 # --- timeouts and limits -------------------------------------------------------

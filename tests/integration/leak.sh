@@ -189,8 +189,7 @@ case_after_cap() {
 start_host || finish
 case_diff && case_after_cap
 alive "ruok still answers imok"
-assert_eq "no .jm4lw.* temporary file left" "" \
-	"$(find "$D/dumps" -maxdepth 1 -name '.jm4lw.*' -printf '%f ')"
+assert_eq "no .jm4lw.* temporary file left" "" "$(leftovers "$D/dumps")"
 kill -TERM "$PID"
 if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
 	pass "jeprof_host exits 0 on SIGTERM"

@@ -341,6 +341,22 @@ wait_log() {
 # ask WORD [PORT [HOST]]: send WORD as an operator would, with nc.openbsd
 # (it exits once the server closes), reply on stdout. The outer timeout
 # only keeps a hung server from hanging the suite.
+# leftovers DIR...: what dumps left behind in DIRs, one name and a space
+# each: hidden .jm4lw.* entries, except staging directories
+# (.jm4lw.PID.XXXXXX, where jemalloc writes; a live module keeps its own)
+# while they are empty.
+leftovers() {
+	local f n
+	while IFS= read -r f; do
+		n=${f##*/}
+		if [ -d "$f" ] && [ ! -L "$f" ] && [ -z "$(ls -A "$f")" ] &&
+			[[ $n =~ ^\.jm4lw\.[0-9]+\.[A-Za-z0-9]{6}$ ]]; then
+			continue
+		fi
+		printf '%s ' "$n"
+	done < <(find "$@" -mindepth 1 -maxdepth 1 -name '.jm4lw.*' 2>/dev/null)
+}
+
 ask() {
 	printf '%s\n' "$1" | timeout $((30 * SLOW)) nc.openbsd "${3:-127.0.0.1}" "${2:-$PORT}"
 }

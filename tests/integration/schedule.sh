@@ -124,8 +124,7 @@ wait_dumps() {
 
 # no_temp DESC DIR: no temporary dump file (.jm4lw.*) was left behind.
 no_temp() {
-	assert_eq "$1: no .jm4lw.* temporary file left" "" \
-		"$(find "$2" -maxdepth 1 -name '.jm4lw.*' -printf '%f ')"
+	assert_eq "$1: no .jm4lw.* temporary file left" "" "$(leftovers "$2")"
 }
 
 # readable DESC BINARY FILE...: each FILE is a heap_v2 profile and

@@ -291,7 +291,7 @@ case_live() {
 	fi
 	alive "jm4lwd still answers imok" "$p1"
 	assert_eq "no .jm4lw.* temporary file left" "" \
-		"$(find "$d1/dumps" "$d2/dumps" -name '.jm4lw.*' -printf '%f ')"
+		"$(leftovers "$d1/dumps" "$d2/dumps")"
 	stop_daemon
 	PID=$pid2
 	stop_daemon

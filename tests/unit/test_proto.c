@@ -10,13 +10,16 @@
 #include <cmocka.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "proto.h"
@@ -37,7 +40,22 @@ static struct {
 	size_t reset_lg;
 	int resets;
 	int truncate; /* prof.dump "succeeds" with a cut-off file */
+	/* A long profile: body bytes before MAPPED_LIBRARIES, map bytes
+	 * after it (0 and 0: the short one), or no mark at all. */
+	size_t body, maps;
+	int no_mark;
+	const char *fail_stats; /* this stats.* read fails with ENOENT */
+	mode_t dump_dir_mode; /* of the directory prof.dump wrote in */
 } F;
+
+/* Write @p n bytes of profile-like lines, the last ending in "\n". */
+static void fill(FILE *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fputc(i + 1 == n || i % 60 == 59 ? '\n' : 'a' + (int)(i % 26), f);
+}
 
 /* mallctl with the signature jemalloc has, answering from F. */
 static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
@@ -76,19 +94,32 @@ static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
 		const char *path = *(const char **)newp;
 		FILE *f;
 		assert_int_equal(newlen, sizeof(char *));
+		char dir[4096], *slash;
+		struct stat sb;
 		snprintf(F.dump_name, sizeof(F.dump_name), "%s", path);
+		snprintf(dir, sizeof(dir), "%s", path);
+		if ((slash = strrchr(dir, '/')) != NULL)
+			*slash = '\0';
+		F.dump_dir_mode = stat(dir, &sb) == 0 ? sb.st_mode & 07777 : 0;
 		f = fopen(path, "w");
 		if (f == NULL)
 			return EFAULT;
 		if (F.truncate)
 			fputs("heap_v2/524288\n  t*: 1: 524288 [", f);
-		else
+		else if (F.body > 0 || F.maps > 0 || F.no_mark) {
+			fill(f, F.body);
+			if (!F.no_mark)
+				fputs("\nMAPPED_LIBRARIES:\n", f);
+			fill(f, F.maps);
+		} else
 			fputs("heap_v2/524288\n\nMAPPED_LIBRARIES:\n00-01 r-xp "
 			    "x\n", f);
 		fclose(f);
 		F.dumps++;
 		return 0;
 	}
+	if (F.fail_stats != NULL && strcmp(name, F.fail_stats) == 0)
+		return ENOENT;
 	if (strncmp(name, "stats.", 6) == 0 ||
 	    strcmp(name, "prof.lg_sample") == 0) {
 		assert_int_equal(*oldlenp, sizeof(size_t));
@@ -191,19 +222,36 @@ static bool starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* How many entries does the dump directory hold? */
+/* Entries in directory @p path, but "." and ".." and @p skip. */
+static int count_entries(const char *path, const char *skip)
+{
+	struct dirent *de;
+	DIR *d = opendir(path);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0 &&
+		    (skip == NULL || strcmp(de->d_name, skip) != 0))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * How many entries does the dump directory hold, besides the staging
+ * directory (which must be empty between dumps)?
+ */
 static int dir_entries(void)
 {
-	char cmd[4200];
-	FILE *p;
-	int n = -1;
+	const char *stage = NULL;
 
-	snprintf(cmd, sizeof(cmd), "ls -A '%s' | wc -l", tmpdir);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	assert_int_equal(fscanf(p, "%d", &n), 1);
-	pclose(p);
-	return n;
+	if (P.stage[0] != '\0') {
+		assert_int_equal(count_entries(P.stage, NULL), 0);
+		stage = strrchr(P.stage, '/') + 1;
+	}
+	return count_entries(tmpdir, stage);
 }
 
 static void test_frame_short(void **state)
@@ -435,6 +483,48 @@ static void test_mntr(void **state)
 	assert_int_equal(R.buf[R.len - 1], '\n');
 }
 
+/* mntr refreshes jemalloc's statistics at most once a millisecond. */
+static void test_mntr_coalesces_epochs(void **state)
+{
+	struct timespec ms2 = {.tv_nsec = 2000000}, t0, t1;
+	int i;
+
+	(void)state;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(run("mntr"), PROTO_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* Five within a millisecond share one epoch (a stalled machine may
+	 * have let the window pass: then each may refresh). */
+	if ((t1.tv_sec - t0.tv_sec) * 1000000000L + t1.tv_nsec - t0.tv_nsec <
+	    1000000L)
+		assert_int_equal(F.epochs, 1);
+	else
+		assert_in_range(F.epochs, 1, 5);
+	F.epochs = 0;
+	nanosleep(&ms2, NULL);
+	assert_int_equal(run("mntr"), PROTO_OK);
+	assert_int_equal(F.epochs, 1);
+	assert_int_equal(run("mntr"), PROTO_OK);
+	nanosleep(&ms2, NULL);
+	assert_int_equal(run("mntr"), PROTO_OK);
+	assert_in_range(F.epochs, 2, 3);
+}
+
+/* Byte counts in replies keep a sane unit up to the largest size_t. */
+static void test_fmt_bytes(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(fmt_bytes(b, sizeof(b), 0), "0 B");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 1023), "1023 B");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 1536), "1.5 KiB");
+	assert_string_equal(fmt_bytes(b, sizeof(b), 64u << 20), "64.0 MiB");
+	assert_string_equal(fmt_bytes(b, sizeof(b), (size_t)1 << 50), "1.0 PiB");
+	assert_string_equal(fmt_bytes(b, sizeof(b), SIZE_MAX), "16.0 EiB");
+}
+
 static void test_mntr_leaves_out_what_fails(void **state)
 {
 	(void)state;
@@ -477,7 +567,8 @@ static void test_jmst_jmsj(void **state)
 	assert_string_equal(R.buf, "___ Begin jemalloc statistics ___\n"
 				   "--- End jemalloc statistics ---\n");
 	assert_null(F.stats_opts);
-	assert_int_equal(F.epoch_at_stats, 1); /* epoch came first */
+	/* malloc_stats_print refreshes the epoch itself: no second one. */
+	assert_int_equal(F.epochs, 0);
 	assert_int_equal(run("jmsj"), PROTO_OK);
 	assert_string_equal(F.stats_opts, "J");
 	assert_int_equal(R.buf[R.len - 1], '\n');
@@ -485,7 +576,7 @@ static void test_jmst_jmsj(void **state)
 
 static void test_jmfp_writes_and_renames(void **state)
 {
-	char want[4200];
+	char want[4200], stage[sizeof(P.stage)];
 	struct stat sb;
 
 	(void)state;
@@ -495,18 +586,146 @@ static void test_jmfp_writes_and_renames(void **state)
 	assert_string_equal(R.buf, want);
 	want[strlen(want) - 1] = '\0';
 	assert_int_equal(stat(want, &sb), 0);
-	/* jemalloc wrote the temporary name, which is gone now. */
-	assert_non_null(strstr(F.dump_name, "/.jm4lw."));
-	assert_non_null(strstr(F.dump_name, ".heap."));
-	assert_null(strstr(F.dump_name, "XXXXXX"));
+	/* jemalloc wrote in the staging directory: 0700, ours, empty again. */
+	snprintf(stage, sizeof(stage), "%s/.jm4lw.%ld.", tmpdir,
+	    (long)getpid());
+	assert_true(starts(P.stage, stage));
+	assert_int_equal(strlen(P.stage), strlen(stage) + 6);
+	assert_true(starts(F.dump_name, P.stage));
+	assert_string_equal(F.dump_name + strlen(P.stage), want +
+	    strlen(tmpdir));
+	assert_int_equal(F.dump_dir_mode, 0700);
 	assert_int_equal(stat(F.dump_name, &sb), -1);
 	assert_int_equal(dir_entries(), 1);
 	assert_int_equal(P.st.dumps_written, 1);
 	assert_string_equal(P.last_dump, want);
+	/* Profiles show addresses: for our user only. */
+	assert_int_equal(stat(want, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0600);
+	/* The next dump stages in the same directory... */
+	snprintf(stage, sizeof(stage), "%s", P.stage);
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_string_equal(P.stage, stage);
+	assert_int_equal(dir_entries(), 2);
+	/* ...and the module's end removes it. */
+	proto_fini(&P);
+	assert_int_equal(stat(stage, &sb), -1);
+	assert_int_equal(count_entries(tmpdir, NULL), 2);
+	assert_int_equal(run("jmfp"), PROTO_OK); /* a new one, on demand */
+	assert_int_equal(stat(P.stage, &sb), 0);
+	assert_string_not_equal(P.stage, stage);
+	assert_int_equal(dir_entries(), 3);
 
 	assert_int_equal(run("mntr"), PROTO_OK);
-	assert_non_null(strstr(R.buf, "jm4lw_dumps_written\t1\n"));
+	assert_non_null(strstr(R.buf, "jm4lw_dumps_written\t3\n"));
 	assert_non_null(strstr(R.buf, "jm4lw_last_dump\t"));
+}
+
+/* Make directory @p name in the dump dir, with @p file in it (or none),
+ * last modified @p age seconds ago. */
+static void make_stage(const char *name, const char *file, int age)
+{
+	char path[4400], f[4600];
+	struct timespec ts[2];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	assert_int_equal(mkdir(path, 0700), 0);
+	if (file != NULL) {
+		snprintf(f, sizeof(f), "%s/%s", path, file);
+		fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(fd != -1);
+		close(fd);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= age;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* Does @p name exist in the dump dir (symlinks not followed)? */
+static bool exists(const char *name)
+{
+	char path[8800];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	return lstat(path, &sb) == 0;
+}
+
+/*
+ * Staging directories left by processes that are gone are swept when a
+ * process stages in the same dump dir; nothing else is.
+ */
+static void test_stage_sweep(void **state)
+{
+	char dead_stage[64], dead_file[64], young[64], foreign[64];
+	char live[64], link[64], odd[64], path[4400];
+	long dead, pid;
+	pid_t child;
+
+	(void)state;
+	child = fork();
+	assert_true(child != -1);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	dead = (long)child;
+
+	snprintf(dead_stage, sizeof(dead_stage), ".jm4lw.%ld.aB3dE9", dead);
+	snprintf(dead_file, sizeof(dead_file), "jm4lw.%ld.7.heap", dead);
+	make_stage(dead_stage, dead_file, 3600);
+	snprintf(young, sizeof(young), ".jm4lw.%ld.young1", dead);
+	make_stage(young, NULL, 5); /* may be mid-dump elsewhere */
+	snprintf(foreign, sizeof(foreign), ".jm4lw.%ld.forgn1", dead);
+	make_stage(foreign, "notes.txt", 3600);
+	snprintf(live, sizeof(live), ".jm4lw.%ld.alive1", (long)getppid());
+	make_stage(live, NULL, 3600);
+	snprintf(odd, sizeof(odd), ".jm4lw.%ld.abc12", dead); /* 5 chars */
+	make_stage(odd, NULL, 3600);
+	snprintf(link, sizeof(link), ".jm4lw.%ld.link01", dead);
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, link);
+	assert_int_equal(symlink(tmpdir, path), 0);
+
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_false(exists(dead_stage));
+	assert_true(exists(young));
+	assert_true(exists(foreign));
+	snprintf(path, sizeof(path), "%s/notes.txt", foreign);
+	assert_true(exists(path)); /* relative to the dump dir */
+	assert_true(exists(live));
+	assert_true(exists(odd));
+	assert_true(exists(link));
+
+	assert_true(dumps_stage_match("jm4lw", dead_stage, &pid));
+	assert_int_equal(pid, dead);
+	assert_false(dumps_stage_match("jm4lw", odd, &pid));
+	assert_false(dumps_stage_match("jm4lw", ".jm4lw.12.abcdefg", &pid));
+	assert_false(dumps_stage_match("jm4lw", ".jm4lw..abcdef", &pid));
+	assert_false(dumps_stage_match("jm4lw", ".jm4lw.x1.abcdef", &pid));
+	assert_false(dumps_stage_match("jm4lw", "jm4lw.12.abcdef", &pid));
+	assert_false(dumps_stage_match("jm4lw", ".other.12.abcdef", &pid));
+	assert_false(dumps_stage_match("jm4lw", ".jm4lw.12.abc-ef", &pid));
+}
+
+/* A staging directory someone replaced (a symlink now) is not used. */
+static void test_stage_replaced(void **state)
+{
+	char saved[sizeof(P.stage)], aside[sizeof(P.stage) + 8];
+	struct stat sb;
+
+	(void)state;
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	snprintf(saved, sizeof(saved), "%s", P.stage);
+	snprintf(aside, sizeof(aside), "%s.aside", saved);
+	assert_int_equal(rename(saved, aside), 0);
+	assert_int_equal(symlink(aside, saved), 0);
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_string_not_equal(P.stage, saved);
+	assert_true(starts(F.dump_name, P.stage));
+	assert_int_equal(lstat(saved, &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	assert_int_equal(count_entries(aside, NULL), 0);
 }
 
 /* A profile cut short (the disk filled; jemalloc calls that a success) is
@@ -521,6 +740,42 @@ static void test_jmfp_cut_short(void **state)
 	assert_int_equal(dir_entries(), 0);
 	assert_int_equal(P.st.dumps_failed, 1);
 	assert_int_equal(P.st.dumps_written, 0);
+}
+
+/*
+ * The completeness check reads the profile from its end: a mark far from
+ * the end, one split across two read windows, and none at all.
+ */
+static void test_jmfp_long_profiles(void **state)
+{
+	static const struct {
+		size_t body, maps;
+		int no_mark, whole;
+	} c[] = {
+		{300000, 100, 0, 1},      /* mark in the last window */
+		{300000, 200000, 0, 1},   /* four windows back */
+		{300000, 65536 - 9, 0, 1}, /* mark split by the 64 KiB edge */
+		{300000, 65536 - 19, 0, 1},
+		{300000, 65536 - 1, 0, 1},
+		{70000, 65536, 0, 1},     /* mark in the first, short window */
+		{0, 5, 0, 1},             /* the mark is the file's start */
+		{400000, 1000, 1, 0},     /* no mark anywhere */
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		F.body = c[i].body;
+		F.maps = c[i].maps;
+		F.no_mark = c[i].no_mark;
+		if (c[i].whole) {
+			assert_int_equal(run("jmfp"), PROTO_OK);
+		} else {
+			assert_int_equal(run("jmfp"), PROTO_ERROR);
+			assert_non_null(strstr(R.buf, "cut short"));
+		}
+	}
+	assert_int_equal(dir_entries(), 7);
 }
 
 static void test_jmfp_skips_existing_names(void **state)
@@ -900,8 +1155,16 @@ static void test_prof_active_errnos(void **state)
 static void test_jmpg(void **state)
 {
 	(void)state;
+	assert_int_equal(run("mntr"), PROTO_OK);
+	F.epochs = 0;
 	assert_int_equal(run("jmpg"), PROTO_OK);
 	assert_true(starts(R.buf, "ok: purged all arenas (resident 19 B -> 19 B)"));
+	assert_int_equal(F.epochs, 2); /* before and after: never coalesced */
+	/* Without stats.resident, no made-up figures. */
+	F.fail_stats = "stats.resident";
+	assert_int_equal(run("jmpg"), PROTO_OK);
+	assert_string_equal(R.buf, "ok: purged all arenas\n");
+	F.fail_stats = NULL;
 	F.fail_name = "arena.4096.purge";
 	F.fail_errno = EFAULT;
 	assert_int_equal(run("jmpg"), PROTO_ERROR);
@@ -939,11 +1202,16 @@ int main(void)
 		T(test_host_word_flags_and_allow),
 		T(test_host_word_validation),
 		T(test_mntr),
+		T(test_mntr_coalesces_epochs),
+		T(test_fmt_bytes),
 		T(test_mntr_leaves_out_what_fails),
 		T(test_srvr_and_conf),
 		T(test_jmst_jmsj),
 		T(test_jmfp_writes_and_renames),
 		T(test_jmfp_cut_short),
+		T(test_jmfp_long_profiles),
+		T(test_stage_sweep),
+		T(test_stage_replaced),
 		T(test_jmfp_skips_existing_names),
 		T(test_jmfp_relative_dir_is_absolute),
 		T(test_jmfp_dir_missing),
