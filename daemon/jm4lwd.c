@@ -179,6 +179,7 @@ int main(int argc, char *argv[])
 		goto done;
 	}
 	jm4lw_set_log(d.m, daemon_log, &d);
+	jm4lw_set_log_level(d.m, d.verbose ? JM4LW_LOG_DEBUG : JM4LW_LOG_INFO);
 	if (jm4lw_listen(d.m, NULL) == -1)
 		goto done;
 	for (i = 0; i < 3; i++) {

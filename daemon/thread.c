@@ -158,6 +158,8 @@ JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
 	if ((t->m = jm4lw_new(t->base, cfg, err, errlen)) == NULL)
 		goto fail;
 	jm4lw_set_log(t->m, thread_log, t);
+	if (t->logfn == NULL) /* stderr: no debug lines to format */
+		jm4lw_set_log_level(t->m, JM4LW_LOG_INFO);
 	server_set_mode(t->m, "thread");
 	if (opts != NULL && opts->setup != NULL)
 		opts->setup(t->m, opts->setup_arg);

@@ -157,6 +157,15 @@ JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
 JM4LW_API void jm4lw_set_log(struct jm4lw *m, jm4lw_log_fn fn, void *arg);
 
 /**
+ * Log levels above @p max_level are neither formatted nor passed to the
+ * callback: a line per connection costs a busy port measurable CPU. The
+ * default sink starts at JM4LW_LOG_INFO; jm4lw_set_log() with a callback
+ * sets JM4LW_LOG_DEBUG (the callback sees everything), so call this after
+ * it.
+ */
+JM4LW_API void jm4lw_set_log_level(struct jm4lw *m, int max_level);
+
+/**
  * Listen on @p addr (`127.0.0.1:9181`, `[::1]:9181`; port 0 picks a free
  * port), or on every address of the configuration's `listen` when @p addr
  * is NULL. Returns 0, or -1 after logging why.

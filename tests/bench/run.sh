@@ -571,7 +571,7 @@ if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
 	done
 	# Where jmfp's extra time goes: close() of the profile, timed by strace.
 	if [ "$MODE" = full ] && command -v strace >/dev/null; then
-		strace -T -e trace=creat,close,openat,read -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
+		strace -T -e trace=creat,close,openat,read,pread64 -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
 		st=$!
 		sleep 0.5
 		for i in 1 2 3 4 5; do
@@ -581,7 +581,7 @@ if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
 		sleep 0.3
 		kill "$st" 2>/dev/null
 		wait "$st" 2>/dev/null
-		note_cmd "strace -T -e trace=creat,close,openat,read -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
+		note_cmd "strace -T -e trace=creat,close,openat,read,pread64 -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
 		# close() of the file jemalloc creat()ed; reads of a profile
 		# opened read-only afterwards (a read-back), per dump.
 		while read -r what kind v; do rec "s4.$what.$kind" "$v"; done < <(awk '
@@ -589,7 +589,7 @@ if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
 				k[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; next }
 			/^openat\(.*O_RDONLY/ && /\.heap/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
 				rb[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; rn[$(NF - 1)] = 0; rt[$(NF - 1)] = 0; next }
-			/^read\(/ { fd = $0; sub(/^read\(/, "", fd); sub(/,.*/, "", fd)
+			/^(read|pread64)\(/ { fd = $0; sub(/^p?read(64)?\(/, "", fd); sub(/,.*/, "", fd)
 				if (fd in rb) { d = $NF; gsub(/[<>]/, "", d); rn[fd]++; rt[fd] += d }; next }
 			/^close\(/ { fd = $0; sub(/^close\(/, "", fd); sub(/\).*/, "", fd); d = $NF; gsub(/[<>]/, "", d)
 				if (fd in k) { printf "close %s %.0f\n", k[fd], d * 1e6; delete k[fd] }
@@ -852,8 +852,9 @@ if [ "$(med s4.jmfp.p50)" != nan ]; then
 	out "\`tests/bench/bench_host.c\` embeds the module (libjm4lw.a) and, with sampling on from the start at the default"
 	out "rate (\`lg_prof_sample\` 19, one sample per 512 KiB), holds a heap of live blocks, 32 B – 128 KiB, allocated through"
 	out "call chains of 1–12 frames ($HEAP_LINE; VmRSS ${HRSS:-?} kB). Its host word \`bdmp\` is the bare"
-	out "\`mallctl(\"prof.dump\", path)\`; \`jmfp\` adds what makes it safe (the \`O_EXCL\` temporary file, \`statvfs\` for"
-	out "\`dump_min_free\`, \`rename\`, an \`epoch\` and \`stats.allocated\` read for \`dump_on_growth\`). Both are timed by loadgen over the"
+	out "\`mallctl(\"prof.dump\", path)\`; \`jmfp\` adds what makes it safe (jemalloc writes in a private 0700 staging directory,"
+	out "the profile's tail is read back to check it is whole, \`statvfs\` for \`dump_min_free\`, \`fchmod\` 0600, \`rename\`, an"
+	out "\`epoch\` and \`stats.allocated\` read for \`dump_on_growth\`). Both are timed by loadgen over the"
 	out "same port (connect to EOF, $DUMPS dumps per word per round, alternating), to the same directory (\`/tmp\`'s file system)."
 	out ""
 	ratio=$(pmed s4.jmfp.p50 s4.bdmp.p50)
@@ -866,7 +867,7 @@ if [ "$(med s4.jmfp.p50)" != nan ]; then
 	out "| profile size, bytes | $(fmt "$(med s4.jmfp.size)") | $(fmt "$(med s4.bdmp.size)") | | | |"
 	out "| backtraces in the profile | $(fmt "$(med s4.jmfp.traces)") | $(fmt "$(med s4.bdmp.traces)") | | | |"
 	[ -n "${R[s4.close.jmfp]:-}" ] && out "| \`close()\` of the profile under strace, median µs | $(fmt "$(med s4.close.jmfp)") | $(fmt "$(med s4.close.bdmp)") | | | |"
-	[ -n "${R[s4.rbn.jmfp]:-}" ] && out "| profile read back after the dump, under strace: \`read()\` calls / µs in them | $(fmt "$(med s4.rbn.jmfp)") / $(fmt "$(med s4.rbt.jmfp)") | $(fmt "$(med s4.rbn.bdmp)") / $(fmt "$(med s4.rbt.bdmp)") | | | |"
+	[ -n "${R[s4.rbn.jmfp]:-}" ] && out "| profile read back after the dump, under strace: \`read()\`/\`pread()\` calls / µs in them | $(fmt "$(med s4.rbn.jmfp)") / $(fmt "$(med s4.rbt.jmfp)") | $(fmt "$(med s4.rbn.bdmp)") / $(fmt "$(med s4.rbt.bdmp)") | | | |"
 	[ -n "$EPOCH_LINE" ] && out "" && out "One \`mallctl(\"epoch\")\` in this process takes $EPOCH_LINE."
 	summary "4. jmfp ÷ bare prof.dump, ${HEAP_MB} MiB heap" "$(fmt "$ratio" %.3f)" "≤ 1.05" "$v"
 else
@@ -1078,24 +1079,13 @@ if [ "$(above "$(pmed s4.jmfp.p50 s4.bdmp.p50)" 1.05)" = 1 ]; then
 	d=$(fmt "$(pdiff s4.jmfp.p50 s4.bdmp.p50)")
 	ana "**4. jmfp ÷ bare prof.dump.** jmfp took $d µs longer than the bare dump (median of the per-round differences), whose \`mallctl\` took"
 	ana "$(fmt "$(med s4.inproc)") µs for a ${HEAP_MB} MiB heap; per-round ratios $(prng s4.jmfp.p50 s4.bdmp.p50). The extra is in \`proto_dump()\` (\`proto/words.c\`), not in jemalloc:"
-	if [ -n "${R[s4.close.jmfp]:-}" ] && [[ "${DUMP_FS:-}" == ext4* ]] && [[ "$DUMP_FS" != *noauto_da_alloc* ]]; then
-		ana "- under strace, \`close()\` of the profile took $(fmt "$(med s4.close.jmfp)") µs in jmfp against $(fmt "$(med s4.close.bdmp)") µs in the bare dump. \`proto_dump()\`"
-		ana "  pre-creates the temporary file (\`mkostemp()\`, \`close()\`) so jemalloc's \`creat()\` cannot follow a planted symlink;"
-		ana "  that \`creat()\` then truncates an existing file, and on ext4 (\`dump_dir\` here: ${DUMP_FS:-?}; no"
-		ana "  \`noauto_da_alloc\`) a truncate to zero arms auto_da_alloc: the next \`close()\` starts writeback of the whole"
-		ana "  profile (\`ext4_alloc_da_blocks()\` → \`filemap_flush()\`). It grows with the profile's size, not the heap's. A"
-		ana "  fix that keeps the symlink safety: make a private directory with \`mkdtemp()\` in \`dump_dir\` (0700: nobody else"
-		ana "  can plant a link in it), let jemalloc \`creat()\` a fresh name there, \`rename()\` it out, \`rmdir()\`."
-	elif [ -n "${R[s4.close.jmfp]:-}" ]; then
+	if [ -n "${R[s4.close.jmfp]:-}" ]; then
 		ana "- under strace, \`close()\` of the profile took $(fmt "$(med s4.close.jmfp)") µs in jmfp against $(fmt "$(med s4.close.bdmp)") µs in the bare dump (\`dump_dir\`: ${DUMP_FS:-?})."
 	fi
 	if [ -n "${R[s4.rbn.jmfp]:-}" ]; then
-		ana "- after the dump \`dump_whole()\` reads the whole profile back to check it is complete: $(fmt "$(med s4.rbn.jmfp)") \`read()\` calls of"
-		ana "  8 KiB, $(fmt "$(med s4.rbt.jmfp)") µs in them under strace, plus a \`memmem()\` over every chunk — also in proportion to the"
-		ana "  profile's size. The mark it looks for, \`MAPPED_LIBRARIES:\`, heads the last section (a copy of /proc/self/maps),"
-		ana "  so searching backwards from the end with \`pread()\` would cost the size of the maps, not of the profile."
+		ana "- the completeness check read the profile back in $(fmt "$(med s4.rbn.jmfp)") call(s), $(fmt "$(med s4.rbt.jmfp)") µs under strace."
 	fi
-	ana "- fixed work: \`stat\`, \`realpath\`, \`statvfs\`, \`lstat\`, \`mkostemp\`, \`close\`, \`rename\`, and after the dump an \`epoch\`"
+	ana "- fixed work: \`stat\`, \`realpath\`, \`statvfs\`, \`lstat\` (twice), \`open\`, \`fstat\`, \`fchmod\`, \`close\`, \`rename\`, and after the dump an \`epoch\`"
 	ana "  refresh${EPOCH_LINE:+ ($EPOCH_LINE)} plus \`stats.allocated\` for \`dump_on_growth\`."
 	ana ""
 fi

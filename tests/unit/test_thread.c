@@ -350,6 +350,55 @@ static void test_many_starts_and_stops(void **state)
 	}
 }
 
+/* Debug lines seen by count_log (it runs on the module's thread). */
+static int debug_lines;
+
+static void count_log(int level, const char *msg, void *arg)
+{
+	(void)msg;
+	(void)arg;
+	if (level == JM4LW_LOG_DEBUG)
+		__atomic_add_fetch(&debug_lines, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Setup hook: the usual one, and debug lines off. */
+static void quiet_setup(struct jm4lw *m, void *arg)
+{
+	setup(m, arg);
+	jm4lw_set_log_level(m, JM4LW_LOG_INFO);
+}
+
+/*
+ * A host's log callback sees a line per connection, unless it lowered the
+ * level: then the lines are not even made.
+ */
+static void test_log_level(void **state)
+{
+	struct jm4lw_thread_opts opts = {.log = count_log};
+	struct jm4lw_config cfg;
+	struct jm4lw_thread *t;
+	char err[256], buf[4096];
+	int i, n;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
+	for (i = 0; i < 2; i++) {
+		opts.setup = i == 0 ? setup : quiet_setup;
+		t = jm4lw_start_thread_ex(&cfg, &opts, err, sizeof(err));
+		if (t == NULL)
+			fail_msg("start: %s", err);
+		__atomic_store_n(&debug_lines, 0, __ATOMIC_SEQ_CST);
+		assert_int_equal(ask(setup_port, "ruok", buf, sizeof(buf)), 4);
+		jm4lw_stop_thread(t);
+		n = __atomic_load_n(&debug_lines, __ATOMIC_SEQ_CST);
+		if (i == 0)
+			assert_true(n > 0);
+		else
+			assert_int_equal(n, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -360,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_fork_child_lets_go),
 		cmocka_unit_test(test_allow_names_host_words),
 		cmocka_unit_test(test_many_starts_and_stops),
+		cmocka_unit_test(test_log_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
