@@ -342,7 +342,7 @@ int proto_growth_due(struct proto *p)
 	ctl_epoch(p);
 	if (ctl_size(p, "stats.allocated", &now) != 0)
 		return 0;
-	if (!p->alloc_known && !p->dumped) {
+	if (!p->alloc_known) { /* no baseline yet (or growth was off) */
 		p->alloc_at_dump = now;
 		p->alloc_known = 1;
 		return 0;

@@ -141,6 +141,10 @@ int proto_host_known(struct proto *p, const char word[4]);
 int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
     void *arg, int flags);
 
+/* The completeness check reads a profile backwards in windows this big
+ * (the maps section it looks for is a few KiB: one read, usually). */
+#define PROTO_DUMP_TAIL_CHUNK 16384
+
 /* Write a heap profile now (jmfp, or a schedule when @p scheduled);
  * the reply is its path. */
 int proto_dump(struct proto *p, struct proto_out *out, int scheduled);

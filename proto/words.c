@@ -307,22 +307,21 @@ static int dump_dir(const struct proto *p, char *buf, size_t len)
  * the dump has no room left after it. The section is last, so the search
  * runs from the end backwards: a few pages read, not the whole profile.
  */
-#define TAIL_CHUNK 65536
+#define TAIL_CHUNK PROTO_DUMP_TAIL_CHUNK
 
 static int dump_whole(int fd, const char *dir)
 {
 	static const char mark[] = "\nMAPPED_LIBRARIES:\n";
 	const size_t mlen = sizeof(mark) - 1;
-	char *buf;
+	char buf[TAIL_CHUNK + sizeof(mark)];
 	struct statvfs fs;
 	struct stat sb;
 	off_t end, start;
 	size_t want, got;
 	ssize_t r;
-	int found = 0, ok = 0;
+	int found = 0;
 
-	if (fstat(fd, &sb) == -1 || sb.st_size == 0 ||
-	    (buf = malloc(TAIL_CHUNK + mlen)) == NULL)
+	if (fstat(fd, &sb) == -1 || sb.st_size == 0)
 		return 0;
 	/* Windows [start, end + mlen - 1), overlapping so no mark is split. */
 	for (end = sb.st_size; end > 0 && !found; end = start) {
@@ -338,16 +337,13 @@ static int dump_whole(int fd, const char *dir)
 				continue;
 			}
 			if (r <= 0)
-				goto out;
+				return 0;
 		}
 		if (end == sb.st_size && buf[got - 1] != '\n')
-			goto out; /* cut inside a line */
+			return 0; /* cut inside a line */
 		found = memmem(buf, got, mark, mlen) != NULL;
 	}
-	ok = found && !(statvfs(dir, &fs) == 0 && fs.f_bavail == 0);
-out:
-	free(buf);
-	return ok;
+	return found && !(statvfs(dir, &fs) == 0 && fs.f_bavail == 0);
 }
 
 /* Count and report a failed dump. */
@@ -543,9 +539,16 @@ int proto_dump(struct proto *p, struct proto_out *out, int scheduled)
 	p->st.dumps_written++;
 	snprintf(p->last_dump, sizeof(p->last_dump), "%s", path);
 	p->last_dump_time = time(NULL);
-	ctl_epoch(p);
-	if (ctl_size(p, "stats.allocated", &p->alloc_at_dump) == 0)
-		p->alloc_known = 1;
+	/* dump_on_growth's new baseline; an epoch costs tens of us under
+	 * load, so only when growth is watched (a later reload that turns
+	 * it on takes its first look as the baseline). */
+	if (strcmp(p->cfg->dump_on_growth, "0") != 0 &&
+	    p->cfg->dump_on_growth[0] != '\0') {
+		ctl_epoch(p);
+		p->alloc_known = ctl_size(p, "stats.allocated",
+				     &p->alloc_at_dump) == 0;
+	} else
+		p->alloc_known = 0; /* an older baseline predates this dump */
 	out_printf(out, "%s\n", path);
 	dumps_retain(p, dir, path);
 	return PROTO_OK;

@@ -17,8 +17,11 @@
  *	      DUMP_DIR/bare.<pid>.<seq>.heap: no temporary file, no rename,
  *	      no checks; the reply is "<path>\t<nanoseconds in mallctl>\n"
  *
- * so `loadgen -w jmfp` and `loadgen -w bdmp` time both over the same port
- * and the same transport. Logs the heap it built, what one
+ *	tjfp  jmfp through jm4lw_reply_builtin(), timed in the process: its
+ *	      path line, then "took\t<nanoseconds>\n"
+ *
+ * so `loadgen -w tjfp` and `loadgen -w bdmp` time both over the same port
+ * and the same transport, and each reply says what the process spent. Logs the heap it built, what one
  * mallctl("epoch") costs before and after building it, and then
  * "bench_host: listening on ADDR:PORT" on stderr; exits 0 on SIGTERM or
  * SIGINT.
@@ -196,6 +199,27 @@ static int word_bdmp(struct jm4lw_reply *r, void *arg)
 	return 0;
 }
 
+/*
+ * tjfp: jmfp itself (the built-in, through the public API), timed in the
+ * process: everything proto_dump does, without the connection. The reply
+ * is jmfp's path line, then "took\t<nanoseconds>\n".
+ */
+static int word_tjfp(struct jm4lw_reply *r, void *arg)
+{
+	struct timespec t0, t1;
+	int e;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	e = jm4lw_reply_builtin(r, "jmfp");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (e == 0)
+		jm4lw_reply_printf(r, "took\t%lld\n",
+		    (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
+		    (t1.tv_nsec - t0.tv_nsec));
+	return e;
+}
+
 /* SIGTERM/SIGINT: leave the loop. */
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
@@ -275,6 +299,8 @@ int main(int argc, char *argv[])
 		goto done;
 	}
 	if (jm4lw_add_word(m, "bdmp", word_bdmp, &bare, JM4LW_WORD_MUTATES) ==
+	    -1 ||
+	    jm4lw_add_word(m, "tjfp", word_tjfp, NULL, JM4LW_WORD_MUTATES) ==
 	    -1 || jm4lw_listen(m, listen) == -1 ||
 	    jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1)
 		goto done;

@@ -748,16 +748,17 @@ static void test_jmfp_cut_short(void **state)
  */
 static void test_jmfp_long_profiles(void **state)
 {
+	enum { W = PROTO_DUMP_TAIL_CHUNK };
 	static const struct {
 		size_t body, maps;
 		int no_mark, whole;
 	} c[] = {
 		{300000, 100, 0, 1},      /* mark in the last window */
-		{300000, 200000, 0, 1},   /* four windows back */
-		{300000, 65536 - 9, 0, 1}, /* mark split by the 64 KiB edge */
-		{300000, 65536 - 19, 0, 1},
-		{300000, 65536 - 1, 0, 1},
-		{70000, 65536, 0, 1},     /* mark in the first, short window */
+		{300000, 200000, 0, 1},   /* many windows back */
+		{300000, W - 9, 0, 1},    /* mark split by a window's edge */
+		{300000, W - 19, 0, 1},
+		{300000, W - 1, 0, 1},
+		{W + 5000, W, 0, 1},      /* mark in the first, short window */
 		{0, 5, 0, 1},             /* the mark is the file's start */
 		{400000, 1000, 1, 0},     /* no mark anywhere */
 	};
@@ -1068,6 +1069,10 @@ static void test_growth(void **state)
 {
 	(void)state;
 	assert_false(proto_growth_due(&P)); /* off */
+	/* Off, a dump reads no baseline: no epoch, the costly part. */
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(F.epochs, 0);
+	assert_false(P.alloc_known);
 	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1K");
 	F.allocated = 10000;
 	assert_false(proto_growth_due(&P)); /* takes the baseline */
@@ -1076,7 +1081,9 @@ static void test_growth(void **state)
 	F.allocated = 10000 + 1024;
 	assert_true(proto_growth_due(&P));
 	/* A dump moves the baseline. */
+	F.epochs = 0;
 	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(F.epochs, 1);
 	assert_false(proto_growth_due(&P));
 	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "50%%");
 	F.allocated = 11024 + 5511; /* 50% of 11024 is 5512 */
