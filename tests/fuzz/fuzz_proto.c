@@ -26,14 +26,16 @@
  *             dump_keep, 5 dump_max_bytes = 1, 6 dump_dir is P (below),
  *             7 proto_growth_due() afterwards
  *   c[13]     dump_on_growth (% 8)
- *   c[14]     what prof.dump leaves in proto's temporary file: bits 0-1
- *             a whole profile / nothing / one cut short / no final
+ *   c[14]     what prof.dump writes at the name proto gave it: bits 0-1
+ *             a whole profile / an empty file / one cut short / no final
  *             newline; bits 2-7 * 165 bytes of samples before the end
  *   c[16..19] the second connection's word (else the same word); c[16..]
  *             is also herr's text
  *
- * Every violated invariant is an abort(). A fake prof.dump never writes:
- * the only files are proto's own temporary and final names, in one of two
+ * Every violated invariant is an abort(). A fake prof.dump writes only the
+ * name proto gave it, in proto's staging directory (.<prefix>.<pid>.XXXXXX,
+ * 0700, empty between words, gone after proto_fini): the only files are
+ * that one and the final names, in one of two
  * directories made once under a mkdtemp root: D, empty, or P, where old
  * dumps and foreign files were planted once and are put back when
  * retention deletes them. Whatever proto creates is removed after every
@@ -194,23 +196,35 @@ static int fake_dump(void *newp, size_t newlen)
 {
 	static char buf[sizeof(prof_head) + 64 * 5 * sizeof(prof_sample) +
 	    sizeof(prof_tail)];
-	const char *path;
+	const char *path, *s;
 	struct stat sb;
 	size_t n = strlen(B->real), i, len;
 	int fd, mode = W.c[14] & 3;
 
 	CHECK(newp != NULL && newlen == sizeof(const char *));
 	path = *(const char *const *)newp;
-	/* A temporary name proto made itself, in the dump directory. */
+	/* A new name in proto's staging directory, in the dump directory:
+	 * ours alone (0700), so the creat() jemalloc does is safe. */
 	CHECK(strncmp(path, B->real, n) == 0 && path[n] == '/' &&
 	    path[n + 1] == '.');
-	CHECK(strchr(path + n + 1, '/') == NULL);
-	CHECK(lstat(path, &sb) == 0 && S_ISREG(sb.st_mode));
-	CHECK((sb.st_mode & 077) == 0);
+	s = P.stage;
+	CHECK(s[0] != '\0' && strncmp(path, s, strlen(s)) == 0 &&
+	    path[strlen(s)] == '/');
+	CHECK(strncmp(s, B->real, n) == 0 && s[n] == '/' &&
+	    strchr(s + n + 1, '/') == NULL);
+	CHECK(strchr(path + strlen(s) + 1, '/') == NULL);
+	CHECK(lstat(s, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+	    (sb.st_mode & 077) == 0 && sb.st_uid == geteuid());
+	CHECK(lstat(path, &sb) == -1 && errno == ENOENT);
 	W.dumps_called++;
 	W.dump_whole = mode == 0;
-	if (mode == 1)
+	/* jemalloc's creat(): 0644, whatever proto wants of it after. */
+	CHECK((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+		   0644)) != -1);
+	if (mode == 1) {
+		close(fd);
 		return 0;
+	}
 #define PUT(s, n)                                                              \
 	do {                                                                   \
 		memcpy(buf + len, s, n);                                       \
@@ -223,7 +237,6 @@ static int fake_dump(void *newp, size_t newlen)
 	if (mode != 2)
 		PUT(prof_tail, sizeof(prof_tail) - 1 - (mode == 3));
 #undef PUT
-	CHECK((fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW)) != -1);
 	CHECK(write(fd, buf, len) == (ssize_t)len);
 	close(fd);
 	return 0;
@@ -646,6 +659,21 @@ static int planted(const char *name)
 	return -1;
 }
 
+/* Does directory @p path hold nothing? */
+static bool dir_empty(const char *path)
+{
+	struct dirent *de;
+	DIR *dp;
+	int n = 0;
+
+	CHECK((dp = opendir(path)) != NULL);
+	while ((de = readdir(dp)) != NULL)
+		n += strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0;
+	closedir(dp);
+	return n == 0;
+}
+
 /*
  * Put the dump directory back after a word. Nothing may be there but
  * @p newest (the dump the reply named, removed here) and, in P, what we
@@ -673,6 +701,12 @@ static int settle_dump_dir(const char *newest)
 		} else if (W.plant && (k = planted(de->d_name)) >= 0) {
 			seen[k] = true;
 			ours += plant_ours(k);
+		} else if (P.stage[0] != '\0' &&
+		    strcmp(de->d_name, strrchr(P.stage, '/') + 1) == 0) {
+			/* The staging directory: ours, 0700, empty. */
+			CHECK(lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+			    (sb.st_mode & 077) == 0);
+			CHECK(dir_empty(path));
 		} else {
 			/* A leftover temporary file or a stray name. */
 			fprintf(stderr, "fuzz_proto: left behind: %s\n", path);
@@ -1086,5 +1120,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(P.st.words_served == (uint64_t)dispatched);
 	CHECK(P.st.words_unknown == unknown);
 	CHECK(P.st.words_refused == refused);
+
+	/* The module's end takes its staging directory with it. */
+	if (P.stage[0] != '\0') {
+		char stage[sizeof(P.stage)];
+		struct stat sb;
+		snprintf(stage, sizeof(stage), "%s", P.stage);
+		proto_fini(&P);
+		CHECK(P.stage[0] == '\0');
+		CHECK(lstat(stage, &sb) == -1 && errno == ENOENT);
+	}
 	return 0;
 }
