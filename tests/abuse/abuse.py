@@ -52,11 +52,15 @@ import random
 import select
 import socket
 import struct
+import os
 import sys
 import threading
 import time
 
-HOST = "127.0.0.1"
+# The socket helpers the integration suite's raw.py already has.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "integration"))
+from raw import HOST, connect, read_to_end  # noqa: E402
 # The words this driver knows replies of; sessions also sends the ones the
 # daemon lists (a word added later gets the generic check).
 WORDS = [b"ruok", b"mntr", b"srvr", b"conf", b"jmst", b"jmsj", b"jmfp",
@@ -67,23 +71,6 @@ TOO_MANY = b"error: too many connections (max_connections=%d)\n"
 
 def unescape(s):
     return s.encode().decode("unicode_escape").encode("latin-1")
-
-
-def read_to_end(s, bound):
-    """Read until EOF or RST; returns (bytes, how, seconds)."""
-    s.settimeout(bound)
-    got = b""
-    start = time.monotonic()
-    try:
-        while True:
-            d = s.recv(65536)
-            if not d:
-                return got, "eof", time.monotonic() - start
-            got += d
-    except socket.timeout:
-        return got, "timeout", time.monotonic() - start
-    except ConnectionResetError:
-        return got, "reset", time.monotonic() - start
 
 
 def reply_ok(head, reply, known=WORDS, prof_off=True):
@@ -133,7 +120,7 @@ def reply_ok(head, reply, known=WORDS, prof_off=True):
 
 def known_words(port):
     """The words the daemon serves, from its unknown-word line."""
-    s = socket.create_connection((HOST, port), timeout=10)
+    s = connect(port)
     s.sendall(b"\x00\x00\x00\x00")
     got, _, _ = read_to_end(s, 30)
     s.close()
@@ -217,7 +204,7 @@ def trickle(port, payload, gap, count):
 
     def one(k):
         try:
-            s = socket.create_connection((HOST, port), timeout=10)
+            s = connect(port)
             for i, b in enumerate(payload):
                 if i:
                     time.sleep(gap)
@@ -245,7 +232,7 @@ def trickle(port, payload, gap, count):
 
 
 def trickle_cut(port, gap, bound):
-    s = socket.create_connection((HOST, port), timeout=10)
+    s = connect(port)
     start = time.monotonic()
     res = {}
 
@@ -279,7 +266,7 @@ def trickle_cut(port, gap, bound):
 def halfclose(port, word, count):
     bad = 0
     for i in range(count):
-        s = socket.create_connection((HOST, port), timeout=10)
+        s = connect(port)
         s.sendall(word)
         s.shutdown(socket.SHUT_WR)
         got, end, _ = read_to_end(s, 30)
@@ -383,7 +370,7 @@ def hold(port, n, send, rcvbuf, mss, wait, maxhold, ensure):
             for s in lost:
                 connected.remove(s)
                 s.close()
-                t = socket.create_connection((HOST, port), timeout=10)
+                t = connect(port)
                 t.setblocking(False)
                 connected.append(t)
                 redone += 1
@@ -429,7 +416,7 @@ def hold(port, n, send, rcvbuf, mss, wait, maxhold, ensure):
 
 
 def overcap(port, n, cap, bound):
-    conns = [socket.create_connection((HOST, port), timeout=10)
+    conns = [connect(port)
              for _ in range(n)]
     for s in conns:
         s.setblocking(False)
@@ -461,7 +448,7 @@ def overcap(port, n, cap, bound):
     held = [s for s in conns if s not in ended]
     lines = sum(1 for s in ended if got[s] == TOO_MANY % cap)
     last = max(ended.values(), default=0)
-    extra = socket.create_connection((HOST, port), timeout=10)
+    extra = connect(port)
     xgot, xend, _ = read_to_end(extra, bound)
     extra.close()
     for s in conns:
@@ -487,7 +474,7 @@ def jmfp_storm(port, total, par):
                     return
                 left[0] -= 1
             try:
-                s = socket.create_connection((HOST, port), timeout=10)
+                s = connect(port)
                 s.sendall(b"jmfp\n")
                 got, end, _ = read_to_end(s, 30)
                 s.close()

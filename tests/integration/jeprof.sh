@@ -12,28 +12,9 @@ FN=jm4lw_test_distinctive_alloc
 need jeprof nc.openbsd timeout
 [ -x "$JEPROF_HOST" ] || die "$JEPROF_HOST is not executable"
 
-# start_host: run jeprof_host with profiling on (sampling off) and read its
-# port from the "listening on" line it prints on stdout.
+# start_host: jeprof_host with profiling on, sampling off.
 start_host() {
-	local i
-	D=$(scratch jeprof_host)
-	mkdir "$D/dumps"
-	DLOG=$D/host.err
-	(cd "$D" && exec env "$PROF_ON" "$JEPROF_HOST" "$D/dumps") \
-		</dev/null >"$D/host.out" 2>"$DLOG" &
-	PID=$!
-	_pids+=("$PID")
-	for i in $(seq 100); do
-		PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/host.out")
-		[ -n "$PORT" ] && break
-		_alive "$PID" || break
-		sleep 0.1
-	done
-	if [ -z "$PORT" ]; then
-		fail "jeprof_host printed its port within 10 s" \
-			"stdout: $(cat "$D/host.out")" "$(show_tail "$DLOG")"
-		return 1
-	fi
+	start_jeprof_host jeprof_host || return 1
 	pass "jeprof_host listening on 127.0.0.1:$PORT"
 }
 

@@ -26,29 +26,9 @@ FN=jm4lw_test_leaky_function
 need jeprof nc.openbsd timeout
 [ -x "$JEPROF_HOST" ] || die "$JEPROF_HOST is not executable"
 
-# start_host: jeprof_host in leak mode with profiling on (sampling off);
-# its port from the "listening on" line on stdout.
+# start_host: jeprof_host in leak mode with profiling on (sampling off).
 start_host() {
-	D=$(scratch leak_host)
-	mkdir "$D/dumps"
-	DLOG=$D/host.err
-	: >"$D/host.out"
-	(cd "$D" && exec env "$PROF_ON" JM4LW_TEST_LEAK=1 "$JEPROF_HOST" "$D/dumps") \
-		</dev/null >"$D/host.out" 2>"$DLOG" &
-	PID=$!
-	_pids+=("$PID")
-	PORT=
-	for _ in $(seq 100); do
-		PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/host.out")
-		[ -n "$PORT" ] && break
-		_alive "$PID" || break
-		sleep 0.1
-	done
-	if [ -z "$PORT" ]; then
-		fail "jeprof_host (leak mode) printed its port within 10 s" \
-			"stdout: $(cat "$D/host.out")" "$(show_tail "$DLOG")"
-		return 1
-	fi
+	start_jeprof_host leak_host JM4LW_TEST_LEAK=1 || return 1
 	assert_grep "jeprof_host listening on 127.0.0.1:$PORT, leaking" '^leak: on$' "$D/host.out"
 }
 

@@ -338,9 +338,35 @@ wait_log() {
 
 # --- talking to the daemon ---------------------------------------------------------
 
-# ask WORD [PORT [HOST]]: send WORD as an operator would, with nc.openbsd
-# (it exits once the server closes), reply on stdout. The outer timeout
-# only keeps a hung server from hanging the suite.
+# start_jeprof_host NAME [VAR=VALUE...]: tests/host/jeprof_host with
+# profiling on (sampling off) and the VARs, in scratch dir NAME, dumping to
+# $D/dumps; its port from the "listening on" line on its stdout. Sets D,
+# DLOG, PID and PORT; returns 1 after recording a failure.
+start_jeprof_host() {
+	local name=$1
+	shift
+	D=$(scratch "$name")
+	mkdir "$D/dumps"
+	DLOG=$D/host.err
+	: >"$D/host.out"
+	(cd "$D" && exec env "$PROF_ON" "$@" "$JEPROF_HOST" "$D/dumps") \
+		</dev/null >"$D/host.out" 2>"$DLOG" &
+	PID=$!
+	_pids+=("$PID")
+	PORT=
+	for _ in $(seq 100); do
+		PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/host.out")
+		[ -n "$PORT" ] && break
+		_alive "$PID" || break
+		sleep 0.1
+	done
+	if [ -z "$PORT" ]; then
+		fail "jeprof_host ($name) printed its port within 10 s" \
+			"stdout: $(cat "$D/host.out")" "$(show_tail "$DLOG")"
+		return 1
+	fi
+}
+
 # leftovers DIR...: what dumps left behind in DIRs, one name and a space
 # each: hidden .jm4lw.* entries, except staging directories
 # (.jm4lw.PID.XXXXXX, where jemalloc writes; a live module keeps its own)
@@ -357,6 +383,9 @@ leftovers() {
 	done < <(find "$@" -mindepth 1 -maxdepth 1 -name '.jm4lw.*' 2>/dev/null)
 }
 
+# ask WORD [PORT [HOST]]: send WORD as an operator would, with nc.openbsd
+# (it exits once the server closes), reply on stdout. The outer timeout
+# only keeps a hung server from hanging the suite.
 ask() {
 	printf '%s\n' "$1" | timeout $((30 * SLOW)) nc.openbsd "${3:-127.0.0.1}" "${2:-$PORT}"
 }
