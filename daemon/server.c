@@ -63,7 +63,7 @@ struct conn {
 	int peer_eof;     /* the peer shut down its side */
 	int rejecting;    /* over max_connections: sending the refusal */
 	struct timeval deadline; /* for the word: accept + read_timeout */
-	char peer[64];
+	struct sockaddr_storage sa; /* the peer, formatted only for a log line */
 };
 
 struct listener {
@@ -134,6 +134,49 @@ static void fmt_addr(const struct sockaddr *sa, char *buf, size_t len)
 		snprintf(buf, len, "(family %d)", sa->sa_family);
 }
 
+/*
+ * A log line about a peer, "ADDR: ...". The address is formatted only
+ * when the line is wanted: per connection, inet_ntop() and snprintf() cost
+ * more instructions than the rest of a ruok in user space.
+ */
+static void vlog_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
+    const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
+static void vlog_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
+    const char *fmt, va_list ap)
+{
+	char peer[64], buf[448];
+
+	if (level > m->log_max)
+		return;
+	fmt_addr(sa, peer, sizeof(peer));
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	log_msg(m, level, "%s: %s", peer, buf);
+}
+
+static void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_peer(m, level, sa, fmt, ap);
+	va_end(ap);
+}
+
+/* A log line about a connection's peer. */
+static void conn_log(struct conn *c, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void conn_log(struct conn *c, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_peer(c->m, level, (const struct sockaddr *)&c->sa, fmt, ap);
+	va_end(ap);
+}
+
 /* Close a connection and free everything it holds. */
 static void conn_close(struct conn *c)
 {
@@ -157,8 +200,7 @@ static void conn_append(void *arg, const void *buf, size_t len)
 	struct conn *c = arg;
 
 	if (evbuffer_add(c->out, buf, len) == -1)
-		log_msg(c->m, JM4LW_LOG_ERR, "%s: out of memory for reply",
-		    c->peer);
+		conn_log(c, JM4LW_LOG_ERR, "out of memory for reply");
 }
 
 /* Wait for bytes from the peer, with or without a deadline. */
@@ -200,7 +242,7 @@ static void conn_flush(struct conn *c)
 				event_add(c->wev, &tv);
 				return;
 			}
-			log_msg(c->m, JM4LW_LOG_DEBUG, "%s: send: %s", c->peer,
+			conn_log(c, JM4LW_LOG_DEBUG, "send: %s",
 			    strerror(errno));
 			conn_close(c);
 			return;
@@ -229,7 +271,7 @@ static void conn_rearm(struct conn *c)
 	event_base_gettimeofday_cached(c->m->base, &now);
 	evutil_timersub(&c->deadline, &now, &left);
 	if (left.tv_sec < 0 || (left.tv_sec == 0 && left.tv_usec <= 0)) {
-		log_msg(c->m, JM4LW_LOG_DEBUG, "%s: read timeout", c->peer);
+		conn_log(c, JM4LW_LOG_DEBUG, "read timeout");
 		conn_close(c);
 		return;
 	}
@@ -243,7 +285,7 @@ static void conn_dispatch(struct conn *c)
 	int r;
 
 	r = proto_dispatch(&c->m->proto, c->word, &out);
-	log_msg(c->m, JM4LW_LOG_DEBUG, "%s: word %s%s", c->peer,
+	conn_log(c, JM4LW_LOG_DEBUG, "word %s%s",
 	    proto_lookup(c->word) ? proto_lookup(c->word)->name : "(unknown)",
 	    r == PROTO_ERROR ? " -> error" : "");
 	/*
@@ -266,7 +308,7 @@ static void conn_read(evutil_socket_t fd, short what, void *arg)
 	ssize_t n;
 
 	if (what & EV_TIMEOUT) {
-		log_msg(c->m, JM4LW_LOG_DEBUG, "%s: %s timeout", c->peer,
+		conn_log(c, JM4LW_LOG_DEBUG, "%s timeout",
 		    c->state == CONN_READ ? "read" : "linger");
 		conn_close(c);
 		return;
@@ -275,7 +317,7 @@ static void conn_read(evutil_socket_t fd, short what, void *arg)
 	if (n == -1) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return;
-		log_msg(c->m, JM4LW_LOG_DEBUG, "%s: recv: %s", c->peer,
+		conn_log(c, JM4LW_LOG_DEBUG, "recv: %s",
 		    strerror(errno));
 		conn_close(c);
 		return;
@@ -319,7 +361,7 @@ static void conn_write(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	if (what & EV_TIMEOUT) {
-		log_msg(c->m, JM4LW_LOG_DEBUG, "%s: write timeout", c->peer);
+		conn_log(c, JM4LW_LOG_DEBUG, "write timeout");
 		conn_close(c);
 		return;
 	}
@@ -328,7 +370,7 @@ static void conn_write(evutil_socket_t fd, short what, void *arg)
 
 /* A connection object for @p fd, not yet counted or watched. */
 static struct conn *conn_new(struct jm4lw *m, evutil_socket_t fd,
-    const char *peer)
+    const struct sockaddr *sa, int salen)
 {
 	struct conn *c;
 
@@ -336,7 +378,8 @@ static struct conn *conn_new(struct jm4lw *m, evutil_socket_t fd,
 		return NULL;
 	c->m = m;
 	c->fd = fd;
-	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	if (salen > 0 && (size_t)salen <= sizeof(c->sa))
+		memcpy(&c->sa, sa, (size_t)salen);
 	c->rev = event_new(m->base, fd, EV_READ | EV_PERSIST, conn_read, c);
 	c->wev = event_new(m->base, fd, EV_WRITE | EV_PERSIST, conn_write, c);
 	c->out = evbuffer_new();
@@ -363,7 +406,7 @@ static struct conn *conn_new(struct jm4lw *m, evutil_socket_t fd,
  * and close.
  */
 static void server_reject(struct jm4lw *m, evutil_socket_t fd,
-    const char *peer)
+    const struct sockaddr *sa, int salen)
 {
 	char line[128];
 	struct conn *c;
@@ -373,10 +416,10 @@ static void server_reject(struct jm4lw *m, evutil_socket_t fd,
 	n = snprintf(line, sizeof(line),
 	    JM4LW_ERROR_PREFIX "too many connections (max_connections=%u)\n",
 	    m->cfg.max_connections);
-	log_msg(m, JM4LW_LOG_DEBUG, "%s: rejected, %u connections open", peer,
+	log_peer(m, JM4LW_LOG_DEBUG, sa, "rejected, %u connections open",
 	    m->cfg.max_connections);
 	if (m->nrejecting < REJECT_MIN + m->cfg.max_connections &&
-	    (c = conn_new(m, fd, peer)) != NULL &&
+	    (c = conn_new(m, fd, sa, salen)) != NULL &&
 	    evbuffer_add(c->out, line, (size_t)n) == 0) {
 		c->rejecting = 1;
 		c->state = CONN_WRITE;
@@ -546,26 +589,22 @@ static void server_accept(struct evconnlistener *lev, evutil_socket_t fd,
 {
 	struct jm4lw *m = arg;
 	struct conn *c;
-	char peer[64];
 
 	(void)lev;
-	(void)salen;
-	fmt_addr(sa, peer, sizeof(peer));
 	if (!server_allowed(m, sa)) {
 		/* Strangers learn nothing, not even that this is jm4lw. */
 		m->proto.st.conns_denied++;
 		evutil_closesocket(fd);
-		log_msg(m, JM4LW_LOG_DEBUG, "%s: not in allow_from, closed",
-		    peer);
+		log_peer(m, JM4LW_LOG_DEBUG, sa, "not in allow_from, closed");
 		return;
 	}
 	if (m->proto.st.conns_open >= m->cfg.max_connections) {
-		server_reject(m, fd, peer);
+		server_reject(m, fd, sa, salen);
 		return;
 	}
-	if ((c = conn_new(m, fd, peer)) == NULL) {
-		log_msg(m, JM4LW_LOG_ERR, "%s: out of memory, connection "
-		    "dropped", peer);
+	if ((c = conn_new(m, fd, sa, salen)) == NULL) {
+		log_peer(m, JM4LW_LOG_ERR, sa, "out of memory, connection "
+		    "dropped");
 		evutil_closesocket(fd);
 		return;
 	}

@@ -40,7 +40,7 @@ case_trickle_cut() {
 	baseline "trickle cut" || return
 	ab_case "read_timeout=2, a byte per 1.5 s: no reply, ended (within 15 s)" \
 		trickle_cut "$PORT" 1.5 15
-	if wait_log ': read timeout$' 10; then
+	if wait_log '^jm4lwd: 127\.0\.0\.1:[0-9]+: read timeout$' 10; then
 		pass "trickle cut: the daemon logged the read timeout"
 	else
 		fail "trickle cut: the daemon logged the read timeout" "$(show_tail "$DLOG")"
