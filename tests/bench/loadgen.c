@@ -3,7 +3,7 @@
  *
  *	loadgen [-h host] [-p port] [-c concurrency] [-d seconds] [-n requests]
  *	        [-w word] [-x prefix | -e exact] [-k idle] [-W warmup]
- *	        [-t timeout_ms] [-o file] [-j]
+ *	        [-t timeout_ms] [-o file] [-S] [-j]
  *
  * Each of the -c slots does connect -> send "WORD\n" -> read to EOF ->
  * close, and starts over at once (closed loop: the offered load is what the
@@ -21,6 +21,12 @@
  *	-x P	starts with P (replaces the above), -e E: exactly E
  * A reset after a whole, correct reply (a server that closes with the
  * "\n" unread) is counted in resets, not as an error.
+ *
+ * -S spins: the load loop polls epoll without sleeping, so the client's
+ * CPU never goes idle. A request that waits milliseconds for its reply
+ * otherwise pays for waking a halted CPU (on a VM, hundreds of
+ * microseconds); -S tells that cost, which is the machine's, apart from
+ * the server's.
  *
  * -k K holds K more connections open for the whole run, connected and
  * silent, watching them: one the server closes is reconnected and counted
@@ -99,6 +105,7 @@ struct loadgen {
 	FILE *out;
 	size_t out_bytes;
 	int json;
+	int spin;             /* -S */
 
 	int ep;
 	struct slot *slots;   /* conc request slots, then nidle holders */
@@ -580,7 +587,7 @@ static double run(struct loadgen *g)
 		req_start(g, &g->slots[i]);
 	last_check = start;
 	while (!g->stopping || g->inflight > 0) {
-		loop_once(g, 5);
+		loop_once(g, g->spin ? 0 : 5);
 		now = now_ns();
 		if (warm_end > start && now >= warm_end) {
 			stats_reset(g);
@@ -652,7 +659,7 @@ static void usage(void)
 	    "[-n requests]\n"
 	    "               [-w word] [-x prefix | -e exact] [-k idle] "
 	    "[-W warmup_seconds]\n"
-	    "               [-t timeout_ms] [-o reply_file] [-j]\n");
+	    "               [-t timeout_ms] [-o reply_file] [-S] [-j]\n");
 	exit(2);
 }
 
@@ -716,7 +723,7 @@ int main(int argc, char *argv[])
 	g.conc = 1;
 	g.seconds = 5;
 	g.timeout_ns = 10000000000ull;
-	while ((ch = getopt(argc, argv, "h:p:c:d:n:w:x:e:k:W:t:o:j")) != -1) {
+	while ((ch = getopt(argc, argv, "h:p:c:d:n:w:x:e:k:W:t:o:Sj")) != -1) {
 		switch (ch) {
 		case 'h': host = optarg; break;
 		case 'p': port = optarg; break;
@@ -736,6 +743,7 @@ int main(int argc, char *argv[])
 			    1e6);
 			break;
 		case 'o': g.outfile = optarg; break;
+		case 'S': g.spin = 1; break;
 		case 'j': g.json = 1; break;
 		default: usage();
 		}

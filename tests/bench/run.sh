@@ -544,25 +544,27 @@ else
 fi
 
 # ================================================================ 4. jmfp
-# dump1 WORD [size]: one dump over bench_host's port (loadgen -n 1). Records
-# s4.WORD.wall (µs, connect to EOF), s4.WORD.proc (µs in the process, from
-# the reply: tjfp's whole jmfp, bdmp's mallctl) and with "size" the
-# profile's bytes and backtraces.
+# dump1 WORD [size|spin]: one dump over bench_host's port (loadgen -n 1).
+# Records s4.WORD.wall (µs, connect to EOF), s4.WORD.proc (µs in the
+# process, from the reply: tjfp's whole jmfp, bdmp's mallctl) and with
+# "size" the profile's bytes and backtraces. "spin": loadgen -S, whose CPU
+# never idles, recorded as s4.WORD.spin.*.
 dump1() {
-	local w=$1 f ns
+	local w=$1 k=$1 f ns spin=()
+	[ "${2:-}" = spin ] && { spin=(-S); k=$w.spin; }
 	rm -f "$WORK/$w.out"
-	if ! lg "s4.$w" "$HPORT" -c 1 -n 1 -w "$w" -x / -o "$WORK/$w.out"; then
-		rec "s4.$w.wall" nan
-		rec "s4.$w.proc" nan
+	if ! lg "s4.$k" "$HPORT" -c 1 -n 1 -w "$w" -x / -o "$WORK/$w.out" "${spin[@]}"; then
+		rec "s4.$k.wall" nan
+		rec "s4.$k.proc" nan
 		return 1
 	fi
-	rec "s4.$w.wall" "$(kv "$LG" max_us)"
+	rec "s4.$k.wall" "$(kv "$LG" max_us)"
 	f=$(head -1 "$WORK/$w.out" | cut -f1)
 	case $w in
 	tjfp) ns=$(awk -F'\t' '$1 == "took" { print $2 }' "$WORK/$w.out") ;;
 	*) ns=$(head -1 "$WORK/$w.out" | cut -f2) ;;
 	esac
-	rec "s4.$w.proc" "$(awk -v n="${ns:-x}" 'BEGIN { if (n !~ /^[0-9]+$/) print "nan"; else printf "%.1f", n / 1000 }')"
+	rec "s4.$k.proc" "$(awk -v n="${ns:-x}" 'BEGIN { if (n !~ /^[0-9]+$/) print "nan"; else printf "%.1f", n / 1000 }')"
 	if [ ! -s "$f" ]; then
 		fail "s4.$w: no dump file at '$f'"
 	elif [ "${2:-}" = size ]; then
@@ -587,6 +589,10 @@ if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
 		for i in $(seq 1 "$DUMPS"); do
 			for w in $(order $((r + i)) tjfp bdmp); do
 				dump1 "$w" "$([ "$i" = 1 ] && echo size)"
+			done
+			# The same pair with a client that never lets its CPU idle.
+			for w in $(order $((r + i + 1)) tjfp bdmp); do
+				dump1 "$w" spin
 			done
 		done
 	done
@@ -753,6 +759,105 @@ if [ $REDIS_OK = 1 ]; then
 	done
 	for k in plain agent agentprof; do stop "${RPID[$k]}"; done
 fi
+# ================================================================ instructions
+# callgrind counts the instructions each server runs per request: the same
+# figure on a busy machine as on a quiet one, where the throughput ratios
+# above move by tens of percent from run to run. User space only (the
+# kernel's TCP work is not counted); servers unpinned, one at a time.
+CG=0
+if [ "$REDIS_OK" = 1 ] && command -v valgrind >/dev/null && command -v callgrind_control >/dev/null &&
+	command -v callgrind_annotate >/dev/null; then
+	CG=1
+else
+	log "callgrind: valgrind (Debian package valgrind) or redis missing; instruction counts skipped"
+fi
+
+# cg_start NAME PATTERN [VAR=VALUE...] CMD...: CMD under callgrind, with
+# the VARs in its environment (set outside valgrind: valgrind does not
+# follow an exec of env); waits for PATTERN (a log line, or "redis" for a
+# PING on CGPORT) and sets CGPID, CGPORT, CGN.
+cg_start() {
+	local name=$1 pat=$2 vars=()
+	shift 2
+	while [[ ${1:-} == [A-Z]*=* ]]; do vars+=("$1"); shift; done
+	start "cg-$name" env "${vars[@]}" valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.$name.out" "$@"
+	CGPID=$STARTED CGN=0 CGNAME=$name
+	if [ "$pat" = redis ]; then
+		for i in $(seq 1 300); do
+			[ "$(redis-cli -p "$CGPORT" ping 2>/dev/null)" = PONG ] && return 0
+			sleep 0.1
+		done
+		fail "callgrind: redis ($name) did not answer PING"
+		return 1
+	fi
+	CGPORT=$(wait_listen "cg-$name" "$CGPID" "$pat" 60) || { fail "callgrind: $name did not start"; return 1; }
+}
+# cg_count KEY N CMD...: zero the counters, run CMD (N requests), dump;
+# records KEY (instructions per request) and KEY.secs (CMD's wall time).
+# KEY.FN for each function in CG_FNS: inclusive instructions per request.
+cg_count() {
+	local key=$1 n=$2 f t0 t1 tot fn v
+	shift 2
+	callgrind_control -z "$CGPID" >/dev/null 2>&1 || { fail "callgrind_control -z $CGNAME"; return 1; }
+	t0=$(date +%s.%N)
+	"$@" >"$WORK/cg.cmd.out" 2>&1 || { fail "callgrind: $key: $* failed: $(tail -2 "$WORK/cg.cmd.out" | tr '\n' ' ')"; return 1; }
+	t1=$(date +%s.%N)
+	callgrind_control -d "$CGPID" >/dev/null 2>&1 || { fail "callgrind_control -d $CGNAME"; return 1; }
+	CGN=$((CGN + 1))
+	f=$WORK/cg.$CGNAME.out.$CGN
+	for i in $(seq 1 50); do [ -s "$f" ] && grep -q '^totals:' "$f" && break; sleep 0.1; done
+	tot=$(awk '$1 == "totals:" { print $2; exit }' "$f")
+	[ -n "$tot" ] || { fail "callgrind: no totals in $f"; return 1; }
+	rec "$key" "$(awk -v t="$tot" -v n="$n" 'BEGIN { printf "%.0f", t / n }')"
+	rec "$key.secs" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+	for fn in ${CG_FNS:-}; do
+		v=$(callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null |
+			awk -v fn="$fn" '{ s = $0; sub(/ *\[.*$/, "", s) } s ~ (":" fn "$") { gsub(/,/, "", $1); print $1; exit }')
+		rec "$key.$fn" "$(awk -v t="${v:-nan}" -v n="$n" 'BEGIN { if (t == "nan") print "nan"; else printf "%.0f", t / n }')"
+	done
+}
+
+if [ $CG = 1 ]; then
+	SECTION=9
+	log "instructions per request (callgrind)"
+	CG_J=$([ "$MODE" = smoke ] && echo 20 || echo 100)     # jmst, MALLOC-STATS
+	CG_R=$([ "$MODE" = smoke ] && echo 200 || echo 2000)   # ruok, mntr
+	CG_KV=$([ "$MODE" = smoke ] && echo 1000 || echo 20000) # SET + GET, each
+	CG_IDLE=$([ "$MODE" = smoke ] && echo 1 || echo 3)      # idle seconds
+	note_cmd "MALLOC_CONF=prof:true,prof_active:false valgrind --tool=callgrind jm4lwd -f jm4lwd.conf -l 127.0.0.1:0; callgrind_control -z; loadgen -n N -w WORD; callgrind_control -d"
+	if cg_start jm4lwd "jm4lwd: listening on" MALLOC_CONF=prof:true,prof_active:false "$JM4LWD" \
+		-f "$WORK/jm4lwd.conf" -l 127.0.0.1:0; then
+		CG_FNS="malloc_stats_print" cg_count cg.j.jmst "$CG_J" "$LOADGEN" -p "$CGPORT" -n "$CG_J" -w jmst
+		cg_count cg.j.ruok "$CG_R" "$LOADGEN" -p "$CGPORT" -n "$CG_R" -w ruok
+		CG_FNS="mallctl" cg_count cg.j.mntr "$CG_R" "$LOADGEN" -p "$CGPORT" -n "$CG_R" -w mntr
+		R[cg.j.jmst.bytes]=$("$CLIENT_BIN" -p "$CGPORT" -t 60 jmst 2>/dev/null | wc -c)
+	fi
+	stop "$CGPID"
+	note_cmd "valgrind --tool=callgrind floor -m linger; callgrind_control -z; loadgen -n N -w ruok; callgrind_control -d"
+	if cg_start floor "floor: listening on" "$BIN/floor" -m linger; then
+		cg_count cg.f.ruok "$CG_R" "$LOADGEN" -p "$CGPORT" -n "$CG_R" -w ruok
+	fi
+	stop "$CGPID"
+	# redis: MALLOC-STATS, then idle, then SET+GET; plain and with the agent.
+	for k in plain agent; do
+		env=()
+		[ $k = agent ] && env+=(LD_PRELOAD="$AGENT" JM4LW_LISTEN=127.0.0.1:0 JM4LW_DUMP_DIR="$WORK/redis-$k")
+		CGPORT=$(free_port)
+		note_cmd "$([ $k = agent ] && echo "LD_PRELOAD=libjm4lw_agent.so JM4LW_LISTEN=127.0.0.1:0 ")valgrind --tool=callgrind redis-server --port \$PORT ...; callgrind_control -z; redis-benchmark -c 1 -n N ...; callgrind_control -d"
+		if cg_start "redis-$k" redis "${env[@]}" redis-server --port "$CGPORT" --bind 127.0.0.1 \
+			--save "" --appendonly no --dir "$WORK/redis-$k"; then
+			if [ $k = agent ] && ! grep -q "jm4lw agent\[[0-9]*\]: listening on" "$WORK/cg-redis-$k.log"; then
+				fail "callgrind: the agent in redis-$k did not listen"
+			fi
+			[ $k = plain ] && CG_FNS="malloc_stats_print" cg_count cg.r.ms "$CG_J" \
+				redis-benchmark -p "$CGPORT" -c 1 -n "$CG_J" MEMORY MALLOC-STATS
+			cg_count "cg.$k.idle" 1 sleep "$CG_IDLE"
+			cg_count "cg.$k.kv" $((CG_KV * 2)) redis-benchmark -p "$CGPORT" -c 1 -n "$CG_KV" -t set,get
+		fi
+		stop "$CGPID"
+	done
+fi
+
 stop "$JPID"
 stop "$FPID"
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -895,6 +1000,8 @@ if [ "$(med s4.tjfp.wall)" != nan ]; then
 	out "| **in the process only: all of jmfp ÷ the bare \`mallctl\`** | $(fmt "$(med s4.tjfp.proc)") | $(fmt "$(med s4.bdmp.proc)") | **$(fmt "$ratio_p" %.3f)** ($(prng s4.tjfp.proc s4.bdmp.proc)) | ≤ 1.05 | $v_p |"
 	out "| what jmfp adds in the process (median of per-pair differences), µs | $(fmt "$(pdiff s4.tjfp.proc s4.bdmp.proc)") | | | | |"
 	out "| the connection: wall − in the process, median µs | $(fmt "$(pdiff s4.tjfp.wall s4.tjfp.proc)") | $(fmt "$(pdiff s4.bdmp.wall s4.bdmp.proc)") | | | |"
+	out "| the same with a client whose CPU never idles (\`loadgen -S\`), median µs | $(fmt "$(pdiff s4.tjfp.spin.wall s4.tjfp.spin.proc)") | $(fmt "$(pdiff s4.bdmp.spin.wall s4.bdmp.spin.proc)") | | | |"
+	out "| jmfp wall time with \`loadgen -S\` ÷ bare \`mallctl\` in the process | $(fmt "$(med s4.tjfp.spin.wall)") | $(fmt "$(med s4.bdmp.spin.proc)") | $(fmt "$(pmed s4.tjfp.spin.wall s4.bdmp.spin.proc)" %.3f) ($(prng s4.tjfp.spin.wall s4.bdmp.spin.proc)) | | |"
 	out "| profile size, bytes | $(fmt "$(med s4.tjfp.size)") | $(fmt "$(med s4.bdmp.size)") | | | |"
 	out "| backtraces in the profile | $(fmt "$(med s4.tjfp.traces)") | $(fmt "$(med s4.bdmp.traces)") | | | |"
 	[ -n "${R[s4.close.jmfp]:-}" ] && out "| \`close()\` of the profile under strace, median µs | $(fmt "$(med s4.close.jmfp)") | $(fmt "$(med s4.close.bdmp)") | | | |"
@@ -1018,6 +1125,55 @@ if [ $PERF = 1 ]; then
 	done
 fi
 
+# Instructions (callgrind)
+SECTION=9
+if [ "${CG:-0}" = 1 ] && [ "$(med cg.j.jmst)" != nan ]; then
+	out "## Instructions per request (callgrind)"
+	out ""
+	out "Throughput on a shared machine moves by tens of percent from run to run; instruction counts do not. Each server"
+	out "ran under \`valgrind --tool=callgrind\` (unpinned, one at a time), its counters zeroed after start-up and dumped after"
+	out "a fixed number of requests from one client (\`-c 1\`): the user-space instructions it ran, divided by the requests."
+	out "The kernel's share (TCP) is not in these counts; the perf table above has it."
+	out ""
+	out "| server, request | requests | instructions per request | in jemalloc's \`malloc_stats_print()\` or \`mallctl()\` | everything else |"
+	out "| --- | --- | --- | --- | --- |"
+	cgrow() { # LABEL KEY N [FN]
+		local t; t=$(med "$2")
+		if [ -n "${4:-}" ]; then
+			local f; f=$(med "$2.$4")
+			out "| $1 | $3 | $(fmt "$t") | $(fmt "$f") ($(awk -v a="$f" -v b="$t" 'BEGIN { if (a == "nan" || b + 0 == 0) print "—"; else printf "%.2f %%", 100 * a / b }')) | $(awk -v a="$f" -v b="$t" 'BEGIN { if (a == "nan") print "—"; else printf "%.0f", b - a }') |"
+		else
+			out "| $1 | $3 | $(fmt "$t") | | |"
+		fi
+	}
+	cgrow "jm4lwd, jmst (fresh connection, ~$(fmt "${R[cg.j.jmst.bytes]:-nan}") B)" cg.j.jmst "$CG_J" malloc_stats_print
+	cgrow "redis-server, MEMORY MALLOC-STATS (kept connection, ~${R[s3.redis.bytes]:-?} B)" cg.r.ms "$CG_J" malloc_stats_print
+	cgrow "jm4lwd, ruok" cg.j.ruok "$CG_R"
+	cgrow "floor, ruok" cg.f.ruok "$CG_R"
+	cgrow "jm4lwd, mntr (an \`epoch\` every request: under valgrind they are over 1 ms apart)" cg.j.mntr "$CG_R" mallctl
+	ip=$(awk -v a="$(med cg.plain.idle)" -v s="$CG_IDLE" 'BEGIN { printf "%.0f", a / s }')
+	ia=$(awk -v a="$(med cg.agent.idle)" -v s="$CG_IDLE" 'BEGIN { printf "%.0f", a / s }')
+	# redis's own timers (serverCron, 10 Hz) run whatever the load: take
+	# the idle rate times the run's length off.
+	for k in plain agent; do
+		R[cg.$k.kvnet]=$(awk -v t="$(med cg.$k.kv)" -v n="$((CG_KV * 2))" -v s="$(med cg.$k.kv.secs)" \
+			-v i="$([ $k = plain ] && echo "$ip" || echo "$ia")" 'BEGIN { printf "%.0f", t - i * s / n }')
+	done
+	cgrow "redis-server, SET and GET (redis-benchmark -t set,get), less its idle timers" cg.plain.kvnet "$((CG_KV * 2))"
+	cgrow "redis-server with the agent preloaded, SET and GET, less its idle timers" cg.agent.kvnet "$((CG_KV * 2))"
+	out ""
+	out "- jmst ÷ MALLOC-STATS in instructions: jm4lwd runs $(div "$(med cg.j.jmst)" "$(med cg.r.ms)" %.3f)× Redis's per reply (its heap and so its report are smaller);"
+	out "  $(awk -v a="$(med cg.j.jmst.malloc_stats_print)" -v b="$(med cg.j.jmst)" 'BEGIN { if (b + 0 == 0 || a == "nan") print "—"; else printf "%.2f", 100 * a / b }') % of jm4lwd's are jemalloc's \`malloc_stats_print()\`; what jm4lw, libevent and libc add to a reply"
+	out "  is $(awk -v a="$(med cg.j.jmst.malloc_stats_print)" -v b="$(med cg.j.jmst)" 'BEGIN { if (a == "nan") print "—"; else printf "%.0f", b - a }') instructions, against $(awk -v a="$(med cg.r.ms.malloc_stats_print)" -v b="$(med cg.r.ms)" 'BEGIN { if (a == "nan") print "—"; else printf "%.0f", b - a }') around Redis's."
+	t="- ruok: jm4lwd $(fmt "$(med cg.j.ruok)") instructions per connection in user space, the floor $(fmt "$(med cg.f.ruok)"): the price of libevent,"
+	t="$t the limits, the allow list and the counters"
+	[ $PERF = 1 ] && t="$t, next to ~$(fmt "$(med p.j.ruok.cpu_us)" %.0f) µs of CPU a connection costs in all, mostly the kernel's (perf table)"
+	out "$t."
+	out "- The agent in redis-server: $(div "$(med cg.agent.kvnet)" "$(med cg.plain.kvnet)" %.4f)× the instructions per SET/GET of plain redis ($(div "$(med cg.agent.kv)" "$(med cg.plain.kv)" %.4f)× before the timers are taken off). Idle, redis ran"
+	out "  $ip instructions per second plain and $ia with the agent ($(awk -v a="$ia" -v b="$ip" 'BEGIN { printf "%+.0f", a - b }')/s; its own thread runs none)."
+	out ""
+fi
+
 # Analysis of missed targets, from the figures above.
 SECTION=8
 hdr=0
@@ -1060,8 +1216,7 @@ if [ "$S1_MISS" = 1 ] || [ "$S1_CAP_MISS" = 1 ]; then
 	ana ""
 	ana "The difference is our code's, through libevent and libc — not the allocator's. Per connection, \`daemon/server.c\`"
 	ana "makes two \`epoll_ctl\` calls (the read event's \`EPOLL_CTL_ADD\` after accept, its \`EPOLL_CTL_DEL\` in \`conn_close()\`;"
-	ana "the floor lets \`close()\` drop the fd from epoll), formats the peer's address (\`fmt_addr()\`), and keeps a deadline"
-	ana "timer per connection (libevent's min-heap)."
+	ana "the floor lets \`close()\` drop the fd from epoll) and keeps a deadline timer per connection (libevent's min-heap)."
 	ana "- per connection \`calloc\` + two \`event_new\` + \`evbuffer_new\`, and their frees: small, in the jemalloc and libevent shares."
 	ana ""
 fi
@@ -1104,6 +1259,8 @@ if [ $REDIS_OK = 1 ]; then
 		ana "(\`-k 0\`) the ratio is $(fmt "$(pmed s3.c$c.j.rps s3.c$c.rk0.$M.rps)" %.2f); on one heap (agent ÷ that redis) $(fmt "$(pmed s3.c$c.a.rps s3.c$c.ra.$M.rps)" %.2f)."
 		[ "$(spans s3.c$c.j.rps s3.c$c.r.$M.rps 1 ge)" = 1 ] && ana "Some rounds met the target: per-round ratios $(prng s3.c$c.j.rps s3.c$c.r.$M.rps)."
 		[ $PERF = 1 ] && ana "perf: jemalloc $(dso p.j.jmst jemalloc) % and libc $(dso p.j.jmst libc) % of jm4lwd's jmst samples (the statistics walk and its \`printf\`s), the kernel $(dso p.j.jmst kernel) %."
+		[ "${CG:-0}" = 1 ] && ana "callgrind (section above): a jmst reply is $(div "$(med cg.j.jmst)" "$(med cg.r.ms)" %.3f)× the user-space instructions of Redis's, $(awk -v a="$(med cg.j.jmst.malloc_stats_print)" -v b="$(med cg.j.jmst)" 'BEGIN { if (b + 0 == 0 || a == "nan") print "—"; else printf "%.2f", 100 * a / b }') % of them in"
+		[ "${CG:-0}" = 1 ] && ana "\`malloc_stats_print()\`: the cost is the allocator's walk, which both pay; jm4lwd adds the TCP connection Redis's kept one does not."
 		ana ""
 	done
 fi
@@ -1114,8 +1271,10 @@ if [ "$(above "$(pmed s4.tjfp.wall s4.bdmp.proc)" 1.05)" = 1 ]; then
 	ana "rest the connection ($(fmt "$(pdiff s4.bdmp.wall s4.bdmp.proc)") µs for bdmp's, which does nothing but the \`mallctl\`). The budget of 5 % is"
 	ana "$(awk -v b="$(med s4.bdmp.proc)" 'BEGIN { if (b == "nan") print "—"; else printf "%.0f", b * 0.05 }') µs here; it grows with the heap's profile, the connection does not. The connection of a"
 	ana "ruok costs $(fmt "$(med s1.c1.j.p50)") µs at c=1 (section 1); after a wait of milliseconds it costs more because both CPUs have gone idle"
-	ana "and must be woken (a VM's halted vCPU): by hand, with a busy loop keeping the client's CPU awake, bdmp's wall − in"
-	ana "the process fell from 827 to 293 µs (median of 15, 2026-11-22). That part is the machine's, not jm4lw's."
+	ana "and must be woken (a VM's halted vCPU). With a client that never lets its CPU idle (\`loadgen -S\`, same pairs),"
+	ana "bdmp's connection cost $(fmt "$(pdiff s4.bdmp.spin.wall s4.bdmp.spin.proc)") µs instead of $(fmt "$(pdiff s4.bdmp.wall s4.bdmp.proc)") µs and jmfp's wall ÷ the bare \`mallctl\` was $(fmt "$(pmed s4.tjfp.spin.wall s4.bdmp.spin.proc)" %.3f)."
+	ana "What is left of the connection then is the server CPU's own wake-up and the TCP exchange, which any word pays;"
+	ana "bdmp, which does nothing but the \`mallctl\`, pays it too (wall ÷ wall above: $(fmt "$(pmed s4.tjfp.wall s4.bdmp.wall)" %.3f))."
 	if [ -n "${R[s4.close.jmfp]:-}" ]; then
 		ana "- under strace, \`close()\` of the profile took $(fmt "$(med s4.close.jmfp)") µs in jmfp against $(fmt "$(med s4.close.bdmp)") µs in the bare dump (\`dump_dir\`: ${DUMP_FS:-?})."
 	fi
@@ -1135,6 +1294,7 @@ if [ $REDIS_OK = 1 ]; then
 			ana "**5. redis $t with the agent, c=$c: $(fmt "$r" %.3f).** The agent's thread made ${R[s5.loadsw.agent]:-?} context switches"
 			ana "during all the GET/SET runs: it never ran, so no CPU of the agent's was taken from redis. Per-round ratios"
 			ana "$(prng s5.c$c.agent.$t.rps s5.c$c.plain.$t.rps); plain redis alone ranged $(rng s5.c$c.plain.$t.rps) req/s over the rounds."
+			[ "${CG:-0}" = 1 ] && ana "callgrind: redis with the agent ran $(div "$(med cg.agent.kvnet)" "$(med cg.plain.kvnet)" %.4f)× the instructions per SET/GET of plain redis."
 			if [ "$AGENT_ROUNDS" = 1 ]; then
 				ana "One short round (smoke): too little to tell a 1 % difference from noise."
 			elif [ "$(spans s5.c$c.agent.$t.rps s5.c$c.plain.$t.rps 0.99 ge)" = 1 ]; then
@@ -1204,7 +1364,7 @@ done
 		printf -- '- %s\n' "${FAILURES[@]}"
 		echo ""
 	fi
-	for s in 1 2 3 4 5 6 7 8; do
+	for s in 1 2 3 4 5 6 7 9 8; do
 		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
 	done
 	cat <<'EOF2'
@@ -1234,6 +1394,21 @@ investigation found in our code, and changed:
   runs, and redis's CPU per request was within 1 %); the runs were 0.5 s each. They are now ~2 s, 9 rounds,
   and CPU per request is reported at both concurrencies. On a shared machine single rounds still range ±25 %:
   a median of 9 cannot resolve 1 %, and this section's throughput verdicts go either way from run to run.
+
+A later run (BENCHMARKS.md at commit 2e2fda1) missed jmst ÷ Redis at c=32 (0.78, rounds 0.66–1.53), redis GET
+with the agent at c=1 (0.88) and jmfp's wall time (1.065), each met in other runs. Throughput could not say
+whether any of that was ours, so the suite now also counts instructions (callgrind, above), and times the
+dumps with a client that never idles (`loadgen -S`), which separates the VM's wake-up cost from the server's:
+
+- **ruok, 8824 user-space instructions per connection against the floor's 246.** A third of them formatted
+  the peer's address (`inet_ntop()` and two `snprintf()`s) for debug lines that are off unless asked for. A
+  connection now keeps its `sockaddr` and formats it only for a line that is logged (`conn_log()`,
+  `log_peer()` in `daemon/server.c`): 5396 instructions.
+- **jmst against MALLOC-STATS**: 99.7 % of a jmst's instructions are jemalloc's `malloc_stats_print()`, and a
+  jmst runs fewer of them than Redis's reply (smaller heap). The throughput ratio is the allocator's walk on
+  both sides plus the TCP connection jm4lwd pays and redis-benchmark's kept connection does not.
+- **the agent in redis**: the same instructions per SET/GET with it as without it (section above); its thread
+  runs none.
 
 EOF2
 	echo "## How to run"
