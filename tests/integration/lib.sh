@@ -338,15 +338,16 @@ wait_log() {
 
 # --- talking to the daemon ---------------------------------------------------------
 
-# start_jeprof_host NAME [VAR=VALUE...]: tests/host/jeprof_host with
-# profiling on (sampling off) and the VARs, in scratch dir NAME, dumping to
-# $D/dumps; its port from the "listening on" line on its stdout. Sets D,
-# DLOG, PID and PORT; returns 1 after recording a failure.
+# start_jeprof_host NAME|DIR [VAR=VALUE...]: tests/host/jeprof_host with
+# profiling on (sampling off) and the VARs, in scratch dir NAME (or in DIR,
+# an existing directory), dumping to $D/dumps; its port from the "listening
+# on" line on its stdout. Sets D, DLOG, PID and PORT; returns 1 after
+# recording a failure.
 start_jeprof_host() {
 	local name=$1
 	shift
-	D=$(scratch "$name")
-	mkdir "$D/dumps"
+	if [ -d "$name" ]; then D=$name; else D=$(scratch "$name"); fi
+	mkdir -p "$D/dumps"
 	DLOG=$D/host.err
 	: >"$D/host.out"
 	(cd "$D" && exec env "$PROF_ON" "$@" "$JEPROF_HOST" "$D/dumps") \
@@ -354,7 +355,7 @@ start_jeprof_host() {
 	PID=$!
 	_pids+=("$PID")
 	PORT=
-	for _ in $(seq 100); do
+	for _ in $(seq $((100 * SLOW))); do
 		PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/host.out")
 		[ -n "$PORT" ] && break
 		_alive "$PID" || break

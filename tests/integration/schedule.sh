@@ -416,19 +416,7 @@ case_growth() {
 	dG=$(scratch growth)
 	mkdir "$dG/dumps"
 	new_conf "$dG" dump_on_growth=8M growth_check_interval=1 dump_min_interval=0
-	D=$dG
-	DLOG=$dG/host.err
-	: >"$dG/host.out"
-	(cd "$dG" && exec env "$PROF_ON" "JM4LW_CONF=$dG/jm4lwd.conf" "$JEPROF_HOST" "$dG/dumps") \
-		</dev/null >"$dG/host.out" 2>"$DLOG" &
-	PID=$!
-	_pids+=("$PID")
-	if ! host_out_wait "$dG" '^listening on 127\.0\.0\.1:[0-9]+$'; then
-		fail "growth: jeprof_host listening within 10 s" "$(cat "$dG/host.out")" \
-			"$(show_tail "$DLOG")"
-		return
-	fi
-	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$dG/host.out")
+	start_jeprof_host "$dG" "JM4LW_CONF=$dG/jm4lwd.conf" || return
 	keep_daemon G
 	ask conf >"$dG/conf.out"
 	assert_grep "growth: the host took its config file (conf: dump_on_growth=8M)" \
