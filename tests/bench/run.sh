@@ -1214,10 +1214,17 @@ if [ "$S1_MISS" = 1 ] || [ "$S1_CAP_MISS" = 1 ]; then
 		ana "By CPU per connection at c=32 jm4lwd meets the target (capacity $(fmt "$(pmed s1.c32.j.cpu s1.c32.f.cpu 1)" %.3f)), by a small margin."
 	fi
 	ana ""
-	ana "The difference is our code's, through libevent and libc — not the allocator's. Per connection, \`daemon/server.c\`"
-	ana "makes two \`epoll_ctl\` calls (the read event's \`EPOLL_CTL_ADD\` after accept, its \`EPOLL_CTL_DEL\` in \`conn_close()\`;"
-	ana "the floor lets \`close()\` drop the fd from epoll) and keeps a deadline timer per connection (libevent's min-heap)."
-	ana "- per connection \`calloc\` + two \`event_new\` + \`evbuffer_new\`, and their frees: small, in the jemalloc and libevent shares."
+	ana "The difference is libevent's, which the module must use (it runs on the host's \`event_base\`) — not the"
+	ana "allocator's. Per connection, \`daemon/server.c\` makes two \`epoll_ctl\` calls: the read event's \`EPOLL_CTL_ADD\` after"
+	ana "accept, and the \`EPOLL_CTL_DEL\` that libevent's \`event_del()\` must issue before \`conn_close()\` closes the fd (it"
+	ana "cannot know the fd is about to go); the floor lets \`close()\` drop the fd from epoll."
+	if [ $PERF = 1 ]; then
+		ana "Leaving \`epoll_ctl\` out, the two make the same number of system calls: $(awk -v a="$(med p.j.ruok.sys)" -v b="$(med p.j.ruok.epctl)" 'BEGIN { printf "%.1f", a - b }') against $(awk -v a="$(med p.f.ruok.sys)" -v b="$(med p.f.ruok.epctl)" 'BEGIN { printf "%.1f", a - b }') per connection."
+	fi
+	[ "${CG:-0}" = 1 ] && ana "In user space (callgrind, below) a ruok is $(fmt "$(med cg.j.ruok)") instructions against the floor's $(fmt "$(med cg.f.ruok)"): libevent's event and timer bookkeeping, a \`calloc\` +"
+	[ "${CG:-0}" = 1 ] && ana "two \`event_new\` + \`evbuffer_new\` and their frees, the allow list and the word table."
+	ana "How much a system call weighs depends on the machine (see *Fixed from these measurements*): here the floor spent"
+	ana "$(fmt "$(med s1.c32.f.scpu)" %.1f) µs per connection in the kernel$([ $PERF = 1 ] && echo " for $(fmt "$(med p.f.ruok.sys)" %.1f) system calls")."
 	ana ""
 fi
 
@@ -1395,10 +1402,14 @@ investigation found in our code, and changed:
   and CPU per request is reported at both concurrencies. On a shared machine single rounds still range ±25 %:
   a median of 9 cannot resolve 1 %, and this section's throughput verdicts go either way from run to run.
 
-A later run (BENCHMARKS.md at commit 2e2fda1) missed jmst ÷ Redis at c=32 (0.78, rounds 0.66–1.53), redis GET
-with the agent at c=1 (0.88) and jmfp's wall time (1.065), each met in other runs. Throughput could not say
-whether any of that was ours, so the suite now also counts instructions (callgrind, above), and times the
-dumps with a client that never idles (`loadgen -S`), which separates the VM's wake-up cost from the server's:
+The run after those fixes (commit 2e2fda1, 2026-11-22 03:44, an Intel Xeon machine) met ruok ÷ floor (0.96 and
+1.06; capacity 0.995) and mntr ÷ ZooKeeper (6.1× and 7.2×), and missed jmst ÷ Redis at c=32 (0.78, rounds
+0.66–1.53), redis GET with the agent at c=1 (0.88) and jmfp's wall time (1.065), each met in other runs. The
+next run (2026-11-22 20:09, an AMD EPYC machine) turned that around: the floor's kernel time per connection went
+from 24 to over 40 µs, which shrinks every ratio between two servers that both spend most of their time in
+the kernel and weighs jm4lwd's one extra system call more. Throughput cannot say which of these moves are
+ours, so the suite now also counts instructions (callgrind, above), and times the dumps with a client that
+never idles (`loadgen -S`), which takes the client's wake-up out of jmfp's connection:
 
 - **ruok, 8824 user-space instructions per connection against the floor's 246.** A third of them formatted
   the peer's address (`inet_ntop()` and two `snprintf()`s) for debug lines that are off unless asked for. A
