@@ -1431,7 +1431,7 @@ EOF2
 	echo '```'
 	echo ""
 	echo "\`loadgen\` without \`-p\` lists its options; \`loadgen -p PORT -c 32 -d 5 -w mntr\` is the basic use, \`-k N\` holds N idle"
-	echo "connections, \`-x PREFIX\` checks replies of other words, \`-j\` prints JSON."
+	echo "connections, \`-x PREFIX\` checks replies of other words, \`-S\` keeps the client's CPU from idling, \`-j\` prints JSON."
 } >"$WORK/report.md"
 mkdir -p "$(dirname "$OUT")"
 cp "$WORK/report.md" "$OUT"
