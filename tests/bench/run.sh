@@ -254,6 +254,9 @@ order() {
 	echo
 }
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (a == "nan" || b == "nan" || b + 0 == 0) print "nan"; else printf f, a / b }'; }
+# A - B, and A as a percentage of B ("nan" when either is unknown).
+minus() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan") print "nan"; else print a - b }'; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b + 0 == 0) print "nan"; else print 100 * a / b }'; }
 fmt() { awk -v a="$1" -v f="${2:-%.0f}" 'BEGIN { if (a == "nan" || a == "") print "—"; else printf f, a }'; }
 # verdict VALUE OP TARGET: met / missed (OP ge or le)
 verdict() {
@@ -777,7 +780,7 @@ fi
 # follow an exec of env); waits for PATTERN (a log line, or "redis" for a
 # PING on CGPORT) and sets CGPID, CGPORT, CGN.
 cg_start() {
-	local name=$1 pat=$2 vars=()
+	local name=$1 pat=$2 vars=() i
 	shift 2
 	while [[ ${1:-} == [A-Z]*=* ]]; do vars+=("$1"); shift; done
 	start "cg-$name" env "${vars[@]}" valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.$name.out" "$@"
@@ -796,7 +799,7 @@ cg_start() {
 # records KEY (instructions per request) and KEY.secs (CMD's wall time).
 # KEY.FN for each function in CG_FNS: inclusive instructions per request.
 cg_count() {
-	local key=$1 n=$2 f t0 t1 tot fn v
+	local key=$1 n=$2 f t0 t1 tot fn v i
 	shift 2
 	callgrind_control -z "$CGPID" >/dev/null 2>&1 || { fail "callgrind_control -z $CGNAME"; return 1; }
 	t0=$(date +%s.%N)
@@ -1141,7 +1144,7 @@ if [ "${CG:-0}" = 1 ] && [ "$(med cg.j.jmst)" != nan ]; then
 		local t; t=$(med "$2")
 		if [ -n "${4:-}" ]; then
 			local f; f=$(med "$2.$4")
-			out "| $1 | $3 | $(fmt "$t") | $(fmt "$f") ($(awk -v a="$f" -v b="$t" 'BEGIN { if (a == "nan" || b + 0 == 0) print "—"; else printf "%.2f %%", 100 * a / b }')) | $(awk -v a="$f" -v b="$t" 'BEGIN { if (a == "nan") print "—"; else printf "%.0f", b - a }') |"
+			out "| $1 | $3 | $(fmt "$t") | $(fmt "$f") ($(fmt "$(pct "$f" "$t")" "%.2f %%")) | $(fmt "$(minus "$t" "$f")") |"
 		else
 			out "| $1 | $3 | $(fmt "$t") | | |"
 		fi
@@ -1163,8 +1166,8 @@ if [ "${CG:-0}" = 1 ] && [ "$(med cg.j.jmst)" != nan ]; then
 	cgrow "redis-server with the agent preloaded, SET and GET, less its idle timers" cg.agent.kvnet "$((CG_KV * 2))"
 	out ""
 	out "- jmst ÷ MALLOC-STATS in instructions: jm4lwd runs $(div "$(med cg.j.jmst)" "$(med cg.r.ms)" %.3f)× Redis's per reply (its heap and so its report are smaller);"
-	out "  $(awk -v a="$(med cg.j.jmst.malloc_stats_print)" -v b="$(med cg.j.jmst)" 'BEGIN { if (b + 0 == 0 || a == "nan") print "—"; else printf "%.2f", 100 * a / b }') % of jm4lwd's are jemalloc's \`malloc_stats_print()\`; what jm4lw, libevent and libc add to a reply"
-	out "  is $(awk -v a="$(med cg.j.jmst.malloc_stats_print)" -v b="$(med cg.j.jmst)" 'BEGIN { if (a == "nan") print "—"; else printf "%.0f", b - a }') instructions, against $(awk -v a="$(med cg.r.ms.malloc_stats_print)" -v b="$(med cg.r.ms)" 'BEGIN { if (a == "nan") print "—"; else printf "%.0f", b - a }') around Redis's."
+	out "  $(fmt "$(pct "$(med cg.j.jmst.malloc_stats_print)" "$(med cg.j.jmst)")" %.2f) % of jm4lwd's are jemalloc's \`malloc_stats_print()\`; what jm4lw, libevent and libc add to a reply"
+	out "  is $(fmt "$(minus "$(med cg.j.jmst)" "$(med cg.j.jmst.malloc_stats_print)")") instructions, against $(fmt "$(minus "$(med cg.r.ms)" "$(med cg.r.ms.malloc_stats_print)")") around Redis's."
 	t="- ruok: jm4lwd $(fmt "$(med cg.j.ruok)") instructions per connection in user space, the floor $(fmt "$(med cg.f.ruok)"): the price of libevent,"
 	t="$t the limits, the allow list and the counters"
 	[ $PERF = 1 ] && t="$t, next to ~$(fmt "$(med p.j.ruok.cpu_us)" %.0f) µs of CPU a connection costs in all, mostly the kernel's (perf table)"
@@ -1266,7 +1269,7 @@ if [ $REDIS_OK = 1 ]; then
 		ana "(\`-k 0\`) the ratio is $(fmt "$(pmed s3.c$c.j.rps s3.c$c.rk0.$M.rps)" %.2f); on one heap (agent ÷ that redis) $(fmt "$(pmed s3.c$c.a.rps s3.c$c.ra.$M.rps)" %.2f)."
 		[ "$(spans s3.c$c.j.rps s3.c$c.r.$M.rps 1 ge)" = 1 ] && ana "Some rounds met the target: per-round ratios $(prng s3.c$c.j.rps s3.c$c.r.$M.rps)."
 		[ $PERF = 1 ] && ana "perf: jemalloc $(dso p.j.jmst jemalloc) % and libc $(dso p.j.jmst libc) % of jm4lwd's jmst samples (the statistics walk and its \`printf\`s), the kernel $(dso p.j.jmst kernel) %."
-		[ "${CG:-0}" = 1 ] && ana "callgrind (section above): a jmst reply is $(div "$(med cg.j.jmst)" "$(med cg.r.ms)" %.3f)× the user-space instructions of Redis's, $(awk -v a="$(med cg.j.jmst.malloc_stats_print)" -v b="$(med cg.j.jmst)" 'BEGIN { if (b + 0 == 0 || a == "nan") print "—"; else printf "%.2f", 100 * a / b }') % of them in"
+		[ "${CG:-0}" = 1 ] && ana "callgrind (section above): a jmst reply is $(div "$(med cg.j.jmst)" "$(med cg.r.ms)" %.3f)× the user-space instructions of Redis's, $(fmt "$(pct "$(med cg.j.jmst.malloc_stats_print)" "$(med cg.j.jmst)")" %.2f) % of them in"
 		[ "${CG:-0}" = 1 ] && ana "\`malloc_stats_print()\`: the cost is the allocator's walk, which both pay; jm4lwd adds the TCP connection Redis's kept one does not."
 		ana ""
 	done
@@ -1411,10 +1414,11 @@ the kernel and weighs jm4lwd's one extra system call more. Throughput cannot say
 ours, so the suite now also counts instructions (callgrind, above), and times the dumps with a client that
 never idles (`loadgen -S`), which takes the client's wake-up out of jmfp's connection:
 
-- **ruok, 8824 user-space instructions per connection against the floor's 246.** A third of them formatted
-  the peer's address (`inet_ntop()` and two `snprintf()`s) for debug lines that are off unless asked for. A
-  connection now keeps its `sockaddr` and formats it only for a line that is logged (`conn_log()`,
-  `log_peer()` in `daemon/server.c`): 5396 instructions.
+- **ruok, 8824 user-space instructions per connection against the floor's 246** (a smoke run, 200 connections).
+  A third of them formatted the peer's address (`inet_ntop()` and two `snprintf()`s) for debug lines that are
+  off unless asked for. A connection now keeps its `sockaddr` and formats it only for a line that is logged
+  (`conn_log()`, `log_peer()` in `daemon/server.c`): 5396 instructions in the same smoke run, ~5640 in the full
+  runs (2000 connections).
 - **jmst against MALLOC-STATS**: 99.7 % of a jmst's instructions are jemalloc's `malloc_stats_print()`, and a
   jmst runs fewer of them than Redis's reply (smaller heap). The throughput ratio is the allocator's walk on
   both sides plus the TCP connection jm4lwd pays and redis-benchmark's kept connection does not.
