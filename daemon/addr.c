@@ -1,13 +1,18 @@
-/* Listen address parsing: numeric addresses only, an explicit port. */
+/*
+ * Addresses: listen addresses (numeric only, an explicit port), and the
+ * allow_from networks peers are checked against.
+ */
 #include <sys/socket.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "addr.h"
+#include "core.h"
 
 /* Parse "1.2.3.4:PORT" or "[v6]:PORT" into @p ss. */
 int addr_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len)
@@ -128,4 +133,74 @@ int cidr_match(const struct cidr *c, const struct sockaddr *sa)
 			return 0;
 	}
 	return 1;
+}
+
+/* Parse a whole allow_from list into @p acl (at most ACL_MAX entries). */
+int acl_parse(const char *list, struct cidr *acl, int *n, char *err,
+    size_t errlen)
+{
+	const char *s = list, *item;
+	size_t len;
+	int k = 0;
+
+	while (s != NULL) {
+		item = list_next(&s, &len);
+		if (len == 0)
+			continue;
+		if (k == ACL_MAX) {
+			snprintf(err, errlen, "allow_from: more than %d entries",
+			    ACL_MAX);
+			return -1;
+		}
+		if (cidr_parse(item, len, &acl[k]) == -1) {
+			snprintf(err, errlen, "allow_from: bad entry");
+			return -1;
+		}
+		k++;
+	}
+	*n = k;
+	return 0;
+}
+
+/* Is @p sa in one of the @p n networks of @p acl? */
+int acl_match(const struct cidr *acl, int n, const struct sockaddr *sa)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (cidr_match(&acl[i], sa))
+			return 1;
+	return 0;
+}
+
+/* The same host, whatever the ports: one peer for the per-peer cap. */
+int addr_same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return 0;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		    ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			   &((const struct sockaddr_in6 *)b)->sin6_addr,
+			   sizeof(struct in6_addr)) == 0;
+	return 0;
+}
+
+/* "1.2.3.4:5" or "[::1]:5". */
+void addr_format(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(s6->sin6_port));
+	} else if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)sa;
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(s4->sin_port));
+	} else
+		snprintf(buf, len, "(family %d)", sa->sa_family);
 }

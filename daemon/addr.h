@@ -1,8 +1,10 @@
-/* Listen address parsing shared by the config checker and the server. */
+/* Addresses and networks, shared by the config checker and the server. */
 #ifndef JM4LW_ADDR_H
 #define JM4LW_ADDR_H
 
 #include <sys/socket.h>
+
+#include <stddef.h>
 
 /*
  * Parse "1.2.3.4:PORT" or "[v6addr]:PORT" (numeric only; PORT 0..65535,
@@ -27,5 +29,21 @@ int cidr_parse(const char *s, size_t n, struct cidr *c);
 
 /* Does @p sa fall in @p c? */
 int cidr_match(const struct cidr *c, const struct sockaddr *sa);
+
+/* "1.2.3.4:5" or "[::1]:5", for logs, bound addresses and conf. */
+void addr_format(const struct sockaddr *sa, char *buf, size_t len);
+
+/* allow_from entries a module keeps at most. */
+#define ACL_MAX 64
+
+/* Parse a checked allow_from list into @p acl; 0, or -1 with a reason. */
+int acl_parse(const char *list, struct cidr *acl, int *n, char *err,
+    size_t errlen);
+
+/* Is @p sa in one of the @p n networks of @p acl? */
+int acl_match(const struct cidr *acl, int n, const struct sockaddr *sa);
+
+/* Are @p a and @p b the same host address (ports aside)? */
+int addr_same_host(const struct sockaddr *a, const struct sockaddr *b);
 
 #endif

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "jm4lw.h"
-#include "proto.h"
+#include "core.h"
 
 static struct jm4lw_thread *agent;
 
@@ -41,7 +41,7 @@ __attribute__((constructor)) static void agent_start(void)
 	struct jm4lw_thread_opts opts = {.log = agent_log};
 	char err[512];
 
-	if (proto_jemalloc() == NULL) {
+	if (core_jemalloc() == NULL) {
 		agent_log(JM4LW_LOG_WARN, "this process does not run on jemalloc "
 		    "(no mallctl symbol); not starting. Use jm4lw-run, which "
 		    "preloads libjemalloc.so.2", NULL);

@@ -18,7 +18,7 @@
 #include "addr.h"
 #include "jm4lw.h"
 #include "proto.h"
-#include "server.h"
+#include "config.h"
 
 /* As many addresses as the server keeps listeners (MAX_LISTENERS). */
 #define LISTEN_MAX 16
@@ -71,6 +71,7 @@ static const struct config_key config_keys[] = {
 	{STRING_KEY(dump_dir, check_dump_dir)},
 	{STRING_KEY(dump_prefix, check_dump_prefix)},
 	{NUMBER_KEY(max_connections, 1, 100000, "")},
+	{NUMBER_KEY(max_connections_per_peer, 1, 100000, "")},
 	{NUMBER_KEY(read_timeout, 1, 3600, " seconds")},
 	{NUMBER_KEY(write_timeout, 1, 3600, " seconds")},
 	{STRING_KEY(allow_from, check_allow_from)},
@@ -100,33 +101,6 @@ static int config_err(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-/*
- * @p s (@p n bytes) in double quotes for a message: bytes that are not
- * printable ASCII as \xNN and long values cut, so the message stays one
- * short line whatever the input was.
- */
-static const char *quote(char *buf, size_t len, const char *s, size_t n)
-{
-	size_t i, o = 0;
-	unsigned char c;
-
-	buf[o++] = '"';
-	for (i = 0; i < n && o + 8 < len; i++) {
-		c = (unsigned char)s[i];
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-			buf[o++] = (char)c;
-		else
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
-	}
-	if (i < n) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o++] = '"';
-	buf[o] = '\0';
-	return buf;
-}
-
 /* Is @p c white space as inih strips it? */
 static int is_space(int c)
 {
@@ -144,24 +118,6 @@ static const char *trim(const char *s, size_t *n)
 	while (*n > 0 && is_space((unsigned char)s[*n - 1]))
 		(*n)--;
 	return s;
-}
-
-/*
- * The next comma-separated item of a list, trimmed. Returns its start
- * and length in *n and moves *s past the comma, to NULL after the last.
- */
-static const char *list_next(const char **s, size_t *n)
-{
-	const char *item = *s, *comma = strchr(item, ',');
-
-	if (comma != NULL) {
-		*n = (size_t)(comma - item);
-		*s = comma + 1;
-	} else {
-		*n = strlen(item);
-		*s = NULL;
-	}
-	return trim(item, n);
 }
 
 /* Append item to a normalised list being built in norm. */
@@ -593,6 +549,7 @@ JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
 	snprintf(cfg->dump_dir, sizeof(cfg->dump_dir), "/tmp");
 	snprintf(cfg->dump_prefix, sizeof(cfg->dump_prefix), "jm4lw");
 	cfg->max_connections = 64;
+	cfg->max_connections_per_peer = 32;
 	cfg->read_timeout = 5;
 	cfg->write_timeout = 30;
 	snprintf(cfg->allow_from, sizeof(cfg->allow_from), "%s",
@@ -846,4 +803,23 @@ out:
 		fclose(l->f);
 	free(l);
 	return rv;
+}
+
+/* The typed policy, parsed once: serving never re-reads the text. */
+int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
+    char *err, size_t errlen)
+{
+	static const struct config_key k = {.name = "dump_on_growth"};
+	const char *g = cfg->dump_on_growth;
+	size_t n = strlen(g);
+
+	memset(pol, 0, sizeof(*pol));
+	if (n > 0 && g[n - 1] == '%')
+		pol->growth_pct = (unsigned)strtoul(g, NULL, 10);
+	else if (parse_bytes(&k, g, &pol->growth_bytes, err, errlen) == -1)
+		return -1;
+	pol->reset_lg = strcmp(cfg->prof_reset_lg_sample, "keep") == 0
+			    ? -1
+			    : atoi(cfg->prof_reset_lg_sample);
+	return 0;
 }

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include <event2/event.h>
-#include <jemalloc/jemalloc.h>
 
+#include "core.h"
 #include "jm4lw.h"
 
 struct daemon {
@@ -47,7 +47,7 @@ static void usage(FILE *f)
 	    "  -h        this help\n"
 	    "Run with MALLOC_CONF=prof:true,prof_active:false so jmep/jmfp "
 	    "work.\njm4lwd %s, jemalloc %s\n",
-	    JM4LW_VERSION, JEMALLOC_VERSION);
+	    JM4LW_VERSION, core_jemalloc()->version);
 }
 
 /* Build the configuration: defaults, then the file, then -l and -D. */
@@ -107,15 +107,13 @@ static void daemon_signal(evutil_socket_t sig, short what, void *arg)
 /* Say up front when jmfp/jmep cannot work, not at the first dump. */
 static void daemon_check_prof(void)
 {
-	size_t len = sizeof(bool);
-	bool on = false;
+	char why[256];
+	enum prof_state s;
+	int e;
 
-	if (mallctl("opt.prof", &on, &len, NULL, 0) != 0)
-		fprintf(stderr, "jm4lwd: this jemalloc has no heap profiling; "
-		    "jmfp/jmep will answer with an error\n");
-	else if (!on)
-		fprintf(stderr, "jm4lwd: heap profiling is off; set "
-		    "MALLOC_CONF=prof:true,prof_active:false to use jmfp/jmep\n");
+	if ((s = core_prof_state(core_jemalloc(), &e)) != PROF_READY)
+		fprintf(stderr, "jm4lwd: %s; jmfp/jmep will answer with an "
+		    "error\n", core_prof_reason(s, e, why, sizeof(why)));
 }
 
 int main(int argc, char *argv[])

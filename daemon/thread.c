@@ -28,7 +28,8 @@
 #include <event2/listener.h>
 
 #include "jm4lw.h"
-#include "server.h"
+#include "module.h"
+#include "worker.h"
 
 struct jm4lw_thread {
 	LIST_ENTRY(jm4lw_thread) entry;
@@ -38,7 +39,7 @@ struct jm4lw_thread {
 	struct jm4lw *m;
 	struct event *stop_ev;
 	int stop_fd;        /* eventfd: written to stop the loop */
-	int lfd[16];        /* listening sockets, closed in a fork child */
+	int lfd[MODULE_LISTENERS]; /* listening sockets, closed in a fork child */
 	int nlfd;
 	volatile int forked; /* set in a fork child */
 	char err[256];       /* first error logged while starting */
@@ -115,6 +116,9 @@ static void *thread_main(void *arg)
 	struct jm4lw_thread *t = arg;
 
 	pthread_setname_np(pthread_self(), "jm4lw");
+	/* The loop is ours here: keep its allocations out of the profiles,
+	 * and out of jemalloc's profiling locks while a dump holds them. */
+	worker_unsampled(core_jemalloc());
 	event_base_dispatch(t->base);
 	return NULL;
 }
@@ -167,7 +171,7 @@ JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
 		snprintf(err, errlen, "%s", t->err[0] ? t->err : "listen failed");
 		goto fail;
 	}
-	t->nlfd = server_listen_fds(t->m, t->lfd, 16);
+	t->nlfd = server_listen_fds(t->m, t->lfd, MODULE_LISTENERS);
 	if ((t->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));
 		goto fail;

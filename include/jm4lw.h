@@ -79,8 +79,14 @@ struct jm4lw_config {
 	char dump_dir[4096];
 	/** File name prefix of heap profiles (default `jm4lw`). */
 	char dump_prefix[64];
-	/** Open connections beyond this are closed at once (default 64). */
+	/** Connections open at once (default 64). At the cap a new peer
+	 *  takes the slot of the oldest peer that has not sent its word
+	 *  yet; it is refused only when every slot is answering a word. */
 	unsigned max_connections;
+	/** Connections one peer address may hold at once; a new one beyond
+	 *  it replaces that peer's oldest connection still waiting for its
+	 *  word, or is refused (default 32). */
+	unsigned max_connections_per_peer;
 	/** Seconds a peer has to send its word (default 5). */
 	unsigned read_timeout;
 	/** Seconds a reply may make no progress before the peer is dropped

@@ -2,6 +2,7 @@
  * Framing and dispatch of the four-letter words. No I/O happens here: the
  * server hands in bytes and gets a reply through struct proto_out.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,24 +12,12 @@
 
 #include "proto.h"
 
-/* Start counting uptime and remember where the allocator and config are. */
-void proto_init(struct proto *p, const struct proto_ops *ops,
-    const struct jm4lw_config *cfg)
+/* The face over @p core; host words come later, from the host. */
+void proto_init(struct proto *p, struct core *core, struct dumper *dumper)
 {
 	memset(p, 0, sizeof(*p));
-	p->ops = ops;
-	p->cfg = cfg;
-	p->mode = "standalone";
-	clock_gettime(CLOCK_MONOTONIC, &p->started);
-}
-
-/* The staging directory is empty between dumps; a forked child's copy of
- * the path is its parent's to remove. */
-void proto_fini(struct proto *p)
-{
-	if (p->stage[0] != '\0' && p->stage_pid == (long)getpid())
-		(void)rmdir(p->stage);
-	p->stage[0] = '\0';
+	p->core = core;
+	p->dumper = dumper;
 }
 
 /* Copy out the word once 4 bytes are there; never look past them. */
@@ -51,28 +40,23 @@ const struct proto_word *proto_lookup(const char word[4])
 	return NULL;
 }
 
-/* Match @p word against the allow list; spaces around items are ok. */
+/* Match @p word against the allow list (normalised by the config). */
 int proto_allowed(const char *allow, const char word[4], int flags)
 {
-	const char *s = allow, *e;
+	const char *s = allow, *item;
+	size_t n;
 
-	for (;;) {
-		while (*s == ' ' || *s == '\t' || *s == ',')
-			s++;
-		if (*s == '\0')
-			return 0;
-		e = s;
-		while (*e != '\0' && *e != ',' && *e != ' ' && *e != '\t')
-			e++;
-		if (e - s == 1 && *s == '*')
+	while (s != NULL) {
+		item = list_next(&s, &n);
+		if (n == 1 && *item == '*')
 			return 1;
-		if (e - s == 8 && memcmp(s, "readonly", 8) == 0 &&
+		if (n == 8 && memcmp(item, "readonly", 8) == 0 &&
 		    !(flags & PROTO_F_MUTATES))
 			return 1;
-		if (e - s == 4 && memcmp(s, word, 4) == 0)
+		if (n == 4 && memcmp(item, word, 4) == 0)
 			return 1;
-		s = e;
 	}
+	return 0;
 }
 
 /* Append raw bytes to the reply. */
@@ -170,19 +154,11 @@ static void reply_unknown(struct proto *p, struct proto_out *out,
     const char word[4])
 {
 	const struct proto_word *w;
-	char shown[4 * 4 + 1], *d = shown;
+	char shown[4 * 4 + 3];
 	int i;
 
-	for (i = 0; i < 4; i++) {
-		unsigned char c = (unsigned char)word[i];
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-			*d++ = (char)c;
-		else
-			d += snprintf(d, 5, "\\x%02x", c);
-	}
-	*d = '\0';
-	out_printf(out, JM4LW_ERROR_PREFIX "unknown word \"%s\"; known words:",
-	    shown);
+	out_printf(out, JM4LW_ERROR_PREFIX "unknown word %s; known words:",
+	    quote(shown, sizeof(shown), word, 4));
 	for (w = proto_words; w->name != NULL; w++)
 		if (host_lookup(p, w->name) == NULL)
 			out_printf(out, " %s", w->name);
@@ -192,15 +168,17 @@ static void reply_unknown(struct proto *p, struct proto_out *out,
 }
 
 /* Run one word: a host word, a built-in, unknown, or refused. */
-int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out)
+int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
+    enum proto_job *job)
 {
+	struct core_stats *st = &p->core->st;
 	const struct proto_hostword *h;
 	const struct proto_word *w = NULL;
 	struct jm4lw_reply r = {.p = p, .out = out};
 	const char *name;
 	int flags;
 
-	p->st.words_served++;
+	st->words_served++;
 	if ((h = host_lookup(p, word)) != NULL) {
 		name = h->name;
 		flags = h->flags;
@@ -208,18 +186,22 @@ int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out)
 		name = w->name;
 		flags = w->flags;
 	} else {
-		p->st.words_unknown++;
+		st->words_unknown++;
 		reply_unknown(p, out, word);
 		return PROTO_ERROR;
 	}
-	if (!proto_allowed(p->cfg->allow, word, flags)) {
+	if (!proto_allowed(p->core->cfg->allow, word, flags)) {
 		/* Only table names reach this format, never network bytes. */
-		p->st.words_refused++;
+		st->words_refused++;
 		out_printf(out, "%s" JM4LW_NOT_ALLOWED "\n", name);
 		return PROTO_ERROR;
 	}
 	if (h != NULL)
 		return h->fn(&r, h->arg) == 0 ? PROTO_OK : PROTO_ERROR;
+	if (w->job != PROTO_JOB_NONE) {
+		*job = w->job;
+		return PROTO_JOB;
+	}
 	return w->fn(p, out);
 }
 
@@ -260,7 +242,19 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 {
 	const struct proto_word *w;
 
+	struct dump_result *d;
+	int rv;
+
 	if (word == NULL || strlen(word) != 4 || (w = proto_lookup(word)) == NULL)
 		return -1;
-	return w->fn(r->p, r->out) == PROTO_OK ? 0 : -1;
+	if (w->job != PROTO_JOB_DUMP)
+		return w->fn(r->p, r->out) == PROTO_OK ? 0 : -1;
+	/* The host asked for the reply now: the dump runs in place, on its
+	 * loop (admission still keeps it to one dump at a time). */
+	if ((d = malloc(sizeof(*d))) == NULL)
+		return jm4lw_reply_error(r, "%s", strerror(errno));
+	core_dump_sync(r->p->core, r->p->dumper, 0, d);
+	rv = proto_render_dump(r->out, d) == PROTO_OK ? 0 : -1;
+	free(d);
+	return rv;
 }

@@ -1,6 +1,6 @@
 /*
- * The dumps as a collection: which files are ours, jmls, retention, and
- * when growth calls for the next dump.
+ * The dumps as a collection: which files are ours, jmls, retention and
+ * the sweep of staging directories left by processes that are gone.
  *
  * Ours means exactly "<dump_prefix>.<digits>.<digits>.heap" in dump_dir:
  * any pid, so dumps of earlier runs are counted and cleaned up too, and
@@ -21,29 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto.h"
+#include "core.h"
 
 #define DUMPS_MAX 100000 /* entries we look at in one directory */
-
-struct dump {
-	char *name;
-	off_t size;
-	struct timespec mtime;
-};
-
-/* Hand a line to the server's log, if it gave us one. */
-void proto_log(struct proto *p, int level, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	if (p->log == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	p->log(p->log_arg, level, buf);
-}
 
 /* "<prefix>.<digits>.<digits>.heap" and nothing else. */
 int dumps_match(const char *prefix, const char *name)
@@ -104,9 +84,9 @@ int dumps_stage_match(const char *prefix, const char *name, long *pid)
  * (a profile cut off by the crash); a directory holding anything else
  * stays.
  */
-void dumps_sweep_stages(struct proto *p, const char *dir)
+void dumps_sweep_stages(const char *prefix, const char *dir,
+    const struct core_log *log)
 {
-	const char *prefix = p->cfg->dump_prefix;
 	struct dirent *de, *se;
 	struct stat sb;
 	DIR *d, *sd;
@@ -142,7 +122,7 @@ void dumps_sweep_stages(struct proto *p, const char *dir)
 				(void)unlinkat(fd, se->d_name, 0);
 		closedir(sd);
 		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) == 0)
-			proto_log(p, JM4LW_LOG_INFO,
+			core_logf(log, JM4LW_LOG_INFO,
 			    "removed %s/%s, left by process %ld", dir,
 			    de->d_name, pid);
 	}
@@ -152,7 +132,7 @@ void dumps_sweep_stages(struct proto *p, const char *dir)
 /* Newest first; equal times by name, so the order is total. */
 static int dump_cmp(const void *a, const void *b)
 {
-	const struct dump *x = a, *y = b;
+	const struct dump_entry *x = a, *y = b;
 
 	if (x->mtime.tv_sec != y->mtime.tv_sec)
 		return x->mtime.tv_sec < y->mtime.tv_sec ? 1 : -1;
@@ -162,7 +142,7 @@ static int dump_cmp(const void *a, const void *b)
 }
 
 /* Free what dumps_scan() returned. */
-static void dumps_free(struct dump *d, size_t n)
+static void dumps_free(struct dump_entry *d, size_t n)
 {
 	size_t i;
 
@@ -172,10 +152,10 @@ static void dumps_free(struct dump *d, size_t n)
 }
 
 /* Our regular files in @p dir, newest first; -1 with errno on error. */
-static int dumps_scan(struct proto *p, const char *dir, struct dump **out,
-    size_t *nout)
+static int dumps_scan(const char *prefix, const char *dir,
+    struct dump_entry **out, size_t *nout)
 {
-	struct dump *d = NULL, *nd;
+	struct dump_entry *d = NULL, *nd;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	struct stat sb;
@@ -186,7 +166,7 @@ static int dumps_scan(struct proto *p, const char *dir, struct dump **out,
 		return -1;
 	dfd = dirfd(dp);
 	while ((de = readdir(dp)) != NULL && n < DUMPS_MAX) {
-		if (!dumps_match(p->cfg->dump_prefix, de->d_name))
+		if (!dumps_match(prefix, de->d_name))
 			continue;
 		/* lstat: a symlink with our name is not ours to delete. */
 		if (fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1 ||
@@ -200,7 +180,7 @@ static int dumps_scan(struct proto *p, const char *dir, struct dump **out,
 		}
 		if ((d[n].name = strdup(de->d_name)) == NULL)
 			goto nomem;
-		d[n].size = sb.st_size;
+		d[n].size = (long long)sb.st_size;
 		d[n].mtime = sb.st_mtim;
 		n++;
 	}
@@ -222,23 +202,24 @@ nomem:
  * the count or would take the total over the cap. The dump just written
  * always stays, or a cap smaller than one dump would eat every dump.
  */
-void dumps_retain(struct proto *p, const char *dir, const char *newest)
+uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
+    const char *newest, const struct core_log *log)
 {
-	const struct jm4lw_config *c = p->cfg;
 	unsigned long long total = 0;
+	uint64_t deleted = 0;
 	const char *base = strrchr(newest, '/');
 	char path[PATH_MAX + 256];
-	struct dump *d;
+	struct dump_entry *d;
 	size_t n, i, kept = 0;
 	int full = 0;
 
 	if (c->dump_keep == 0 && c->dump_max_bytes == 0)
-		return;
+		return 0;
 	base = base != NULL ? base + 1 : newest;
-	if (dumps_scan(p, dir, &d, &n) == -1) {
-		proto_log(p, JM4LW_LOG_WARN, "retention: cannot read %s: %s",
+	if (dumps_scan(c->dump_prefix, dir, &d, &n) == -1) {
+		core_logf(log, JM4LW_LOG_WARN, "retention: cannot read %s: %s",
 		    dir, strerror(errno));
-		return;
+		return 0;
 	}
 	/* The dump just written takes its slot first, whatever the clock
 	 * says about the others (a clock stepped back, copied files). */
@@ -265,102 +246,46 @@ void dumps_retain(struct proto *p, const char *dir, const char *newest)
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, d[i].name);
 		if (unlink(path) == -1) {
-			proto_log(p, JM4LW_LOG_WARN, "retention: cannot delete "
+			core_logf(log, JM4LW_LOG_WARN, "retention: cannot delete "
 			    "%s: %s", path, strerror(errno));
 			continue;
 		}
-		p->st.dumps_deleted++;
-		proto_log(p, JM4LW_LOG_INFO, "retention: deleted %s (%lld "
+		deleted++;
+		core_logf(log, JM4LW_LOG_INFO, "retention: deleted %s (%lld "
 		    "bytes; dump_keep=%u, dump_max_bytes=%llu)", path,
 		    (long long)d[i].size, c->dump_keep, c->dump_max_bytes);
 	}
 	dumps_free(d, n);
+	return deleted;
 }
 
 /*
- * jmls: a "#" summary line, then "path<TAB>size<TAB>time" per dump, newest
- * first, time in UTC ISO 8601. The summary keeps the reply non-empty when
- * there is nothing, and scripts skip it with grep -v '^#'.
+ * jmls: our dumps in dump_dir, newest first, with their total. The dump
+ * directory shown is the canonical one, as in jmfp's replies.
  */
-int dumps_list(struct proto *p, struct proto_out *out)
+int core_dump_list(const struct core *c, struct dump_list *l)
 {
-	char dir[PATH_MAX], when[32];
-	unsigned long long total = 0;
-	const char *d0 = p->cfg->dump_dir;
-	struct dump *d;
-	struct tm tm;
-	size_t n, i;
+	size_t i;
 
-	if (d0[0] == '/')
-		snprintf(dir, sizeof(dir), "%s", d0);
-	else if (getcwd(dir, sizeof(dir)) == NULL ||
-	    strlen(dir) + 1 + strlen(d0) >= sizeof(dir)) {
-		out_printf(out, JM4LW_ERROR_PREFIX "cannot list %s: %s\n", d0,
-		    strerror(errno ? errno : ENAMETOOLONG));
-		return PROTO_ERROR;
-	} else {
-		strcat(dir, "/");
-		strcat(dir, d0);
+	memset(l, 0, sizeof(*l));
+	if (core_dump_dir(c->cfg->dump_dir, 1, l->dir, sizeof(l->dir)) == -1) {
+		l->err = errno ? errno : ENAMETOOLONG;
+		snprintf(l->dir, sizeof(l->dir), "%s", c->cfg->dump_dir);
+		return -1;
 	}
-	{
-		char real[PATH_MAX];
-		if (realpath(dir, real) != NULL)
-			memcpy(dir, real, sizeof(dir));
+	if (dumps_scan(c->cfg->dump_prefix, l->dir, &l->d, &l->n) == -1) {
+		l->err = errno;
+		return -1;
 	}
-	if (dumps_scan(p, dir, &d, &n) == -1) {
-		out_printf(out, JM4LW_ERROR_PREFIX "cannot list %s: %s\n", dir,
-		    strerror(errno));
-		return PROTO_ERROR;
-	}
-	for (i = 0; i < n; i++)
-		total += (unsigned long long)d[i].size;
-	out_printf(out, "# %zu dumps, %llu bytes in %s (%s.*.heap)\n", n, total,
-	    dir, p->cfg->dump_prefix);
-	for (i = 0; i < n; i++) {
-		gmtime_r(&d[i].mtime.tv_sec, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-		out_printf(out, "%s/%s\t%lld\t%s\n", dir, d[i].name,
-		    (long long)d[i].size, when);
-	}
-	dumps_free(d, n);
-	return PROTO_OK;
+	for (i = 0; i < l->n; i++)
+		l->total += (unsigned long long)l->d[i].size;
+	return 0;
 }
 
-/*
- * dump_on_growth: compare stats.allocated with what it was at the last
- * dump (or at the first look, before any dump).
- */
-int proto_growth_due(struct proto *p)
+/* Free what core_dump_list() found. */
+void dump_list_free(struct dump_list *l)
 {
-	const char *g = p->cfg->dump_on_growth;
-	size_t now = 0, base, len = strlen(g);
-	unsigned long long want;
-	char *end;
-
-	if (strcmp(g, "0") == 0 || len == 0)
-		return 0;
-	ctl_epoch(p);
-	if (ctl_size(p, "stats.allocated", &now) != 0)
-		return 0;
-	if (!p->alloc_known) { /* no baseline yet (or growth was off) */
-		p->alloc_at_dump = now;
-		p->alloc_known = 1;
-		return 0;
-	}
-	p->alloc_known = 1;
-	base = p->alloc_at_dump;
-	if (now <= base)
-		return 0;
-	if (g[len - 1] == '%')
-		want = (unsigned long long)base * strtoull(g, NULL, 10) / 100;
-	else {
-		want = strtoull(g, &end, 10);
-		switch (*end) {
-		case 'K': case 'k': want <<= 10; break;
-		case 'M': case 'm': want <<= 20; break;
-		case 'G': case 'g': want <<= 30; break;
-		case 'T': case 't': want <<= 40; break;
-		}
-	}
-	return (unsigned long long)(now - base) >= want;
+	dumps_free(l->d, l->n);
+	l->d = NULL;
+	l->n = 0;
 }

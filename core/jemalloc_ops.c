@@ -1,5 +1,5 @@
 /*
- * The real allocator behind struct proto_ops. Tests substitute their own
+ * The real allocator behind struct core_ops. Tests substitute their own
  * table to inject each errno.
  *
  * Linked into a program (libjm4lw, jm4lwd) we call jemalloc directly. Built
@@ -9,20 +9,20 @@
  */
 #include <stddef.h>
 
-#include "proto.h"
+#include "core.h"
 
 #ifndef JM4LW_OPS_DLSYM
 
 #include <jemalloc/jemalloc.h>
 
-static const struct proto_ops jemalloc_ops = {
+static const struct core_ops jemalloc_ops = {
 	.mallctl = mallctl,
 	.stats_print = malloc_stats_print,
 	.version = JEMALLOC_VERSION,
 };
 
 /* The jemalloc we are linked with. */
-const struct proto_ops *proto_jemalloc(void)
+const struct core_ops *core_jemalloc(void)
 {
 	return &jemalloc_ops;
 }
@@ -32,8 +32,8 @@ const struct proto_ops *proto_jemalloc(void)
 #include <dlfcn.h>
 #include <pthread.h>
 
-static struct proto_ops dl_ops;
-static const struct proto_ops *dl_found;
+static struct core_ops dl_ops;
+static const struct core_ops *dl_found;
 static pthread_once_t dl_once = PTHREAD_ONCE_INIT;
 
 /* Find mallctl & co. in the process's global scope, once. */
@@ -54,7 +54,7 @@ static void dl_resolve(void)
 }
 
 /* The jemalloc the process runs on, or NULL when it runs on another. */
-const struct proto_ops *proto_jemalloc(void)
+const struct core_ops *core_jemalloc(void)
 {
 	pthread_once(&dl_once, dl_resolve);
 	return dl_found;

@@ -1,0 +1,314 @@
+/*
+ * core — the engine: the allocator behind one ops table, the figures, one
+ * dump, the dumps as a collection and the schedule policy. No sockets, no
+ * libevent, no reply text: every call answers with a struct, and each face
+ * (the four-letter words in proto/, later HTTP) renders it.
+ *
+ * Threads: struct core belongs to the module's event loop. The heavy part
+ * of a dump (dump_run()) touches only its struct dump_job, so the module's
+ * worker thread runs it while the loop serves other peers.
+ */
+#ifndef JM4LW_CORE_H
+#define JM4LW_CORE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "jm4lw.h"
+
+/* The allocator, behind a table (jemalloc's own signatures). */
+struct core_ops {
+	int (*mallctl)(const char *name, void *oldp, size_t *oldlenp,
+	    void *newp, size_t newlen);
+	void (*stats_print)(void (*write_cb)(void *, const char *),
+	    void *cbopaque, const char *opts);
+	const char *version; /* jemalloc's version string */
+};
+
+/* The real jemalloc the process runs on; NULL if it runs on another
+ * allocator (only possible in the preload agent's build). */
+const struct core_ops *core_jemalloc(void);
+
+/* Where core sends lines no result carries (retention, sweeps). */
+struct core_log {
+	void (*fn)(void *arg, int level, const char *msg);
+	void *arg;
+};
+
+void core_logf(const struct core_log *log, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Counters kept by the module and reported by mntr/srvr. */
+struct core_stats {
+	uint64_t conns_open;
+	uint64_t conns_total;
+	uint64_t conns_rejected; /* every slot held a peer being answered */
+	uint64_t conns_evicted;  /* idle peers closed to make room */
+	uint64_t conns_denied;   /* outside allow_from */
+	uint64_t words_served;   /* every dispatched word */
+	uint64_t words_unknown;
+	uint64_t words_refused; /* not in the allow list */
+	uint64_t dumps_written;
+	uint64_t dumps_failed;
+	uint64_t dumps_refused;   /* dump_min_interval, dump_min_free, busy */
+	uint64_t dumps_scheduled; /* written by dump_interval/on_growth */
+	uint64_t dumps_deleted;   /* by dump_keep/dump_max_bytes */
+};
+
+/* The typed parts of the configuration, parsed once when it is loaded. */
+struct core_policy {
+	unsigned long long growth_bytes; /* dump_on_growth in bytes, or 0 */
+	unsigned growth_pct;             /* dump_on_growth in %, or 0 */
+	int reset_lg;                    /* prof_reset_lg_sample; -1: keep */
+};
+
+#define CORE_PATH_MAX (PATH_MAX + 128)
+
+/* The engine's state, owned by the module's event loop. */
+struct core {
+	const struct core_ops *ops;
+	const struct jm4lw_config *cfg; /* owned by the module */
+	struct core_policy pol;
+	const char *mode; /* srvr's Mode: line */
+	struct core_stats st;
+	struct core_log log;
+	struct timespec started;  /* CLOCK_MONOTONIC */
+	struct timespec stats_at; /* of the last coalesced epoch */
+	int stats_fresh;
+	/* Dumps, as the loop sees them. */
+	struct timespec last_dump_at; /* CLOCK_MONOTONIC a dump last began */
+	int dumped;                   /* last_dump_at is set */
+	int dump_running;             /* a dump job is out on the worker */
+	time_t last_dump_time;        /* wall clock of the last written dump */
+	char last_dump[CORE_PATH_MAX];
+	size_t alloc_at_dump; /* stats.allocated then (growth) */
+	int alloc_known;      /* growth has a baseline */
+};
+
+/* Initialise @p c with the allocator ops, configuration and policy. */
+void core_init(struct core *c, const struct core_ops *ops,
+    const struct jm4lw_config *cfg, const struct core_policy *pol);
+
+/* Seconds since core_init(). */
+long long core_uptime(const struct core *c);
+
+/* --- ctl: mallctl through the ops table ------------------------------ */
+
+int ctl_bool(const struct core_ops *ops, const char *name, int *v);
+int ctl_size(const struct core_ops *ops, const char *name, size_t *v);
+/* Refresh jemalloc's statistics; stats.* are stale without it. */
+void ctl_epoch(const struct core_ops *ops);
+/* The same at most once a millisecond, for words that only read. */
+void ctl_epoch_coalesced(struct core *c);
+
+/* Is heap profiling usable here? */
+enum prof_state {
+	PROF_READY,
+	PROF_UNBUILT,    /* jemalloc built without --enable-prof */
+	PROF_OFF,        /* opt.prof is false */
+	PROF_UNREADABLE, /* opt.prof could not be read: *err says why */
+};
+enum prof_state core_prof_state(const struct core_ops *ops, int *err);
+
+/* What to tell a person for a state that is not PROF_READY. */
+const char *core_prof_reason(enum prof_state s, int err, char *buf,
+    size_t len);
+
+/* The outcome of a call that changes allocator state (jmep, jmdp, jmpg,
+ * jmrs): ok, or a one-line reason. */
+struct ctl_result {
+	int ok;
+	int was;       /* jmep/jmdp: prof.active before */
+	size_t lg;     /* jmrs: the lg_prof_sample passed to prof.reset */
+	int sizes;     /* jmpg: resident before/after are known */
+	size_t before; /* jmpg: stats.resident before the purge */
+	size_t after;  /* and after */
+	char reason[256];
+};
+
+/* prof.active = @p on. */
+void core_set_active(struct core *c, int on, struct ctl_result *r);
+/* Purge every arena (MALLCTL_ARENAS_ALL). */
+void core_purge(struct core *c, struct ctl_result *r);
+/* prof.reset at prof_reset_lg_sample. */
+void core_reset(struct core *c, struct ctl_result *r);
+
+/* --- figures: one table every face renders -------------------------- */
+
+enum figure_type {
+	FIG_TEXT,    /* a string */
+	FIG_COUNTER, /* only grows */
+	FIG_GAUGE,   /* goes up and down */
+	FIG_BOOL,    /* true/false; 1/0 as a metric */
+	FIG_TIME,    /* seconds since the epoch; mntr shows UTC ISO 8601 */
+};
+
+/* One named value: its mntr key, its metric name (NULL: not exported as
+ * a metric), what it means and how it is read. */
+struct figure {
+	const char *key;
+	const char *metric;
+	const char *help;
+	enum figure_type type;
+	const char *ctl;   /* read with mallctl, or NULL */
+	size_t stat;       /* else offset into struct core_stats + 1, or 0 */
+	int (*fn)(const struct core *c, uint64_t *v, const char **s);
+};
+
+struct figure_value {
+	int have; /* 0: unavailable here (no stats, no profiling) */
+	uint64_t u;
+	const char *s;
+};
+
+/* At least figures_count: room for a face's array of values. */
+#define FIGURES_MAX 40
+
+extern const struct figure figures[];
+extern const size_t figures_count;
+
+/* Read every figure into @p v (figures_count entries). */
+void figures_read(struct core *c, struct figure_value *v);
+
+/* The value of figure @p key in @p v, or NULL. */
+const struct figure_value *figure_find(const struct figure_value *v,
+    const char *key);
+
+/* --- dump: one heap profile ----------------------------------------- */
+
+enum dump_status {
+	DUMP_OK,
+	DUMP_REFUSED, /* not now: rate, disk guard, busy, no profiling */
+	DUMP_FAILED,  /* tried and failed */
+};
+
+/* Where log lines of a job wait for the loop (the host's log callback is
+ * only ever called there). */
+#define DUMP_LOG_MAX 2048
+
+/* What one dump came to. */
+struct dump_result {
+	enum dump_status status;
+	int err;                 /* errno behind a failure, or 0 */
+	double retry_after;      /* seconds, when refused for the rate */
+	char path[CORE_PATH_MAX]; /* the dump, when DUMP_OK */
+	char reason[CORE_PATH_MAX + 256]; /* one line, when not DUMP_OK */
+	uint64_t deleted;        /* dumps retention removed */
+	int alloc_known;         /* stats.allocated right after the dump */
+	size_t alloc;
+	char log[DUMP_LOG_MAX];  /* "<level><line>\n" lines, for the loop */
+	size_t loglen;
+};
+
+/* State that outlives one dump, touched only by whoever runs dump_run(). */
+struct dumper {
+	unsigned long seq;
+	char stage[CORE_PATH_MAX]; /* private dir jemalloc writes in, or "" */
+	long stage_pid;            /* the process that made it */
+};
+
+/* One dump, as handed to the worker: inputs copied, so the loop may
+ * reload its configuration meanwhile. */
+struct dump_job {
+	const struct core_ops *ops;
+	struct jm4lw_config cfg;
+	int scheduled;
+	int want_alloc; /* read stats.allocated after (dump_on_growth) */
+	struct dumper *dumper;
+	struct dump_result res;
+};
+
+/* The completeness check reads a profile backwards in windows this big. */
+#define DUMP_TAIL_CHUNK 16384
+
+/*
+ * On the loop, before a dump: profiling usable, no dump running, not
+ * sooner than dump_min_interval. 0: go ahead (the dump is marked as
+ * begun); -1: @p r says why not.
+ */
+int core_dump_admit(struct core *c, int scheduled, struct dump_result *r);
+
+/* Fill @p j for a dump core_dump_admit() let through. */
+void core_dump_prepare(struct core *c, struct dump_job *j,
+    struct dumper *d, int scheduled);
+
+/* The heavy part, on any thread: prof.dump, checks, rename, retention. */
+void dump_run(struct dump_job *j);
+
+/* On the loop, after dump_run(): counters, last dump, growth baseline,
+ * the job's log lines. */
+void core_dump_done(struct core *c, const struct dump_result *r);
+
+/* All three in a row, for callers without a worker (tests, fuzzer). */
+void core_dump_sync(struct core *c, struct dumper *d, int scheduled,
+    struct dump_result *r);
+
+/* Remove the staging directory this process made, if any. */
+void dumper_fini(struct dumper *d);
+
+/* --- dumps: the collection ------------------------------------------ */
+
+/* One of our dumps in dump_dir. */
+struct dump_entry {
+	char *name;
+	long long size;
+	struct timespec mtime;
+};
+
+/* jmls: our dumps, newest first. */
+struct dump_list {
+	char dir[PATH_MAX];
+	size_t n;
+	unsigned long long total;
+	struct dump_entry *d;
+	int err; /* listing failed: errno, and dir says where */
+};
+
+/* Fill @p l; 0, or -1 with l->err. Free with dump_list_free(). */
+int core_dump_list(const struct core *c, struct dump_list *l);
+void dump_list_free(struct dump_list *l);
+
+/* Apply dump_keep/dump_max_bytes in @p dir; @p newest always stays.
+ * Returns how many dumps were deleted. */
+uint64_t dumps_retain(const struct jm4lw_config *cfg, const char *dir,
+    const char *newest, const struct core_log *log);
+
+/* Is @p name one of ours: "<prefix>.<pid>.<seq>.heap"? */
+int dumps_match(const char *prefix, const char *name);
+
+/* Is @p name a staging directory's: ".<prefix>.<pid>.XXXXXX"? */
+int dumps_stage_match(const char *prefix, const char *name, long *pid);
+
+/* Remove the staging directories in @p dir of processes that are gone. */
+void dumps_sweep_stages(const char *prefix, const char *dir,
+    const struct core_log *log);
+
+/* dump_dir as an absolute path without trailing slashes; with @p real,
+ * resolved through realpath() when it exists. -1 and errno on error. */
+int core_dump_dir(const char *dump_dir, int real, char *buf, size_t len);
+
+/* --- schedule policy ------------------------------------------------ */
+
+/* Is a dump_on_growth dump due? 1 yes, 0 no (or growth is off). */
+int core_growth_due(struct core *c);
+
+/* Take a new baseline for growth (a reload turned it on). */
+void core_growth_baseline(struct core *c);
+
+/* --- small shared helpers ------------------------------------------- */
+
+/* The next item of a comma-separated list, blanks around it trimmed.
+ * Returns its start (length in *n) and moves *s past the comma; *s is
+ * NULL after the last item. */
+const char *list_next(const char **s, size_t *n);
+
+/* @p s (@p n bytes) in double quotes for a message: bytes that are not
+ * printable ASCII as \xNN and a long value cut with "...". */
+const char *quote(char *buf, size_t len, const char *s, size_t n);
+
+/* Human size for one-line replies: "12.1 MiB". */
+const char *fmt_bytes(char *buf, size_t len, unsigned long long n);
+
+#endif /* JM4LW_CORE_H */

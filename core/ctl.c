@@ -1,0 +1,217 @@
+/*
+ * ctl — every mallctl the engine makes, through struct core_ops (Redis's
+ * zmalloc.c model: one file talks to the allocator). Unit tests hand in a
+ * table that fails each call with each errno.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <jemalloc/jemalloc.h> /* MALLCTL_ARENAS_ALL only: calls go via ops */
+
+#include "core.h"
+
+#define PROF_HINT                                                              \
+	"start it with MALLOC_CONF=prof:true,prof_active:false and send "      \
+	"jmep to start sampling"
+
+/* Start counting uptime and remember the allocator and configuration. */
+void core_init(struct core *c, const struct core_ops *ops,
+    const struct jm4lw_config *cfg, const struct core_policy *pol)
+{
+	memset(c, 0, sizeof(*c));
+	c->ops = ops;
+	c->cfg = cfg;
+	c->pol = *pol;
+	c->mode = "standalone";
+	clock_gettime(CLOCK_MONOTONIC, &c->started);
+}
+
+/* Seconds since core_init(). */
+long long core_uptime(const struct core *c)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)(now.tv_sec - c->started.tv_sec);
+}
+
+/* Read a bool mallctl; returns 0 or jemalloc's errno. */
+int ctl_bool(const struct core_ops *ops, const char *name, int *v)
+{
+	bool b = false;
+	size_t len = sizeof(b);
+	int e;
+
+	if ((e = ops->mallctl(name, &b, &len, NULL, 0)) == 0)
+		*v = b;
+	return e;
+}
+
+/* Read a size_t mallctl; returns 0 or jemalloc's errno. */
+int ctl_size(const struct core_ops *ops, const char *name, size_t *v)
+{
+	size_t len = sizeof(*v);
+
+	return ops->mallctl(name, v, &len, NULL, 0);
+}
+
+/* Refresh jemalloc's cached statistics. */
+void ctl_epoch(const struct core_ops *ops)
+{
+	uint64_t epoch = 1;
+	size_t len = sizeof(epoch);
+
+	(void)ops->mallctl("epoch", &epoch, &len, &epoch, len);
+}
+
+/*
+ * The same, at most once per STATS_MAX_AGE_NS, for words that only read.
+ * An epoch merges every arena's statistics under the arenas' locks: ~10 us
+ * of the host's CPU here, most of what a mntr costs, and contention with
+ * the host's own allocations. A scraper storm (or a benchmark) then pays
+ * for one merge a millisecond, not one a request; no reader can tell a
+ * snapshot a millisecond old from a new one.
+ */
+#define STATS_MAX_AGE_NS 1000000L
+
+void ctl_epoch_coalesced(struct core *c)
+{
+	struct timespec now;
+	long long age;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	age = (long long)(now.tv_sec - c->stats_at.tv_sec) * 1000000000LL +
+	    (now.tv_nsec - c->stats_at.tv_nsec);
+	if (c->stats_fresh && age >= 0 && age < STATS_MAX_AGE_NS)
+		return;
+	ctl_epoch(c->ops);
+	c->stats_at = now;
+	c->stats_fresh = 1;
+}
+
+/* Is heap profiling usable in this process? */
+enum prof_state core_prof_state(const struct core_ops *ops, int *err)
+{
+	int on = 0, e;
+
+	*err = 0;
+	if ((e = ctl_bool(ops, "opt.prof", &on)) == ENOENT)
+		return PROF_UNBUILT;
+	if (e != 0) {
+		*err = e;
+		return PROF_UNREADABLE;
+	}
+	return on ? PROF_READY : PROF_OFF;
+}
+
+/*
+ * What to set, exactly: Keeper answers a process without profiling with
+ * silence, which nobody can act on.
+ */
+const char *core_prof_reason(enum prof_state s, int err, char *buf,
+    size_t len)
+{
+	switch (s) {
+	case PROF_UNBUILT:
+		snprintf(buf, len, "this jemalloc was built without heap "
+		    "profiling (config.prof is false); run on a jemalloc "
+		    "configured with --enable-prof, such as Debian's "
+		    "libjemalloc2");
+		break;
+	case PROF_OFF:
+		snprintf(buf, len, "heap profiling is not enabled in this "
+		    "process; " PROF_HINT);
+		break;
+	case PROF_UNREADABLE:
+		snprintf(buf, len, "cannot read opt.prof: %s", strerror(err));
+		break;
+	default:
+		snprintf(buf, len, "heap profiling is ready");
+	}
+	return buf;
+}
+
+/* Fill @p r's reason when profiling is not usable; -1 then. */
+static int prof_check(struct core *c, struct ctl_result *r)
+{
+	enum prof_state s;
+	int e;
+
+	memset(r, 0, sizeof(*r));
+	if ((s = core_prof_state(c->ops, &e)) == PROF_READY)
+		return 0;
+	core_prof_reason(s, e, r->reason, sizeof(r->reason));
+	return -1;
+}
+
+/* jmep/jmdp: switch sampling, and say what it was. */
+void core_set_active(struct core *c, int on, struct ctl_result *r)
+{
+	bool old = false, nv = on != 0;
+	size_t len = sizeof(old);
+	int e;
+
+	if (prof_check(c, r) == -1)
+		return;
+	e = c->ops->mallctl("prof.active", &old, &len, &nv, sizeof(nv));
+	if (e != 0) {
+		snprintf(r->reason, sizeof(r->reason),
+		    "cannot set prof.active: %s", strerror(e));
+		return;
+	}
+	r->was = old;
+	r->ok = 1;
+}
+
+/* jmpg: give unused dirty pages of every arena back to the kernel. */
+void core_purge(struct core *c, struct ctl_result *r)
+{
+	char name[32];
+	int e;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(name, sizeof(name), "arena.%u.purge",
+	    (unsigned)MALLCTL_ARENAS_ALL);
+	ctl_epoch(c->ops);
+	r->sizes = ctl_size(c->ops, "stats.resident", &r->before) == 0;
+	if ((e = c->ops->mallctl(name, NULL, NULL, NULL, 0)) != 0) {
+		snprintf(r->reason, sizeof(r->reason), "purge failed: %s",
+		    strerror(e));
+		return;
+	}
+	ctl_epoch(c->ops);
+	/* No stats in this jemalloc: say nothing false. */
+	r->sizes = r->sizes && ctl_size(c->ops, "stats.resident",
+				   &r->after) == 0;
+	r->ok = 1;
+}
+
+/*
+ * jmrs: prof.reset — forget the samples so far and start a fresh profile,
+ * so an operator can profile a window: jmrs, wait, jmfp. Passing the rate
+ * keeps it: prof.reset with none resets it to opt.lg_prof_sample.
+ */
+void core_reset(struct core *c, struct ctl_result *r)
+{
+	int e;
+
+	if (prof_check(c, r) == -1)
+		return;
+	if (c->pol.reset_lg >= 0)
+		r->lg = (size_t)c->pol.reset_lg;
+	else if ((e = ctl_size(c->ops, "prof.lg_sample", &r->lg)) != 0) {
+		snprintf(r->reason, sizeof(r->reason),
+		    "cannot read prof.lg_sample: %s", strerror(e));
+		return;
+	}
+	e = c->ops->mallctl("prof.reset", NULL, NULL, &r->lg, sizeof(r->lg));
+	if (e != 0) {
+		snprintf(r->reason, sizeof(r->reason), "prof.reset failed: %s",
+		    strerror(e));
+		return;
+	}
+	r->ok = 1;
+}

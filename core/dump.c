@@ -1,0 +1,403 @@
+/*
+ * dump — one heap profile: admission on the loop (profiling usable, one at
+ * a time, dump_min_interval), then the heavy part anywhere (disk guard,
+ * staging, prof.dump, completeness, rename, retention), then the result
+ * back on the loop. dump_run() touches nothing but its job, so the
+ * module's worker thread can run it while the loop serves other peers.
+ */
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+
+/* Fill a refusal or failure's reason. */
+static void dump_why(struct dump_result *r, enum dump_status s, int err,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void dump_why(struct dump_result *r, enum dump_status s, int err,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	r->status = s;
+	r->err = err;
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Seconds from @p a to @p b. */
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	    (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/*
+ * dump_min_interval: a dump costs the process a pause and the disk a file,
+ * so a storm of jmfp (a script in a loop, many operators) gets one dump
+ * and then a line saying when the next one may come. One dump at a time:
+ * a second request while one runs is refused at once, not queued, so no
+ * peer waits on a dump it did not ask for.
+ */
+int core_dump_admit(struct core *c, int scheduled, struct dump_result *r)
+{
+	const char *who = scheduled ? "dump" : "jmfp";
+	double ago, min = (double)c->cfg->dump_min_interval;
+	struct timespec now;
+	enum prof_state s;
+	int e;
+
+	memset(r, 0, sizeof(*r));
+	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
+		r->status = DUMP_REFUSED;
+		r->err = e;
+		core_prof_reason(s, e, r->reason, sizeof(r->reason));
+		return -1;
+	}
+	if (c->dump_running) {
+		c->st.dumps_refused++;
+		dump_why(r, DUMP_REFUSED, EBUSY, "%s refused: a dump is in "
+		    "progress; retry when it is done", who);
+		r->retry_after = 1;
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (c->cfg->dump_min_interval != 0 && c->dumped) {
+		ago = elapsed(&c->last_dump_at, &now);
+		/* A timer fires one interval after its last tick, and the
+		 * last dump began a little after that tick: let a schedule
+		 * of exactly dump_min_interval through. */
+		if (scheduled)
+			min *= 0.9;
+		if (ago < min) {
+			c->st.dumps_refused++;
+			r->retry_after =
+			    (double)c->cfg->dump_min_interval - ago + 0.05;
+			dump_why(r, DUMP_REFUSED, EAGAIN, "%s refused: the last "
+			    "dump was %.1f s ago and dump_min_interval is %u "
+			    "s; retry in %.1f s", who, ago,
+			    c->cfg->dump_min_interval, r->retry_after);
+			return -1;
+		}
+	}
+	c->last_dump_at = now;
+	c->dumped = 1;
+	c->dump_running = 1;
+	return 0;
+}
+
+/* Copy what the heavy part needs: the loop may reload meanwhile. */
+void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
+    int scheduled)
+{
+	j->ops = c->ops;
+	j->cfg = *c->cfg;
+	j->scheduled = scheduled;
+	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
+	j->dumper = d;
+	memset(&j->res, 0, sizeof(j->res));
+}
+
+/* A job's log sink: lines wait in the result for the loop. */
+static void job_log(void *arg, int level, const char *msg)
+{
+	struct dump_result *r = arg;
+	size_t n = strlen(msg);
+
+	if (r->loglen + n + 2 >= sizeof(r->log))
+		return; /* the first lines say enough */
+	r->log[r->loglen++] = (char)('0' + level);
+	memcpy(r->log + r->loglen, msg, n);
+	r->loglen += n;
+	r->log[r->loglen++] = '\n';
+	r->log[r->loglen] = '\0';
+}
+
+/*
+ * Did jemalloc write the whole profile? It flags a failed write(), but not
+ * a short one, which is what a filling disk gives: a cut-off profile that
+ * prof.dump calls a success. A whole one ends with the MAPPED_LIBRARIES
+ * section (the maps, ending in a newline), and a disk that filled during
+ * the dump has no room left after it. The section is last, so the search
+ * runs from the end backwards: a few pages read, not the whole profile.
+ */
+static int dump_whole(int fd, const char *dir)
+{
+	static const char mark[] = "\nMAPPED_LIBRARIES:\n";
+	const size_t mlen = sizeof(mark) - 1;
+	char buf[DUMP_TAIL_CHUNK + sizeof(mark)];
+	struct statvfs fs;
+	struct stat sb;
+	off_t end, start;
+	size_t want, got;
+	ssize_t r;
+	int found = 0;
+
+	if (fstat(fd, &sb) == -1 || sb.st_size == 0)
+		return 0;
+	/* Windows [start, end + mlen - 1), overlapping so no mark is split. */
+	for (end = sb.st_size; end > 0 && !found; end = start) {
+		start = end > DUMP_TAIL_CHUNK ? end - DUMP_TAIL_CHUNK : 0;
+		want = (size_t)(end - start) + mlen - 1;
+		if ((off_t)want > sb.st_size - start)
+			want = (size_t)(sb.st_size - start);
+		for (got = 0; got < want; got += (size_t)r) {
+			r = pread(fd, buf + got, want - got,
+			    start + (off_t)got);
+			if (r == -1 && errno == EINTR) {
+				r = 0;
+				continue;
+			}
+			if (r <= 0)
+				return 0;
+		}
+		if (end == sb.st_size && buf[got - 1] != '\n')
+			return 0; /* cut inside a line */
+		found = memmem(buf, got, mark, mlen) != NULL;
+	}
+	return found && !(statvfs(dir, &fs) == 0 && fs.f_bavail == 0);
+}
+
+/* dump_min_free: never be the one that fills the disk. */
+static int dump_no_room(struct dump_job *j, const char *dir)
+{
+	unsigned long long avail;
+	struct statvfs fs;
+	char b1[32], b2[32];
+
+	if (j->cfg.dump_min_free == 0 || statvfs(dir, &fs) == -1)
+		return 0; /* the dump itself will say what is wrong */
+	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+	if (avail >= j->cfg.dump_min_free)
+		return 0;
+	dump_why(&j->res, DUMP_REFUSED, ENOSPC, "heap profile dump to %s "
+	    "refused: %s free, dump_min_free is %s", dir,
+	    fmt_bytes(b1, sizeof(b1), avail),
+	    fmt_bytes(b2, sizeof(b2), j->cfg.dump_min_free));
+	return 1;
+}
+
+/* Remove the staging directory; a forked child's copy of the path is its
+ * parent's to remove. */
+void dumper_fini(struct dumper *d)
+{
+	if (d->stage[0] != '\0' && d->stage_pid == (long)getpid())
+		(void)rmdir(d->stage);
+	d->stage[0] = '\0';
+}
+
+/*
+ * The staging directory for dumps into @p dir: the one this process made
+ * there, if it still is a 0700 directory of ours, or a new one
+ * "<dir>/.<prefix>.<pid>.XXXXXX" (and the stale ones of processes that
+ * are gone, swept first). -1 and errno if none can be made.
+ */
+static int stage_ready(struct dump_job *j, const char *dir,
+    const struct core_log *log)
+{
+	struct dumper *d = j->dumper;
+	size_t n = strlen(dir);
+	struct stat sb;
+	int e;
+
+	if (d->stage[0] != '\0' && d->stage_pid == (long)getpid() &&
+	    strncmp(d->stage, dir, n) == 0 && d->stage[n] == '/' &&
+	    strchr(d->stage + n + 1, '/') == NULL &&
+	    lstat(d->stage, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+	    sb.st_uid == geteuid() && (sb.st_mode & 077) == 0)
+		return 0;
+	dumper_fini(d); /* another dump_dir now, or it was removed */
+	dumps_sweep_stages(j->cfg.dump_prefix, dir, log);
+	snprintf(d->stage, sizeof(d->stage), "%s/.%s.%ld.XXXXXX", dir,
+	    j->cfg.dump_prefix, (long)getpid());
+	if (mkdtemp(d->stage) == NULL) {
+		e = errno;
+		d->stage[0] = '\0';
+		errno = e;
+		return -1;
+	}
+	d->stage_pid = (long)getpid();
+	return 0;
+}
+
+/* A failed dump, with the directory it was for. */
+#define FAIL(j, dir, e, why)                                                   \
+	dump_why(&(j)->res, DUMP_FAILED, (e),                                  \
+	    "heap profile dump to %s failed: %s", (dir), (why))
+
+/*
+ * prof.dump to a file in the staging directory, then rename it into the
+ * dump directory, so no reader ever sees half a profile (rename replaces a
+ * planted symlink at the final name rather than following it). The name
+ * is built here from the configuration and our pid, never from anything a
+ * peer sent.
+ */
+void dump_run(struct dump_job *j)
+{
+	struct core_log log = {.fn = job_log, .arg = &j->res};
+	struct dumper *d = j->dumper;
+	char dir[PATH_MAX], tmp[sizeof(d->stage) + 128];
+	char *path = j->res.path;
+	const char *tp = tmp;
+	struct stat sb;
+	unsigned long seq;
+	long pid = (long)getpid();
+	int e, fd, tries, whole;
+
+	if (core_dump_dir(j->cfg.dump_dir, 0, dir, sizeof(dir)) == -1) {
+		FAIL(j, j->cfg.dump_dir, errno, strerror(errno));
+		return;
+	}
+	if (stat(dir, &sb) == -1) {
+		FAIL(j, dir, errno, strerror(errno));
+		return;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		FAIL(j, dir, ENOTDIR, strerror(ENOTDIR));
+		return;
+	}
+	(void)core_dump_dir(j->cfg.dump_dir, 1, dir, sizeof(dir));
+	if (dump_no_room(j, dir))
+		return;
+
+	/* Skip names an earlier process with our pid left behind. */
+	for (tries = 0;; tries++) {
+		seq = d->seq++;
+		snprintf(path, sizeof(j->res.path), "%s/%s.%ld.%lu.heap", dir,
+		    j->cfg.dump_prefix, pid, seq);
+		if (lstat(path, &sb) == -1 && errno == ENOENT)
+			break;
+		if (tries == 1000) {
+			FAIL(j, dir, EEXIST, "no free file name after 1000 "
+			    "tries");
+			return;
+		}
+	}
+	/*
+	 * jemalloc opens the profile with creat(), which follows symlinks: at
+	 * a guessable name in a shared directory like /tmp, another user could
+	 * point our dump at a file of their choosing, or open the 0644 file
+	 * creat() makes and read the profile. So jemalloc writes in our
+	 * staging directory (mkdtemp, 0700, kept for the process's next
+	 * dumps), where nobody else can enter. The file is new there: an
+	 * empty one made first with O_EXCL would be truncated by creat(),
+	 * and a truncate makes ext4 (auto_da_alloc) start writeback of the
+	 * whole profile in close(); a fresh directory per dump would cost an
+	 * rmdir, 100-400 us on ext4 here. Both were measured (BENCHMARKS.md).
+	 */
+	if (stage_ready(j, dir, &log) == -1) {
+		FAIL(j, dir, errno, strerror(errno));
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/%s.%ld.%lu.heap", d->stage,
+	    j->cfg.dump_prefix, pid, seq);
+
+	e = j->ops->mallctl("prof.dump", NULL, NULL, &tp, sizeof(tp));
+	if (e != 0) {
+		/* jemalloc says only EFAULT; ask the directory why. */
+		int why = e;
+		(void)unlink(tmp);
+		if (e == EFAULT)
+			why = access(dir, W_OK | X_OK) == -1 ? errno : 0;
+		FAIL(j, dir, why != 0 ? why : e,
+		    why != 0 ? strerror(why)
+			     : "jemalloc could not write the profile "
+			       "(prof.dump returned EFAULT)");
+		return;
+	}
+	/* Profiles show addresses and the maps: for our user only. */
+	fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	whole = fd != -1 && dump_whole(fd, dir);
+	e = fd == -1 ? errno : fchmod(fd, 0600) == -1 ? errno : 0;
+	if (fd != -1)
+		close(fd);
+	if (!whole) {
+		(void)unlink(tmp);
+		FAIL(j, dir, EIO, "the profile was cut short (is the disk "
+		    "full?)");
+		return;
+	}
+	if (e != 0 || rename(tmp, path) == -1) {
+		e = e != 0 ? e : errno;
+		(void)unlink(tmp);
+		FAIL(j, dir, e, strerror(e));
+		return;
+	}
+	j->res.status = DUMP_OK;
+	/* dump_on_growth's new baseline; an epoch costs tens of us under
+	 * load, so only when growth is watched. */
+	if (j->want_alloc) {
+		ctl_epoch(j->ops);
+		j->res.alloc_known =
+		    ctl_size(j->ops, "stats.allocated", &j->res.alloc) == 0;
+	}
+	j->res.deleted = dumps_retain(&j->cfg, dir, path, &log);
+}
+
+/* Back on the loop: what the dump changed, and its log lines. */
+void core_dump_done(struct core *c, const struct dump_result *r)
+{
+	const char *s = r->log, *nl;
+	char line[512];
+	size_t n;
+
+	c->dump_running = 0;
+	for (; *s != '\0' && (nl = strchr(s, '\n')) != NULL; s = nl + 1) {
+		n = (size_t)(nl - s - 1);
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, s + 1, n);
+		line[n] = '\0';
+		if (c->log.fn != NULL)
+			c->log.fn(c->log.arg, s[0] - '0', line);
+	}
+	c->st.dumps_deleted += r->deleted;
+	switch (r->status) {
+	case DUMP_OK:
+		c->st.dumps_written++;
+		snprintf(c->last_dump, sizeof(c->last_dump), "%s", r->path);
+		c->last_dump_time = time(NULL);
+		/* An older baseline predates this dump; without growth, a
+		 * later reload that turns it on takes its first look. */
+		c->alloc_known = r->alloc_known;
+		c->alloc_at_dump = r->alloc;
+		break;
+	case DUMP_REFUSED:
+		c->st.dumps_refused++;
+		break;
+	case DUMP_FAILED:
+		c->st.dumps_failed++;
+		break;
+	}
+}
+
+/* Admit, run and finish one dump on the calling thread. */
+void core_dump_sync(struct core *c, struct dumper *d, int scheduled,
+    struct dump_result *r)
+{
+	struct dump_job *j;
+
+	if (core_dump_admit(c, scheduled, r) == -1)
+		return;
+	/* The job holds a whole configuration: keep it off the stack. */
+	if ((j = malloc(sizeof(*j))) == NULL) {
+		c->dump_running = 0;
+		dump_why(r, DUMP_FAILED, ENOMEM, "heap profile dump failed: %s",
+		    strerror(ENOMEM));
+		c->st.dumps_failed++;
+		return;
+	}
+	core_dump_prepare(c, j, d, scheduled);
+	dump_run(j);
+	core_dump_done(c, &j->res);
+	*r = j->res;
+	free(j);
+}

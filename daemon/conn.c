@@ -1,0 +1,380 @@
+/*
+ * Connections: one word each.
+ *
+ * A connection goes READ -> [JOB] -> WRITE -> LINGER -> closed:
+ *   READ    collect the first 4 bytes (read_timeout), then dispatch;
+ *   JOB     the worker computes the reply (jmfp); the peer waits;
+ *   WRITE   send the reply with MSG_NOSIGNAL (write_timeout without
+ *           progress drops the peer);
+ *   LINGER  shutdown(SHUT_WR) and discard what the peer still sends until
+ *           it closes, so our close is a FIN: closing with unread bytes
+ *           (the "\n" nc sends) would make the kernel reset the connection
+ *           and could destroy the reply before the peer read it.
+ * Plain events and an evbuffer rather than bufferevents: we read at most a
+ * small buffer at a time and can send with MSG_NOSIGNAL, so the host never
+ * has to ignore SIGPIPE for us.
+ *
+ * Slots: at max_connections (or max_connections_per_peer for one address)
+ * a new peer takes the slot of the oldest peer that has not sent its word
+ * yet: an idle or trickling peer is the cheapest thing to drop, and a
+ * flood of them can no longer keep the operator's health check out. Only
+ * when every slot holds a peer whose reply is under way is the new one
+ * refused.
+ */
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "module.h"
+
+#define LINGER_SECONDS 2        /* wait this long for the peer's FIN */
+#define DISCARD_MAX (64 * 1024) /* bytes after the word we read at most */
+#define SEND_IOV 16
+#define REJECT_MIN 64 /* refusals in flight beyond the cap */
+
+static void conn_read(evutil_socket_t, short, void *);
+static void conn_write(evutil_socket_t, short, void *);
+
+/* Close a connection and free everything it holds. */
+void conn_close(struct conn *c)
+{
+	struct jm4lw *m = c->m;
+
+	TAILQ_REMOVE(&m->conns, c, entry);
+	if (c->rejecting)
+		m->nrejecting--;
+	else
+		m->core.st.conns_open--;
+	if (m->job_conn == c)
+		m->job_conn = NULL; /* the job ends without a reader */
+	event_free(c->rev);
+	event_free(c->wev);
+	evbuffer_free(c->out);
+	evutil_closesocket(c->fd);
+	free(c);
+}
+
+/* proto's write callback: the reply goes into the output buffer. */
+void conn_write_cb(void *arg, const void *buf, size_t len)
+{
+	struct conn *c = arg;
+
+	if (evbuffer_add(c->out, buf, len) == -1)
+		conn_log(c, JM4LW_LOG_ERR, "out of memory for reply");
+}
+
+/* Wait for bytes from the peer, with or without a deadline. */
+static void conn_want_read(struct conn *c, int seconds)
+{
+	struct timeval tv = {.tv_sec = seconds};
+
+	event_add(c->rev, seconds > 0 ? &tv : NULL);
+}
+
+/* Send what is buffered; on the last byte, half-close and linger. */
+static void conn_flush(struct conn *c)
+{
+	struct evbuffer_iovec v[SEND_IOV];
+	struct iovec iov[SEND_IOV];
+	struct msghdr msg;
+	struct timeval tv;
+	ssize_t n;
+	int i, nv;
+
+	while (evbuffer_get_length(c->out) > 0) {
+		nv = evbuffer_peek(c->out, -1, NULL, v, SEND_IOV);
+		if (nv > SEND_IOV)
+			nv = SEND_IOV;
+		for (i = 0; i < nv; i++) {
+			iov[i].iov_base = v[i].iov_base;
+			iov[i].iov_len = v[i].iov_len;
+		}
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = (size_t)nv;
+		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				tv.tv_sec = c->m->cfg.write_timeout;
+				tv.tv_usec = 0;
+				event_add(c->wev, &tv);
+				return;
+			}
+			conn_log(c, JM4LW_LOG_DEBUG, "send: %s",
+			    strerror(errno));
+			conn_close(c);
+			return;
+		}
+		evbuffer_drain(c->out, (size_t)n);
+	}
+	event_del(c->wev);
+	shutdown(c->fd, SHUT_WR);
+	if (c->peer_eof || c->discarded > DISCARD_MAX) {
+		conn_close(c);
+		return;
+	}
+	c->state = CONN_LINGER;
+	conn_want_read(c, LINGER_SECONDS);
+}
+
+/* The reply is complete in c->out: send it. */
+void conn_send(struct conn *c)
+{
+	c->state = CONN_WRITE;
+	conn_flush(c);
+}
+
+/*
+ * Partial word: the persistent event would restart read_timeout with every
+ * byte, so a trickling peer could hold the slot 4x longer. Keep the
+ * deadline absolute.
+ */
+static void conn_rearm(struct conn *c)
+{
+	struct timeval now, left;
+
+	event_base_gettimeofday_cached(c->m->base, &now);
+	evutil_timersub(&c->deadline, &now, &left);
+	if (left.tv_sec < 0 || (left.tv_sec == 0 && left.tv_usec <= 0)) {
+		conn_log(c, JM4LW_LOG_DEBUG, "read timeout");
+		conn_close(c);
+		return;
+	}
+	event_add(c->rev, &left);
+}
+
+/* The word is complete: run it, or hand it to the worker. */
+static void conn_dispatch(struct conn *c)
+{
+	struct proto_out out = {.write = conn_write_cb, .arg = c};
+	const struct proto_word *w = proto_lookup(c->word);
+	enum proto_job job = PROTO_JOB_NONE;
+	int r;
+
+	r = proto_dispatch(&c->m->proto, c->word, &out, &job);
+	conn_log(c, JM4LW_LOG_DEBUG, "word %s%s", w ? w->name : "(unknown)",
+	    r == PROTO_ERROR ? " -> error" : r == PROTO_JOB ? " -> worker" : "");
+	/*
+	 * Keep reading, only to notice EOF and discard, with no deadline:
+	 * write_timeout governs now. Dropping the timer leaves the fd in
+	 * epoll, where a del and re-add would cost two epoll_ctl calls per
+	 * connection.
+	 */
+	event_remove_timer(c->rev);
+	if (r == PROTO_JOB) {
+		c->state = CONN_JOB;
+		module_dump(c->m, c, NULL);
+		return;
+	}
+	conn_send(c);
+}
+
+/* Readable (or timed out): fill the word, or discard after it. */
+static void conn_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	char buf[512];
+	size_t take;
+	ssize_t n;
+
+	if (what & EV_TIMEOUT) {
+		conn_log(c, JM4LW_LOG_DEBUG, "%s timeout",
+		    c->state == CONN_READ ? "read" : "linger");
+		conn_close(c);
+		return;
+	}
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n == -1) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return;
+		conn_log(c, JM4LW_LOG_DEBUG, "recv: %s", strerror(errno));
+		conn_close(c);
+		return;
+	}
+	if (n == 0) {
+		/* Before the word: nothing to answer. After: done. */
+		if (c->state == CONN_READ || c->state == CONN_LINGER) {
+			conn_close(c);
+			return;
+		}
+		c->peer_eof = 1;
+		event_del(c->rev);
+		return;
+	}
+	if (c->state == CONN_READ) {
+		take = 4 - c->have < (size_t)n ? 4 - c->have : (size_t)n;
+		memcpy(c->head + c->have, buf, take);
+		c->have += take;
+		c->discarded += (size_t)n - take;
+		if (proto_frame(c->head, c->have, c->word) == 4)
+			conn_dispatch(c);
+		else
+			conn_rearm(c);
+		return;
+	}
+	c->discarded += (size_t)n;
+	if (c->discarded > DISCARD_MAX) {
+		/* A peer that streams gets no more of our reads. */
+		if (c->state == CONN_LINGER) {
+			conn_close(c);
+			return;
+		}
+		event_del(c->rev);
+	}
+}
+
+/* Writable again (or no progress for write_timeout). */
+static void conn_write(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	if (what & EV_TIMEOUT) {
+		conn_log(c, JM4LW_LOG_DEBUG, "write timeout");
+		conn_close(c);
+		return;
+	}
+	conn_flush(c);
+}
+
+/* A connection object for @p fd, not yet counted or watched. */
+static struct conn *conn_new(struct jm4lw *m, evutil_socket_t fd,
+    const struct sockaddr *sa, int salen)
+{
+	struct conn *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->m = m;
+	c->fd = fd;
+	if (salen > 0 && (size_t)salen <= sizeof(c->sa))
+		memcpy(&c->sa, sa, (size_t)salen);
+	c->rev = event_new(m->base, fd, EV_READ | EV_PERSIST, conn_read, c);
+	c->wev = event_new(m->base, fd, EV_WRITE | EV_PERSIST, conn_write, c);
+	c->out = evbuffer_new();
+	if (c->rev == NULL || c->wev == NULL || c->out == NULL) {
+		if (c->rev)
+			event_free(c->rev);
+		if (c->wev)
+			event_free(c->wev);
+		if (c->out)
+			evbuffer_free(c->out);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * Refuse a connection with one line. It goes out like any reply —
+ * half-close, then drain the peer's word until its FIN — because closing
+ * with the word unread would reset the connection and the peer would see
+ * "connection reset" instead of the reason. Refusals in flight have a cap
+ * of their own (max_connections + REJECT_MIN, each a few hundred bytes for
+ * at most LINGER_SECONDS); beyond it, best effort and close.
+ */
+static void conn_reject(struct jm4lw *m, evutil_socket_t fd,
+    const struct sockaddr *sa, int salen, int per_peer)
+{
+	char line[160];
+	struct conn *c;
+	int n;
+
+	m->core.st.conns_rejected++;
+	if (per_peer)
+		n = snprintf(line, sizeof(line), JM4LW_ERROR_PREFIX "too many "
+		    "connections from this address "
+		    "(max_connections_per_peer=%u)\n",
+		    m->cfg.max_connections_per_peer);
+	else
+		n = snprintf(line, sizeof(line), JM4LW_ERROR_PREFIX "too many "
+		    "connections (max_connections=%u)\n",
+		    m->cfg.max_connections);
+	log_peer(m, JM4LW_LOG_DEBUG, sa, "rejected: every slot%s is "
+	    "answering a word", per_peer ? " of this address" : "");
+	if (m->nrejecting < REJECT_MIN + m->cfg.max_connections &&
+	    (c = conn_new(m, fd, sa, salen)) != NULL &&
+	    evbuffer_add(c->out, line, (size_t)n) == 0) {
+		c->rejecting = 1;
+		TAILQ_INSERT_TAIL(&m->conns, c, entry);
+		m->nrejecting++;
+		conn_want_read(c, 0); /* to drain the word and see EOF */
+		conn_send(c);
+		return;
+	}
+	(void)send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	evutil_closesocket(fd);
+}
+
+/*
+ * Make room for a peer at @p sa: 0 when there is a slot (perhaps after
+ * evicting the oldest connection still waiting for its word), -1 when
+ * every candidate slot is answering a word (*per_peer says which cap).
+ */
+static int conn_make_room(struct jm4lw *m, const struct sockaddr *sa,
+    int *per_peer)
+{
+	struct conn *c, *oldest = NULL, *mine = NULL;
+	unsigned same = 0;
+	int idle;
+
+	TAILQ_FOREACH(c, &m->conns, entry) {
+		if (c->rejecting)
+			continue;
+		idle = c->state == CONN_READ;
+		if (addr_same_host((const struct sockaddr *)&c->sa, sa)) {
+			same++;
+			if (idle && mine == NULL)
+				mine = c;
+		}
+		if (idle && oldest == NULL)
+			oldest = c;
+	}
+	*per_peer = same >= m->cfg.max_connections_per_peer;
+	if (*per_peer)
+		oldest = mine; /* a peer at its cap makes room from its own */
+	else if (m->core.st.conns_open < m->cfg.max_connections)
+		return 0;
+	if (oldest == NULL)
+		return -1;
+	m->core.st.conns_evicted++;
+	conn_log(oldest, JM4LW_LOG_DEBUG, "closed: no word yet, and a new "
+	    "peer needs the slot");
+	conn_close(oldest);
+	return 0;
+}
+
+/* A new peer, already past allow_from: make room, then wait for its word. */
+void conn_accept(struct jm4lw *m, evutil_socket_t fd,
+    const struct sockaddr *sa, int salen)
+{
+	struct conn *c;
+	int per_peer;
+
+	if (conn_make_room(m, sa, &per_peer) == -1) {
+		conn_reject(m, fd, sa, salen, per_peer);
+		return;
+	}
+	if ((c = conn_new(m, fd, sa, salen)) == NULL) {
+		log_peer(m, JM4LW_LOG_ERR, sa, "out of memory, connection "
+		    "dropped");
+		evutil_closesocket(fd);
+		return;
+	}
+	c->state = CONN_READ;
+	TAILQ_INSERT_TAIL(&m->conns, c, entry);
+	m->core.st.conns_open++;
+	m->core.st.conns_total++;
+	event_base_gettimeofday_cached(m->base, &c->deadline);
+	c->deadline.tv_sec += m->cfg.read_timeout;
+	conn_want_read(c, (int)m->cfg.read_timeout);
+}

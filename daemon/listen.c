@@ -1,0 +1,261 @@
+/*
+ * Listeners: bind, adopt a host's socket, accept (allow_from first), and
+ * pause accepting when descriptors run out instead of spinning.
+ */
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "module.h"
+
+#define ACCEPT_PAUSE_SECONDS 1 /* back-off after EMFILE/ENFILE */
+
+/* A new peer: strangers are closed at once, the others get a slot. */
+static void listen_accept(struct evconnlistener *lev, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct jm4lw *m = arg;
+
+	(void)lev;
+	if (!acl_match(m->acl, m->nacl, sa)) {
+		/* Strangers learn nothing, not even that this is jm4lw. */
+		m->core.st.conns_denied++;
+		evutil_closesocket(fd);
+		log_peer(m, JM4LW_LOG_DEBUG, sa, "not in allow_from, closed");
+		return;
+	}
+	conn_accept(m, fd, sa, salen);
+}
+
+/* Turn accepting on or off on every listener. */
+static void listen_accepting(struct jm4lw *m, int on)
+{
+	int i;
+
+	for (i = 0; i < m->nls; i++) {
+		if (on)
+			evconnlistener_enable(m->ls[i].lev);
+		else
+			evconnlistener_disable(m->ls[i].lev);
+	}
+}
+
+/* The accept pause is over. */
+static void listen_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct jm4lw *m = arg;
+
+	(void)fd;
+	(void)what;
+	log_msg(m, JM4LW_LOG_INFO, "accepting connections again");
+	listen_accepting(m, 1);
+}
+
+/*
+ * accept() failed. Out of descriptors, the pending connection stays in the
+ * backlog and the listener would fire again at once: pause instead of
+ * spinning, like OpenBSD's httpd.
+ */
+static void listen_error(struct evconnlistener *lev, void *arg)
+{
+	struct jm4lw *m = arg;
+	struct timeval tv = {.tv_sec = ACCEPT_PAUSE_SECONDS};
+	int e = EVUTIL_SOCKET_ERROR();
+
+	(void)lev;
+	if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+		log_msg(m, JM4LW_LOG_WARN,
+		    "accept: %s; pausing accept for %d s", strerror(e),
+		    ACCEPT_PAUSE_SECONDS);
+		listen_accepting(m, 0);
+		event_add(m->resume, &tv);
+		return;
+	}
+	log_msg(m, JM4LW_LOG_DEBUG, "accept: %s", strerror(e));
+}
+
+/* Serve a bound socket: listen if needed, then hand it to libevent. */
+static int listen_adopt(struct jm4lw *m, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof(ss);
+	int on = 0;
+	socklen_t onlen = sizeof(on);
+	struct listener *l;
+
+	if (m->nls == MODULE_LISTENERS) {
+		errno = EMFILE;
+		return -1;
+	}
+	if (getsockname(fd, (struct sockaddr *)&ss, &sslen) == -1)
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &onlen) == -1)
+		return -1;
+	if (!on && listen(fd, SOMAXCONN) == -1)
+		return -1;
+	if (evutil_make_socket_nonblocking(fd) == -1 ||
+	    evutil_make_socket_closeonexec(fd) == -1)
+		return -1;
+	l = &m->ls[m->nls];
+	l->lev = evconnlistener_new(m->base, listen_accept, m,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (l->lev == NULL)
+		return -1;
+	evconnlistener_set_error_cb(l->lev, listen_error);
+	addr_format((struct sockaddr *)&ss, l->addr, sizeof(l->addr));
+	m->nls++;
+	log_msg(m, JM4LW_LOG_INFO, "listening on %s", l->addr);
+	return 0;
+}
+
+/* Bind one address, IPv6 sockets v6-only so [::] and 0.0.0.0 coexist. */
+static int listen_bind(struct jm4lw *m, const char *addr)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr *sa = (struct sockaddr *)&ss;
+	socklen_t len;
+	int one = 1, fd = -1;
+
+	if (addr_parse(addr, &ss, &len) == -1) {
+		log_msg(m, JM4LW_LOG_ERR,
+		    "listen %s: not an address (want ADDR:PORT or [ADDR6]:PORT)",
+		    addr);
+		return -1;
+	}
+	if ((fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1)
+		goto fail;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1)
+		goto fail;
+	if (sa->sa_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
+	    IPV6_V6ONLY, &one, sizeof(one)) == -1)
+		goto fail;
+	if (bind(fd, sa, len) == -1 || listen(fd, SOMAXCONN) == -1)
+		goto fail;
+	if (listen_adopt(m, fd) == -1)
+		goto fail;
+	return 0;
+fail:
+	log_msg(m, JM4LW_LOG_ERR, "listen %s: %s", addr, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+/* Warn about allow entries that name no word we serve (a typo, or a host
+ * word not added yet). */
+void listen_check_allow(struct jm4lw *m)
+{
+	const char *s = m->cfg.allow, *item;
+	char w[5];
+	size_t n;
+
+	while (s != NULL) {
+		item = list_next(&s, &n);
+		if (n != 4)
+			continue;
+		memcpy(w, item, 4);
+		w[4] = '\0';
+		if (proto_lookup(w) == NULL && !proto_host_known(&m->proto, w))
+			log_msg(m, JM4LW_LOG_WARN, "allow: \"%s\" is not a word "
+			    "this module serves", w);
+	}
+}
+
+/* Keep conf's listen= honest: the addresses really bound. */
+static void listen_note(struct jm4lw *m)
+{
+	char *d = m->cfg.listen;
+	size_t left = sizeof(m->cfg.listen);
+	int i, n;
+
+	d[0] = '\0';
+	for (i = 0; i < m->nls; i++) {
+		n = snprintf(d, left, "%s%s", i ? "," : "", m->ls[i].addr);
+		if (n < 0 || (size_t)n >= left)
+			break;
+		d += n;
+		left -= (size_t)n;
+	}
+}
+
+JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
+{
+	char a[sizeof(m->cfg.listen)];
+	const char *s = m->listen_req, *item;
+	size_t n;
+	int r = 0;
+
+	listen_check_allow(m);
+	if (addr != NULL)
+		r = listen_bind(m, addr);
+	else
+		while (s != NULL) {
+			item = list_next(&s, &n);
+			if (n == 0)
+				continue;
+			memcpy(a, item, n);
+			a[n] = '\0';
+			if (listen_bind(m, a) == -1)
+				r = -1;
+		}
+	listen_note(m);
+	return r;
+}
+
+JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd)
+{
+	int r;
+
+	if ((r = listen_adopt(m, fd)) == -1)
+		log_msg(m, JM4LW_LOG_ERR, "listen on fd %d: %s", fd,
+		    strerror(errno));
+	listen_note(m);
+	return r;
+}
+
+JM4LW_API int jm4lw_bound_addr(const struct jm4lw *m, int i, char *buf,
+    size_t len)
+{
+	if (i < 0 || i >= m->nls)
+		return -1;
+	snprintf(buf, len, "%s", m->ls[i].addr);
+	return 0;
+}
+
+int server_listen_fds(const struct jm4lw *m, int *fds, int max)
+{
+	int i;
+
+	for (i = 0; i < m->nls && i < max; i++)
+		fds[i] = evconnlistener_get_fd(m->ls[i].lev);
+	return i;
+}
+
+/* The timer that ends an accept pause; -1 if it cannot be made. */
+int listen_init(struct jm4lw *m)
+{
+	m->resume = evtimer_new(m->base, listen_resume, m);
+	return m->resume != NULL ? 0 : -1;
+}
+
+/* Close every listener (and the pause timer). */
+void listen_free(struct jm4lw *m)
+{
+	int i;
+
+	for (i = 0; i < m->nls; i++)
+		evconnlistener_free(m->ls[i].lev);
+	m->nls = 0;
+	if (m->resume != NULL)
+		event_free(m->resume);
+	m->resume = NULL;
+}

@@ -1,0 +1,129 @@
+/*
+ * The module's insides, shared by the files of the libevent shell:
+ * server.c (the API, logging, jobs), conn.c (connections), listen.c
+ * (listeners), timers.c (the dump schedule), worker.c, thread.c, agent.c.
+ */
+#ifndef JM4LW_MODULE_H
+#define JM4LW_MODULE_H
+
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <event2/util.h>
+
+#include "addr.h"
+#include "core.h"
+#include "jm4lw.h"
+#include "proto.h"
+
+struct evbuffer;
+struct evconnlistener;
+struct worker;
+
+/* Listeners a module has at most (listen's list, jm4lw_listen_fd). */
+#define MODULE_LISTENERS 16
+
+enum conn_state {
+	CONN_READ,   /* waiting for the word (read_timeout) */
+	CONN_JOB,    /* the worker is computing the reply */
+	CONN_WRITE,  /* sending the reply (write_timeout without progress) */
+	CONN_LINGER, /* half-closed, draining until the peer's FIN */
+};
+
+struct conn {
+	TAILQ_ENTRY(conn) entry;
+	struct jm4lw *m;
+	evutil_socket_t fd;
+	struct event *rev;
+	struct event *wev;
+	struct evbuffer *out;
+	enum conn_state state;
+	char head[4];     /* the first bytes the peer sent */
+	size_t have;      /* bytes of head[] filled */
+	char word[4];     /* the word, once framed */
+	size_t discarded; /* bytes read and thrown away after the word */
+	int peer_eof;     /* the peer shut down its side */
+	int rejecting;    /* over the caps: sending the refusal */
+	struct timeval deadline; /* for the word: accept + read_timeout */
+	struct sockaddr_storage sa; /* the peer, formatted only for a log line */
+};
+
+struct listener {
+	struct evconnlistener *lev;
+	char addr[64];
+};
+
+/* A dump job and the state its dumps share, in one block the worker can
+ * free on its own if the module goes first. */
+struct module_job {
+	struct dump_job job; /* first: the worker hands back its address */
+	struct dumper dumper;
+};
+
+struct jm4lw {
+	struct event_base *base;
+	struct jm4lw_config cfg; /* cfg.listen shows what is bound */
+	char listen_req[sizeof(((struct jm4lw_config *)0)->listen)];
+	struct core core;
+	struct proto proto;
+	struct listener ls[MODULE_LISTENERS];
+	int nls;
+	TAILQ_HEAD(, conn) conns; /* oldest first */
+	struct event *resume;       /* re-enables accept after a pause */
+	struct event *dump_timer;   /* dump_interval, only when set */
+	struct event *growth_timer; /* dump_on_growth, only when set */
+	unsigned nrejecting;        /* refusals still being sent */
+	struct cidr acl[ACL_MAX];   /* allow_from, parsed */
+	int nacl;
+	struct worker *worker;
+	struct module_job *mj;   /* the one dump job */
+	struct conn *job_conn;   /* the peer waiting for it, or NULL */
+	const char *job_why;     /* or the schedule that asked for it */
+	struct dump_result refusal; /* a dump refused on the loop */
+	jm4lw_log_fn logfn;
+	void *logarg;
+	int log_max; /* levels above it are not even formatted */
+};
+
+/* server.c */
+void log_msg(struct jm4lw *m, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void conn_log(struct conn *c, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A dump for peer @p c, or for the schedule @p why when @p c is NULL. */
+void module_dump(struct jm4lw *m, struct conn *c, const char *why);
+
+/* conn.c */
+void conn_accept(struct jm4lw *m, evutil_socket_t fd,
+    const struct sockaddr *sa, int salen);
+void conn_close(struct conn *c);
+/* The job's reply is in c->out: send it. */
+void conn_send(struct conn *c);
+void conn_write_cb(void *arg, const void *buf, size_t len);
+
+/* listen.c */
+int listen_init(struct jm4lw *m);
+/* Warn about allow entries that name no word this module serves. */
+void listen_check_allow(struct jm4lw *m);
+void listen_free(struct jm4lw *m);
+/* The listening descriptors (thread mode closes them in a fork child). */
+int server_listen_fds(const struct jm4lw *m, int *fds, int max);
+
+/* timers.c: schedule timers built first, put in force last. */
+struct timers {
+	struct event *dump, *growth; /* new ones, or NULL */
+	int keep_dump, keep_growth;  /* the running one stays */
+};
+int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,
+    const struct core_policy *pol, const struct jm4lw_config *old,
+    struct timers *t);
+void timers_commit(struct jm4lw *m, struct timers *t);
+void timers_discard(struct timers *t);
+void timers_free(struct jm4lw *m);
+
+/* thread.c, agent.c */
+void server_set_mode(struct jm4lw *m, const char *mode);
+
+#endif

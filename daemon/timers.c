@@ -1,0 +1,112 @@
+/*
+ * The dump schedule's timers: dump_interval and the dump_on_growth check.
+ * A timer exists only while its setting is on, so an unscheduled module
+ * never wakes up; the dumps go through the same admission and worker as
+ * jmfp (module_dump()), the policy is core's.
+ */
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "module.h"
+
+/* dump_interval fired. */
+static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	module_dump(arg, NULL, "interval");
+}
+
+/* growth_check_interval fired: look at stats.allocated. */
+static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct jm4lw *m = arg;
+
+	(void)fd;
+	(void)what;
+	if (core_growth_due(&m->core))
+		module_dump(m, NULL, "growth");
+}
+
+/* A new persistent timer every @p seconds, or NULL. */
+static struct event *timers_every(struct jm4lw *m, unsigned seconds,
+    event_callback_fn fn)
+{
+	struct timeval tv = {.tv_sec = seconds};
+	struct event *ev;
+
+	if ((ev = event_new(m->base, -1, EV_PERSIST, fn, m)) == NULL)
+		return NULL;
+	if (event_add(ev, &tv) == -1) {
+		event_free(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+/*
+ * The timers @p cfg asks for, built but not yet in force. @p old is the
+ * configuration running now (NULL at start): a timer whose setting did
+ * not change keeps running, or reloading more often than dump_interval
+ * would mean no dump ever comes. We are on the loop's thread, so a timer
+ * built here cannot fire before timers_commit() or timers_discard().
+ */
+int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,
+    const struct core_policy *pol, const struct jm4lw_config *old,
+    struct timers *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->keep_dump = old != NULL && old->dump_interval == cfg->dump_interval;
+	t->keep_growth = old != NULL &&
+	    strcmp(old->dump_on_growth, cfg->dump_on_growth) == 0 &&
+	    old->growth_check_interval == cfg->growth_check_interval;
+	if (!t->keep_dump && cfg->dump_interval > 0 &&
+	    (t->dump = timers_every(m, cfg->dump_interval,
+		 timers_dump_tick)) == NULL)
+		return -1;
+	if (!t->keep_growth && (pol->growth_bytes != 0 || pol->growth_pct) &&
+	    (t->growth = timers_every(m, cfg->growth_check_interval,
+		 timers_growth_tick)) == NULL) {
+		timers_discard(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* Put built timers in force, in place of the ones they replace. */
+void timers_commit(struct jm4lw *m, struct timers *t)
+{
+	if (!t->keep_dump) {
+		if (m->dump_timer != NULL)
+			event_free(m->dump_timer);
+		m->dump_timer = t->dump;
+	}
+	if (!t->keep_growth) {
+		if (m->growth_timer != NULL)
+			event_free(m->growth_timer);
+		m->growth_timer = t->growth;
+		if (t->growth != NULL)
+			core_growth_baseline(&m->core);
+	}
+}
+
+/* Drop built timers that will not be used. */
+void timers_discard(struct timers *t)
+{
+	if (t->dump != NULL)
+		event_free(t->dump);
+	if (t->growth != NULL)
+		event_free(t->growth);
+	t->dump = t->growth = NULL;
+}
+
+/* Stop every timer of the schedule. */
+void timers_free(struct jm4lw *m)
+{
+	if (m->dump_timer != NULL)
+		event_free(m->dump_timer);
+	if (m->growth_timer != NULL)
+		event_free(m->growth_timer);
+	m->dump_timer = m->growth_timer = NULL;
+}

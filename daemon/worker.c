@@ -1,0 +1,244 @@
+/*
+ * The worker thread. It sleeps on a condition variable until a job comes
+ * (no timers: an idle module still never wakes up), runs it at the lowest
+ * CPU priority with its own allocations unsampled, and tells the loop
+ * through an eventfd, the one way to reach a libevent loop from another
+ * thread without evthread locking (the loop may be the host's).
+ *
+ * Teardown must be prompt even mid-dump, and prof.dump cannot be
+ * interrupted: worker_free() hands a running job to the thread, which
+ * finishes it, frees it and itself, and exits (detached).
+ */
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "worker.h"
+
+enum worker_state { W_IDLE, W_QUEUED, W_RUNNING, W_DONE };
+
+struct worker {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	pthread_t tid;
+	int started;          /* tid runs */
+	pid_t pid;            /* the process it runs in */
+	enum worker_state state;
+	int stop;             /* leave when idle */
+	worker_orphan_fn orphan; /* set: the module is gone, free and exit */
+	worker_fn fn;
+	void *job;
+	int efd;              /* eventfd: a job is done */
+	struct event *ev;     /* the loop's end of it */
+	worker_done_fn done;
+	void *arg;
+	const struct core_ops *ops;
+};
+
+/* Switch sampling off for this thread (no-op without profiling). */
+void worker_unsampled(const struct core_ops *ops)
+{
+	bool off = false;
+
+	(void)ops->mallctl("thread.prof.active", NULL, NULL, &off,
+	    sizeof(off));
+}
+
+/* Free what the worker holds; the thread is gone or is this one. */
+static void worker_destroy(struct worker *w)
+{
+	close(w->efd);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+/*
+ * The lowest CPU priority there is, so the loop and the host's threads
+ * always win the CPU: SCHED_IDLE needs no privilege on Linux; nice 19 for
+ * this thread alone where it is refused.
+ */
+static void worker_lowest_priority(void)
+{
+	struct sched_param sp = {.sched_priority = 0};
+
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+}
+
+/* The thread: wait for a job, run it, tell the loop; until stopped. */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint64_t one = 1;
+	void *job;
+
+	pthread_setname_np(pthread_self(), "jm4lw-worker");
+	worker_unsampled(w->ops);
+	worker_lowest_priority();
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (w->state != W_QUEUED && !w->stop)
+			pthread_cond_wait(&w->cv, &w->lock);
+		if (w->stop)
+			break;
+		w->state = W_RUNNING;
+		pthread_mutex_unlock(&w->lock);
+		w->fn(w->job);
+		pthread_mutex_lock(&w->lock);
+		if (w->orphan != NULL) {
+			/* The module is gone: nobody to tell. */
+			job = w->job;
+			pthread_mutex_unlock(&w->lock);
+			w->orphan(job);
+			worker_destroy(w);
+			return NULL;
+		}
+		w->state = W_DONE;
+		while (write(w->efd, &one, sizeof(one)) == -1 && errno == EINTR)
+			;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* The eventfd fired on the loop: collect the finished job. */
+static void worker_ready(evutil_socket_t fd, short what, void *arg)
+{
+	struct worker *w = arg;
+	uint64_t n;
+	void *job = NULL;
+
+	(void)what;
+	(void)!read(fd, &n, sizeof(n));
+	pthread_mutex_lock(&w->lock);
+	if (w->state == W_DONE) {
+		job = w->job;
+		w->job = NULL;
+		w->state = W_IDLE;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (job != NULL)
+		w->done(w->arg, job);
+}
+
+struct worker *worker_new(struct event_base *base, const struct core_ops *ops,
+    worker_done_fn done, void *arg)
+{
+	struct worker *w;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->done = done;
+	w->arg = arg;
+	w->ops = ops;
+	if ((w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
+		free(w);
+		return NULL;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->ev = event_new(base, w->efd, EV_READ | EV_PERSIST, worker_ready, w);
+	if (w->ev == NULL || event_add(w->ev, NULL) == -1) {
+		if (w->ev != NULL)
+			event_free(w->ev);
+		worker_destroy(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Start the thread with every signal blocked: signals are the host's. */
+static int worker_start(struct worker *w)
+{
+	sigset_t all, old;
+	int e;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&w->tid, NULL, worker_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e != 0) {
+		errno = e;
+		return -1;
+	}
+	w->started = 1;
+	w->pid = getpid();
+	return 0;
+}
+
+int worker_submit(struct worker *w, worker_fn fn, void *job)
+{
+	int rv = 0;
+
+	/* A fork child has no thread: it starts its own. */
+	if (w->started && w->pid != getpid()) {
+		pthread_mutex_init(&w->lock, NULL);
+		pthread_cond_init(&w->cv, NULL);
+		w->started = 0;
+		w->state = W_IDLE;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (w->state != W_IDLE) {
+		errno = EBUSY;
+		rv = -1;
+	} else if (!w->started && worker_start(w) == -1)
+		rv = -1;
+	else {
+		w->fn = fn;
+		w->job = job;
+		w->state = W_QUEUED;
+		pthread_cond_signal(&w->cv);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return rv;
+}
+
+int worker_free(struct worker *w, worker_orphan_fn orphan)
+{
+	void *job = NULL;
+	int had;
+
+	if (w == NULL)
+		return 0;
+	event_free(w->ev);
+	if (!w->started || w->pid != getpid()) {
+		/* No thread here (never started, or a fork child's copy). */
+		had = w->state != W_IDLE;
+		if (had)
+			orphan(w->job);
+		worker_destroy(w);
+		return had;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (w->state == W_QUEUED || w->state == W_RUNNING) {
+		/* Not ended: the thread finishes it, frees all, exits. */
+		w->orphan = orphan; /* a queued job still runs: it was
+				       admitted, so it counts as begun */
+		pthread_cond_signal(&w->cv);
+		pthread_mutex_unlock(&w->lock);
+		pthread_detach(w->tid);
+		return 1;
+	}
+	if (w->state == W_DONE)
+		job = w->job;
+	w->stop = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->tid, NULL);
+	if (job != NULL)
+		orphan(job);
+	worker_destroy(w);
+	return job != NULL;
+}

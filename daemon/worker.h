@@ -1,0 +1,42 @@
+/*
+ * worker — the module's thread for heavy work (prof.dump and what comes
+ * with it), so the event loop, which may be the host's own, never waits on
+ * it. One job at a time; the loop learns of its end through an eventfd.
+ */
+#ifndef JM4LW_WORKER_H
+#define JM4LW_WORKER_H
+
+#include "core.h"
+
+struct event_base;
+struct worker;
+
+/* Runs on the worker thread. */
+typedef void (*worker_fn)(void *job);
+/* Runs on the loop once @p job is done. */
+typedef void (*worker_done_fn)(void *arg, void *job);
+/* Frees a job whose module went away before it ended. */
+typedef void (*worker_orphan_fn)(void *job);
+
+/* A worker whose jobs end on @p base's loop. The thread starts with the
+ * first job. NULL if the loop's end of it cannot be made. */
+struct worker *worker_new(struct event_base *base, const struct core_ops *ops,
+    worker_done_fn done, void *arg);
+
+/* Hand @p job over: 0, or -1 with errno (EBUSY: a job is out; else the
+ * thread could not be started). */
+int worker_submit(struct worker *w, worker_fn fn, void *job);
+
+/*
+ * Free the worker without waiting for a job: one that has not ended is
+ * left to the thread, which frees it with @p orphan when it ends and then
+ * exits; a finished job nobody collected is freed here with @p orphan.
+ * Returns 1 if a job was out (and so @p orphan has it), 0 if none was.
+ */
+int worker_free(struct worker *w, worker_orphan_fn orphan);
+
+/* Switch sampling off for the calling thread: what the module allocates
+ * for itself must not show up in the profiles it writes. */
+void worker_unsampled(const struct core_ops *ops);
+
+#endif
