@@ -17,9 +17,10 @@
  * Slots: at max_connections (or max_connections_per_peer for one address)
  * a new peer takes the slot of the oldest peer that has not sent its word
  * yet: an idle or trickling peer is the cheapest thing to drop, and a
- * flood of them can no longer keep the operator's health check out. Only
- * when every slot holds a peer whose reply is under way is the new one
- * refused.
+ * flood of them can no longer keep the operator's health check out. Next
+ * come peers that have their whole reply and only hold the slot by not
+ * closing. Only when every slot holds a peer whose reply is under way
+ * (computed, or being sent) is the new one refused.
  */
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -315,41 +316,64 @@ static void conn_reject(struct jm4lw *m, evutil_socket_t fd,
 	evutil_closesocket(fd);
 }
 
+/* How cheap @p c is to drop: 2 no word yet, 1 answered and lingering,
+ * 0 not at all (its reply is under way). */
+static int conn_idleness(const struct conn *c)
+{
+	return c->state == CONN_READ ? 2 : c->state == CONN_LINGER ? 1 : 0;
+}
+
+/*
+ * Close @p c for a newcomer. A lingering peer has its whole reply; what
+ * it sent since is read away first, so our close is still a FIN and not
+ * a reset that could destroy the reply in flight.
+ */
+static void conn_evict(struct conn *c)
+{
+	char buf[512];
+
+	c->m->core.st.conns_evicted++;
+	if (c->state == CONN_LINGER)
+		while (recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+	conn_log(c, JM4LW_LOG_DEBUG, "closed: %s, and a new peer needs the "
+	    "slot", c->state == CONN_READ ? "no word yet" : "reply sent");
+	conn_close(c);
+}
+
 /*
  * Make room for a peer at @p sa: 0 when there is a slot (perhaps after
- * evicting the oldest connection still waiting for its word), -1 when
- * every candidate slot is answering a word (*per_peer says which cap).
+ * evicting the cheapest, oldest connection), -1 when every candidate slot
+ * is answering a word (*per_peer says which cap). A peer at its own cap
+ * makes room from its own connections only.
  */
 static int conn_make_room(struct jm4lw *m, const struct sockaddr *sa,
     int *per_peer)
 {
-	struct conn *c, *oldest = NULL, *mine = NULL;
+	struct conn *c, *any = NULL, *mine = NULL;
 	unsigned same = 0;
 	int idle;
 
 	TAILQ_FOREACH(c, &m->conns, entry) {
 		if (c->rejecting)
 			continue;
-		idle = c->state == CONN_READ;
+		idle = conn_idleness(c);
 		if (addr_same_host((const struct sockaddr *)&c->sa, sa)) {
 			same++;
-			if (idle && mine == NULL)
+			if (idle > (mine ? conn_idleness(mine) : 0))
 				mine = c;
 		}
-		if (idle && oldest == NULL)
-			oldest = c;
+		if (idle > (any ? conn_idleness(any) : 0))
+			any = c;
 	}
 	*per_peer = same >= m->cfg.max_connections_per_peer;
 	if (*per_peer)
-		oldest = mine; /* a peer at its cap makes room from its own */
+		any = mine;
 	else if (m->core.st.conns_open < m->cfg.max_connections)
 		return 0;
-	if (oldest == NULL)
+	if (any == NULL)
 		return -1;
-	m->core.st.conns_evicted++;
-	conn_log(oldest, JM4LW_LOG_DEBUG, "closed: no word yet, and a new "
-	    "peer needs the slot");
-	conn_close(oldest);
+	conn_evict(any);
 	return 0;
 }
 

@@ -154,7 +154,7 @@ static void reply_unknown(struct proto *p, struct proto_out *out,
     const char word[4])
 {
 	const struct proto_word *w;
-	char shown[4 * 4 + 3];
+	char shown[32]; /* 4 bytes as \xNN, quoted, and room to spare */
 	int i;
 
 	out_printf(out, JM4LW_ERROR_PREFIX "unknown word %s; known words:",

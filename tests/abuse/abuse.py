@@ -33,8 +33,16 @@ Talks only to a real jm4lwd on loopback. Each command prints what happened
         ended, and close them all.
     abuse.py overcap PORT N CAP BOUND
         open N idle connections with max_connections=CAP: exactly CAP must
-        stay open, N-CAP be closed with the "too many connections" line
-        within BOUND s, and one more while full be refused the same way.
+        stay open, N-CAP be closed without a byte within BOUND s (each
+        newcomer takes the slot of the oldest that sent no word), and one
+        more while full must get imok for its ruok.
+    abuse.py flood PORT N SECONDS [--bind A]
+        keep N connections open for SECONDS (from A if given): half idle,
+        half trickling "ru" a byte a second and never finishing the word;
+        every one the server closes is opened again at once. Meanwhile a
+        second client (from 127.0.0.1) sends ruok every 20 ms: each must
+        get imok. Prints the probes' count and latency percentiles, and
+        how many flood connections the server closed.
     abuse.py jmfp_storm PORT TOTAL PAR
         TOTAL jmfp, PAR clients at once, as fast as they go: prints
         "REPLY <line>" for each and "ELAPSED <seconds>" (first send to
@@ -446,19 +454,97 @@ def overcap(port, n, cap, bound):
     while time.monotonic() < grace:
         sweep(0.1)
     held = [s for s in conns if s not in ended]
-    lines = sum(1 for s in ended if got[s] == TOO_MANY % cap)
+    silent = sum(1 for s in ended if got[s] == b"")
     last = max(ended.values(), default=0)
     extra = connect(port)
+    extra.sendall(b"ruok\n")
     xgot, xend, _ = read_to_end(extra, bound)
     extra.close()
     for s in conns:
         s.close()
     print(f"{n} opened with max_connections={cap}: {len(held)} held, "
           f"{len(ended)} closed by the server (the last {last:.2f} s after the "
-          f"first connect), {lines} of them with the too-many line; one more "
+          f"first connect), {silent} of them without a byte; one more "
           f"while full: {xend}, {xgot!r}")
     return 0 if len(held) == cap and len(ended) == n - cap and \
-        lines == n - cap and xend == "eof" and xgot == TOO_MANY % cap else 1
+        silent == n - cap and xend == "eof" and xgot == b"imok" else 1
+
+
+def flood(port, n, seconds, bind):
+    import selectors
+    sel = selectors.DefaultSelector()
+    trickling = {}
+    closed = [0]
+
+    def opener(i):
+        s = socket.socket()
+        s.setblocking(False)
+        if bind:
+            s.bind((bind, 0))
+        try:
+            s.connect((HOST, port))
+        except BlockingIOError:
+            pass
+        sel.register(s, selectors.EVENT_READ, i)
+        if i % 2:
+            trickling[s] = 0
+        return s
+
+    for i in range(n):
+        opener(i)
+    lat, bad = [], []
+    stop = time.monotonic() + seconds
+    next_probe = next_trickle = time.monotonic()
+    while time.monotonic() < stop:
+        now = time.monotonic()
+        if now >= next_trickle:
+            next_trickle = now + 1
+            for s, k in list(trickling.items()):
+                if k < 2:
+                    try:
+                        s.send(b"ru"[k:k + 1])
+                        trickling[s] = k + 1
+                    except OSError:
+                        pass
+        if now >= next_probe:
+            next_probe = now + 0.02
+            t0 = time.monotonic()
+            try:
+                p = connect(port)
+                p.sendall(b"ruok\n")
+                got, end, _ = read_to_end(p, 10)
+                p.close()
+            except OSError as e:
+                got, end = repr(e).encode(), "error"
+            lat.append(time.monotonic() - t0)
+            if got != b"imok":
+                bad.append(got[:60])
+        for key, _ in sel.select(0.005):
+            s, i = key.fileobj, key.data
+            try:
+                d = s.recv(4096)
+            except BlockingIOError:
+                continue
+            except OSError:
+                d = b""
+            if d:
+                continue  # a reply to an idle peer: none is expected
+            sel.unregister(s)
+            trickling.pop(s, None)
+            s.close()
+            closed[0] += 1
+            opener(i)
+    for key in list(sel.get_map().values()):
+        key.fileobj.close()
+    lat.sort()
+
+    def pct(q):
+        return lat[min(len(lat) - 1, int(q * len(lat)))] * 1000
+    print(f"flood of {n} from {bind or HOST} for {seconds:.0f} s: "
+          f"{len(lat)} probes, {len(bad)} not imok {bad[:3]}; latency ms "
+          f"p50 {pct(0.5):.2f} p99 {pct(0.99):.2f} max {lat[-1] * 1000:.2f}; "
+          f"{closed[0]} flood connections closed by the server")
+    return 0 if lat and not bad else 1
 
 
 def jmfp_storm(port, total, par):
@@ -583,6 +669,9 @@ def main(argv):
         return overcap(int(a[0]), int(a[1]), int(a[2]), float(a[3]))
     if cmd == "jmfp_storm":
         return jmfp_storm(int(a[0]), int(a[1]), int(a[2]))
+    if cmd == "flood":
+        o = opts(a[3:], ["--bind"])
+        return flood(int(a[0]), int(a[1]), float(a[2]), o.get("--bind"))
     if cmd == "talk":
         o = opts(a[3:], ["--bind", "--bound", "--out", "--expect",
                          "--silent!", "--repeat"])

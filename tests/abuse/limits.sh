@@ -1,10 +1,14 @@
 #!/bin/bash
 # Abuse cases 4, 5 and 6: more peers than the daemon may or can hold.
-#   4  twice max_connections at once (cap 20, 40 peers): exactly 20 held,
-#      20 closed at once with the too-many line and counted; and peers over
-#      the cap that send their word first (as every client does) still get
-#      that line, ending in a FIN rather than a reset;
+#   4  twice max_connections at once (cap 20, 40 idle peers): exactly 20
+#      held, 20 closed at once in favour of newcomers and counted as
+#      evicted, and one more still gets imok; with the one slot answering
+#      a word (a reply stuck unread), peers over the cap that send their
+#      word first (as every client does) get the too-many line, ending in
+#      a FIN rather than a reset;
 #   5  500 idle peers held (cap 1000) while a fresh ruok is still answered;
+#   5b 1000 idle and trickling peers at the default caps: a fresh ruok is
+#      answered every time, and the descriptors come back;
 #   6  a daemon with `ulimit -n 64` under a storm of 200 held connects: it
 #      pauses accept (logged) instead of spinning on EMFILE, and recovers
 #      by itself once the storm is gone.
@@ -19,14 +23,16 @@ case_over_cap() {
 	conf_file "$d" "max_connections = 20" "read_timeout = 60"
 	start_daemon -C "$d" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
 	baseline "2x max_connections" || return
-	ab_case "40 peers, max_connections=20: 20 held, 20 closed with the too-many line within 10 s, a 41st too" \
+	ab_case "40 idle peers, max_connections=20: 20 held, 20 closed without a byte within 10 s, a 41st gets imok" \
 		overcap "$PORT" 40 20 10
 	# The driver closed the held ones: slots free again.
 	for i in $(seq $((50 * SLOW))); do
 		[ "$(ask ruok 2>/dev/null)" = imok ] && break
 		sleep 0.2
 	done
-	assert_eq "2x max_connections: mntr connections_rejected is 21" 21 \
+	assert_eq "2x max_connections: mntr connections_evicted is 21" 21 \
+		"$(mntr_value jm4lw_connections_evicted)"
+	assert_eq "2x max_connections: mntr connections_rejected is 0" 0 \
 		"$(mntr_value jm4lw_connections_rejected)"
 	wait_quiet "2x max_connections: no connection left open (mntr)"
 	check_clean "2x max_connections"
@@ -40,10 +46,13 @@ case_over_cap() {
 case_over_cap_with_word() {
 	local d i out rc bad=0
 	d=$(scratch over_cap_word)
-	conf_file "$d" "max_connections = 1" "read_timeout = 60"
+	conf_file "$d" "max_connections = 1" "read_timeout = 60" \
+		"write_timeout = 60"
 	start_daemon -C "$d" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
 	baseline "over the cap, with a word" || return
-	hold_start "$PORT" 1 --max 60
+	# The one slot answers a word: jmsj's ~50 KB stuck unread behind a
+	# small segment size and receive window.
+	hold_start "$PORT" 1 --send jmsj --rcvbuf 1024 --mss 536 --max 60
 	held_wait
 	ab_case "max_connections=1 full, 50 peers sending ruok: each gets the too-many line and a FIN, no reset" \
 		talk 127.0.0.1 "$PORT" ruok --repeat 50 \
@@ -75,7 +84,8 @@ case_over_cap_with_word() {
 case_many_idle() {
 	local d i
 	d=$(scratch many_idle)
-	conf_file "$d" "max_connections = 1000" "read_timeout = 30"
+	conf_file "$d" "max_connections = 1000" \
+		"max_connections_per_peer = 1000" "read_timeout = 30"
 	start_daemon -C "$d" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
 	baseline "500 idle" || return
 	hold_start "$PORT" 500 --ensure --wait 30 --max 120
@@ -101,14 +111,36 @@ case_many_idle() {
 	stop_daemon
 }
 
+# 5b. The port a flood cannot close: 1000 peers that never finish a word
+# (half idle, half trickling), re-opened as fast as the daemon closes
+# them, at the default caps. Every ruok of another client is answered:
+# from the flood's own address (it takes an idle peer's slot), and from
+# another (max_connections_per_peer keeps slots free for it).
+case_idle_flood() {
+	local d
+	d=$(scratch idle_flood)
+	conf_file "$d" "read_timeout = 30"
+	start_daemon -C "$d" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	baseline "idle flood" || return
+	ab_case "1000 idle and trickling peers from 127.0.0.1: every ruok gets imok" \
+		flood "$PORT" 1000 $((5 * SLOW))
+	ab_case "1000 idle and trickling peers from 127.0.0.2: every ruok from 127.0.0.1 gets imok" \
+		flood "$PORT" 1000 $((5 * SLOW)) --bind 127.0.0.2
+	wait_quiet "idle flood: no connection left open (mntr)"
+	check_clean "idle flood"
+	stop_daemon
+}
+
 # 6. ulimit -n 64: the daemon runs out of descriptors long before
-# max_connections (64). accept() then fails with EMFILE while the
+# max_connections (1000 here). accept() then fails with EMFILE while the
 # connection stays in the backlog, so a listener that simply retried would
 # spin at 100% CPU. It must pause accepting instead, and resume by itself.
 case_emfile_storm() {
 	local d t0 t1 i
 	d=$(scratch emfile)
-	conf_file "$d" "read_timeout = 30"
+	# Caps above the descriptors, or eviction would keep them free.
+	conf_file "$d" "read_timeout = 30" "max_connections = 1000" \
+		"max_connections_per_peer = 1000"
 	printf '#!/bin/sh\nulimit -n 64 || exit 111\nexec "$@"\n' >"$d/ulimit64"
 	chmod +x "$d/ulimit64"
 	JM4LWD_WRAP="$d/ulimit64" start_daemon -C "$d" -- -f jm4lwd.conf \
@@ -155,5 +187,6 @@ case_emfile_storm() {
 case_over_cap
 case_over_cap_with_word
 case_many_idle
+case_idle_flood
 case_emfile_storm
 finish

@@ -99,7 +99,7 @@ assert "jemalloc" in o and "stats" in o["jemalloc"], sorted(o)' "$D/jmsj.out" \
 case_conf() {
 	ask conf >"$D/conf.out"
 	assert_bytes "conf: every key with its effective value" "$D/conf.out" \
-		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\n"
+		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=32\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\n"
 }
 
 # srvr: ZooKeeper's shape, with the Mode: line tools look for.
@@ -221,20 +221,22 @@ case_trickle() {
 }
 
 # max_connections=2: two idle peers hold both slots (read_timeout is long,
-# so only the cap can close the third), a third is closed at once, and
-# once they go ruok works again.
+# so only the cap can close anyone). A third peer's ruok is answered: it
+# takes the slot of the oldest peer that has not sent its word, so a flood
+# of idle peers cannot keep the operator out. Only when every slot is
+# answering a word is a newcomer refused with the too-many line.
 case_max_connections() {
-	local d i
+	local d
 	d=$(scratch max_connections)
-	printf 'max_connections = 2\nread_timeout = 60\n' >"$d/jm4lwd.conf"
+	printf 'max_connections = 2\nread_timeout = 60\nwrite_timeout = 60\n' \
+		>"$d/jm4lwd.conf"
 	start_daemon -C "$d" -- -f jm4lwd.conf -l 127.0.0.1:0 || return
-	raw_case "max_connections=2: a 3rd connection is closed within 10 s" \
+	raw_case "max_connections=2: a 3rd peer gets imok in the oldest idle peer's slot" \
 		maxconn "$PORT" 2 10
-	# The daemon may see the held ones go only after a new peer arrives.
-	for i in $(seq 50); do
-		[ "$(ask ruok 2>/dev/null)" = imok ] && break
-		sleep 0.2
-	done
+	assert_eq "mntr: jm4lw_connections_evicted counts it" 1 \
+		"$(mntr_value jm4lw_connections_evicted)"
+	raw_case "max_connections=2, both answering: a 3rd gets the too-many line" \
+		maxbusy "$PORT" 2 10
 	alive "max_connections: ruok works once the slots are free"
 	assert_eq "mntr: jm4lw_connections_rejected counts it" 1 \
 		"$(mntr_value jm4lw_connections_rejected)"

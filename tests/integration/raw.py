@@ -9,9 +9,16 @@ that is what the case expects, 1 otherwise.
                                        reply, or close at once
     raw.py idle PORT BOUND             send nothing; expect the server to
                                        close within BOUND seconds
-    raw.py maxconn PORT HOLD BOUND     hold HOLD idle connections, then
-                                       expect one more to be closed within
-                                       BOUND seconds; release them all
+    raw.py maxconn PORT HOLD BOUND     hold HOLD idle connections (all the
+                                       slots), then expect one more to get
+                                       imok for its ruok within BOUND
+                                       seconds by taking the oldest idle
+                                       one's slot: that one alone is closed
+    raw.py maxbusy PORT HOLD BOUND     hold HOLD connections whose reply is
+                                       stuck being sent (jmsj, never read),
+                                       then expect one more to get the
+                                       too-many line within BOUND seconds,
+                                       the held ones untouched
     raw.py trickle PORT GAP            send "ruok" a byte at a time, GAP
                                        seconds apart; expect no reply (the
                                        read_timeout counts from accept,
@@ -72,17 +79,11 @@ def idle(port, bound):
     return 0 if end in ("eof", "reset") and got == b"" else 1
 
 
-def maxconn(port, hold, bound):
-    held = [connect(port) for _ in range(hold)]
-    # Let the server accept the held ones first (not a pass/fail timing:
-    # the kernel queue is FIFO anyway, this only makes the log readable).
-    time.sleep(0.5)
-    extra = connect(port)
-    got, end, secs = read_to_end(extra, bound)
-    extra.close()
-    # The held connections must still be open: nothing closed them.
+def still_open(conns):
+    """How many of @conns the server has done nothing to (no byte, no
+    EOF, no reset); closes them all."""
     still = 0
-    for s in held:
+    for s in conns:
         s.setblocking(False)
         try:
             s.recv(1)  # EOF or a byte: the server did something to it
@@ -91,9 +92,65 @@ def maxconn(port, hold, bound):
         except OSError:
             pass  # reset
         s.close()
+    return still
+
+
+def maxconn(port, hold, bound):
+    held = []
+    for _ in range(hold):
+        held.append(connect(port))
+        # Accepted in this order, so the first is the oldest (not a
+        # pass/fail timing: it only keeps the order certain).
+        time.sleep(0.1)
+    extra = connect(port)
+    extra.sendall(b"ruok\n")
+    got, end, secs = read_to_end(extra, bound)
+    extra.close()
+    # The oldest idle peer gave up its slot: EOF with nothing, at once.
+    oldest, how, _ = read_to_end(held[0], bound)
+    still = still_open(held[1:])
+    held[0].close()
     print(f"connection {hold + 1}: {end} after {secs:.2f} s, reply {got!r}; "
-          f"{still} of {hold} held connections were still open")
-    return 0 if end in ("eof", "reset") and still == hold else 1
+          f"oldest held: {how}, {oldest!r}; {still} of {hold - 1} other held "
+          f"connections still open")
+    return 0 if got == b"imok" and how == "eof" and oldest == b"" and \
+        still == hold - 1 else 1
+
+
+def busy(port):
+    """A connection whose reply cannot be sent: a small advertised segment
+    size and receive window keep the server's send buffer small, and jmsj's
+    ~50 KB stay stuck in it (write_timeout governs the slot)."""
+    s = socket.socket()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    s.settimeout(10)
+    s.connect((HOST, port))
+    s.sendall(b"jmsj\n")
+    return s
+
+
+def maxbusy(port, hold, bound):
+    held = [busy(port) for _ in range(hold)]
+    time.sleep(0.5)  # the replies reach their stuck state
+    extra = connect(port)
+    extra.sendall(b"ruok\n")
+    got, end, secs = read_to_end(extra, bound)
+    extra.close()
+    # Nothing was closed: each has part of its reply, no EOF.
+    still = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            part = s.recv(65536)
+            still += part != b"" and not part.endswith(b"}\n")
+        except (BlockingIOError, OSError):
+            pass
+        s.close()
+    print(f"connection {hold + 1}: {end} after {secs:.2f} s, reply {got!r}; "
+          f"{still} of {hold} busy connections still being answered")
+    return 0 if end == "eof" and got == b"error: too many connections " \
+        b"(max_connections=%d)\n" % hold and still == hold else 1
 
 
 def trickle(port, gap):
@@ -150,6 +207,8 @@ def main(argv):
         return idle(port, float(argv[3]))
     if cmd == "maxconn":
         return maxconn(port, int(argv[3]), float(argv[4]))
+    if cmd == "maxbusy":
+        return maxbusy(port, int(argv[3]), float(argv[4]))
     if cmd == "trickle":
         return trickle(port, float(argv[3]))
     if cmd == "flood":
