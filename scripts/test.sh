@@ -28,7 +28,7 @@ cmake --build build-asan -j"$jobs"
 
 cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang \
 	-DJM4LW_SANITIZE=thread >/dev/null
-cmake --build build-tsan -j"$jobs" --target test_thread
+cmake --build build-tsan -j"$jobs" --target test_thread test_worker
 (cd build-tsan && ctest --output-on-failure -L thread -LE valgrind)
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_FUZZ=ON >/dev/null
