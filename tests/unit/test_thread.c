@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -227,6 +228,83 @@ static void test_thread_is_named_and_sleeps(void **state)
 	assert_int_equal(jm4lw_tid(), 0);
 }
 
+/* The staging directories (".jm4lw.<pid>.XXXXXX") left in @p dir. */
+static int stages(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int n = 0;
+
+	assert_non_null(dp);
+	while ((d = readdir(dp)) != NULL)
+		n += strncmp(d->d_name, ".jm4lw.", 7) == 0;
+	closedir(dp);
+	return n;
+}
+
+/*
+ * jmfp in thread mode goes through the worker, and a stop right after a
+ * jmfp, with the dump perhaps still running, returns at once: the worker
+ * finishes that dump on its own and cleans up after it (valgrind and
+ * ThreadSanitizer run this too).
+ */
+static void test_jmfp_and_stop_mid_dump(void **state)
+{
+	struct jm4lw_thread_opts opts = {.setup = setup};
+	struct jm4lw_config cfg;
+	struct jm4lw_thread *t;
+	char err[256], dir[512], buf[8192], path[1024];
+	const char *tmp = getenv("TMPDIR");
+	struct stat sb;
+	int port, fd, i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/test_thread.XXXXXX",
+	    tmp != NULL ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
+	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s", dir);
+	cfg.dump_min_interval = 0;
+	cfg.dump_min_free = 0;
+	t = jm4lw_start_thread_ex(&cfg, &opts, err, sizeof(err));
+	if (t == NULL)
+		fail_msg("start: %s", err);
+	port = setup_port;
+	/* A whole dump through the worker: its path, and the file. */
+	ask(port, "jmfp", buf, sizeof(buf));
+	if (strncmp(buf, "error: heap profiling is not enabled", 36) != 0) {
+		assert_true(buf[0] == '/' && strchr(buf, '\n') != NULL);
+		*strchr(buf, '\n') = '\0';
+		assert_int_equal(stat(buf, &sb), 0);
+		assert_int_equal(unlink(buf), 0);
+	}
+	/* Stop while a second dump may still run. */
+	fd = dial(port);
+	assert_true(fd != -1);
+	assert_int_equal(send(fd, "jmfp\n", 5, MSG_NOSIGNAL), 5);
+	usleep(2000); /* not a timing check: either way must be safe */
+	jm4lw_stop_thread(t);
+	close(fd);
+	/* The worker finishes on its own and removes the staging dir. */
+	for (i = 0; i < 100 && stages(dir) > 0; i++)
+		usleep(50 * 1000);
+	assert_int_equal(stages(dir), 0);
+	{
+		struct dirent *d;
+		DIR *dp = opendir(dir);
+		assert_non_null(dp);
+		while ((d = readdir(dp)) != NULL)
+			if (strncmp(d->d_name, "jm4lw.", 6) == 0) {
+				snprintf(path, sizeof(path), "%s/%s", dir,
+				    d->d_name);
+				assert_int_equal(unlink(path), 0);
+			}
+		closedir(dp);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_stop_with_open_connections(void **state)
 {
 	struct jm4lw_thread *t;
@@ -405,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_serves_words),
 		cmocka_unit_test(test_thread_is_named_and_sleeps),
 		cmocka_unit_test(test_stop_with_open_connections),
+		cmocka_unit_test(test_jmfp_and_stop_mid_dump),
 		cmocka_unit_test(test_start_errors),
 		cmocka_unit_test(test_fork_child_lets_go),
 		cmocka_unit_test(test_allow_names_host_words),
