@@ -55,8 +55,8 @@ void conn_close(struct conn *c)
 		m->core.st.conns_open--;
 	if (m->job_conn == c)
 		m->job_conn = NULL; /* the job ends without a reader */
-	event_free(c->rev);
-	event_free(c->wev);
+	event_del(c->rev);
+	event_del(c->wev);
 	evbuffer_free(c->out);
 	evutil_closesocket(c->fd);
 	free(c);
@@ -247,28 +247,34 @@ static void conn_write(evutil_socket_t fd, short what, void *arg)
 	conn_flush(c);
 }
 
-/* A connection object for @p fd, not yet counted or watched. */
+/*
+ * A connection object for @p fd, not yet counted or watched. In embedded
+ * mode the loop is the host's thread, whose allocations jemalloc samples
+ * and which waits on jemalloc's profiling locks while a dump holds them:
+ * so the connection and its two events are one allocation (events placed
+ * with event_assign() in room sized by libevent at run time), and the
+ * reply buffer the second.
+ */
 static struct conn *conn_new(struct jm4lw *m, evutil_socket_t fd,
     const struct sockaddr *sa, int salen)
 {
+	size_t evsize = event_get_struct_event_size();
+	size_t at = (sizeof(struct conn) + 15) & ~(size_t)15;
 	struct conn *c;
 
-	if ((c = calloc(1, sizeof(*c))) == NULL)
+	if ((c = calloc(1, at + 2 * evsize)) == NULL)
 		return NULL;
 	c->m = m;
 	c->fd = fd;
 	if (salen > 0 && (size_t)salen <= sizeof(c->sa))
 		memcpy(&c->sa, sa, (size_t)salen);
-	c->rev = event_new(m->base, fd, EV_READ | EV_PERSIST, conn_read, c);
-	c->wev = event_new(m->base, fd, EV_WRITE | EV_PERSIST, conn_write, c);
-	c->out = evbuffer_new();
-	if (c->rev == NULL || c->wev == NULL || c->out == NULL) {
-		if (c->rev)
-			event_free(c->rev);
-		if (c->wev)
-			event_free(c->wev);
-		if (c->out)
-			evbuffer_free(c->out);
+	c->rev = (struct event *)((char *)c + at);
+	c->wev = (struct event *)((char *)c + at + evsize);
+	if (event_assign(c->rev, m->base, fd, EV_READ | EV_PERSIST, conn_read,
+		c) == -1 ||
+	    event_assign(c->wev, m->base, fd, EV_WRITE | EV_PERSIST,
+		conn_write, c) == -1 ||
+	    (c->out = evbuffer_new()) == NULL) {
 		free(c);
 		return NULL;
 	}
