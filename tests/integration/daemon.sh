@@ -7,7 +7,7 @@
 #
 # Each case starts its own daemon on a port the kernel picks; ordinary words
 # go through nc.openbsd (lib.sh: ask), bytes no client sends through raw.py.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 need nc.openbsd python3 timeout
 [ -x "$JM4LWD" ] || die "$JM4LWD is not executable"

@@ -5,7 +5,7 @@
 # function; one taken before jmep must not, which shows the check can fail.
 #
 #	bash jeprof.sh        (JEPROF_HOST=path/to/jeprof_host, else build/)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FN=jm4lw_test_distinctive_alloc
 

@@ -19,7 +19,7 @@
 #	bash leak.sh       (JEPROF_HOST=path/to/jeprof_host, else build/)
 #
 # Not run in sanitizer builds: the sanitizer's malloc serves the heap there.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FN=jm4lw_test_leaky_function
 

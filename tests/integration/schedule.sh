@@ -2,7 +2,7 @@
 # Dumps as an operation, inside the process: dump_interval, dump_on_growth,
 # retention (dump_keep, dump_max_bytes), jmls, SIGHUP of the schedule, jmrs.
 #
-#	bash schedule.sh      (JM4LWD, JEPROF_HOST: see lib.sh)
+#	bash schedule.sh      (JM4LWD, JEPROF_HOST: see ../lib.sh)
 #
 # The real jm4lwd (and, for growth, the embedding test host) under the real
 # jemalloc with MALLOC_CONF=prof:true,prof_active:false, configured through
@@ -18,7 +18,7 @@
 # jemalloc's, serves the heap): profiles carry no samples and
 # stats.allocated does not follow the heap, so jeprof is not run and the
 # growth trigger is skipped.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 SANITIZED=${JM4LW_SANITIZED:-}
 need nc.openbsd timeout find realpath sha256sum

@@ -1,6 +1,7 @@
-# lib.sh — helpers shared by the integration tests. Source it, do not run it:
+# lib.sh — the one harness of the shell test suites (integration, abuse,
+# agent). Source it, do not run it:
 #
-#	. "$(dirname "$0")/lib.sh"
+#	. "$(dirname "$0")/../lib.sh"
 #
 # It gives every test its own scratch directory ($T), a pass/fail counter
 # whose last line is "N passed, M failed", and start_daemon/stop_daemon for
@@ -19,8 +20,8 @@
 # wrapper every wait bound below is $SLOW (5) times longer.
 set -u
 
-IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$IT_DIR/../.." && pwd)
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$TESTS_DIR/.." && pwd)
 JM4LWD=${JM4LWD:-$ROOT/build/jm4lwd}
 JM4LW_CLIENT=${JM4LW_CLIENT:-$ROOT/build/jm4lw}
 JEPROF_HOST=${JEPROF_HOST:-$ROOT/build/tests/host/jeprof_host}
@@ -33,7 +34,7 @@ SLOW=1
 # shellcheck disable=SC2034 # used by the scripts sourcing this
 PROF_ON=MALLOC_CONF=prof:true,prof_active:false
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-it.XXXXXX") || exit 2
+T=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-test.XXXXXX") || exit 2
 passed=0
 failed=0
 skipped=0
@@ -425,7 +426,7 @@ wait_quiet() {
 raw_case() {
 	local desc=$1 r
 	shift
-	if r=$(timeout $((60 * SLOW)) python3 "$IT_DIR/raw.py" "$@" 2>&1); then
+	if r=$(timeout $((60 * SLOW)) python3 "$TESTS_DIR/integration/raw.py" "$@" 2>&1); then
 		pass "$desc ($r)"
 	else
 		fail "$desc" "raw.py $*: $r"
