@@ -38,21 +38,21 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-test.XXXXXX") || exit 2
 passed=0
 failed=0
 skipped=0
-_pids=()  # every process start_bg started, for the exit trap
+_pids=()  # every process track took, for the exit trap ("-PID": a group)
 _at_exit=()  # commands at_exit registered, run after the processes are gone
 
 # Stop what we started (TERM, then KILL after 5 s), remove the scratch dir.
 _lib_cleanup() {
 	local pid i
 	for pid in "${_pids[@]}"; do
-		kill -TERM "$pid" 2>/dev/null
+		kill -TERM -- "$pid" 2>/dev/null
 	done
 	for pid in "${_pids[@]}"; do
 		for i in $(seq $((50 * SLOW))); do
-			_alive "$pid" || break
+			_alive "${pid#-}" || break
 			sleep 0.1
 		done
-		kill -KILL "$pid" 2>/dev/null
+		kill -KILL -- "$pid" 2>/dev/null
 	done
 	wait 2>/dev/null
 	for i in "${_at_exit[@]}"; do
@@ -66,6 +66,16 @@ _lib_cleanup() {
 }
 trap _lib_cleanup EXIT
 trap 'echo "interrupted"; exit 2' INT TERM HUP
+
+# track [-g] PID: stop PID on exit (TERM, then KILL after 5 s). With -g,
+# PID leads its own process group (setsid) and the whole group goes.
+track() {
+	if [ "$1" = -g ]; then
+		_pids+=("-$2")
+	else
+		_pids+=("$1")
+	fi
+}
 
 # at_exit COMMAND: run COMMAND (a string, eval'ed) on exit, after every
 # process started here is gone and before the scratch directory is removed
@@ -276,7 +286,7 @@ start_daemon() {
 	(cd "$D" && exec env -u MALLOC_CONF "${envs[@]}" "${wrap[@]}" "$JM4LWD" "$@") \
 		</dev/null >>"$DLOG" 2>&1 &
 	PID=$!
-	_pids+=("$PID")
+	track "$PID"
 	# The subshell execs env, which execs jm4lwd (or the wrapper, which
 	# execs or becomes it): $! is the daemon's pid.
 	re='^jm4lwd: listening on (127\.0\.0\.1|\[::1\]):[0-9]+$'
@@ -354,7 +364,7 @@ start_jeprof_host() {
 	(cd "$D" && exec env "$PROF_ON" "$@" "$JEPROF_HOST" "$D/dumps") \
 		</dev/null >"$D/host.out" 2>"$DLOG" &
 	PID=$!
-	_pids+=("$PID")
+	track "$PID"
 	PORT=
 	for _ in $(seq $((100 * SLOW))); do
 		PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/host.out")
@@ -383,6 +393,27 @@ leftovers() {
 		fi
 		printf '%s ' "$n"
 	done < <(find "$@" -mindepth 1 -maxdepth 1 -name '.jm4lw.*' 2>/dev/null)
+}
+
+# free_port [HOST]: a port nobody listens on right now on HOST (default
+# 127.0.0.1; "::1" for IPv6), as the kernel picks it.
+free_port() {
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET)
+s.bind((sys.argv[1], 0))
+print(s.getsockname()[1])' "${1:-127.0.0.1}"
+}
+
+# wait_port FILE: the port of the first "listening on 127.0.0.1:PORT" line
+# a program wrote to FILE (up to 20 s), or nothing and status 1.
+wait_port() {
+	local i port
+	for i in $(seq 1 200); do
+		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
+		if [ -n "$port" ]; then echo "$port"; return 0; fi
+		sleep 0.1
+	done
+	return 1
 }
 
 # ask WORD [PORT [HOST]]: send WORD as an operator would, with nc.openbsd

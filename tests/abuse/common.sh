@@ -144,7 +144,7 @@ hold_start() {
 	(exec timeout $((150 * SLOW)) python3 "$AB_DIR/abuse.py" hold "$@" \
 		<"$T/hold.fifo" >"$T/hold.out" 2>&1) &
 	HOLD_PID=$!
-	_pids+=("$HOLD_PID")
+	track "$HOLD_PID"
 	exec 7>"$T/hold.fifo"
 }
 held_wait() {
