@@ -379,6 +379,18 @@ start_jeprof_host() {
 	fi
 }
 
+# stop_jeprof_host [PREFIX]: SIGTERM the jeprof_host in $PID and check
+# that it exits 0 within 10 s (never under JM4LWD_WRAP, so not times
+# $SLOW); PREFIX goes before the description ("growth: ").
+stop_jeprof_host() {
+	kill -TERM "$PID"
+	if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
+		pass "${1:-}jeprof_host exits 0 on SIGTERM"
+	else
+		fail "${1:-}jeprof_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(show_tail "$DLOG")"
+	fi
+}
+
 # leftovers DIR...: what dumps left behind in DIRs, one name and a space
 # each: hidden .jm4lw.* entries, except staging directories
 # (.jm4lw.PID.XXXXXX, where jemalloc writes; a live module keeps its own)
@@ -393,6 +405,12 @@ leftovers() {
 		fi
 		printf '%s ' "$n"
 	done < <(find "$@" -mindepth 1 -maxdepth 1 -name '.jm4lw.*' 2>/dev/null)
+}
+
+# have_ipv6: this machine has ::1 to bind to.
+have_ipv6() {
+	python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' \
+		2>/dev/null
 }
 
 # free_port [HOST]: a port nobody listens on right now on HOST (default

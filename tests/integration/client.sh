@@ -243,8 +243,7 @@ if [ $rc = 2 ] && [ ! -s "$T/out" ] &&
 	pass "unresolvable host: exit 2 with message"
 else fail_run "unresolvable host"; fi
 
-if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' \
-	2>/dev/null; then
+if have_ipv6; then
 	start_server 6 dispatch.sh
 	P6=$port
 	for h in ::1 '[::1]'; do
@@ -259,7 +258,7 @@ if python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' \
 		else fail_run "$h PORT"; fi
 	done
 else
-	echo "skip - no ::1 on this machine, IPv6 not tested"
+	skip "no ::1 on this machine, IPv6 not tested"
 fi
 
 # --- failures ----------------------------------------------------------------

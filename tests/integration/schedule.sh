@@ -468,12 +468,7 @@ case_growth() {
 	fi
 	readable "growth: the growth dumps are readable" "$JEPROF_HOST" "$dG"/dumps/jm4lw.*.heap
 	after_case G "growth"
-	kill -TERM "$PID"
-	if wait_exit "$PID" $((10 * SLOW)) && [ "$EXIT_STATUS" = 0 ]; then
-		pass "growth: jeprof_host exits 0 on SIGTERM"
-	else
-		fail "growth: jeprof_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(show_tail "$DLOG")"
-	fi
+	stop_jeprof_host "growth: "
 }
 
 # --- SIGHUP switches the schedule; jmls; jmrs --------------------------------------
