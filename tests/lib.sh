@@ -161,20 +161,22 @@ assert_bytes() {
 
 # assert_grep DESC ERE FILE: some line of FILE matches ERE.
 assert_grep() {
-	if grep -Eq -- "$2" "$3"; then
-		pass "$1"
-	else
-		fail "$1" "no line matches /$2/ in $3:" "$(head -c 600 "$3")"
-		return 1
-	fi
+	_assert_found -E "no line matches /$2/ in $3:" "$@"
 }
 
 # assert_grep_F DESC STRING FILE: FILE contains STRING literally.
 assert_grep_F() {
-	if grep -Fq -- "$2" "$3"; then
+	_assert_found -F "\"$2\" not found in $3:" "$@"
+}
+
+# _assert_found GREP_OPTION WHY DESC PATTERN FILE: the two above.
+_assert_found() {
+	local opt=$1 why=$2
+	shift 2
+	if grep "$opt" -q -- "$2" "$3"; then
 		pass "$1"
 	else
-		fail "$1" "\"$2\" not found in $3:" "$(head -c 600 "$3")"
+		fail "$1" "$why" "$(head -c 600 "$3")"
 		return 1
 	fi
 }
