@@ -17,7 +17,7 @@
 # (split on white space, e.g. "valgrind --error-exitcode=99 --quiet"); the
 # wrapper must exec jm4lwd in the same process and pass its exit status on,
 # so stop_daemon's exit-status check catches what it reports. Under a
-# wrapper every wait bound below is $SLOW (5) times longer.
+# wrapper the bounds below that wait on jm4lwd are $SLOW (5) times longer.
 set -u
 
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
