@@ -10,11 +10,10 @@
 #	bash allow_from.sh    (JM4LWD=path/to/jm4lwd)
 . "$(dirname "$0")/common.sh"
 
-if ! python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' \
-	2>/dev/null; then
-	HAVE_V6=0
-else
+if have_ipv6; then
 	HAVE_V6=1
+else
+	HAVE_V6=0
 fi
 
 # denied DESC HOST [BIND]: ruok from there gets no byte, the connection is

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# common.sh — what the abuse tests share, on top of the integration suite's
-# lib.sh (scratch dir $T, pass/fail/finish, start_daemon/stop_daemon, ask,
-# mntr_value). Source it, do not run it:
+# common.sh — what only the abuse tests share (the abuse.py driver and the
+# checks built on it), on top of the suites' harness tests/lib.sh (scratch
+# dir $T, pass/fail/finish, start_daemon/stop_daemon, ask, mntr_value).
+# Source it, do not run it:
 #
 #	. "$(dirname "$0")/common.sh"
 #
@@ -10,8 +11,8 @@
 # may linger a moment), and its dump directory holds exactly the dumps the
 # case expects (no .jm4lw.* temporary left behind).
 AB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../integration/lib.sh
-. "$AB_DIR/../integration/lib.sh"
+# shellcheck source=../lib.sh
+. "$AB_DIR/../lib.sh"
 
 need nc.openbsd python3 timeout
 [ -x "$JM4LWD" ] || die "$JM4LWD is not executable"
@@ -143,7 +144,7 @@ hold_start() {
 	(exec timeout $((150 * SLOW)) python3 "$AB_DIR/abuse.py" hold "$@" \
 		<"$T/hold.fifo" >"$T/hold.out" 2>&1) &
 	HOLD_PID=$!
-	_pids+=("$HOLD_PID")
+	track "$HOLD_PID"
 	exec 7>"$T/hold.fifo"
 }
 held_wait() {

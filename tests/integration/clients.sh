@@ -11,7 +11,7 @@
 # CI installs them all (scripts/deps.sh test).
 #
 # How each one is invoked is what an operator would type; see ask_client.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 CLIENT=${1:?usage: bash clients.sh CLIENT [path/to/jm4lw]}
 [ $# -ge 2 ] && JM4LW_CLIENT=$2

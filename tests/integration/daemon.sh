@@ -7,7 +7,7 @@
 #
 # Each case starts its own daemon on a port the kernel picks; ordinary words
 # go through nc.openbsd (lib.sh: ask), bytes no client sends through raw.py.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 need nc.openbsd python3 timeout
 [ -x "$JM4LWD" ] || die "$JM4LWD is not executable"
@@ -247,8 +247,7 @@ case_max_connections() {
 
 # [::1]:0: the log shows the address in brackets, nc over IPv6 gets imok.
 case_ipv6() {
-	if ! python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' \
-		2>/dev/null; then
+	if ! have_ipv6; then
 		skip "no ::1 on this machine, IPv6 listener not tested"
 		return
 	fi

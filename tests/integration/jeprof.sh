@@ -5,7 +5,7 @@
 # function; one taken before jmep must not, which shows the check can fail.
 #
 #	bash jeprof.sh        (JEPROF_HOST=path/to/jeprof_host, else build/)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FN=jm4lw_test_distinctive_alloc
 
@@ -70,10 +70,5 @@ case_after_jmep() {
 start_host || finish
 case_before_jmep
 case_after_jmep
-kill -TERM "$PID"
-if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
-	pass "jeprof_host exits 0 on SIGTERM"
-else
-	fail "jeprof_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(show_tail "$DLOG")"
-fi
+stop_jeprof_host
 finish

@@ -19,7 +19,7 @@
 #	bash leak.sh       (JEPROF_HOST=path/to/jeprof_host, else build/)
 #
 # Not run in sanitizer builds: the sanitizer's malloc serves the heap there.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 FN=jm4lw_test_leaky_function
 
@@ -170,10 +170,5 @@ start_host || finish
 case_diff && case_after_cap
 alive "ruok still answers imok"
 assert_eq "no .jm4lw.* temporary file left" "" "$(leftovers "$D/dumps")"
-kill -TERM "$PID"
-if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
-	pass "jeprof_host exits 0 on SIGTERM"
-else
-	fail "jeprof_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(show_tail "$DLOG")"
-fi
+stop_jeprof_host
 finish

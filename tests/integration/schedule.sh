@@ -2,7 +2,7 @@
 # Dumps as an operation, inside the process: dump_interval, dump_on_growth,
 # retention (dump_keep, dump_max_bytes), jmls, SIGHUP of the schedule, jmrs.
 #
-#	bash schedule.sh      (JM4LWD, JEPROF_HOST: see lib.sh)
+#	bash schedule.sh      (JM4LWD, JEPROF_HOST: see ../lib.sh)
 #
 # The real jm4lwd (and, for growth, the embedding test host) under the real
 # jemalloc with MALLOC_CONF=prof:true,prof_active:false, configured through
@@ -18,7 +18,7 @@
 # jemalloc's, serves the heap): profiles carry no samples and
 # stats.allocated does not follow the heap, so jeprof is not run and the
 # growth trigger is skipped.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 SANITIZED=${JM4LW_SANITIZED:-}
 need nc.openbsd timeout find realpath sha256sum
@@ -468,12 +468,7 @@ case_growth() {
 	fi
 	readable "growth: the growth dumps are readable" "$JEPROF_HOST" "$dG"/dumps/jm4lw.*.heap
 	after_case G "growth"
-	kill -TERM "$PID"
-	if wait_exit "$PID" $((10 * SLOW)) && [ "$EXIT_STATUS" = 0 ]; then
-		pass "growth: jeprof_host exits 0 on SIGTERM"
-	else
-		fail "growth: jeprof_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(show_tail "$DLOG")"
-	fi
+	stop_jeprof_host "growth: "
 }
 
 # --- SIGHUP switches the schedule; jmls; jmrs --------------------------------------

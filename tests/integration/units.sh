@@ -2,7 +2,7 @@
 # Dumps from outside, on a schedule: conf/jm4lw-dump.service + .timer (the
 # systemd pair) and conf/jm4lw-dump.cron (a crontab line).
 #
-#	bash units.sh     (JM4LWD, JM4LW_CLIENT: see lib.sh)
+#	bash units.sh     (JM4LWD, JM4LW_CLIENT: see ../lib.sh)
 #
 # - the units: a structural check (sections, the keys that matter, the
 #   ExecStart binary and arguments), always; `systemd-analyze verify` when
@@ -16,7 +16,7 @@
 #   file substituted, against a live jm4lwd: the cron line, the unit's
 #   ExecStart, and the fleet variant in the cron file's header (two
 #   daemons) each produce a profile.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 CONF=$ROOT/conf
 SVC=$CONF/jm4lw-dump.service

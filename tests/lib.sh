@@ -1,6 +1,7 @@
-# lib.sh — helpers shared by the integration tests. Source it, do not run it:
+# lib.sh — the one harness of the shell test suites (integration, abuse,
+# agent). Source it, do not run it:
 #
-#	. "$(dirname "$0")/lib.sh"
+#	. "$(dirname "$0")/../lib.sh"
 #
 # It gives every test its own scratch directory ($T), a pass/fail counter
 # whose last line is "N passed, M failed", and start_daemon/stop_daemon for
@@ -16,11 +17,11 @@
 # (split on white space, e.g. "valgrind --error-exitcode=99 --quiet"); the
 # wrapper must exec jm4lwd in the same process and pass its exit status on,
 # so stop_daemon's exit-status check catches what it reports. Under a
-# wrapper every wait bound below is $SLOW (5) times longer.
+# wrapper the bounds below that wait on jm4lwd are $SLOW (5) times longer.
 set -u
 
-IT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$IT_DIR/../.." && pwd)
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$TESTS_DIR/.." && pwd)
 JM4LWD=${JM4LWD:-$ROOT/build/jm4lwd}
 JM4LW_CLIENT=${JM4LW_CLIENT:-$ROOT/build/jm4lw}
 JEPROF_HOST=${JEPROF_HOST:-$ROOT/build/tests/host/jeprof_host}
@@ -33,25 +34,25 @@ SLOW=1
 # shellcheck disable=SC2034 # used by the scripts sourcing this
 PROF_ON=MALLOC_CONF=prof:true,prof_active:false
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-it.XXXXXX") || exit 2
+T=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-test.XXXXXX") || exit 2
 passed=0
 failed=0
 skipped=0
-_pids=()  # every process start_bg started, for the exit trap
+_pids=()  # every process track took, for the exit trap ("-PID": a group)
 _at_exit=()  # commands at_exit registered, run after the processes are gone
 
 # Stop what we started (TERM, then KILL after 5 s), remove the scratch dir.
 _lib_cleanup() {
 	local pid i
 	for pid in "${_pids[@]}"; do
-		kill -TERM "$pid" 2>/dev/null
+		kill -TERM -- "$pid" 2>/dev/null
 	done
 	for pid in "${_pids[@]}"; do
 		for i in $(seq $((50 * SLOW))); do
-			_alive "$pid" || break
+			_alive "${pid#-}" || break
 			sleep 0.1
 		done
-		kill -KILL "$pid" 2>/dev/null
+		kill -KILL -- "$pid" 2>/dev/null
 	done
 	wait 2>/dev/null
 	for i in "${_at_exit[@]}"; do
@@ -65,6 +66,16 @@ _lib_cleanup() {
 }
 trap _lib_cleanup EXIT
 trap 'echo "interrupted"; exit 2' INT TERM HUP
+
+# track [-g] PID: stop PID on exit (TERM, then KILL after 5 s). With -g,
+# PID leads its own process group (setsid) and the whole group goes.
+track() {
+	if [ "$1" = -g ]; then
+		_pids+=("-$2")
+	else
+		_pids+=("$1")
+	fi
+}
 
 # at_exit COMMAND: run COMMAND (a string, eval'ed) on exit, after every
 # process started here is gone and before the scratch directory is removed
@@ -150,20 +161,22 @@ assert_bytes() {
 
 # assert_grep DESC ERE FILE: some line of FILE matches ERE.
 assert_grep() {
-	if grep -Eq -- "$2" "$3"; then
-		pass "$1"
-	else
-		fail "$1" "no line matches /$2/ in $3:" "$(head -c 600 "$3")"
-		return 1
-	fi
+	_assert_found -E "no line matches /$2/ in $3:" "$@"
 }
 
 # assert_grep_F DESC STRING FILE: FILE contains STRING literally.
 assert_grep_F() {
-	if grep -Fq -- "$2" "$3"; then
+	_assert_found -F "\"$2\" not found in $3:" "$@"
+}
+
+# _assert_found GREP_OPTION WHY DESC PATTERN FILE: the two above.
+_assert_found() {
+	local opt=$1 why=$2
+	shift 2
+	if grep "$opt" -q -- "$2" "$3"; then
 		pass "$1"
 	else
-		fail "$1" "\"$2\" not found in $3:" "$(head -c 600 "$3")"
+		fail "$1" "$why" "$(head -c 600 "$3")"
 		return 1
 	fi
 }
@@ -275,7 +288,7 @@ start_daemon() {
 	(cd "$D" && exec env -u MALLOC_CONF "${envs[@]}" "${wrap[@]}" "$JM4LWD" "$@") \
 		</dev/null >>"$DLOG" 2>&1 &
 	PID=$!
-	_pids+=("$PID")
+	track "$PID"
 	# The subshell execs env, which execs jm4lwd (or the wrapper, which
 	# execs or becomes it): $! is the daemon's pid.
 	re='^jm4lwd: listening on (127\.0\.0\.1|\[::1\]):[0-9]+$'
@@ -353,7 +366,7 @@ start_jeprof_host() {
 	(cd "$D" && exec env "$PROF_ON" "$@" "$JEPROF_HOST" "$D/dumps") \
 		</dev/null >"$D/host.out" 2>"$DLOG" &
 	PID=$!
-	_pids+=("$PID")
+	track "$PID"
 	PORT=
 	for _ in $(seq $((100 * SLOW))); do
 		PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/host.out")
@@ -365,6 +378,18 @@ start_jeprof_host() {
 		fail "jeprof_host ($name) printed its port within 10 s" \
 			"stdout: $(cat "$D/host.out")" "$(show_tail "$DLOG")"
 		return 1
+	fi
+}
+
+# stop_jeprof_host [PREFIX]: SIGTERM the jeprof_host in $PID and check
+# that it exits 0 within 10 s (never under JM4LWD_WRAP, so not times
+# $SLOW); PREFIX goes before the description ("growth: ").
+stop_jeprof_host() {
+	kill -TERM "$PID"
+	if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
+		pass "${1:-}jeprof_host exits 0 on SIGTERM"
+	else
+		fail "${1:-}jeprof_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(show_tail "$DLOG")"
 	fi
 }
 
@@ -382,6 +407,33 @@ leftovers() {
 		fi
 		printf '%s ' "$n"
 	done < <(find "$@" -mindepth 1 -maxdepth 1 -name '.jm4lw.*' 2>/dev/null)
+}
+
+# have_ipv6: this machine has ::1 to bind to.
+have_ipv6() {
+	python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' \
+		2>/dev/null
+}
+
+# free_port [HOST]: a port nobody listens on right now on HOST (default
+# 127.0.0.1; "::1" for IPv6), as the kernel picks it.
+free_port() {
+	python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET)
+s.bind((sys.argv[1], 0))
+print(s.getsockname()[1])' "${1:-127.0.0.1}"
+}
+
+# wait_port FILE: the port of the first "listening on 127.0.0.1:PORT" line
+# a program wrote to FILE (up to 20 s), or nothing and status 1.
+wait_port() {
+	local i port
+	for i in $(seq 1 200); do
+		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
+		if [ -n "$port" ]; then echo "$port"; return 0; fi
+		sleep 0.1
+	done
+	return 1
 }
 
 # ask WORD [PORT [HOST]]: send WORD as an operator would, with nc.openbsd
@@ -425,7 +477,7 @@ wait_quiet() {
 raw_case() {
 	local desc=$1 r
 	shift
-	if r=$(timeout $((60 * SLOW)) python3 "$IT_DIR/raw.py" "$@" 2>&1); then
+	if r=$(timeout $((60 * SLOW)) python3 "$TESTS_DIR/integration/raw.py" "$@" 2>&1); then
 		pass "$desc ($r)"
 	else
 		fail "$desc" "raw.py $*: $r"
