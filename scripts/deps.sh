@@ -8,7 +8,7 @@ set -eu
 
 pkgs="cmake gcc make pkg-config libevent-dev libjemalloc-dev libinih-dev perl binutils"
 if [ "${1:-}" = test ]; then
-	pkgs="$pkgs libcmocka-dev clang python3 procps netcat-openbsd \
+	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
 valgrind iproute2 libfuzzer-14-dev"
 fi

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install what is missing, build, and run the whole suite with ctest:
-#   1. gcc build, every test (unit, integration with the real clients, jeprof);
+#   0. the style: clang-format --dry-run --Werror over every C file;
+#   1. gcc build, warnings as errors, every test (unit, integration with the real clients, jeprof);
 #   2. clang build, warnings as errors, unit tests;
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer build: unit and
 #      integration tests (jm4lwd itself sanitized, driven by the real clients);
@@ -13,25 +14,31 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh test
 jobs=$(nproc)
 
-cmake -S . -B build -DCMAKE_C_COMPILER=gcc >/dev/null
+# .clang-format is the house style; a file it would change fails here.
+find include core proto daemon client examples tests -name '*.[ch]' |
+	xargs clang-format --dry-run --Werror
+
+cmake -S . -B build -DCMAKE_C_COMPILER=gcc -DJM4LW_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
-cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang >/dev/null
+cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
+	>/dev/null
 cmake --build build-clang -j"$jobs"
 (cd build-clang && ctest --output-on-failure -j"$jobs" -L unit)
 
-cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang \
+cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
 	-DJM4LW_SANITIZE=address,undefined >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ctest --output-on-failure -j"$jobs" -L 'unit|integration|abuse')
 
-cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang \
+cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
 	-DJM4LW_SANITIZE=thread >/dev/null
 cmake --build build-tsan -j"$jobs" --target test_thread test_worker
 (cd build-tsan && ctest --output-on-failure -L thread -LE valgrind)
 
-cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_FUZZ=ON >/dev/null
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_FUZZ=ON \
+	-DJM4LW_WERROR=ON >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_proto
 (cd build-fuzz && ctest --output-on-failure -L fuzz)
 
