@@ -141,7 +141,6 @@ JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
     char *err, size_t errlen)
 {
 	struct jm4lw_thread *t;
-	sigset_t all, old;
 	int e;
 
 	pthread_once(&atfork_once, atfork_init);
@@ -181,12 +180,7 @@ JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
 		snprintf(err, errlen, "cannot watch the stop eventfd");
 		goto fail;
 	}
-	/* Signals are the host's business: keep them all off our thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&t->tid, NULL, thread_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0) {
+	if ((e = module_spawn(&t->tid, thread_main, t)) != 0) {
 		snprintf(err, errlen, "pthread_create: %s", strerror(e));
 		goto fail;
 	}

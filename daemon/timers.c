@@ -104,9 +104,8 @@ void timers_discard(struct timers *t)
 /* Stop every timer of the schedule. */
 void timers_free(struct jm4lw *m)
 {
-	if (m->dump_timer != NULL)
-		event_free(m->dump_timer);
-	if (m->growth_timer != NULL)
-		event_free(m->growth_timer);
+	struct timers t = {.dump = m->dump_timer, .growth = m->growth_timer};
+
+	timers_discard(&t);
 	m->dump_timer = m->growth_timer = NULL;
 }

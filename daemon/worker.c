@@ -159,17 +159,26 @@ struct worker *worker_new(struct event_base *base, const struct core_ops *ops,
 	return w;
 }
 
-/* Start the thread with every signal blocked: signals are the host's. */
-static int worker_start(struct worker *w)
+/* A thread of the module's: signals are the host's business, so every
+ * one is blocked on it from its first instruction. 0 or an errno. */
+int module_spawn(pthread_t *tid, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;
 	int e;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&w->tid, NULL, worker_main, w);
+	e = pthread_create(tid, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (e != 0) {
+	return e;
+}
+
+/* Start the worker's thread. */
+static int worker_start(struct worker *w)
+{
+	int e;
+
+	if ((e = module_spawn(&w->tid, worker_main, w)) != 0) {
 		errno = e;
 		return -1;
 	}

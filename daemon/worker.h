@@ -6,6 +6,8 @@
 #ifndef JM4LW_WORKER_H
 #define JM4LW_WORKER_H
 
+#include <pthread.h>
+
 #include "core.h"
 
 struct event_base;
@@ -34,6 +36,10 @@ int worker_submit(struct worker *w, worker_fn fn, void *job);
  * Returns 1 if a job was out (and so @p orphan has it), 0 if none was.
  */
 int worker_free(struct worker *w, worker_orphan_fn orphan);
+
+/* Start a thread of the module's with every signal blocked (signals are
+ * the host's business). 0 or an errno, as pthread_create(). */
+int module_spawn(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 /* Switch sampling off for the calling thread: what the module allocates
  * for itself must not show up in the profiles it writes. */

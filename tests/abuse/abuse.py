@@ -423,6 +423,17 @@ def hold(port, n, send, rcvbuf, mss, wait, maxhold, ensure):
     return 0
 
 
+def recv_or_end(s):
+    """What a non-blocking socket has: bytes, b"" once it ended (EOF or
+    reset), or None when nothing came yet."""
+    try:
+        return s.recv(4096)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
 def overcap(port, n, cap, bound):
     conns = [connect(port)
              for _ in range(n)]
@@ -436,15 +447,10 @@ def overcap(port, n, cap, bound):
         live = [s for s in conns if s not in ended]
         r, _, _ = select.select(live, [], [], timeout)
         for s in r:
-            try:
-                d = s.recv(4096)
-            except BlockingIOError:
-                continue
-            except OSError:
-                d = b""
+            d = recv_or_end(s)
             if d:
                 got[s] += d
-            else:
+            elif d is not None:
                 ended[s] = time.monotonic() - start
 
     while len(ended) < n - cap and time.monotonic() - start < bound:
@@ -521,14 +527,8 @@ def flood(port, n, seconds, bind):
                 bad.append(got[:60])
         for key, _ in sel.select(0.005):
             s, i = key.fileobj, key.data
-            try:
-                d = s.recv(4096)
-            except BlockingIOError:
-                continue
-            except OSError:
-                d = b""
-            if d:
-                continue  # a reply to an idle peer: none is expected
+            if recv_or_end(s) != b"":
+                continue  # nothing yet (no reply is due to an idle peer)
             sel.unregister(s)
             trickling.pop(s, None)
             s.close()
