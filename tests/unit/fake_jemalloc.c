@@ -54,7 +54,8 @@ void fake_fill(FILE *f, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		fputc(i + 1 == n || i % 60 == 59 ? '\n' : 'a' + (int)(i % 26), f);
+		fputc(i + 1 == n || i % 60 == 59 ? '\n' : 'a' + (int)(i % 26),
+		    f);
 }
 
 /* A mallctl name is ours, never a peer's: [a-z0-9._] only. */
