@@ -1,6 +1,7 @@
 /*
- * Unit tests of proto/: framing, the command table and every word's reply,
- * with the allocator faked so each mallctl can fail with each errno.
+ * Unit tests of core/ and proto/: framing, the command table, every word's
+ * reply and the engine under it, with the allocator faked
+ * (fake_jemalloc.c) so each mallctl can fail with each errno.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,138 +24,44 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "fake_jemalloc.h"
 #include "proto.h"
 
-/* The fake allocator's state; reset before every test. */
+/* What this file's prof.dump hook writes; reset before every test. */
 static struct {
-	bool opt_prof;
-	bool prof_active;
-	size_t allocated;
-	const char *fail_name; /* this mallctl ... */
-	int fail_errno;        /* ... returns this */
-	int epochs;            /* epoch writes seen */
-	int epoch_at_stats;    /* epochs seen when stats_print ran */
-	const char *stats_opts;
-	int dumps;
-	int dump_leaves_file; /* a failing dump writes a partial file first */
-	char dump_name[4096];
-	size_t reset_lg;
-	int resets;
-	int truncate; /* prof.dump "succeeds" with a cut-off file */
+	int truncate; /* "succeeds" with a cut-off file */
 	/* A long profile: body bytes before MAPPED_LIBRARIES, map bytes
 	 * after it (0 and 0: the short one), or no mark at all. */
 	size_t body, maps;
 	int no_mark;
-	const char *fail_stats; /* this stats.* read fails with ENOENT */
-	mode_t dump_dir_mode; /* of the directory prof.dump wrote in */
-} F;
+	int fail; /* leave an empty file and fail with this errno */
+} prof;
 
-/* Write @p n bytes of profile-like lines, the last ending in "\n". */
-static void fill(FILE *f, size_t n)
+/* prof.dump's profile, as the test asked for. */
+static int write_profile(FILE *f, const char *path)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		fputc(i + 1 == n || i % 60 == 59 ? '\n' : 'a' + (int)(i % 26), f);
+	(void)path;
+	if (prof.fail != 0)
+		return prof.fail;
+	if (prof.truncate)
+		fputs("heap_v2/524288\n  t*: 1: 524288 [", f);
+	else if (prof.body > 0 || prof.maps > 0 || prof.no_mark) {
+		fake_fill(f, prof.body);
+		if (!prof.no_mark)
+			fputs("\nMAPPED_LIBRARIES:\n", f);
+		fake_fill(f, prof.maps);
+	} else
+		fputs(FAKE_PROFILE, f);
+	return 0;
 }
 
-/* mallctl with the signature jemalloc has, answering from F. */
-static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
-    void *newp, size_t newlen)
+/* The fake found core calling jemalloc wrongly: fail the test there. */
+static void fake_broken(const char *file, int line, const char *what)
 {
-	int fd;
-
-	if (F.fail_name != NULL && strcmp(name, F.fail_name) == 0) {
-		if (strcmp(name, "prof.dump") == 0 && F.dump_leaves_file) {
-			const char *path = *(const char **)newp;
-			fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			if (fd != -1)
-				close(fd);
-		}
-		return F.fail_errno;
-	}
-	if (strcmp(name, "epoch") == 0) {
-		F.epochs++;
-		return 0;
-	}
-	if (strcmp(name, "opt.prof") == 0) {
-		assert_int_equal(*oldlenp, sizeof(bool));
-		*(bool *)oldp = F.opt_prof;
-		return 0;
-	}
-	if (strcmp(name, "prof.active") == 0) {
-		if (oldp != NULL)
-			*(bool *)oldp = F.prof_active;
-		if (newp != NULL) {
-			assert_int_equal(newlen, sizeof(bool));
-			F.prof_active = *(bool *)newp;
-		}
-		return 0;
-	}
-	if (strcmp(name, "prof.dump") == 0) {
-		const char *path = *(const char **)newp;
-		FILE *f;
-		assert_int_equal(newlen, sizeof(char *));
-		char dir[4096], *slash;
-		struct stat sb;
-		snprintf(F.dump_name, sizeof(F.dump_name), "%s", path);
-		snprintf(dir, sizeof(dir), "%s", path);
-		if ((slash = strrchr(dir, '/')) != NULL)
-			*slash = '\0';
-		F.dump_dir_mode = stat(dir, &sb) == 0 ? sb.st_mode & 07777 : 0;
-		f = fopen(path, "w");
-		if (f == NULL)
-			return EFAULT;
-		if (F.truncate)
-			fputs("heap_v2/524288\n  t*: 1: 524288 [", f);
-		else if (F.body > 0 || F.maps > 0 || F.no_mark) {
-			fill(f, F.body);
-			if (!F.no_mark)
-				fputs("\nMAPPED_LIBRARIES:\n", f);
-			fill(f, F.maps);
-		} else
-			fputs("heap_v2/524288\n\nMAPPED_LIBRARIES:\n00-01 r-xp "
-			    "x\n", f);
-		fclose(f);
-		F.dumps++;
-		return 0;
-	}
-	if (F.fail_stats != NULL && strcmp(name, F.fail_stats) == 0)
-		return ENOENT;
-	if (strncmp(name, "stats.", 6) == 0 ||
-	    strcmp(name, "prof.lg_sample") == 0) {
-		assert_int_equal(*oldlenp, sizeof(size_t));
-		*(size_t *)oldp = strcmp(name, "stats.allocated") == 0
-				      ? F.allocated
-				      : 19;
-		return 0;
-	}
-	if (strcmp(name, "arena.4096.purge") == 0)
-		return 0;
-	if (strcmp(name, "prof.reset") == 0) {
-		assert_int_equal(newlen, sizeof(size_t));
-		F.reset_lg = *(size_t *)newp;
-		F.resets++;
-		return 0;
-	}
-	return ENOENT;
+	print_error("fake_jemalloc: %s\n", what);
+	_fail(file, line);
 }
-
-/* malloc_stats_print stand-in: two pieces, so joining is tested. */
-static void fake_stats(void (*cb)(void *, const char *), void *arg,
-    const char *opts)
-{
-	F.stats_opts = opts;
-	F.epoch_at_stats = F.epochs;
-	cb(arg, "___ Begin jemalloc statistics ___\n");
-	cb(arg, "--- End jemalloc statistics ---\n");
-}
-
-static const struct proto_ops fake_ops = {
-	.mallctl = fake_mallctl,
-	.stats_print = fake_stats,
-	.version = "5.3.0-fake",
-};
 
 /* A reply collected in memory. */
 struct reply {
@@ -173,46 +81,88 @@ static void collect(void *arg, const void *buf, size_t len)
 }
 
 static struct jm4lw_config cfg;
+static struct core core;
+static struct dumper dumper;
 static struct proto P;
 static struct reply R;
+static struct dump_result D; /* the last jmfp's */
 static char tmpdir[1024];
 
-/* Run one word; returns proto_dispatch's result, reply in R. */
+/*
+ * Run one word as the module does; returns proto_dispatch's result, reply
+ * in R. A jmfp comes back as a job, which runs here as the module's worker
+ * would run it: admission, the dump, the result on the loop, the reply.
+ */
 static int run(const char *word)
 {
 	struct proto_out out = {.write = collect, .arg = &R};
+	enum proto_job job = PROTO_JOB_NONE;
+	int r, busy = core.dump_running;
 
 	memset(&R, 0, sizeof(R));
-	return proto_dispatch(&P, word, &out);
+	r = proto_dispatch(&P, word, &out, &job);
+	if (r != PROTO_JOB) {
+		assert_int_equal(job, PROTO_JOB_NONE);
+		return r;
+	}
+	assert_int_equal(job, PROTO_JOB_DUMP);
+	assert_int_equal(R.len, 0); /* nothing written yet */
+	core_dump_sync(&core, &dumper, 0, &D);
+	assert_int_equal(core.dump_running, busy); /* done, or not begun */
+	return proto_render_dump(&out, &D);
 }
 
-/* Fresh fake allocator, config and a private dump directory. */
+/* Parse the configuration's policy again, as a reload does. */
+static void reload_policy(void)
+{
+	char err[256];
+
+	assert_int_equal(config_policy(&cfg, &core.pol, err, sizeof(err)), 0);
+}
+
+/* Fresh fake allocator, config, engine and a private dump directory. */
 static int setup(void **state)
 {
 	const char *t = getenv("TMPDIR");
+	struct core_policy pol;
+	char err[256];
 
 	(void)state;
-	memset(&F, 0, sizeof(F));
-	F.opt_prof = true;
-	F.allocated = 12345;
+	fake_reset();
+	fake.violation = fake_broken;
+	fake.profile = write_profile;
+	fake.stage = dumper.stage;
+	memset(&prof, 0, sizeof(prof));
 	jm4lw_config_init(&cfg);
 	snprintf(tmpdir, sizeof(tmpdir), "%s/test_proto.XXXXXX",
 	    t != NULL ? t : "/tmp");
 	assert_non_null(mkdtemp(tmpdir));
 	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s", tmpdir);
 	cfg.dump_min_interval = 0; /* tests dump back to back */
-	proto_init(&P, &fake_ops, &cfg);
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), 0);
+	memset(&dumper, 0, sizeof(dumper));
+	core_init(&core, &fake_ops, &cfg, &pol);
+	proto_init(&P, &core, &dumper);
 	return 0;
 }
 
-/* Remove the dump directory and whatever a test left in it. */
+/* nftw() callback: remove one entry, children before their directory. */
+static int remove_entry(const char *path, const struct stat *sb, int type,
+    struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	return remove(path) == -1 ? -1 : 0;
+}
+
+/* Remove the dump directory and whatever a test left in it (symlinks are
+ * removed, never followed). */
 static int teardown(void **state)
 {
-	char cmd[4200];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS),
+	    0);
 	return 0;
 }
 
@@ -247,13 +197,14 @@ static int dir_entries(void)
 {
 	const char *stage = NULL;
 
-	if (P.stage[0] != '\0') {
-		assert_int_equal(count_entries(P.stage, NULL), 0);
-		stage = strrchr(P.stage, '/') + 1;
+	if (dumper.stage[0] != '\0') {
+		assert_int_equal(count_entries(dumper.stage, NULL), 0);
+		stage = strrchr(dumper.stage, '/') + 1;
 	}
 	return count_entries(tmpdir, stage);
 }
 
+/* Fewer than 4 bytes are no word yet: the server waits for more. */
 static void test_frame_short(void **state)
 {
 	char w[4] = {0};
@@ -265,6 +216,7 @@ static void test_frame_short(void **state)
 	assert_int_equal(proto_frame("ruo", 3, w), 0);
 }
 
+/* The word is the first 4 bytes; what follows is never looked at. */
 static void test_frame_exact_and_trailing(void **state)
 {
 	char w[4];
@@ -278,6 +230,7 @@ static void test_frame_exact_and_trailing(void **state)
 	assert_memory_equal(w, "jmst", 4);
 }
 
+/* Any 4 bytes frame as a word, NULs and quotes too: dispatch judges. */
 static void test_frame_binary(void **state)
 {
 	const char junk[] = {'\0', '\xff', '\n', '"', 'x'};
@@ -288,6 +241,7 @@ static void test_frame_binary(void **state)
 	assert_memory_equal(w, junk, 4);
 }
 
+/* ruok answers imok with no newline, byte for byte as ZooKeeper. */
 static void test_ruok_exact_bytes(void **state)
 {
 	(void)state;
@@ -296,19 +250,23 @@ static void test_ruok_exact_bytes(void **state)
 	assert_memory_equal(R.buf, "imok", 4);
 }
 
+/* Words match exactly: RUOK is unknown, not ruok. */
 static void test_case_sensitive(void **state)
 {
 	(void)state;
 	assert_int_equal(run("RUOK"), PROTO_ERROR);
-	assert_true(starts(R.buf, "error: unknown word \"RUOK\"; known words:"));
-	assert_int_equal(P.st.words_unknown, 1);
+	assert_true(starts(R.buf,
+	    "error: unknown word \"RUOK\"; known words:"));
+	assert_int_equal(core.st.words_unknown, 1);
 }
 
+/* An unknown word is echoed escaped, on one printable line. */
 static void test_unknown_binary_is_escaped(void **state)
 {
 	(void)state;
 	assert_int_equal(run("\x00\xff\"\\"), PROTO_ERROR);
-	assert_true(starts(R.buf, "error: unknown word \"\\x00\\xff\\x22\\x5c\""));
+	assert_true(starts(R.buf,
+	    "error: unknown word \"\\x00\\xff\\x22\\x5c\""));
 	assert_non_null(strstr(R.buf, " ruok mntr"));
 	assert_int_equal(R.buf[R.len - 1], '\n');
 	assert_null(memchr(R.buf, '\0', R.len));
@@ -316,6 +274,7 @@ static void test_unknown_binary_is_escaped(void **state)
 	assert_ptr_equal(strchr(R.buf, '\n'), R.buf + R.len - 1);
 }
 
+/* No prefix matching: "ruo" is not ruok. */
 static void test_no_prefix_matching(void **state)
 {
 	(void)state;
@@ -324,6 +283,7 @@ static void test_no_prefix_matching(void **state)
 	assert_non_null(proto_lookup("jmfp"));
 }
 
+/* The allow list refuses with ZooKeeper's line and never dumps. */
 static void test_allow_list(void **state)
 {
 	(void)state;
@@ -332,13 +292,14 @@ static void test_allow_list(void **state)
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_string_equal(R.buf,
 	    "jmfp is not executed because it is not in the whitelist.\n");
-	assert_int_equal(P.st.words_refused, 1);
-	assert_int_equal(F.dumps, 0);
+	assert_int_equal(core.st.words_refused, 1);
+	assert_int_equal(fake.dumps, 0);
 	/* Unknown stays unknown, even with an allow list. */
 	assert_int_equal(run("xxxx"), PROTO_ERROR);
 	assert_true(starts(R.buf, "error: unknown word"));
 }
 
+/* Allow-list items match whole, with blanks trimmed; readonly by flag. */
 static void test_allowed_matching(void **state)
 {
 	(void)state;
@@ -390,6 +351,7 @@ static int host_long(struct jm4lw_reply *r, void *arg)
 	return 0;
 }
 
+/* Host words answer with text, raw bytes, built-ins and errors. */
 static void test_host_words(void **state)
 {
 	int n = 42;
@@ -421,6 +383,7 @@ static void test_host_words(void **state)
 	assert_null(strstr(strstr(R.buf, " mntr") + 1, " mntr"));
 }
 
+/* A host word's MUTATES flag puts it outside readonly. */
 static void test_host_word_flags_and_allow(void **state)
 {
 	int n = 1;
@@ -436,9 +399,10 @@ static void test_host_word_flags_and_allow(void **state)
 	    "kill is not executed because it is not in the whitelist.\n");
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_int_equal(run("jmst"), PROTO_OK);
-	assert_int_equal(F.dumps, 0);
+	assert_int_equal(fake.dumps, 0);
 }
 
+/* Host words: 4 printable bytes, a handler, at most PROTO_HOST_MAX. */
 static void test_host_word_validation(void **state)
 {
 	int i;
@@ -449,7 +413,8 @@ static void test_host_word_validation(void **state)
 	assert_int_equal(proto_add_word(&P, "abcde", host_wchs, NULL, 0), -1);
 	assert_int_equal(proto_add_word(&P, "ab c", host_wchs, NULL, 0), -1);
 	assert_int_equal(proto_add_word(&P, "ab,c", host_wchs, NULL, 0), -1);
-	assert_int_equal(proto_add_word(&P, "ab\xff" "c", host_wchs, NULL, 0), -1);
+	assert_int_equal(proto_add_word(&P, "ab\xff" "c", host_wchs, NULL, 0),
+	    -1);
 	assert_int_equal(proto_add_word(&P, "abcd", NULL, NULL, 0), -1);
 	assert_int_equal(proto_add_word(&P, NULL, host_wchs, NULL, 0), -1);
 	for (i = 0; i < PROTO_HOST_MAX; i++) {
@@ -464,14 +429,16 @@ static void test_host_word_validation(void **state)
 	    "nope"), -1);
 }
 
+/* mntr: ZooKeeper's key<TAB>value lines, from the fake's figures. */
 static void test_mntr(void **state)
 {
 	(void)state;
-	P.st.conns_open = 3;
+	core.st.conns_open = 3;
 	assert_int_equal(run("mntr"), PROTO_OK);
 	assert_true(starts(R.buf, "jm4lw_version\t" JM4LW_VERSION "\n"));
 	assert_non_null(strstr(R.buf, "\njm4lw_open_connections\t3\n"));
 	assert_non_null(strstr(R.buf, "\njm4lw_words_served\t1\n"));
+	assert_non_null(strstr(R.buf, "\njm4lw_connections_evicted\t0\n"));
 	assert_non_null(strstr(R.buf, "\njemalloc_version\t5.3.0-fake\n"));
 	assert_non_null(strstr(R.buf, "\njemalloc_opt_prof\ttrue\n"));
 	assert_non_null(strstr(R.buf, "\njemalloc_prof_active\tfalse\n"));
@@ -479,7 +446,7 @@ static void test_mntr(void **state)
 	assert_non_null(strstr(R.buf, "\njemalloc_allocated\t12345\n"));
 	assert_non_null(strstr(R.buf, "\njemalloc_retained\t19\n"));
 	assert_null(strstr(R.buf, "jm4lw_last_dump"));
-	assert_int_equal(F.epochs, 1);
+	assert_int_equal(fake.epochs, 1);
 	assert_int_equal(R.buf[R.len - 1], '\n');
 }
 
@@ -498,17 +465,17 @@ static void test_mntr_coalesces_epochs(void **state)
 	 * have let the window pass: then each may refresh). */
 	if ((t1.tv_sec - t0.tv_sec) * 1000000000L + t1.tv_nsec - t0.tv_nsec <
 	    1000000L)
-		assert_int_equal(F.epochs, 1);
+		assert_int_equal(fake.epochs, 1);
 	else
-		assert_in_range(F.epochs, 1, 5);
-	F.epochs = 0;
+		assert_in_range(fake.epochs, 1, 5);
+	fake.epochs = 0;
 	nanosleep(&ms2, NULL);
 	assert_int_equal(run("mntr"), PROTO_OK);
-	assert_int_equal(F.epochs, 1);
+	assert_int_equal(fake.epochs, 1);
 	assert_int_equal(run("mntr"), PROTO_OK);
 	nanosleep(&ms2, NULL);
 	assert_int_equal(run("mntr"), PROTO_OK);
-	assert_in_range(F.epochs, 2, 3);
+	assert_in_range(fake.epochs, 2, 3);
 }
 
 /* Byte counts in replies keep a sane unit up to the largest size_t. */
@@ -521,29 +488,32 @@ static void test_fmt_bytes(void **state)
 	assert_string_equal(fmt_bytes(b, sizeof(b), 1023), "1023 B");
 	assert_string_equal(fmt_bytes(b, sizeof(b), 1536), "1.5 KiB");
 	assert_string_equal(fmt_bytes(b, sizeof(b), 64u << 20), "64.0 MiB");
-	assert_string_equal(fmt_bytes(b, sizeof(b), (size_t)1 << 50), "1.0 PiB");
+	assert_string_equal(fmt_bytes(b, sizeof(b), (size_t)1 << 50),
+	    "1.0 PiB");
 	assert_string_equal(fmt_bytes(b, sizeof(b), SIZE_MAX), "16.0 EiB");
 }
 
+/* A figure jemalloc cannot give is left out, not made up. */
 static void test_mntr_leaves_out_what_fails(void **state)
 {
 	(void)state;
-	F.fail_name = "prof.active";
-	F.fail_errno = ENOENT;
+	fake.fail_name = "prof.active";
+	fake.fail_errno = ENOENT;
 	assert_int_equal(run("mntr"), PROTO_OK);
 	assert_null(strstr(R.buf, "jemalloc_prof_active"));
 	assert_non_null(strstr(R.buf, "jemalloc_allocated\t12345\n"));
 }
 
+/* srvr's summary and conf's effective configuration, key by key. */
 static void test_srvr_and_conf(void **state)
 {
 	(void)state;
-	F.prof_active = true;
+	fake.prof_active = true;
 	assert_int_equal(run("srvr"), PROTO_OK);
 	assert_true(starts(R.buf, "jm4lw version: " JM4LW_VERSION));
 	assert_non_null(strstr(R.buf, "\nProfiling: active\n"));
 	assert_non_null(strstr(R.buf, "\nMode: standalone\n"));
-	F.opt_prof = false;
+	fake.opt_prof = false;
 	assert_int_equal(run("srvr"), PROTO_OK);
 	assert_non_null(strstr(R.buf, "\nProfiling: off\n"));
 
@@ -552,7 +522,8 @@ static void test_srvr_and_conf(void **state)
 	assert_non_null(strstr(R.buf, "listen=127.0.0.1:9181\n"));
 	assert_non_null(strstr(R.buf, "\nallow=*\n"));
 	assert_non_null(strstr(R.buf, "\ndump_prefix=svc\n"));
-	assert_non_null(strstr(R.buf, "\nmax_connections=64\n"));
+	assert_non_null(strstr(R.buf, "\nmax_connections=64\n"
+					"max_connections_per_peer=32\n"));
 	assert_non_null(strstr(R.buf, "\nread_timeout=5\n"));
 	assert_non_null(strstr(R.buf, "\nwrite_timeout=30\n"));
 	assert_non_null(strstr(R.buf, "\nallow_from=127.0.0.0/8,::1\n"));
@@ -560,23 +531,25 @@ static void test_srvr_and_conf(void **state)
 	assert_non_null(strstr(R.buf, "\ndump_min_free=67108864\n"));
 }
 
+/* jmst/jmsj pass jemalloc's text through, with no epoch of ours. */
 static void test_jmst_jmsj(void **state)
 {
 	(void)state;
 	assert_int_equal(run("jmst"), PROTO_OK);
 	assert_string_equal(R.buf, "___ Begin jemalloc statistics ___\n"
 				   "--- End jemalloc statistics ---\n");
-	assert_null(F.stats_opts);
+	assert_null(fake.stats_opts);
 	/* malloc_stats_print refreshes the epoch itself: no second one. */
-	assert_int_equal(F.epochs, 0);
+	assert_int_equal(fake.epochs, 0);
 	assert_int_equal(run("jmsj"), PROTO_OK);
-	assert_string_equal(F.stats_opts, "J");
+	assert_string_equal(fake.stats_opts, "J");
 	assert_int_equal(R.buf[R.len - 1], '\n');
 }
 
+/* jmfp: staged in a 0700 directory, renamed into dump_dir, 0600. */
 static void test_jmfp_writes_and_renames(void **state)
 {
-	char want[4200], stage[sizeof(P.stage)];
+	char want[4200], stage[sizeof(dumper.stage)];
 	struct stat sb;
 
 	(void)state;
@@ -589,31 +562,31 @@ static void test_jmfp_writes_and_renames(void **state)
 	/* jemalloc wrote in the staging directory: 0700, ours, empty again. */
 	snprintf(stage, sizeof(stage), "%s/.jm4lw.%ld.", tmpdir,
 	    (long)getpid());
-	assert_true(starts(P.stage, stage));
-	assert_int_equal(strlen(P.stage), strlen(stage) + 6);
-	assert_true(starts(F.dump_name, P.stage));
-	assert_string_equal(F.dump_name + strlen(P.stage), want +
+	assert_true(starts(dumper.stage, stage));
+	assert_int_equal(strlen(dumper.stage), strlen(stage) + 6);
+	assert_true(starts(fake.dump_path, dumper.stage));
+	assert_string_equal(fake.dump_path + strlen(dumper.stage), want +
 	    strlen(tmpdir));
-	assert_int_equal(F.dump_dir_mode, 0700);
-	assert_int_equal(stat(F.dump_name, &sb), -1);
+	assert_int_equal(fake.dump_dir_mode, 0700);
+	assert_int_equal(stat(fake.dump_path, &sb), -1);
 	assert_int_equal(dir_entries(), 1);
-	assert_int_equal(P.st.dumps_written, 1);
-	assert_string_equal(P.last_dump, want);
+	assert_int_equal(core.st.dumps_written, 1);
+	assert_string_equal(core.last_dump, want);
 	/* Profiles show addresses: for our user only. */
 	assert_int_equal(stat(want, &sb), 0);
 	assert_int_equal(sb.st_mode & 0777, 0600);
 	/* The next dump stages in the same directory... */
-	snprintf(stage, sizeof(stage), "%s", P.stage);
+	snprintf(stage, sizeof(stage), "%s", dumper.stage);
 	assert_int_equal(run("jmfp"), PROTO_OK);
-	assert_string_equal(P.stage, stage);
+	assert_string_equal(dumper.stage, stage);
 	assert_int_equal(dir_entries(), 2);
 	/* ...and the module's end removes it. */
-	proto_fini(&P);
+	dumper_fini(&dumper);
 	assert_int_equal(stat(stage, &sb), -1);
 	assert_int_equal(count_entries(tmpdir, NULL), 2);
 	assert_int_equal(run("jmfp"), PROTO_OK); /* a new one, on demand */
-	assert_int_equal(stat(P.stage, &sb), 0);
-	assert_string_not_equal(P.stage, stage);
+	assert_int_equal(stat(dumper.stage, &sb), 0);
+	assert_string_not_equal(dumper.stage, stage);
 	assert_int_equal(dir_entries(), 3);
 
 	assert_int_equal(run("mntr"), PROTO_OK);
@@ -711,18 +684,18 @@ static void test_stage_sweep(void **state)
 /* A staging directory someone replaced (a symlink now) is not used. */
 static void test_stage_replaced(void **state)
 {
-	char saved[sizeof(P.stage)], aside[sizeof(P.stage) + 8];
+	char saved[sizeof(dumper.stage)], aside[sizeof(dumper.stage) + 8];
 	struct stat sb;
 
 	(void)state;
 	assert_int_equal(run("jmfp"), PROTO_OK);
-	snprintf(saved, sizeof(saved), "%s", P.stage);
+	snprintf(saved, sizeof(saved), "%s", dumper.stage);
 	snprintf(aside, sizeof(aside), "%s.aside", saved);
 	assert_int_equal(rename(saved, aside), 0);
 	assert_int_equal(symlink(aside, saved), 0);
 	assert_int_equal(run("jmfp"), PROTO_OK);
-	assert_string_not_equal(P.stage, saved);
-	assert_true(starts(F.dump_name, P.stage));
+	assert_string_not_equal(dumper.stage, saved);
+	assert_true(starts(fake.dump_path, dumper.stage));
 	assert_int_equal(lstat(saved, &sb), 0);
 	assert_true(S_ISLNK(sb.st_mode));
 	assert_int_equal(count_entries(aside, NULL), 0);
@@ -733,13 +706,13 @@ static void test_stage_replaced(void **state)
 static void test_jmfp_cut_short(void **state)
 {
 	(void)state;
-	F.truncate = 1;
+	prof.truncate = 1;
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_true(starts(R.buf, "error: heap profile dump to "));
 	assert_non_null(strstr(R.buf, "cut short"));
 	assert_int_equal(dir_entries(), 0);
-	assert_int_equal(P.st.dumps_failed, 1);
-	assert_int_equal(P.st.dumps_written, 0);
+	assert_int_equal(core.st.dumps_failed, 1);
+	assert_int_equal(core.st.dumps_written, 0);
 }
 
 /*
@@ -748,7 +721,7 @@ static void test_jmfp_cut_short(void **state)
  */
 static void test_jmfp_long_profiles(void **state)
 {
-	enum { W = PROTO_DUMP_TAIL_CHUNK };
+	enum { W = DUMP_TAIL_CHUNK };
 	static const struct {
 		size_t body, maps;
 		int no_mark, whole;
@@ -766,9 +739,9 @@ static void test_jmfp_long_profiles(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		F.body = c[i].body;
-		F.maps = c[i].maps;
-		F.no_mark = c[i].no_mark;
+		prof.body = c[i].body;
+		prof.maps = c[i].maps;
+		prof.no_mark = c[i].no_mark;
 		if (c[i].whole) {
 			assert_int_equal(run("jmfp"), PROTO_OK);
 		} else {
@@ -779,6 +752,7 @@ static void test_jmfp_long_profiles(void **state)
 	assert_int_equal(dir_entries(), 7);
 }
 
+/* A name an earlier process with our pid left is skipped. */
 static void test_jmfp_skips_existing_names(void **state)
 {
 	char path[2048];
@@ -795,6 +769,7 @@ static void test_jmfp_skips_existing_names(void **state)
 	assert_int_equal(dir_entries(), 2);
 }
 
+/* A relative dump_dir is answered as an absolute path. */
 static void test_jmfp_relative_dir_is_absolute(void **state)
 {
 	char cwd[4096];
@@ -811,17 +786,20 @@ static void test_jmfp_relative_dir_is_absolute(void **state)
 	assert_null(strstr(R.buf, "//"));
 }
 
+/* A missing dump_dir is a failure that names it. */
 static void test_jmfp_dir_missing(void **state)
 {
 	(void)state;
 	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s/nope", tmpdir);
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_true(starts(R.buf, "error: heap profile dump to "));
-	assert_non_null(strstr(R.buf, "/nope failed: No such file or directory\n"));
-	assert_int_equal(P.st.dumps_failed, 1);
-	assert_int_equal(F.dumps, 0);
+	assert_non_null(strstr(R.buf,
+	    "/nope failed: No such file or directory\n"));
+	assert_int_equal(core.st.dumps_failed, 1);
+	assert_int_equal(fake.dumps, 0);
 }
 
+/* A dump_dir that is a file is a failure: Not a directory. */
 static void test_jmfp_dir_is_a_file(void **state)
 {
 	char path[2048];
@@ -845,47 +823,49 @@ static void test_jmfp_dump_errnos(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
-		F.fail_name = "prof.dump";
-		F.fail_errno = errs[i];
-		F.dump_leaves_file = 1;
+		prof.fail = errs[i]; /* after a partial file */
 		assert_int_equal(run("jmfp"), PROTO_ERROR);
+		assert_int_equal(fake.dumps, (int)i + 1);
 		assert_true(starts(R.buf, "error: heap profile dump to "));
 		assert_non_null(strstr(R.buf, tmpdir));
 		assert_null(strstr(R.buf, ".heap"));
 		if (errs[i] == EFAULT)
-			assert_non_null(strstr(R.buf, "prof.dump returned EFAULT"));
+			assert_non_null(strstr(R.buf,
+			    "prof.dump returned EFAULT"));
 		else
 			assert_non_null(strstr(R.buf, strerror(errs[i])));
 		assert_int_equal(dir_entries(), 0); /* partial file removed */
 	}
-	assert_int_equal(P.st.dumps_failed, 5);
-	assert_int_equal(P.st.dumps_written, 0);
+	assert_int_equal(core.st.dumps_failed, 5);
+	assert_int_equal(core.st.dumps_written, 0);
 }
 
+/* dump_min_interval refuses a storm, failed dumps included. */
 static void test_jmfp_min_interval(void **state)
 {
 	(void)state;
 	cfg.dump_min_interval = 3600;
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
-	assert_true(starts(R.buf, "error: jmfp refused: the last dump was 0.0 s "
-				  "ago and dump_min_interval is 3600 s; retry in "));
-	assert_int_equal(P.st.dumps_refused, 1);
-	assert_int_equal(F.dumps, 1);
+	assert_true(starts(R.buf, "error: jmfp refused: the last dump was "
+	    "0.0 s ago and dump_min_interval is 3600 s; retry in "));
+	assert_int_equal(core.st.dumps_refused, 1);
+	assert_int_equal(fake.dumps, 1);
 	assert_int_equal(dir_entries(), 1);
 	/* Failed dumps count as dumps: a storm of failures is a storm too. */
 	cfg.dump_min_interval = 0;
-	F.fail_name = "prof.dump";
-	F.fail_errno = EFAULT;
+	fake.fail_name = "prof.dump";
+	fake.fail_errno = EFAULT;
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	cfg.dump_min_interval = 3600;
-	F.fail_name = NULL;
+	fake.fail_name = NULL;
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_true(starts(R.buf, "error: jmfp refused: "));
 	cfg.dump_min_interval = 0;
 	assert_int_equal(run("jmfp"), PROTO_OK);
 }
 
+/* dump_min_free refuses before the disk fills, and counts it. */
 static void test_jmfp_min_free(void **state)
 {
 	(void)state;
@@ -894,9 +874,9 @@ static void test_jmfp_min_free(void **state)
 	assert_true(starts(R.buf, "error: heap profile dump to "));
 	assert_non_null(strstr(R.buf, " refused: "));
 	assert_non_null(strstr(R.buf, " free, dump_min_free is "));
-	assert_int_equal(F.dumps, 0);
+	assert_int_equal(fake.dumps, 0);
 	assert_int_equal(dir_entries(), 0);
-	assert_int_equal(P.st.dumps_refused, 1);
+	assert_int_equal(core.st.dumps_refused, 1);
 	cfg.dump_min_free = 1;
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	cfg.dump_min_free = 0;
@@ -929,6 +909,7 @@ static bool present(const char *name)
 	return lstat(path, &sb) == 0;
 }
 
+/* Our dump names are exactly <prefix>.<digits>.<digits>.heap. */
 static void test_dumps_match(void **state)
 {
 	(void)state;
@@ -970,7 +951,7 @@ static void test_retention_keep(void **state)
 	assert_true(present("jm4lw.200.0.heap"));
 	assert_false(present("jm4lw.100.1.heap"));
 	assert_false(present("jm4lw.100.0.heap"));
-	assert_int_equal(P.st.dumps_deleted, 2);
+	assert_int_equal(core.st.dumps_deleted, 2);
 	assert_true(present("other.100.0.heap"));
 	assert_true(present("jm4lw.100.9.heap.tmp"));
 	assert_true(present("notes.txt"));
@@ -993,6 +974,7 @@ static void test_retention_future_mtime(void **state)
 	assert_int_equal(dir_entries(), 1);
 }
 
+/* dump_max_bytes deletes the oldest, and every older one after. */
 static void test_retention_bytes(void **state)
 {
 	(void)state;
@@ -1012,22 +994,23 @@ static void test_retention_bytes(void **state)
 	assert_true(present("jm4lw.1.2.heap"));
 	assert_false(present("jm4lw.1.1.heap"));
 	assert_false(present("jm4lw.0.0.heap"));
-	assert_int_equal(P.st.dumps_deleted, 3);
+	assert_int_equal(core.st.dumps_deleted, 3);
 	/* A cap below one dump still keeps the newest. */
 	cfg.dump_max_bytes = 1;
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	assert_int_equal(dir_entries(), 1);
-	assert_int_equal(P.st.dumps_deleted, 6);
+	assert_int_equal(core.st.dumps_deleted, 6);
 }
 
+/* jmls: a summary line, then our dumps newest first, in UTC. */
 static void test_jmls(void **state)
 {
 	char want[8192];
 
 	(void)state;
 	assert_int_equal(run("jmls"), PROTO_OK);
-	snprintf(want, sizeof(want), "# 0 dumps, 0 bytes in %s (jm4lw.*.heap)\n",
-	    tmpdir);
+	snprintf(want, sizeof(want),
+	    "# 0 dumps, 0 bytes in %s (jm4lw.*.heap)\n", tmpdir);
 	assert_string_equal(R.buf, want);
 	plant("jm4lw.7.0.heap", 3, 86400);
 	plant("jm4lw.7.1.heap", 5, 2 * 86400 + 61);
@@ -1044,106 +1027,116 @@ static void test_jmls(void **state)
 	assert_true(starts(R.buf, "error: cannot list "));
 }
 
+/* jmrs resets at the configured rate, or keeps the current one. */
 static void test_jmrs(void **state)
 {
 	(void)state;
 	assert_int_equal(run("jmrs"), PROTO_OK);
 	assert_string_equal(R.buf, "ok: profile reset (lg_prof_sample=19)\n");
-	assert_int_equal(F.reset_lg, 19);
+	assert_int_equal(fake.reset_lg, 19);
 	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
 	    "12");
+	reload_policy();
 	assert_int_equal(run("jmrs"), PROTO_OK);
-	assert_int_equal(F.reset_lg, 12);
-	F.fail_name = "prof.reset";
-	F.fail_errno = EFAULT;
+	assert_int_equal(fake.reset_lg, 12);
+	fake.fail_name = "prof.reset";
+	fake.fail_errno = EFAULT;
 	assert_int_equal(run("jmrs"), PROTO_ERROR);
 	assert_true(starts(R.buf, "error: prof.reset failed: "));
-	F.fail_name = NULL;
-	F.opt_prof = false;
+	fake.fail_name = NULL;
+	fake.opt_prof = false;
 	assert_int_equal(run("jmrs"), PROTO_ERROR);
 	assert_non_null(strstr(R.buf, "MALLOC_CONF=prof:true"));
-	assert_int_equal(F.resets, 2);
+	assert_int_equal(fake.resets, 2);
 }
 
+/* dump_on_growth compares stats.allocated with the last dump's. */
 static void test_growth(void **state)
 {
 	(void)state;
-	assert_false(proto_growth_due(&P)); /* off */
+	assert_false(core_growth_due(&core)); /* off */
 	/* Off, a dump reads no baseline: no epoch, the costly part. */
 	assert_int_equal(run("jmfp"), PROTO_OK);
-	assert_int_equal(F.epochs, 0);
-	assert_false(P.alloc_known);
+	assert_int_equal(fake.epochs, 0);
+	assert_false(core.alloc_known);
 	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1K");
-	F.allocated = 10000;
-	assert_false(proto_growth_due(&P)); /* takes the baseline */
-	F.allocated = 10000 + 1023;
-	assert_false(proto_growth_due(&P));
-	F.allocated = 10000 + 1024;
-	assert_true(proto_growth_due(&P));
+	reload_policy();
+	fake.allocated = 10000;
+	assert_false(core_growth_due(&core)); /* takes the baseline */
+	fake.allocated = 10000 + 1023;
+	assert_false(core_growth_due(&core));
+	fake.allocated = 10000 + 1024;
+	assert_true(core_growth_due(&core));
 	/* A dump moves the baseline. */
-	F.epochs = 0;
+	fake.epochs = 0;
 	assert_int_equal(run("jmfp"), PROTO_OK);
-	assert_int_equal(F.epochs, 1);
-	assert_false(proto_growth_due(&P));
+	assert_int_equal(fake.epochs, 1);
+	assert_false(core_growth_due(&core));
 	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "50%%");
-	F.allocated = 11024 + 5511; /* 50% of 11024 is 5512 */
-	assert_false(proto_growth_due(&P));
-	F.allocated = 11024 + 5512;
-	assert_true(proto_growth_due(&P));
-	F.allocated = 100; /* shrinking is never growth */
-	assert_false(proto_growth_due(&P));
+	reload_policy();
+	fake.allocated = 11024 + 5511; /* 50% of 11024 is 5512 */
+	assert_false(core_growth_due(&core));
+	fake.allocated = 11024 + 5512;
+	assert_true(core_growth_due(&core));
+	fake.allocated = 100; /* shrinking is never growth */
+	assert_false(core_growth_due(&core));
 }
 
+/* Without config.prof, the profiling words say how to get it. */
 static void test_prof_not_built(void **state)
 {
 	const char *words[] = {"jmfp", "jmep", "jmdp"};
 	size_t i;
 
 	(void)state;
-	F.fail_name = "opt.prof";
-	F.fail_errno = ENOENT;
+	fake.fail_name = "opt.prof";
+	fake.fail_errno = ENOENT;
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(run(words[i]), PROTO_ERROR);
 		assert_true(starts(R.buf, "error: this jemalloc was built "
 					  "without heap profiling"));
 		assert_non_null(strstr(R.buf, "--enable-prof"));
 	}
-	F.fail_errno = EPERM;
+	fake.fail_errno = EPERM;
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_true(starts(R.buf, "error: cannot read opt.prof: "));
 }
 
+/* With opt.prof off, the words say what to set. */
 static void test_prof_off_says_what_to_set(void **state)
 {
 	const char *words[] = {"jmfp", "jmep", "jmdp"};
 	size_t i;
 
 	(void)state;
-	F.opt_prof = false;
+	fake.opt_prof = false;
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(run(words[i]), PROTO_ERROR);
-		assert_true(starts(R.buf, "error: heap profiling is not enabled"));
+		assert_true(starts(R.buf,
+		    "error: heap profiling is not enabled"));
 		assert_non_null(strstr(R.buf,
 		    "MALLOC_CONF=prof:true,prof_active:false"));
 	}
-	assert_int_equal(F.dumps, 0);
+	assert_int_equal(fake.dumps, 0);
 }
 
+/* jmep/jmdp switch prof.active and say what it was. */
 static void test_jmep_jmdp(void **state)
 {
 	(void)state;
 	assert_int_equal(run("jmep"), PROTO_OK);
 	assert_string_equal(R.buf,
 	    "ok: profiling active (prof.active=true, was false)\n");
-	assert_true(F.prof_active);
+	assert_true(fake.prof_active);
 	assert_int_equal(run("jmep"), PROTO_OK);
 	assert_non_null(strstr(R.buf, "was true"));
 	assert_int_equal(run("jmdp"), PROTO_OK);
 	assert_string_equal(R.buf,
 	    "ok: profiling inactive (prof.active=false, was true)\n");
-	assert_false(F.prof_active);
+	assert_false(fake.prof_active);
 }
 
+/* prof.active failing with each errno: an error line naming it. */
 static void test_prof_active_errnos(void **state)
 {
 	const int errs[] = {EFAULT, EPERM, EINVAL, ENOENT};
@@ -1151,33 +1144,38 @@ static void test_prof_active_errnos(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
-		F.fail_name = "prof.active";
-		F.fail_errno = errs[i];
+		fake.fail_name = "prof.active";
+		fake.fail_errno = errs[i];
 		assert_int_equal(run(i % 2 ? "jmdp" : "jmep"), PROTO_ERROR);
 		assert_true(starts(R.buf, "error: cannot set prof.active: "));
 		assert_non_null(strstr(R.buf, strerror(errs[i])));
 	}
 }
 
+/* jmpg purges every arena and reports resident before and after. */
 static void test_jmpg(void **state)
 {
 	(void)state;
 	assert_int_equal(run("mntr"), PROTO_OK);
-	F.epochs = 0;
+	fake.epochs = 0;
 	assert_int_equal(run("jmpg"), PROTO_OK);
-	assert_true(starts(R.buf, "ok: purged all arenas (resident 19 B -> 19 B)"));
-	assert_int_equal(F.epochs, 2); /* before and after: never coalesced */
+	assert_true(starts(R.buf,
+	    "ok: purged all arenas (resident 19 B -> 19 B)"));
+	/* Before and after: never coalesced. */
+	assert_int_equal(fake.epochs, 2);
 	/* Without stats.resident, no made-up figures. */
-	F.fail_stats = "stats.resident";
+	fake.fail_name = "stats.resident";
+	fake.fail_errno = ENOENT;
 	assert_int_equal(run("jmpg"), PROTO_OK);
 	assert_string_equal(R.buf, "ok: purged all arenas\n");
-	F.fail_stats = NULL;
-	F.fail_name = "arena.4096.purge";
-	F.fail_errno = EFAULT;
+	assert_int_equal(fake.purges, 2);
+	fake.fail_name = "arena.4096.purge";
+	fake.fail_errno = EFAULT;
 	assert_int_equal(run("jmpg"), PROTO_ERROR);
 	assert_true(starts(R.buf, "error: purge failed: "));
 }
 
+/* Every built-in word is found by its name and answers something. */
 static void test_every_word_is_one_reply(void **state)
 {
 	const struct proto_word *w;
@@ -1189,6 +1187,229 @@ static void test_every_word_is_one_reply(void **state)
 		run(w->name);
 		assert_true(R.len > 0);
 	}
+}
+
+/* A host word that wants jmfp's reply now (the dump runs in place). */
+static int host_jmfp(struct jm4lw_reply *r, void *arg)
+{
+	(void)arg;
+	return jm4lw_reply_builtin(r, "jmfp");
+}
+
+/*
+ * One dump at a time: while a dump is out on the worker, another jmfp, a
+ * scheduled dump and a host word's jmfp are refused at once, not queued,
+ * and each refusal is counted.
+ */
+static void test_dump_in_progress(void **state)
+{
+#define BUSY "refused: a dump is in progress; retry when it is done"
+	static const char busy[] = "jmfp " BUSY;
+	static struct dump_job job;
+	struct dump_result r;
+
+	(void)state;
+	assert_int_equal(proto_add_word(&P, "hjfp", host_jmfp, NULL, 0), 0);
+	assert_int_equal(core_dump_admit(&core, 0, &r), 0);
+	assert_true(core.dump_running);
+	core_dump_prepare(&core, &job, &dumper, 0);
+
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_string_equal(R.buf, "error: jmfp " BUSY "\n");
+	assert_int_equal(D.status, DUMP_REFUSED);
+	assert_int_equal(D.err, EBUSY);
+	assert_true(D.retry_after > 0);
+	assert_int_equal(core.st.dumps_refused, 1);
+	assert_int_equal(core_dump_admit(&core, 1, &r), -1);
+	assert_string_equal(r.reason, "dump " BUSY);
+	assert_int_equal(core.st.dumps_refused, 2);
+	assert_int_equal(run("hjfp"), PROTO_ERROR);
+	assert_non_null(strstr(R.buf, busy));
+	assert_int_equal(core.st.dumps_refused, 3);
+	assert_int_equal(fake.dumps, 0);
+	assert_true(core.dump_running);
+
+	/* The worker's part, then the loop's: the next dump may go. */
+	dump_run(&job);
+	assert_int_equal(job.res.status, DUMP_OK);
+	assert_int_equal(fake.dumps, 1);
+	core_dump_done(&core, &job.res);
+	assert_false(core.dump_running);
+	assert_int_equal(core.st.dumps_written, 1);
+	assert_string_equal(core.last_dump, job.res.path);
+	assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(run("hjfp"), PROTO_OK);
+	assert_int_equal(core.st.dumps_written, 3);
+	assert_int_equal(core.st.dumps_refused, 3);
+	assert_int_equal(dir_entries(), 3);
+#undef BUSY
+}
+
+/*
+ * jmfp is the one built-in that answers later: dispatch hands back a
+ * dump job and writes nothing; the allow list and a host's own jmfp are
+ * answered at once, as before.
+ */
+static void test_jmfp_is_a_job(void **state)
+{
+	struct proto_out out = {.write = collect, .arg = &R};
+	const struct proto_word *w;
+	enum proto_job job = PROTO_JOB_NONE;
+	int n = 5;
+
+	(void)state;
+	for (w = proto_words; w->name != NULL; w++)
+		if (strcmp(w->name, "jmfp") == 0) {
+			assert_int_equal(w->job, PROTO_JOB_DUMP);
+			assert_true(w->flags & PROTO_F_MUTATES);
+		} else {
+			assert_int_equal(w->job, PROTO_JOB_NONE);
+			assert_non_null(w->fn);
+		}
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_JOB);
+	assert_int_equal(job, PROTO_JOB_DUMP);
+	assert_int_equal(R.len, 0);
+	assert_int_equal(core.st.words_served, 1);
+	/* Nothing is admitted or begun until the module runs the job. */
+	assert_false(core.dump_running);
+	assert_false(core.dumped);
+	assert_int_equal(fake.dumps, 0);
+	assert_int_equal(dumper.stage[0], '\0');
+
+	snprintf(cfg.allow, sizeof(cfg.allow), "ruok");
+	job = PROTO_JOB_NONE;
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_ERROR);
+	assert_int_equal(job, PROTO_JOB_NONE);
+	assert_string_equal(R.buf,
+	    "jmfp is not executed because it is not in the whitelist.\n");
+
+	snprintf(cfg.allow, sizeof(cfg.allow), "*");
+	assert_int_equal(proto_add_word(&P, "jmfp", host_wchs, &n, 0), 0);
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_OK);
+	assert_int_equal(job, PROTO_JOB_NONE);
+	assert_memory_equal(R.buf, "watches: 5\n", 11);
+	assert_int_equal(fake.dumps, 0);
+}
+
+/*
+ * One table of figures: figures_read() gives every row a value here,
+ * figure_find() finds each by key (and not one this process lacks), and
+ * mntr renders every row, in the table's order.
+ */
+static void test_figures(void **state)
+{
+	struct figure_value v[FIGURES_MAX];
+	const struct figure_value *f;
+	const char *line;
+	size_t i, n;
+
+	(void)state;
+	assert_true(figures_count <= FIGURES_MAX);
+	assert_int_equal(run("jmfp"), PROTO_OK); /* jm4lw_last_dump* too */
+	core.st.conns_evicted = 4;
+	figures_read(&core, v);
+	for (i = 0; i < figures_count; i++) {
+		assert_true(v[i].have);
+		assert_ptr_equal(figure_find(v, figures[i].key), &v[i]);
+		if (figures[i].type == FIG_TEXT)
+			assert_non_null(v[i].s);
+		if (figures[i].metric == NULL)
+			assert_int_equal(figures[i].type, FIG_TEXT);
+	}
+	assert_null(figure_find(v, "nope"));
+	assert_null(figure_find(v, "jm4lw_connections_evicted_total"));
+	assert_int_equal(figure_find(v, "jm4lw_connections_evicted")->u, 4);
+	assert_int_equal(figure_find(v, "jm4lw_dumps_written")->u, 1);
+	assert_int_equal(figure_find(v, "jemalloc_allocated")->u, 12345);
+	assert_int_equal(figure_find(v, "jemalloc_opt_prof")->u, 1);
+	assert_string_equal(figure_find(v, "jm4lw_last_dump")->s,
+	    core.last_dump);
+	assert_string_equal(figure_find(v, "jemalloc_version")->s,
+	    "5.3.0-fake");
+	fake.fail_name = "prof.active";
+	fake.fail_errno = ENOENT;
+	figures_read(&core, v);
+	assert_null(figure_find(v, "jemalloc_prof_active"));
+	assert_non_null(f = figure_find(v, "jemalloc_opt_prof"));
+	assert_int_equal(f->u, 1);
+	fake.fail_name = NULL;
+
+	core.last_dump_time = 86400 + 61;
+	assert_int_equal(run("mntr"), PROTO_OK);
+	for (i = 0, line = R.buf; i < figures_count; i++) {
+		n = strlen(figures[i].key);
+		assert_memory_equal(line, figures[i].key, n);
+		assert_int_equal(line[n], '\t');
+		assert_non_null(line = strchr(line, '\n'));
+		line++;
+	}
+	assert_int_equal(*line, '\0');
+	assert_non_null(strstr(R.buf, "\njm4lw_connections_evicted\t4\n"));
+	assert_non_null(strstr(R.buf,
+	    "\njm4lw_last_dump_time\t1970-01-02T00:01:01Z\n"));
+}
+
+/*
+ * The policy is typed, parsed once by config_policy(): growth and
+ * prof.reset follow core.pol, never the configuration's text, until a
+ * reload parses it again.
+ */
+static void test_policy(void **state)
+{
+	struct core_policy pol;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), 0);
+	assert_int_equal(pol.growth_bytes, 0);
+	assert_int_equal(pol.growth_pct, 0);
+	assert_int_equal(pol.reset_lg, -1); /* keep */
+	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1K");
+	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
+	    "0");
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), 0);
+	assert_int_equal(pol.growth_bytes, 1024);
+	assert_int_equal(pol.growth_pct, 0);
+	assert_int_equal(pol.reset_lg, 0); /* 0 is a rate, not "keep" */
+	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "50%%");
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), 0);
+	assert_int_equal(pol.growth_bytes, 0);
+	assert_int_equal(pol.growth_pct, 50);
+
+	/* The text changed, the policy in force did not. */
+	fake.allocated = 1;
+	assert_false(core_growth_due(&core));
+	assert_int_equal(fake.epochs, 0);
+	assert_false(core.alloc_known);
+	assert_int_equal(run("jmrs"), PROTO_OK);
+	assert_int_equal(fake.reset_lg, 19);
+
+	/* Reloaded: 50% of the first look's 1000. */
+	core.pol = pol;
+	fake.allocated = 1000;
+	assert_false(core_growth_due(&core)); /* the baseline */
+	assert_true(core.alloc_known);
+	fake.allocated = 1499;
+	assert_false(core_growth_due(&core));
+	fake.allocated = 1500;
+	assert_true(core_growth_due(&core));
+	/* prof.reset at the typed rate, prof.lg_sample not even read. */
+	fake.fail_name = "prof.lg_sample";
+	fake.fail_errno = EIO;
+	assert_int_equal(run("jmrs"), PROTO_OK);
+	assert_string_equal(R.buf, "ok: profile reset (lg_prof_sample=0)\n");
+	assert_int_equal(fake.reset_lg, 0);
+	core.pol.reset_lg = -1;
+	assert_int_equal(run("jmrs"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: cannot read prof.lg_sample: "));
+	assert_int_equal(fake.resets, 2);
+	/* Growth off again: no look at stats.allocated at all. */
+	memset(&core.pol, 0, sizeof(core.pol));
+	fake.epochs = 0;
+	assert_false(core_growth_due(&core));
+	assert_int_equal(fake.epochs, 0);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1233,6 +1454,10 @@ int main(void)
 		T(test_jmls),
 		T(test_jmrs),
 		T(test_growth),
+		T(test_policy),
+		T(test_dump_in_progress),
+		T(test_jmfp_is_a_job),
+		T(test_figures),
 		T(test_prof_not_built),
 		T(test_prof_off_says_what_to_set),
 		T(test_jmep_jmdp),
