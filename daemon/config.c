@@ -16,9 +16,9 @@
 #include <ini.h>
 
 #include "addr.h"
+#include "config.h"
 #include "jm4lw.h"
 #include "proto.h"
-#include "server.h"
 
 /* As many addresses as the server keeps listeners (MAX_LISTENERS). */
 #define LISTEN_MAX 16
@@ -34,16 +34,18 @@
 #define PREFIX_HINT "want 1-63 of A-Z a-z 0-9 . _ -, not starting with ."
 
 /* Checks a string value; writes its normal form (never longer) to norm. */
-typedef int (*check_fn)(const char *v, char *norm, size_t normlen,
+typedef int (*check_fn)(const char *v, int flags, char *norm, size_t normlen,
     char *err, size_t errlen);
 
-static int check_listen(const char *, char *, size_t, char *, size_t);
-static int check_allow(const char *, char *, size_t, char *, size_t);
-static int check_dump_dir(const char *, char *, size_t, char *, size_t);
-static int check_dump_prefix(const char *, char *, size_t, char *, size_t);
-static int check_allow_from(const char *, char *, size_t, char *, size_t);
-static int check_growth(const char *, char *, size_t, char *, size_t);
-static int check_lg_sample(const char *, char *, size_t, char *, size_t);
+static int check_listen(const char *, int, char *, size_t, char *, size_t);
+static int check_allow(const char *, int, char *, size_t, char *, size_t);
+static int check_dump_dir(const char *, int, char *, size_t, char *, size_t);
+static int check_dump_prefix(const char *, int, char *, size_t, char *,
+    size_t);
+static int check_allow_from(const char *, int, char *, size_t, char *,
+    size_t);
+static int check_growth(const char *, int, char *, size_t, char *, size_t);
+static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
 
 /* One key: a string field with a checker, or a number with a range. */
 struct config_key {
@@ -228,14 +230,15 @@ static int check_addr(const char *a, char *err, size_t errlen)
 }
 
 /* listen: 1 to 16 comma-separated addresses. */
-static int check_listen(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_listen(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	char a[FIELD_SIZE(listen)];
 	const char *s = v, *item;
 	size_t n, used = 0;
 	int count = 0;
 
+	(void)flags;
 	norm[0] = '\0';
 	while (s != NULL) {
 		item = list_next(&s, &n);
@@ -285,17 +288,13 @@ static const char *known_words(char *buf, size_t len)
 /*
  * allow: "*", or a list of built-in words and "readonly". readonly is kept
  * as it is rather than expanded: proto_allowed() understands it, and then
- * it also covers host words added without JM4LW_WORD_MUTATES.
+ * it also covers host words added without JM4LW_WORD_MUTATES. With
+ * CONFIG_HOST_WORDS (a module checking its own configuration) any
+ * well-formed word is accepted: the host may add words after jm4lw_new(),
+ * and the module warns about ones that match nothing once it listens.
  */
-/*
- * Set while a module checks its own configuration: its host may add words
- * after jm4lw_new(), so any well-formed word is accepted there and the
- * module warns about ones that match nothing once it listens.
- */
-static _Thread_local int allow_host_words;
-
-static int check_allow(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_allow(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	const char *s = v, *item;
 	char q[96], words[128];
@@ -319,7 +318,8 @@ static int check_allow(const char *v, char *norm, size_t normlen,
 			star = 1;
 		else if (!(n == 8 && memcmp(item, "readonly", 8) == 0) &&
 		    !(n == 4 && proto_lookup(item) != NULL) &&
-		    !(n == 4 && allow_host_words && item_word_valid(item)))
+		    !(n == 4 && (flags & CONFIG_HOST_WORDS) &&
+		    item_word_valid(item)))
 			return config_err(err, errlen,
 			    "allow: unknown word %s (want *, readonly, or "
 			    "comma-separated words from: %s)",
@@ -335,8 +335,8 @@ static int check_allow(const char *v, char *norm, size_t normlen,
 }
 
 /* allow_from: "*" alone, or addresses and networks, IPv4 and IPv6. */
-static int check_allow_from(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_allow_from(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	const char *s = v, *item;
 	struct cidr c;
@@ -344,6 +344,7 @@ static int check_allow_from(const char *v, char *norm, size_t normlen,
 	size_t n, used = 0;
 	int count = 0, star = 0;
 
+	(void)flags;
 	norm[0] = '\0';
 	while (s != NULL) {
 		item = list_next(&s, &n);
@@ -423,14 +424,15 @@ range:
 }
 
 /* dump_on_growth: 0, a size (512M) or a percentage (1-10000%). */
-static int check_growth(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_growth(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	static const struct config_key k = {.name = "dump_on_growth"};
 	unsigned long long bytes;
 	size_t n = strlen(v);
 	char q[96];
 
+	(void)flags;
 	if (n > 0 && v[n - 1] == '%') {
 		unsigned long pct = 0;
 		size_t i;
@@ -452,12 +454,13 @@ static int check_growth(const char *v, char *norm, size_t normlen,
 }
 
 /* prof_reset_lg_sample: "keep" or 0-62 (jemalloc's range). */
-static int check_lg_sample(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_lg_sample(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	size_t n = strlen(v);
 	char q[96];
 
+	(void)flags;
 	if (strcmp(v, "keep") != 0 &&
 	    !(n >= 1 && n <= 2 && v[0] >= '0' && v[0] <= '9' &&
 		(n == 1 || (v[1] >= '0' && v[1] <= '9')) && atoi(v) <= 62))
@@ -472,11 +475,12 @@ static int check_lg_sample(const char *v, char *norm, size_t normlen,
 
 /* dump_dir: any path without control characters; existence is checked
  * at dump time, so a missing directory can be created later. */
-static int check_dump_dir(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_dump_dir(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	size_t i, n = strlen(v);
 
+	(void)flags;
 	if (n == 0)
 		return config_err(err, errlen,
 		    "dump_dir: empty (want a directory, e.g. /var/tmp)");
@@ -492,12 +496,13 @@ static int check_dump_dir(const char *v, char *norm, size_t normlen,
 }
 
 /* dump_prefix: part of a file name, never a path or a hidden file. */
-static int check_dump_prefix(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_dump_prefix(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	size_t i, n = strlen(v);
 	char c, q[96], shown[8];
 
+	(void)flags;
 	if (n == 0)
 		return config_err(err, errlen, "dump_prefix: empty (" PREFIX_HINT
 		    ")");
@@ -644,15 +649,33 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
 		memcpy((char *)cfg + k->off, &num, sizeof(num));
 		return 0;
 	}
-	if (k->check(v, norm, k->size, err, errlen) == -1)
+	if (k->check(v, 0, norm, k->size, err, errlen) == -1)
 		return -1;
 	memcpy((char *)cfg + k->off, norm, strlen(norm) + 1);
 	return 0;
 }
 
-/* Check every field of a struct however it was filled. */
-JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
-    size_t errlen)
+/* The string field of @p k in @p cfg, or NULL and why if it has no NUL. */
+static const char *key_string(const struct jm4lw_config *cfg,
+    const struct config_key *k, char *err, size_t errlen)
+{
+	const char *field = (const char *)cfg + k->off;
+
+	if (memchr(field, '\0', k->size) == NULL) {
+		config_err(err, errlen,
+		    "%s: not NUL-terminated (at most %zu bytes)", k->name,
+		    k->size - 1);
+		return NULL;
+	}
+	return field;
+}
+
+/*
+ * Check every field of a struct however it was filled; @p flags go to
+ * the checkers, so a module's check differs from a host's by an argument.
+ */
+static int check_config(const struct jm4lw_config *cfg, int flags,
+    char *err, size_t errlen)
 {
 	const struct config_key *k;
 	char norm[VALUE_MAX];
@@ -664,37 +687,35 @@ JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
 		return config_err(err, errlen, "no configuration");
 	for (i = 0; i < NKEYS; i++) {
 		k = &config_keys[i];
-		field = (const char *)cfg + k->off;
 		if (k->bytes)
 			continue; /* every value means something */
 		if (k->size == 0) {
-			memcpy(&num, field, sizeof(num));
+			memcpy(&num, (const char *)cfg + k->off, sizeof(num));
 			if (num < k->min || num > k->max)
 				return config_err(err, errlen,
 				    "%s: %u is out of range (want %u-%u%s)",
 				    k->name, num, k->min, k->max, k->unit);
 			continue;
 		}
-		if (memchr(field, '\0', k->size) == NULL)
-			return config_err(err, errlen,
-			    "%s: not NUL-terminated (at most %zu bytes)",
-			    k->name, k->size - 1);
-		if (k->check(field, norm, k->size, err, errlen) == -1)
+		if ((field = key_string(cfg, k, err, errlen)) == NULL ||
+		    k->check(field, flags, norm, k->size, err, errlen) == -1)
 			return -1;
 	}
 	return 0;
+}
+
+/* Check a whole struct as a host fills it: built-in words only. */
+JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
+    size_t errlen)
+{
+	return check_config(cfg, 0, err, errlen);
 }
 
 /* jm4lw_config_check() as a module does it: host words allowed. */
 int config_check_module(const struct jm4lw_config *cfg, char *err,
     size_t errlen)
 {
-	int r;
-
-	allow_host_words = 1;
-	r = jm4lw_config_check(cfg, err, errlen);
-	allow_host_words = 0;
-	return r;
+	return check_config(cfg, CONFIG_HOST_WORDS, err, errlen);
 }
 
 /* State of one jm4lw_config_load(). */

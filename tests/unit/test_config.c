@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "config.h"
 #include "jm4lw.h"
 #include "proto.h"
 
@@ -905,6 +906,35 @@ static void test_sample_conf(void **state)
 #endif
 }
 
+/* A module takes words its host may add later; a host's check never. */
+static void test_check_module(void **state)
+{
+	struct jm4lw_config cfg;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,hwd1");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "allow: unknown word \"hwd1\""));
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), 0);
+	/* Nothing of the module's check is left behind for the next one. */
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	set_bad("allow", "hwd1", "unknown word \"hwd1\"");
+	/* Well-formed words only, and the other rules still hold. */
+	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,hw d");
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
+	snprintf(cfg.allow, sizeof(cfg.allow), "hwd12");
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
+	snprintf(cfg.allow, sizeof(cfg.allow), "hwd1,*");
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "use it alone"));
+	snprintf(cfg.allow, sizeof(cfg.allow), "hwd1");
+	cfg.read_timeout = 0;
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
+	assert_string_equal(err, "read_timeout: 0 is out of range (want "
+	    "1-3600 seconds)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -936,6 +966,7 @@ int main(void)
 	    cmocka_unit_test(test_load_untouched_on_error),
 	    cmocka_unit_test(test_load_checks_whole),
 	    cmocka_unit_test(test_sample_conf),
+	    cmocka_unit_test(test_check_module),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
