@@ -107,7 +107,7 @@ static int config_err(char *err, size_t errlen, const char *fmt, ...)
  * printable ASCII as \xNN and long values cut, so the message stays one
  * short line whatever the input was.
  */
-static const char *quote(char *buf, size_t len, const char *s, size_t n)
+const char *config_quote(char *buf, size_t len, const char *s, size_t n)
 {
 	size_t i, o = 0;
 	unsigned char c;
@@ -149,10 +149,10 @@ static const char *trim(const char *s, size_t *n)
 }
 
 /*
- * The next comma-separated item of a list, trimmed. Returns its start
- * and length in *n and moves *s past the comma, to NULL after the last.
+ * The next comma-separated item of a list, trimmed: the one splitter, so
+ * every list key agrees on what an item and an empty entry are.
  */
-static const char *list_next(const char **s, size_t *n)
+const char *config_list_next(const char **s, size_t *n)
 {
 	const char *item = *s, *comma = strchr(item, ',');
 
@@ -190,7 +190,7 @@ static int check_addr(const char *a, char *err, size_t errlen)
 	const char *end, *port, *p;
 	char q[96];
 
-	quote(q, sizeof(q), a, strlen(a));
+	config_quote(q, sizeof(q), a, strlen(a));
 	if (a[0] == '[') {
 		if ((end = strchr(a, ']')) == NULL)
 			return config_err(err, errlen,
@@ -241,7 +241,7 @@ static int check_listen(const char *v, int flags, char *norm,
 	(void)flags;
 	norm[0] = '\0';
 	while (s != NULL) {
-		item = list_next(&s, &n);
+		item = config_list_next(&s, &n);
 		if (n == 0)
 			return config_err(err, errlen, "listen: %s (want "
 			    "ADDR:PORT or [ADDR6]:PORT, several separated by "
@@ -303,7 +303,7 @@ static int check_allow(const char *v, int flags, char *norm,
 
 	norm[0] = '\0';
 	while (s != NULL) {
-		item = list_next(&s, &n);
+		item = config_list_next(&s, &n);
 		if (n == 0 && count == 0 && s == NULL)
 			return config_err(err, errlen,
 			    "allow: empty; use * to allow every word, readonly "
@@ -323,7 +323,7 @@ static int check_allow(const char *v, int flags, char *norm,
 			return config_err(err, errlen,
 			    "allow: unknown word %s (want *, readonly, or "
 			    "comma-separated words from: %s)",
-			    quote(q, sizeof(q), item, n),
+			    config_quote(q, sizeof(q), item, n),
 			    known_words(words, sizeof(words)));
 		if (list_append(norm, normlen, &used, item, n) == -1)
 			return config_err(err, errlen, "allow: value too long");
@@ -347,7 +347,7 @@ static int check_allow_from(const char *v, int flags, char *norm,
 	(void)flags;
 	norm[0] = '\0';
 	while (s != NULL) {
-		item = list_next(&s, &n);
+		item = config_list_next(&s, &n);
 		if (n == 0)
 			return config_err(err, errlen,
 			    "allow_from: empty %s (want *, or addresses and "
@@ -359,7 +359,7 @@ static int check_allow_from(const char *v, int flags, char *norm,
 			    "allow_from: %s is not an address or network "
 			    "(want e.g. 10.0.0.0/8, 192.0.2.7, fd00::/8, ::1; "
 			    "no host bits after the /)",
-			    quote(q, sizeof(q), item, n));
+			    config_quote(q, sizeof(q), item, n));
 		if (c.family == 0)
 			star = 1;
 		if (list_append(norm, normlen, &used, item, n) == -1)
@@ -383,7 +383,7 @@ static int parse_bytes(const struct config_key *k, const char *v,
 	const char *p = v;
 	char q[96];
 
-	quote(q, sizeof(q), v, strlen(v));
+	config_quote(q, sizeof(q), v, strlen(v));
 	if (*p < '0' || *p > '9')
 		goto bad;
 	for (; *p >= '0' && *p <= '9'; p++) {
@@ -444,7 +444,7 @@ static int check_growth(const char *v, int flags, char *norm,
 		if (n == 1 || i + 1 < n || pct < 1 || pct > 10000)
 			return config_err(err, errlen, "dump_on_growth: %s is "
 			    "not a percentage (want 1%%-10000%%)",
-			    quote(q, sizeof(q), v, n));
+			    config_quote(q, sizeof(q), v, n));
 	} else if (parse_bytes(&k, v, &bytes, err, errlen) == -1)
 		return -1;
 	if (n >= normlen)
@@ -466,7 +466,7 @@ static int check_lg_sample(const char *v, int flags, char *norm,
 		(n == 1 || (v[1] >= '0' && v[1] <= '9')) && atoi(v) <= 62))
 		return config_err(err, errlen, "prof_reset_lg_sample: %s "
 		    "(want keep, or 0-62: sample every 2^N bytes)",
-		    quote(q, sizeof(q), v, n));
+		    config_quote(q, sizeof(q), v, n));
 	if (n >= normlen)
 		return config_err(err, errlen, "prof_reset_lg_sample: too long");
 	memcpy(norm, v, n + 1);
@@ -514,7 +514,7 @@ static int check_dump_prefix(const char *v, int flags, char *norm,
 	if (v[0] == '.')
 		return config_err(err, errlen,
 		    "dump_prefix: %s starts with . (" PREFIX_HINT ")",
-		    quote(q, sizeof(q), v, n));
+		    config_quote(q, sizeof(q), v, n));
 	for (i = 0; i < n; i++) {
 		c = v[i];
 		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
@@ -526,8 +526,8 @@ static int check_dump_prefix(const char *v, int flags, char *norm,
 				    (unsigned char)c);
 			return config_err(err, errlen,
 			    "dump_prefix: %s: byte %zu (%s) not allowed ("
-			    PREFIX_HINT ")", quote(q, sizeof(q), v, n), i + 1,
-			    shown);
+			    PREFIX_HINT ")", config_quote(q, sizeof(q), v, n),
+			    i + 1, shown);
 		}
 	}
 	memcpy(norm, v, n + 1);
@@ -545,7 +545,7 @@ static int parse_number(const struct config_key *k, const char *v,
 	const char *p;
 	char q[96];
 
-	quote(q, sizeof(q), v, strlen(v));
+	config_quote(q, sizeof(q), v, strlen(v));
 	if (*v == '\0')
 		return config_err(err, errlen, "%s: empty (want %u-%u%s)",
 		    k->name, k->min, k->max, k->unit);
@@ -586,7 +586,7 @@ static int unknown_key(const char *name, char *err, size_t errlen)
 		o += (size_t)snprintf(keys + o, sizeof(keys) - o, "%s%s",
 		    i ? " " : "", config_keys[i].name);
 	return config_err(err, errlen, "unknown key %s (known keys: %s)",
-	    quote(q, sizeof(q), name, strlen(name)), keys);
+	    config_quote(q, sizeof(q), name, strlen(name)), keys);
 }
 
 /* Fill cfg with the defaults (also what `conf` shows when nothing is set). */
@@ -782,7 +782,7 @@ static char *load_read(char *str, int num, void *arg)
 	else if (*s == '[' && (end = strchr(s, ']')) != NULL &&
 	    !(end - s - 1 == 5 && memcmp(s + 1, "jm4lw", 5) == 0))
 		load_error(l, "unknown section %s (put keys at the top of the "
-		    "file or under [jm4lw])", quote(q, sizeof(q), s + 1,
+		    "file or under [jm4lw])", config_quote(q, sizeof(q), s + 1,
 		    (size_t)(end - s - 1)));
 	return str;
 }
@@ -802,7 +802,7 @@ static int load_key(void *arg, const char *section, const char *name,
 	if (strcmp(section, "") != 0 && strcmp(section, "jm4lw") != 0) {
 		load_error(l, "unknown section %s (put keys at the top of the "
 		    "file or under [jm4lw])",
-		    quote(q, sizeof(q), section, strlen(section)));
+		    config_quote(q, sizeof(q), section, strlen(section)));
 		return 0;
 	}
 	/* A second value is a leftover or an indented continuation line. */

@@ -15,4 +15,18 @@
 int config_check_module(const struct jm4lw_config *cfg, char *err,
     size_t errlen);
 
+/*
+ * The next comma-separated item of the list at *s, white space around it
+ * cut: returns its start and its length in *n, and moves *s past the
+ * comma, to NULL after the last item. Call while *s is not NULL.
+ */
+const char *config_list_next(const char **s, size_t *n);
+
+/*
+ * @p s (@p n bytes) in double quotes in @p buf (@p len, at least 8 bytes)
+ * for a message: bytes that are not printable ASCII as \xNN and a long
+ * value cut with "...". Returns @p buf.
+ */
+const char *config_quote(char *buf, size_t len, const char *s, size_t n);
+
 #endif

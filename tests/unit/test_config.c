@@ -935,6 +935,36 @@ static void test_check_module(void **state)
 	    "1-3600 seconds)");
 }
 
+/* The list splitter and the quoting that other files may reuse. */
+static void test_list_and_quote(void **state)
+{
+	static const char *const want[] = {"a", "b", "", "c d"};
+	const char *s = " a ,b,,\tc d ", *item;
+	char q[16], small[8];
+	size_t i = 0, n;
+
+	(void)state;
+	while (s != NULL) {
+		item = config_list_next(&s, &n);
+		assert_true(i < sizeof(want) / sizeof(want[0]));
+		assert_int_equal(n, strlen(want[i]));
+		assert_int_equal(strncmp(item, want[i], n), 0);
+		i++;
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	s = "";
+	config_list_next(&s, &n);
+	assert_int_equal(n, 0);
+	assert_null(s);
+
+	assert_string_equal(config_quote(q, sizeof(q), "a\"b\n", 4),
+	    "\"a\\x22b\\x0a\"");
+	assert_string_equal(config_quote(q, sizeof(q), repeat('x', 100), 100),
+	    "\"xxxxxxx...\"");
+	assert_string_equal(config_quote(small, sizeof(small), "abc", 3),
+	    "\"...\"");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -967,6 +997,7 @@ int main(void)
 	    cmocka_unit_test(test_load_checks_whole),
 	    cmocka_unit_test(test_sample_conf),
 	    cmocka_unit_test(test_check_module),
+	    cmocka_unit_test(test_list_and_quote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
