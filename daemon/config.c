@@ -33,10 +33,6 @@
 	"port 0 picks a free one"
 #define PREFIX_HINT "want 1-63 of A-Z a-z 0-9 . _ -, not starting with ."
 
-/* Checks a string value; writes its normal form (never longer) to norm. */
-typedef int (*check_fn)(const char *v, int flags, char *norm, size_t normlen,
-    char *err, size_t errlen);
-
 static int check_listen(const char *, int, char *, size_t, char *, size_t);
 static int check_allow(const char *, int, char *, size_t, char *, size_t);
 static int check_dump_dir(const char *, int, char *, size_t, char *, size_t);
@@ -47,17 +43,6 @@ static int check_allow_from(const char *, int, char *, size_t, char *,
 static int check_growth(const char *, int, char *, size_t, char *, size_t);
 static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
 
-/* One key: a string field with a checker, or a number with a range. */
-struct config_key {
-	const char *name;
-	size_t off;  /* of the field in struct jm4lw_config */
-	size_t size; /* of a string field; 0 for a number */
-	check_fn check;
-	unsigned min, max;
-	const char *unit;
-	int bytes; /* an unsigned long long with a K/M/G suffix */
-};
-
 #define STRING_KEY(f, fn)                                                      \
 	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
 	.size = FIELD_SIZE(f), .check = fn
@@ -67,25 +52,82 @@ struct config_key {
 #define BYTES_KEY(f)                                                           \
 	.name = #f, .off = offsetof(struct jm4lw_config, f), .bytes = 1
 
+/*
+ * Every key once, as tmux keeps its options: the field, the rules, the
+ * default and the help line. Defaults are text, read as a file's values
+ * are, so jm4lw_config_init(), conf/jm4lwd.conf and README.md's key table
+ * can all be held to this table (test_config does).
+ */
 static const struct config_key config_keys[] = {
-	{STRING_KEY(listen, check_listen)},
-	{STRING_KEY(allow, check_allow)},
-	{STRING_KEY(dump_dir, check_dump_dir)},
-	{STRING_KEY(dump_prefix, check_dump_prefix)},
-	{NUMBER_KEY(max_connections, 1, 100000, "")},
-	{NUMBER_KEY(read_timeout, 1, 3600, " seconds")},
-	{NUMBER_KEY(write_timeout, 1, 3600, " seconds")},
-	{STRING_KEY(allow_from, check_allow_from)},
-	{NUMBER_KEY(dump_min_interval, 0, 86400, " seconds")},
-	{BYTES_KEY(dump_min_free)},
-	{NUMBER_KEY(dump_interval, 0, 604800, " seconds")},
-	{STRING_KEY(dump_on_growth, check_growth)},
-	{NUMBER_KEY(growth_check_interval, 1, 3600, " seconds")},
-	{NUMBER_KEY(dump_keep, 0, 1000000, "")},
-	{BYTES_KEY(dump_max_bytes)},
-	{STRING_KEY(prof_reset_lg_sample, check_lg_sample)},
+	{STRING_KEY(listen, check_listen),
+	    .def = JM4LW_DEFAULT_LISTEN,
+	    .help = "comma list of `ADDR:PORT` / `[ADDR6]:PORT`; port 0 picks "
+		"a free one"},
+	{STRING_KEY(allow, check_allow),
+	    .def = "*",
+	    .help = "words served; others get the whitelist line. `readonly` "
+		"= words that change nothing"},
+	{STRING_KEY(dump_dir, check_dump_dir),
+	    .def = "/tmp",
+	    .help = "where `jmfp` writes"},
+	{STRING_KEY(dump_prefix, check_dump_prefix),
+	    .def = "jm4lw",
+	    .help = "file name prefix, `[A-Za-z0-9._-]`"},
+	{NUMBER_KEY(max_connections, 1, 100000, ""),
+	    .def = "64",
+	    .help = "connections beyond this get one error line and are "
+		"closed"},
+	{NUMBER_KEY(read_timeout, 1, 3600, " seconds"),
+	    .def = "5",
+	    .help = "seconds a peer has to send its word"},
+	{NUMBER_KEY(write_timeout, 1, 3600, " seconds"),
+	    .def = "30",
+	    .help = "seconds a reply may make no progress before the peer is "
+		"dropped"},
+	{STRING_KEY(allow_from, check_allow_from),
+	    .def = JM4LW_DEFAULT_ALLOW_FROM,
+	    .help = "peers that may connect: `*` or IPv4/IPv6 addresses and "
+		"networks"},
+	{NUMBER_KEY(dump_min_interval, 0, 86400, " seconds"),
+	    .def = "1",
+	    .help = "seconds between dumps; a `jmfp` sooner is refused with "
+		"the time to retry"},
+	{BYTES_KEY(dump_min_free),
+	    .def = "64M",
+	    .help = "refuse a dump when `dump_dir`'s filesystem has less free "
+		"(K/M/G/T suffixes)"},
+	{NUMBER_KEY(dump_interval, 0, 604800, " seconds"),
+	    .def = "0",
+	    .help = "seconds between scheduled dumps; 0 is off"},
+	{STRING_KEY(dump_on_growth, check_growth),
+	    .def = "0",
+	    .help = "dump when `stats.allocated` has grown this much since the "
+		"last dump: bytes (K/M/G/T) or a percentage (`50%`); 0 is "
+		"off"},
+	{NUMBER_KEY(growth_check_interval, 1, 3600, " seconds"),
+	    .def = "10",
+	    .help = "seconds between two looks at `stats.allocated` for "
+		"`dump_on_growth`"},
+	{NUMBER_KEY(dump_keep, 0, 1000000, ""),
+	    .def = "0",
+	    .help = "keep at most this many of our dumps in `dump_dir`, "
+		"deleting the oldest; 0 keeps all"},
+	{BYTES_KEY(dump_max_bytes),
+	    .def = "0",
+	    .help = "keep our dumps under this many bytes in total (K/M/G/T), "
+		"deleting the oldest but never the newest; 0 is no limit"},
+	{STRING_KEY(prof_reset_lg_sample, check_lg_sample),
+	    .def = "keep",
+	    .help = "sample rate `jmrs` sets: `keep` (the current one) or "
+		"0-62 (every 2^N bytes)"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
+
+/* The table for those outside this file that check it or list it. */
+const struct config_key *config_key_at(size_t i)
+{
+	return i < NKEYS ? &config_keys[i] : NULL;
+}
 
 /* Write a one-line reason to err (if the caller gave room) and return -1. */
 static int config_err(char *err, size_t errlen, const char *fmt, ...)
@@ -589,44 +631,16 @@ static int unknown_key(const char *name, char *err, size_t errlen)
 	    config_quote(q, sizeof(q), name, strlen(name)), keys);
 }
 
-/* Fill cfg with the defaults (also what `conf` shows when nothing is set). */
-JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->listen, sizeof(cfg->listen), "%s", JM4LW_DEFAULT_LISTEN);
-	snprintf(cfg->allow, sizeof(cfg->allow), "*");
-	snprintf(cfg->dump_dir, sizeof(cfg->dump_dir), "/tmp");
-	snprintf(cfg->dump_prefix, sizeof(cfg->dump_prefix), "jm4lw");
-	cfg->max_connections = 64;
-	cfg->read_timeout = 5;
-	cfg->write_timeout = 30;
-	snprintf(cfg->allow_from, sizeof(cfg->allow_from), "%s",
-	    JM4LW_DEFAULT_ALLOW_FROM);
-	cfg->dump_min_interval = 1;
-	cfg->dump_min_free = 64ULL << 20;
-	snprintf(cfg->dump_on_growth, sizeof(cfg->dump_on_growth), "0");
-	cfg->growth_check_interval = 10;
-	snprintf(cfg->prof_reset_lg_sample, sizeof(cfg->prof_reset_lg_sample),
-	    "keep");
-}
-
-/* Set one key from text; cfg is unchanged on error. */
-JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
+/* Set key @p k from its text form; cfg is unchanged on error. */
+static int key_set(struct jm4lw_config *cfg, const struct config_key *k,
     const char *value, char *err, size_t errlen)
 {
-	const struct config_key *k;
 	char v[VALUE_MAX], norm[VALUE_MAX];
 	const char *s;
 	size_t n;
 	unsigned num = 0;
 	unsigned long long bytes = 0;
 
-	if (cfg == NULL || key == NULL)
-		return config_err(err, errlen, "no configuration or key");
-	if ((k = key_find(key)) == NULL)
-		return unknown_key(key, err, errlen);
-	if (value == NULL)
-		return config_err(err, errlen, "%s: no value", k->name);
 	n = strlen(value);
 	s = trim(value, &n);
 	/* Too long is an error: a cut path or address would be another. */
@@ -653,6 +667,35 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
 		return -1;
 	memcpy((char *)cfg + k->off, norm, strlen(norm) + 1);
 	return 0;
+}
+
+/*
+ * Fill cfg with the defaults (also what `conf` shows when nothing is set),
+ * read from the key table as a file's values are; test_config checks that
+ * every default is accepted.
+ */
+JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
+{
+	size_t i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (i = 0; i < NKEYS; i++)
+		key_set(cfg, &config_keys[i], config_keys[i].def, NULL, 0);
+}
+
+/* Set one key from text; cfg is unchanged on error. */
+JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
+    const char *value, char *err, size_t errlen)
+{
+	const struct config_key *k;
+
+	if (cfg == NULL || key == NULL)
+		return config_err(err, errlen, "no configuration or key");
+	if ((k = key_find(key)) == NULL)
+		return unknown_key(key, err, errlen);
+	if (value == NULL)
+		return config_err(err, errlen, "%s: no value", k->name);
+	return key_set(cfg, k, value, err, errlen);
 }
 
 /* The string field of @p k in @p cfg, or NULL and why if it has no NUL. */

@@ -10,6 +10,26 @@
 /* Checker flag: allow may name words the host adds later. */
 #define CONFIG_HOST_WORDS 0x1
 
+/* Checks a string value; writes its normal form (never longer) to norm. */
+typedef int (*config_check_fn)(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen);
+
+/* One key: a string field with a checker, or a number with a range. */
+struct config_key {
+	const char *name;
+	size_t off;  /* of the field in struct jm4lw_config */
+	size_t size; /* of a string field; 0 for a number */
+	config_check_fn check;
+	unsigned min, max;
+	const char *unit;
+	int bytes;        /* an unsigned long long with a K/M/G suffix */
+	const char *def;  /* default, as it is written in a file */
+	const char *help; /* one line, as in README.md's key table */
+};
+
+/* The @p i-th key of the table, NULL past the last. */
+const struct config_key *config_key_at(size_t i);
+
 /* jm4lw_config_check() that accepts any well-formed word in allow, since
  * the host may add words later. */
 int config_check_module(const struct jm4lw_config *cfg, char *err,

@@ -906,6 +906,31 @@ static void test_sample_conf(void **state)
 #endif
 }
 
+/* Every key has a default its own rules accept, and init applied it. */
+static void test_key_table(void **state)
+{
+	const struct config_key *k;
+	struct jm4lw_config cfg, def;
+	size_t i, j;
+
+	(void)state;
+	jm4lw_config_init(&def);
+	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
+		assert_non_null(k->def);
+		assert_non_null(k->help);
+		assert_true(k->help[0] != '\0');
+		assert_null(strchr(k->help, '\n'));
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(config_key_at(j)->name,
+			    k->name);
+		/* A default init had left out would change the struct. */
+		cfg = def;
+		set_ok(&cfg, k->name, k->def);
+		assert_memory_equal(&cfg, &def, sizeof(cfg));
+	}
+	assert_true(i > 0);
+}
+
 /* A module takes words its host may add later; a host's check never. */
 static void test_check_module(void **state)
 {
@@ -996,6 +1021,7 @@ int main(void)
 	    cmocka_unit_test(test_load_untouched_on_error),
 	    cmocka_unit_test(test_load_checks_whole),
 	    cmocka_unit_test(test_sample_conf),
+	    cmocka_unit_test(test_key_table),
 	    cmocka_unit_test(test_check_module),
 	    cmocka_unit_test(test_list_and_quote),
 	};
