@@ -418,7 +418,7 @@ static int check_allow_from(const char *v, int flags, char *norm,
  * A byte count: digits with an optional K, M, G or T (powers of 1024),
  * e.g. 64M. Nothing else, so "64MB" or "1.5G" are errors, not guesses.
  */
-static int parse_bytes(const struct config_key *k, const char *v,
+static int parse_bytes(const char *name, const char *v,
     unsigned long long *out, char *err, size_t errlen)
 {
 	unsigned long long n = 0, mul = 1;
@@ -460,59 +460,94 @@ static int parse_bytes(const struct config_key *k, const char *v,
 bad:
 	return config_err(err, errlen,
 	    "%s: %s is not a size (want bytes, or a number with K, M, G or T, "
-	    "e.g. 64M; 0 turns the check off)", k->name, q);
+	    "e.g. 64M; 0 turns the check off)", name, q);
 range:
-	return config_err(err, errlen, "%s: %s is out of range", k->name, q);
+	return config_err(err, errlen, "%s: %s is out of range", name, q);
 }
 
-/* dump_on_growth: 0, a size (512M) or a percentage (1-10000%). */
-static int check_growth(const char *v, int flags, char *norm,
-    size_t normlen, char *err, size_t errlen)
+/*
+ * dump_on_growth: 0, a size (512M) or a percentage (1-10000%). One of
+ * *bytes and *pct gets the value, the other 0; both 0 is off.
+ */
+static int parse_growth(const char *v, unsigned long long *bytes,
+    unsigned *pct, char *err, size_t errlen)
 {
-	static const struct config_key k = {.name = "dump_on_growth"};
-	unsigned long long bytes;
-	size_t n = strlen(v);
+	unsigned long p = 0;
+	size_t i, n = strlen(v);
 	char q[96];
 
-	(void)flags;
-	if (n > 0 && v[n - 1] == '%') {
-		unsigned long pct = 0;
-		size_t i;
-		for (i = 0; i + 1 < n; i++) {
-			if (v[i] < '0' || v[i] > '9' || pct > 10000)
-				break;
-			pct = pct * 10 + (unsigned long)(v[i] - '0');
-		}
-		if (n == 1 || i + 1 < n || pct < 1 || pct > 10000)
-			return config_err(err, errlen, "dump_on_growth: %s is "
-			    "not a percentage (want 1%%-10000%%)",
-			    config_quote(q, sizeof(q), v, n));
-	} else if (parse_bytes(&k, v, &bytes, err, errlen) == -1)
-		return -1;
-	if (n >= normlen)
-		return config_err(err, errlen, "dump_on_growth: too long");
-	memcpy(norm, v, n + 1);
+	*bytes = 0;
+	*pct = 0;
+	if (n == 0 || v[n - 1] != '%')
+		return parse_bytes("dump_on_growth", v, bytes, err, errlen);
+	for (i = 0; i + 1 < n; i++) {
+		if (v[i] < '0' || v[i] > '9' || p > 10000)
+			break;
+		p = p * 10 + (unsigned long)(v[i] - '0');
+	}
+	if (n == 1 || i + 1 < n || p < 1 || p > 10000)
+		return config_err(err, errlen, "dump_on_growth: %s is not a "
+		    "percentage (want 1%%-10000%%)",
+		    config_quote(q, sizeof(q), v, n));
+	*pct = (unsigned)p;
 	return 0;
 }
 
-/* prof_reset_lg_sample: "keep" or 0-62 (jemalloc's range). */
-static int check_lg_sample(const char *v, int flags, char *norm,
-    size_t normlen, char *err, size_t errlen)
+/* prof_reset_lg_sample: "keep" (-1 in *lg) or 0-62 (jemalloc's range). */
+static int parse_lg_sample(const char *v, int *lg, char *err, size_t errlen)
 {
 	size_t n = strlen(v);
 	char q[96];
 
-	(void)flags;
-	if (strcmp(v, "keep") != 0 &&
-	    !(n >= 1 && n <= 2 && v[0] >= '0' && v[0] <= '9' &&
+	if (strcmp(v, "keep") == 0) {
+		*lg = -1;
+		return 0;
+	}
+	if (!(n >= 1 && n <= 2 && v[0] >= '0' && v[0] <= '9' &&
 		(n == 1 || (v[1] >= '0' && v[1] <= '9')) && atoi(v) <= 62))
 		return config_err(err, errlen, "prof_reset_lg_sample: %s "
 		    "(want keep, or 0-62: sample every 2^N bytes)",
 		    config_quote(q, sizeof(q), v, n));
+	*lg = atoi(v);
+	return 0;
+}
+
+/* A value a checker accepts as it is: its own normal form. */
+static int copy_norm(const char *name, const char *v, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	size_t n = strlen(v);
+
 	if (n >= normlen)
-		return config_err(err, errlen, "prof_reset_lg_sample: too long");
+		return config_err(err, errlen, "%s: value too long", name);
 	memcpy(norm, v, n + 1);
 	return 0;
+}
+
+/* dump_on_growth as a checker: parse_growth() with the value kept. */
+static int check_growth(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	unsigned long long bytes;
+	unsigned pct;
+
+	(void)flags;
+	if (parse_growth(v, &bytes, &pct, err, errlen) == -1)
+		return -1;
+	return copy_norm("dump_on_growth", v, norm, normlen, err, errlen);
+}
+
+/* prof_reset_lg_sample as a checker: parse_lg_sample() with the value kept. */
+static int check_lg_sample(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	int lg;
+
+	(void)flags;
+	if (parse_lg_sample(v, &lg, err, errlen) == -1)
+		return -1;
+	return copy_norm("prof_reset_lg_sample", v, norm, normlen, err,
+	    errlen);
 }
 
 /* dump_dir: any path without control characters; existence is checked
@@ -531,10 +566,7 @@ static int check_dump_dir(const char *v, int flags, char *norm,
 			return config_err(err, errlen,
 			    "dump_dir: control character 0x%02x at byte %zu "
 			    "(want a plain path)", (unsigned char)v[i], i + 1);
-	if (n >= normlen)
-		return config_err(err, errlen, "dump_dir: value too long");
-	memcpy(norm, v, n + 1);
-	return 0;
+	return copy_norm("dump_dir", v, norm, normlen, err, errlen);
 }
 
 /* dump_prefix: part of a file name, never a path or a hidden file. */
@@ -652,7 +684,7 @@ static int key_set(struct jm4lw_config *cfg, const struct config_key *k,
 	v[n] = '\0';
 
 	if (k->bytes) {
-		if (parse_bytes(k, v, &bytes, err, errlen) == -1)
+		if (parse_bytes(k->name, v, &bytes, err, errlen) == -1)
 			return -1;
 		memcpy((char *)cfg + k->off, &bytes, sizeof(bytes));
 		return 0;
@@ -759,6 +791,29 @@ int config_check_module(const struct jm4lw_config *cfg, char *err,
     size_t errlen)
 {
 	return check_config(cfg, CONFIG_HOST_WORDS, err, errlen);
+}
+
+/*
+ * The values the server acts on, parsed once when it takes a configuration
+ * rather than on every timer tick or word, by the checkers' own parsers.
+ */
+int config_policy(const struct jm4lw_config *cfg, struct config_policy *pol,
+    char *err, size_t errlen)
+{
+	struct config_policy p;
+	const char *growth, *lg;
+
+	if (cfg == NULL || pol == NULL)
+		return config_err(err, errlen, "no configuration");
+	growth = key_string(cfg, key_find("dump_on_growth"), err, errlen);
+	if (growth == NULL || parse_growth(growth, &p.growth_bytes,
+	    &p.growth_pct, err, errlen) == -1)
+		return -1;
+	lg = key_string(cfg, key_find("prof_reset_lg_sample"), err, errlen);
+	if (lg == NULL || parse_lg_sample(lg, &p.reset_lg, err, errlen) == -1)
+		return -1;
+	*pol = p;
+	return 0;
 }
 
 /* State of one jm4lw_config_load(). */

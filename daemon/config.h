@@ -30,6 +30,18 @@ struct config_key {
 /* The @p i-th key of the table, NULL past the last. */
 const struct config_key *config_key_at(size_t i);
 
+/* What the server acts on, parsed once when a configuration is taken. */
+struct config_policy {
+	unsigned long long growth_bytes; /* dump_on_growth as bytes, 0 when
+					  * off or a percentage */
+	unsigned growth_pct; /* as a percentage, 0 when off or bytes */
+	int reset_lg;        /* prof_reset_lg_sample, -1 for keep */
+};
+
+/* Fill @p pol from @p cfg: 0, or -1 with a reason. */
+int config_policy(const struct jm4lw_config *cfg, struct config_policy *pol,
+    char *err, size_t errlen);
+
 /* jm4lw_config_check() that accepts any well-formed word in allow, since
  * the host may add words later. */
 int config_check_module(const struct jm4lw_config *cfg, char *err,

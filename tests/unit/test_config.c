@@ -931,6 +931,64 @@ static void test_key_table(void **state)
 	assert_true(i > 0);
 }
 
+/* dump_on_growth and prof_reset_lg_sample as the server gets them. */
+static void test_policy(void **state)
+{
+	static const struct {
+		const char *growth, *lg;
+		unsigned long long bytes;
+		unsigned pct;
+		int reset_lg;
+	} ok[] = {
+	    {"0", "keep", 0, 0, -1},
+	    {"0K", "0", 0, 0, 0},
+	    {"512M", "19", 512ULL << 20, 0, 19},
+	    {" 1k ", "07", 1024, 0, 7},
+	    {"12345", "62", 12345, 0, 62},
+	    {"2T", "keep", 2ULL << 40, 0, -1},
+	    {"1%", "keep", 0, 1, -1},
+	    {"10000%", "keep", 0, 10000, -1},
+	};
+	struct config_policy pol, before;
+	struct jm4lw_config cfg;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		jm4lw_config_init(&cfg);
+		set_ok(&cfg, "dump_on_growth", ok[i].growth);
+		set_ok(&cfg, "prof_reset_lg_sample", ok[i].lg);
+		memset(&pol, 0xa5, sizeof(pol));
+		if (config_policy(&cfg, &pol, err, sizeof(err)) != 0)
+			fail_msg("%s, %s: %s", ok[i].growth, ok[i].lg, err);
+		assert_true(pol.growth_bytes == ok[i].bytes);
+		assert_int_equal(pol.growth_pct, ok[i].pct);
+		assert_int_equal(pol.reset_lg, ok[i].reset_lg);
+	}
+
+	/* Filled by hand: the checkers' reasons, and pol left alone. */
+	memset(&pol, 0xa5, sizeof(pol));
+	before = pol;
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1.5G");
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "dump_on_growth: \"1.5G\" is not a size"));
+	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "0%%");
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is not a percentage"));
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
+	    "63");
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "prof_reset_lg_sample: \"63\""));
+	memset(cfg.prof_reset_lg_sample, 'k', sizeof(cfg.prof_reset_lg_sample));
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	assert_string_equal(err, "prof_reset_lg_sample: not NUL-terminated "
+	    "(at most 7 bytes)");
+	assert_memory_equal(&pol, &before, sizeof(pol));
+	assert_int_equal(config_policy(NULL, &pol, err, sizeof(err)), -1);
+}
+
 /* A module takes words its host may add later; a host's check never. */
 static void test_check_module(void **state)
 {
@@ -1022,6 +1080,7 @@ int main(void)
 	    cmocka_unit_test(test_load_checks_whole),
 	    cmocka_unit_test(test_sample_conf),
 	    cmocka_unit_test(test_key_table),
+	    cmocka_unit_test(test_policy),
 	    cmocka_unit_test(test_check_module),
 	    cmocka_unit_test(test_list_and_quote),
 	};
