@@ -77,6 +77,11 @@ static const struct config_key config_keys[] = {
 	    .def = "64",
 	    .help = "connections beyond this get one error line and are "
 		"closed"},
+	{NUMBER_KEY(max_connections_per_peer, 1, 100000, ""),
+	    .def = "32",
+	    .help = "connections one peer address may hold at once; a new one "
+		"beyond it replaces that peer's oldest connection still "
+		"waiting for its word, or is refused"},
 	{NUMBER_KEY(read_timeout, 1, 3600, " seconds"),
 	    .def = "5",
 	    .help = "seconds a peer has to send its word"},

@@ -81,6 +81,10 @@ struct jm4lw_config {
 	char dump_prefix[64];
 	/** Open connections beyond this are closed at once (default 64). */
 	unsigned max_connections;
+	/** Connections one peer address may hold at once; a new one beyond
+	 *  it replaces that peer's oldest connection still waiting for its
+	 *  word, or is refused (default 32). */
+	unsigned max_connections_per_peer;
 	/** Seconds a peer has to send its word (default 5). */
 	unsigned read_timeout;
 	/** Seconds a reply may make no progress before the peer is dropped

@@ -117,6 +117,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.dump_dir, "/tmp");
 	assert_string_equal(cfg.dump_prefix, "jm4lw");
 	assert_int_equal(cfg.max_connections, 64);
+	assert_int_equal(cfg.max_connections_per_peer, 32);
 	assert_int_equal(cfg.read_timeout, 5);
 	assert_int_equal(cfg.write_timeout, 30);
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
@@ -357,6 +358,28 @@ static void test_dump_prefix(void **state)
 	set_bad("dump_prefix", "pr\xc3\xa9", "byte 3 (0xc3) not allowed");
 }
 
+/* The index of key @p name in the table, or -1. */
+static int key_index(const char *name)
+{
+	const struct config_key *k;
+	int i;
+
+	for (i = 0; (k = config_key_at((size_t)i)) != NULL; i++)
+		if (strcmp(k->name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* The entry of the key table named @p name; the test fails without one. */
+static const struct config_key *key_named(const char *name)
+{
+	int i = key_index(name);
+
+	if (i == -1)
+		fail_msg("no key %s in the table", name);
+	return config_key_at((size_t)i);
+}
+
 /* Boundaries and every kind of bad number for one key. */
 static void number_key(const char *key, unsigned min, unsigned max)
 {
@@ -370,12 +393,7 @@ static void number_key(const char *key, unsigned min, unsigned max)
 	jm4lw_config_init(&cfg);
 	snprintf(v, sizeof(v), " %u\t", max);
 	set_ok(&cfg, key, v);
-	if (strcmp(key, "max_connections") == 0)
-		got = cfg.max_connections;
-	else if (strcmp(key, "read_timeout") == 0)
-		got = cfg.read_timeout;
-	else
-		got = cfg.write_timeout;
+	memcpy(&got, (const char *)&cfg + key_named(key)->off, sizeof(got));
 	assert_int_equal(got, max);
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
 	set_ok(&cfg, key, "0010"); /* leading zeros are still decimal */
@@ -407,6 +425,7 @@ static void test_numbers(void **state)
 {
 	(void)state;
 	number_key("max_connections", 1, 100000);
+	number_key("max_connections_per_peer", 1, 100000);
 	number_key("read_timeout", 1, 3600);
 	number_key("write_timeout", 1, 3600);
 	set_bad("read_timeout", "0", "(want 1-3600 seconds)");
@@ -560,10 +579,10 @@ static void test_load_unknown_key(void **state)
 	assert_at(4, "unknown key \"foo\"");
 	load_bad("[jm4lw]\nallow = ruok\nno_such_key = 1\n");
 	assert_at(3, "unknown key \"no_such_key\" (known keys: listen allow "
-	    "dump_dir dump_prefix max_connections read_timeout "
-	    "write_timeout allow_from dump_min_interval dump_min_free "
-	    "dump_interval dump_on_growth growth_check_interval dump_keep "
-	    "dump_max_bytes prof_reset_lg_sample)");
+	    "dump_dir dump_prefix max_connections max_connections_per_peer "
+	    "read_timeout write_timeout allow_from dump_min_interval "
+	    "dump_min_free dump_interval dump_on_growth growth_check_interval "
+	    "dump_keep dump_max_bytes prof_reset_lg_sample)");
 }
 
 static void test_allow_from(void **state)
