@@ -1067,6 +1067,219 @@ static void test_list_and_quote(void **state)
 	    "\"...\"");
 }
 
+#ifdef JM4LW_SOURCE_DIR
+/* Open @p name in the source tree; its path goes to path[]. */
+static FILE *open_source(const char *name)
+{
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", JM4LW_SOURCE_DIR, name);
+	if ((f = fopen(path, "r")) == NULL)
+		fail_msg("%s: %s", path, strerror(errno));
+	return f;
+}
+
+/* Cut the white space around @p s in place. */
+static char *strip(char *s)
+{
+	size_t n;
+
+	s += strspn(s, " \t\r\n");
+	n = strlen(s);
+	while (n > 0 && strchr(" \t\r\n", s[n - 1]) != NULL)
+		s[--n] = '\0';
+	return s;
+}
+
+/*
+ * Key @p name with value @p value, documented at @p line: the table has
+ * the key, with that default, and it is documented only once.
+ */
+static int doc_key(int *seen, int line, const char *name, const char *value)
+{
+	int i = key_index(name);
+
+	if (i == -1)
+		fail_msg("%s:%d: key %s is not in config_keys[]", path, line,
+		    name);
+	if (strcmp(value, config_key_at((size_t)i)->def) != 0)
+		fail_msg("%s:%d: %s = %s, but its default is %s", path, line,
+		    name, value, config_key_at((size_t)i)->def);
+	if (seen[i] != 0)
+		fail_msg("%s:%d: %s again (first on line %d)", path, line, name,
+		    seen[i]);
+	seen[i] = line;
+	return i;
+}
+
+/* Every key of the table was documented. */
+static void doc_all_keys(const int *seen)
+{
+	const struct config_key *k;
+	size_t i;
+
+	for (i = 0; (k = config_key_at(i)) != NULL; i++)
+		if (seen[i] == 0)
+			fail_msg("%s does not document key %s", path, k->name);
+}
+
+/* conf/jm4lwd.conf sets every key of the table, once, to its default. */
+static void check_conf_keys(void)
+{
+	char line[1024], *name, *eq;
+	int seen[64] = {0}, n = 0;
+	FILE *f = open_source("conf/jm4lwd.conf");
+
+	while (fgets(line, sizeof(line), f) != NULL) {
+		name = strip(line);
+		n++;
+		if (*name == '\0' || *name == '#' || *name == ';' ||
+		    *name == '[')
+			continue;
+		if ((eq = strchr(name, '=')) == NULL)
+			fail_msg("%s:%d: not key = value", path, n);
+		*eq = '\0';
+		doc_key(seen, n, strip(name), strip(eq + 1));
+	}
+	fclose(f);
+	doc_all_keys(seen);
+}
+
+/* The text between the backticks of a README table cell. */
+static char *backticked(char *cell, int line)
+{
+	size_t n;
+
+	cell = strip(cell);
+	n = strlen(cell);
+	if (n < 2 || cell[0] != '`' || cell[n - 1] != '`')
+		fail_msg("%s:%d: want `...` in %s", path, line, cell);
+	cell[n - 1] = '\0';
+	return cell + 1;
+}
+
+/* README.md's key table: `key` | `default` | the key's help line. */
+static void check_readme_keys(void)
+{
+	char line[1024], *cell[3], *p;
+	int seen[64] = {0}, n = 0, in_table = 0, i;
+	size_t c;
+	FILE *f = open_source("README.md");
+
+	while (fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		if (!in_table) {
+			in_table = strcmp(strip(line),
+			    "| key | default | meaning |") == 0;
+			continue;
+		}
+		if (line[0] != '|')
+			break;
+		if (strncmp(line, "| ---", 5) == 0)
+			continue;
+		for (p = line + 1, c = 0; c < 3; c++) {
+			cell[c] = p;
+			if ((p = strchr(p, '|')) == NULL)
+				fail_msg("%s:%d: want 3 cells", path, n);
+			*p++ = '\0';
+		}
+		i = doc_key(seen, n, backticked(cell[0], n),
+		    backticked(cell[1], n));
+		cell[2] = strip(cell[2]);
+		if (strcmp(cell[2], config_key_at((size_t)i)->help) != 0)
+			fail_msg("%s:%d: \"%s\", but the help of %s is \"%s\"",
+			    path, n, cell[2], config_key_at((size_t)i)->name,
+			    config_key_at((size_t)i)->help);
+	}
+	fclose(f);
+	assert_true(in_table);
+	doc_all_keys(seen);
+}
+
+/*
+ * The words in @p list (separated by spaces) are the built-in words, each
+ * once; with @p ro, only and all those that change nothing.
+ */
+static void check_words(const char *list, int ro)
+{
+	const struct proto_word *w;
+	int seen[64] = {0};
+	size_t n;
+
+	for (; *(list += strspn(list, " ")) != '\0'; list += n) {
+		n = strcspn(list, " ");
+		for (w = proto_words; w->name != NULL; w++)
+			if (n == 4 && memcmp(list, w->name, 4) == 0)
+				break;
+		if (w->name == NULL)
+			fail_msg("%s: allow's notes name %.*s, not a built-in "
+			    "word", path, (int)n, list);
+		if (seen[w - proto_words]++ != 0)
+			fail_msg("%s: allow's notes name %s twice", path,
+			    w->name);
+		if (ro && (w->flags & PROTO_F_MUTATES))
+			fail_msg("%s: %s changes state, but allow's notes call "
+			    "it readonly", path, w->name);
+	}
+	for (w = proto_words; w->name != NULL; w++)
+		if (seen[w - proto_words] == 0 &&
+		    !(ro && (w->flags & PROTO_F_MUTATES)))
+			fail_msg("%s: allow's notes leave out %s%s", path,
+			    w->name, ro ? " from readonly" : "");
+}
+
+/*
+ * The notes above `allow` in conf/jm4lwd.conf: their first (...) lists
+ * every built-in word, the second, up to a comma, what readonly covers.
+ */
+static void check_conf_words(void)
+{
+	char line[1024], notes[4096], *lp, *rp;
+	size_t o = 0;
+	int found = 0;
+	FILE *f = open_source("conf/jm4lwd.conf");
+
+	notes[0] = '\0';
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		found = strncmp(line, "allow =", 7) == 0;
+		if (line[0] == '#')
+			o += (size_t)snprintf(notes + o, sizeof(notes) - o,
+			    " %s", strip(line + 1));
+		else if (!found)
+			o = 0; /* a blank line or a key: the notes start over */
+		assert_true(o < sizeof(notes));
+	}
+	fclose(f);
+	assert_true(found);
+	notes[o] = '\0';
+	/* (every word) */
+	assert_non_null(lp = strchr(notes, '('));
+	assert_non_null(rp = strchr(lp, ')'));
+	*rp = '\0';
+	check_words(lp + 1, 0);
+	/* (the readonly words, plus host words ...) */
+	assert_non_null(lp = strchr(rp + 1, '('));
+	assert_non_null(rp = strchr(lp, ','));
+	*rp = '\0';
+	check_words(lp + 1, 1);
+}
+#endif
+
+/* The sample file and README.md document exactly the keys and words. */
+static void test_docs_match_tables(void **state)
+{
+	(void)state;
+#ifdef JM4LW_SOURCE_DIR
+	check_conf_keys();
+	check_readme_keys();
+	check_conf_words();
+#else
+	printf("test_docs_match_tables: JM4LW_SOURCE_DIR not defined, "
+	    "conf/jm4lwd.conf and README.md not checked\n");
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1102,6 +1315,7 @@ int main(void)
 	    cmocka_unit_test(test_policy),
 	    cmocka_unit_test(test_check_module),
 	    cmocka_unit_test(test_list_and_quote),
+	    cmocka_unit_test(test_docs_match_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
