@@ -299,6 +299,12 @@ void core_growth_baseline(struct core *c);
 
 /* --- small shared helpers ------------------------------------------- */
 
+/* Is @p c white space (as inih strips it)? */
+int is_blank(int c);
+
+/* Cut the white space around s[0..*n); returns the new start. */
+const char *trim(const char *s, size_t *n);
+
 /* The next item of a comma-separated list, blanks around it trimmed.
  * Returns its start (length in *n) and moves *s past the comma; *s is
  * NULL after the last item. */

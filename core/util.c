@@ -13,10 +13,22 @@
 #include "core.h"
 
 /* Is @p c white space as inih strips it? */
-static int is_blank(int c)
+int is_blank(int c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
 	    c == '\f';
+}
+
+/* Cut the white space around s[0..*n); returns the new start. */
+const char *trim(const char *s, size_t *n)
+{
+	while (*n > 0 && is_blank((unsigned char)s[0])) {
+		s++;
+		(*n)--;
+	}
+	while (*n > 0 && is_blank((unsigned char)s[*n - 1]))
+		(*n)--;
+	return s;
 }
 
 /* The next comma-separated item, trimmed; *s is NULL after the last. */
@@ -31,13 +43,7 @@ const char *list_next(const char **s, size_t *n)
 		*n = strlen(item);
 		*s = NULL;
 	}
-	while (*n > 0 && is_blank((unsigned char)item[0])) {
-		item++;
-		(*n)--;
-	}
-	while (*n > 0 && is_blank((unsigned char)item[*n - 1]))
-		(*n)--;
-	return item;
+	return trim(item, n);
 }
 
 /*

@@ -33,6 +33,9 @@ int cidr_match(const struct cidr *c, const struct sockaddr *sa);
 /* "1.2.3.4:5" or "[::1]:5", for logs, bound addresses and conf. */
 void addr_format(const struct sockaddr *sa, char *buf, size_t len);
 
+/* Listen addresses (and so listeners) a module has at most. */
+#define JM4LW_LISTENERS_MAX 16
+
 /* allow_from entries a module keeps at most. */
 #define ACL_MAX 64
 

@@ -16,12 +16,9 @@
 #include <ini.h>
 
 #include "addr.h"
+#include "config.h"
 #include "jm4lw.h"
 #include "proto.h"
-#include "config.h"
-
-/* As many addresses as the server keeps listeners (MAX_LISTENERS). */
-#define LISTEN_MAX 16
 
 #define FIELD_SIZE(f) sizeof(((struct jm4lw_config *)0)->f)
 
@@ -33,28 +30,15 @@
 	"port 0 picks a free one"
 #define PREFIX_HINT "want 1-63 of A-Z a-z 0-9 . _ -, not starting with ."
 
-/* Checks a string value; writes its normal form (never longer) to norm. */
-typedef int (*check_fn)(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen);
-
-static int check_listen(const char *, char *, size_t, char *, size_t);
-static int check_allow(const char *, char *, size_t, char *, size_t);
-static int check_dump_dir(const char *, char *, size_t, char *, size_t);
-static int check_dump_prefix(const char *, char *, size_t, char *, size_t);
-static int check_allow_from(const char *, char *, size_t, char *, size_t);
-static int check_growth(const char *, char *, size_t, char *, size_t);
-static int check_lg_sample(const char *, char *, size_t, char *, size_t);
-
-/* One key: a string field with a checker, or a number with a range. */
-struct config_key {
-	const char *name;
-	size_t off;  /* of the field in struct jm4lw_config */
-	size_t size; /* of a string field; 0 for a number */
-	check_fn check;
-	unsigned min, max;
-	const char *unit;
-	int bytes; /* an unsigned long long with a K/M/G suffix */
-};
+static int check_listen(const char *, int, char *, size_t, char *, size_t);
+static int check_allow(const char *, int, char *, size_t, char *, size_t);
+static int check_dump_dir(const char *, int, char *, size_t, char *, size_t);
+static int check_dump_prefix(const char *, int, char *, size_t, char *,
+    size_t);
+static int check_allow_from(const char *, int, char *, size_t, char *,
+    size_t);
+static int check_growth(const char *, int, char *, size_t, char *, size_t);
+static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
 
 #define STRING_KEY(f, fn)                                                      \
 	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
@@ -65,26 +49,87 @@ struct config_key {
 #define BYTES_KEY(f)                                                           \
 	.name = #f, .off = offsetof(struct jm4lw_config, f), .bytes = 1
 
+/*
+ * Every key once, as tmux keeps its options: the field, the rules, the
+ * default and the help line. Defaults are text, read as a file's values
+ * are, so jm4lw_config_init(), conf/jm4lwd.conf and README.md's key table
+ * can all be held to this table (test_config does).
+ */
 static const struct config_key config_keys[] = {
-	{STRING_KEY(listen, check_listen)},
-	{STRING_KEY(allow, check_allow)},
-	{STRING_KEY(dump_dir, check_dump_dir)},
-	{STRING_KEY(dump_prefix, check_dump_prefix)},
-	{NUMBER_KEY(max_connections, 1, 100000, "")},
-	{NUMBER_KEY(max_connections_per_peer, 1, 100000, "")},
-	{NUMBER_KEY(read_timeout, 1, 3600, " seconds")},
-	{NUMBER_KEY(write_timeout, 1, 3600, " seconds")},
-	{STRING_KEY(allow_from, check_allow_from)},
-	{NUMBER_KEY(dump_min_interval, 0, 86400, " seconds")},
-	{BYTES_KEY(dump_min_free)},
-	{NUMBER_KEY(dump_interval, 0, 604800, " seconds")},
-	{STRING_KEY(dump_on_growth, check_growth)},
-	{NUMBER_KEY(growth_check_interval, 1, 3600, " seconds")},
-	{NUMBER_KEY(dump_keep, 0, 1000000, "")},
-	{BYTES_KEY(dump_max_bytes)},
-	{STRING_KEY(prof_reset_lg_sample, check_lg_sample)},
+	{STRING_KEY(listen, check_listen),
+	    .def = JM4LW_DEFAULT_LISTEN,
+	    .help = "comma list of `ADDR:PORT` / `[ADDR6]:PORT`; port 0 picks "
+		"a free one"},
+	{STRING_KEY(allow, check_allow),
+	    .def = "*",
+	    .help = "words served; others get the whitelist line. `readonly` "
+		"= words that change nothing"},
+	{STRING_KEY(dump_dir, check_dump_dir),
+	    .def = "/tmp",
+	    .help = "where `jmfp` writes"},
+	{STRING_KEY(dump_prefix, check_dump_prefix),
+	    .def = "jm4lw",
+	    .help = "file name prefix, `[A-Za-z0-9._-]`"},
+	{NUMBER_KEY(max_connections, 1, 100000, ""),
+	    .def = "64",
+	    .help = "connections beyond this get one error line and are "
+		"closed"},
+	{NUMBER_KEY(max_connections_per_peer, 1, 100000, ""),
+	    .def = "32",
+	    .help = "connections one peer address may hold at once; a new one "
+		"beyond it replaces that peer's oldest connection still "
+		"waiting for its word, or is refused"},
+	{NUMBER_KEY(read_timeout, 1, 3600, " seconds"),
+	    .def = "5",
+	    .help = "seconds a peer has to send its word"},
+	{NUMBER_KEY(write_timeout, 1, 3600, " seconds"),
+	    .def = "30",
+	    .help = "seconds a reply may make no progress before the peer is "
+		"dropped"},
+	{STRING_KEY(allow_from, check_allow_from),
+	    .def = JM4LW_DEFAULT_ALLOW_FROM,
+	    .help = "peers that may connect: `*` or IPv4/IPv6 addresses and "
+		"networks"},
+	{NUMBER_KEY(dump_min_interval, 0, 86400, " seconds"),
+	    .def = "1",
+	    .help = "seconds between dumps; a `jmfp` sooner is refused with "
+		"the time to retry"},
+	{BYTES_KEY(dump_min_free),
+	    .def = "64M",
+	    .help = "refuse a dump when `dump_dir`'s filesystem has less free "
+		"(K/M/G/T suffixes)"},
+	{NUMBER_KEY(dump_interval, 0, 604800, " seconds"),
+	    .def = "0",
+	    .help = "seconds between scheduled dumps; 0 is off"},
+	{STRING_KEY(dump_on_growth, check_growth),
+	    .def = "0",
+	    .help = "dump when `stats.allocated` has grown this much since the "
+		"last dump: bytes (K/M/G/T) or a percentage (`50%`); 0 is "
+		"off"},
+	{NUMBER_KEY(growth_check_interval, 1, 3600, " seconds"),
+	    .def = "10",
+	    .help = "seconds between two looks at `stats.allocated` for "
+		"`dump_on_growth`"},
+	{NUMBER_KEY(dump_keep, 0, 1000000, ""),
+	    .def = "0",
+	    .help = "keep at most this many of our dumps in `dump_dir`, "
+		"deleting the oldest; 0 keeps all"},
+	{BYTES_KEY(dump_max_bytes),
+	    .def = "0",
+	    .help = "keep our dumps under this many bytes in total (K/M/G/T), "
+		"deleting the oldest but never the newest; 0 is no limit"},
+	{STRING_KEY(prof_reset_lg_sample, check_lg_sample),
+	    .def = "keep",
+	    .help = "sample rate `jmrs` sets: `keep` (the current one) or "
+		"0-62 (every 2^N bytes)"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
+
+/* The table for those outside this file that check it or list it. */
+const struct config_key *config_key_at(size_t i)
+{
+	return i < NKEYS ? &config_keys[i] : NULL;
+}
 
 /* Write a one-line reason to err (if the caller gave room) and return -1. */
 static int config_err(char *err, size_t errlen, const char *fmt, ...)
@@ -99,25 +144,6 @@ static int config_err(char *err, size_t errlen, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -1;
-}
-
-/* Is @p c white space as inih strips it? */
-static int is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
-	    c == '\f';
-}
-
-/* Cut the white space around s[0..*n); returns the new start. */
-static const char *trim(const char *s, size_t *n)
-{
-	while (*n > 0 && is_space((unsigned char)s[0])) {
-		s++;
-		(*n)--;
-	}
-	while (*n > 0 && is_space((unsigned char)s[*n - 1]))
-		(*n)--;
-	return s;
 }
 
 /* Append item to a normalised list being built in norm. */
@@ -184,14 +210,15 @@ static int check_addr(const char *a, char *err, size_t errlen)
 }
 
 /* listen: 1 to 16 comma-separated addresses. */
-static int check_listen(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_listen(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	char a[FIELD_SIZE(listen)];
 	const char *s = v, *item;
 	size_t n, used = 0;
 	int count = 0;
 
+	(void)flags;
 	norm[0] = '\0';
 	while (s != NULL) {
 		item = list_next(&s, &n);
@@ -200,9 +227,9 @@ static int check_listen(const char *v, char *norm, size_t normlen,
 			    "ADDR:PORT or [ADDR6]:PORT, several separated by "
 			    "commas)", count == 0 && s == NULL ? "no address" :
 			    "empty entry in the list");
-		if (++count > LISTEN_MAX)
+		if (++count > JM4LW_LISTENERS_MAX)
 			return config_err(err, errlen,
-			    "listen: more than %d addresses", LISTEN_MAX);
+			    "listen: more than %d addresses", JM4LW_LISTENERS_MAX);
 		if (n >= sizeof(a))
 			return config_err(err, errlen, "listen: value too long");
 		memcpy(a, item, n);
@@ -241,17 +268,13 @@ static const char *known_words(char *buf, size_t len)
 /*
  * allow: "*", or a list of built-in words and "readonly". readonly is kept
  * as it is rather than expanded: proto_allowed() understands it, and then
- * it also covers host words added without JM4LW_WORD_MUTATES.
+ * it also covers host words added without JM4LW_WORD_MUTATES. With
+ * CONFIG_HOST_WORDS (a module checking its own configuration) any
+ * well-formed word is accepted: the host may add words after jm4lw_new(),
+ * and the module warns about ones that match nothing once it listens.
  */
-/*
- * Set while a module checks its own configuration: its host may add words
- * after jm4lw_new(), so any well-formed word is accepted there and the
- * module warns about ones that match nothing once it listens.
- */
-static _Thread_local int allow_host_words;
-
-static int check_allow(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_allow(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	const char *s = v, *item;
 	char q[96], words[128];
@@ -275,7 +298,8 @@ static int check_allow(const char *v, char *norm, size_t normlen,
 			star = 1;
 		else if (!(n == 8 && memcmp(item, "readonly", 8) == 0) &&
 		    !(n == 4 && proto_lookup(item) != NULL) &&
-		    !(n == 4 && allow_host_words && item_word_valid(item)))
+		    !(n == 4 && (flags & CONFIG_HOST_WORDS) &&
+		    item_word_valid(item)))
 			return config_err(err, errlen,
 			    "allow: unknown word %s (want *, readonly, or "
 			    "comma-separated words from: %s)",
@@ -291,8 +315,8 @@ static int check_allow(const char *v, char *norm, size_t normlen,
 }
 
 /* allow_from: "*" alone, or addresses and networks, IPv4 and IPv6. */
-static int check_allow_from(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_allow_from(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	const char *s = v, *item;
 	struct cidr c;
@@ -300,6 +324,7 @@ static int check_allow_from(const char *v, char *norm, size_t normlen,
 	size_t n, used = 0;
 	int count = 0, star = 0;
 
+	(void)flags;
 	norm[0] = '\0';
 	while (s != NULL) {
 		item = list_next(&s, &n);
@@ -331,7 +356,7 @@ static int check_allow_from(const char *v, char *norm, size_t normlen,
  * A byte count: digits with an optional K, M, G or T (powers of 1024),
  * e.g. 64M. Nothing else, so "64MB" or "1.5G" are errors, not guesses.
  */
-static int parse_bytes(const struct config_key *k, const char *v,
+static int parse_bytes(const char *name, const char *v,
     unsigned long long *out, char *err, size_t errlen)
 {
 	unsigned long long n = 0, mul = 1;
@@ -373,66 +398,104 @@ static int parse_bytes(const struct config_key *k, const char *v,
 bad:
 	return config_err(err, errlen,
 	    "%s: %s is not a size (want bytes, or a number with K, M, G or T, "
-	    "e.g. 64M; 0 turns the check off)", k->name, q);
+	    "e.g. 64M; 0 turns the check off)", name, q);
 range:
-	return config_err(err, errlen, "%s: %s is out of range", k->name, q);
+	return config_err(err, errlen, "%s: %s is out of range", name, q);
 }
 
-/* dump_on_growth: 0, a size (512M) or a percentage (1-10000%). */
-static int check_growth(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+/*
+ * dump_on_growth: 0, a size (512M) or a percentage (1-10000%). One of
+ * *bytes and *pct gets the value, the other 0; both 0 is off.
+ */
+static int parse_growth(const char *v, unsigned long long *bytes,
+    unsigned *pct, char *err, size_t errlen)
 {
-	static const struct config_key k = {.name = "dump_on_growth"};
-	unsigned long long bytes;
-	size_t n = strlen(v);
+	unsigned long p = 0;
+	size_t i, n = strlen(v);
 	char q[96];
 
-	if (n > 0 && v[n - 1] == '%') {
-		unsigned long pct = 0;
-		size_t i;
-		for (i = 0; i + 1 < n; i++) {
-			if (v[i] < '0' || v[i] > '9' || pct > 10000)
-				break;
-			pct = pct * 10 + (unsigned long)(v[i] - '0');
-		}
-		if (n == 1 || i + 1 < n || pct < 1 || pct > 10000)
-			return config_err(err, errlen, "dump_on_growth: %s is "
-			    "not a percentage (want 1%%-10000%%)",
-			    quote(q, sizeof(q), v, n));
-	} else if (parse_bytes(&k, v, &bytes, err, errlen) == -1)
-		return -1;
-	if (n >= normlen)
-		return config_err(err, errlen, "dump_on_growth: too long");
-	memcpy(norm, v, n + 1);
+	*bytes = 0;
+	*pct = 0;
+	if (n == 0 || v[n - 1] != '%')
+		return parse_bytes("dump_on_growth", v, bytes, err, errlen);
+	for (i = 0; i + 1 < n; i++) {
+		if (v[i] < '0' || v[i] > '9' || p > 10000)
+			break;
+		p = p * 10 + (unsigned long)(v[i] - '0');
+	}
+	if (n == 1 || i + 1 < n || p < 1 || p > 10000)
+		return config_err(err, errlen, "dump_on_growth: %s is not a "
+		    "percentage (want 1%%-10000%%)",
+		    quote(q, sizeof(q), v, n));
+	*pct = (unsigned)p;
 	return 0;
 }
 
-/* prof_reset_lg_sample: "keep" or 0-62 (jemalloc's range). */
-static int check_lg_sample(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+/* prof_reset_lg_sample: "keep" (-1 in *lg) or 0-62 (jemalloc's range). */
+static int parse_lg_sample(const char *v, int *lg, char *err, size_t errlen)
 {
 	size_t n = strlen(v);
 	char q[96];
 
-	if (strcmp(v, "keep") != 0 &&
-	    !(n >= 1 && n <= 2 && v[0] >= '0' && v[0] <= '9' &&
+	if (strcmp(v, "keep") == 0) {
+		*lg = -1;
+		return 0;
+	}
+	if (!(n >= 1 && n <= 2 && v[0] >= '0' && v[0] <= '9' &&
 		(n == 1 || (v[1] >= '0' && v[1] <= '9')) && atoi(v) <= 62))
 		return config_err(err, errlen, "prof_reset_lg_sample: %s "
 		    "(want keep, or 0-62: sample every 2^N bytes)",
 		    quote(q, sizeof(q), v, n));
+	*lg = atoi(v);
+	return 0;
+}
+
+/* A value a checker accepts as it is: its own normal form. */
+static int copy_norm(const char *name, const char *v, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	size_t n = strlen(v);
+
 	if (n >= normlen)
-		return config_err(err, errlen, "prof_reset_lg_sample: too long");
+		return config_err(err, errlen, "%s: value too long", name);
 	memcpy(norm, v, n + 1);
 	return 0;
 }
 
+/* dump_on_growth as a checker: parse_growth() with the value kept. */
+static int check_growth(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	unsigned long long bytes;
+	unsigned pct;
+
+	(void)flags;
+	if (parse_growth(v, &bytes, &pct, err, errlen) == -1)
+		return -1;
+	return copy_norm("dump_on_growth", v, norm, normlen, err, errlen);
+}
+
+/* prof_reset_lg_sample as a checker: parse_lg_sample() with the value kept. */
+static int check_lg_sample(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	int lg;
+
+	(void)flags;
+	if (parse_lg_sample(v, &lg, err, errlen) == -1)
+		return -1;
+	return copy_norm("prof_reset_lg_sample", v, norm, normlen, err,
+	    errlen);
+}
+
 /* dump_dir: any path without control characters; existence is checked
  * at dump time, so a missing directory can be created later. */
-static int check_dump_dir(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_dump_dir(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	size_t i, n = strlen(v);
 
+	(void)flags;
 	if (n == 0)
 		return config_err(err, errlen,
 		    "dump_dir: empty (want a directory, e.g. /var/tmp)");
@@ -441,19 +504,17 @@ static int check_dump_dir(const char *v, char *norm, size_t normlen,
 			return config_err(err, errlen,
 			    "dump_dir: control character 0x%02x at byte %zu "
 			    "(want a plain path)", (unsigned char)v[i], i + 1);
-	if (n >= normlen)
-		return config_err(err, errlen, "dump_dir: value too long");
-	memcpy(norm, v, n + 1);
-	return 0;
+	return copy_norm("dump_dir", v, norm, normlen, err, errlen);
 }
 
 /* dump_prefix: part of a file name, never a path or a hidden file. */
-static int check_dump_prefix(const char *v, char *norm, size_t normlen,
-    char *err, size_t errlen)
+static int check_dump_prefix(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
 	size_t i, n = strlen(v);
 	char c, q[96], shown[8];
 
+	(void)flags;
 	if (n == 0)
 		return config_err(err, errlen, "dump_prefix: empty (" PREFIX_HINT
 		    ")");
@@ -477,8 +538,8 @@ static int check_dump_prefix(const char *v, char *norm, size_t normlen,
 				    (unsigned char)c);
 			return config_err(err, errlen,
 			    "dump_prefix: %s: byte %zu (%s) not allowed ("
-			    PREFIX_HINT ")", quote(q, sizeof(q), v, n), i + 1,
-			    shown);
+			    PREFIX_HINT ")", quote(q, sizeof(q), v, n),
+			    i + 1, shown);
 		}
 	}
 	memcpy(norm, v, n + 1);
@@ -540,45 +601,16 @@ static int unknown_key(const char *name, char *err, size_t errlen)
 	    quote(q, sizeof(q), name, strlen(name)), keys);
 }
 
-/* Fill cfg with the defaults (also what `conf` shows when nothing is set). */
-JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	snprintf(cfg->listen, sizeof(cfg->listen), "%s", JM4LW_DEFAULT_LISTEN);
-	snprintf(cfg->allow, sizeof(cfg->allow), "*");
-	snprintf(cfg->dump_dir, sizeof(cfg->dump_dir), "/tmp");
-	snprintf(cfg->dump_prefix, sizeof(cfg->dump_prefix), "jm4lw");
-	cfg->max_connections = 64;
-	cfg->max_connections_per_peer = 32;
-	cfg->read_timeout = 5;
-	cfg->write_timeout = 30;
-	snprintf(cfg->allow_from, sizeof(cfg->allow_from), "%s",
-	    JM4LW_DEFAULT_ALLOW_FROM);
-	cfg->dump_min_interval = 1;
-	cfg->dump_min_free = 64ULL << 20;
-	snprintf(cfg->dump_on_growth, sizeof(cfg->dump_on_growth), "0");
-	cfg->growth_check_interval = 10;
-	snprintf(cfg->prof_reset_lg_sample, sizeof(cfg->prof_reset_lg_sample),
-	    "keep");
-}
-
-/* Set one key from text; cfg is unchanged on error. */
-JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
+/* Set key @p k from its text form; cfg is unchanged on error. */
+static int key_set(struct jm4lw_config *cfg, const struct config_key *k,
     const char *value, char *err, size_t errlen)
 {
-	const struct config_key *k;
 	char v[VALUE_MAX], norm[VALUE_MAX];
 	const char *s;
 	size_t n;
 	unsigned num = 0;
 	unsigned long long bytes = 0;
 
-	if (cfg == NULL || key == NULL)
-		return config_err(err, errlen, "no configuration or key");
-	if ((k = key_find(key)) == NULL)
-		return unknown_key(key, err, errlen);
-	if (value == NULL)
-		return config_err(err, errlen, "%s: no value", k->name);
 	n = strlen(value);
 	s = trim(value, &n);
 	/* Too long is an error: a cut path or address would be another. */
@@ -590,7 +622,7 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
 	v[n] = '\0';
 
 	if (k->bytes) {
-		if (parse_bytes(k, v, &bytes, err, errlen) == -1)
+		if (parse_bytes(k->name, v, &bytes, err, errlen) == -1)
 			return -1;
 		memcpy((char *)cfg + k->off, &bytes, sizeof(bytes));
 		return 0;
@@ -601,15 +633,62 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
 		memcpy((char *)cfg + k->off, &num, sizeof(num));
 		return 0;
 	}
-	if (k->check(v, norm, k->size, err, errlen) == -1)
+	if (k->check(v, 0, norm, k->size, err, errlen) == -1)
 		return -1;
 	memcpy((char *)cfg + k->off, norm, strlen(norm) + 1);
 	return 0;
 }
 
-/* Check every field of a struct however it was filled. */
-JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
-    size_t errlen)
+/*
+ * Fill cfg with the defaults (also what `conf` shows when nothing is set),
+ * read from the key table as a file's values are; test_config checks that
+ * every default is accepted.
+ */
+JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
+{
+	size_t i;
+
+	memset(cfg, 0, sizeof(*cfg));
+	for (i = 0; i < NKEYS; i++)
+		key_set(cfg, &config_keys[i], config_keys[i].def, NULL, 0);
+}
+
+/* Set one key from text; cfg is unchanged on error. */
+JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
+    const char *value, char *err, size_t errlen)
+{
+	const struct config_key *k;
+
+	if (cfg == NULL || key == NULL)
+		return config_err(err, errlen, "no configuration or key");
+	if ((k = key_find(key)) == NULL)
+		return unknown_key(key, err, errlen);
+	if (value == NULL)
+		return config_err(err, errlen, "%s: no value", k->name);
+	return key_set(cfg, k, value, err, errlen);
+}
+
+/* The string field of @p k in @p cfg, or NULL and why if it has no NUL. */
+static const char *key_string(const struct jm4lw_config *cfg,
+    const struct config_key *k, char *err, size_t errlen)
+{
+	const char *field = (const char *)cfg + k->off;
+
+	if (memchr(field, '\0', k->size) == NULL) {
+		config_err(err, errlen,
+		    "%s: not NUL-terminated (at most %zu bytes)", k->name,
+		    k->size - 1);
+		return NULL;
+	}
+	return field;
+}
+
+/*
+ * Check every field of a struct however it was filled; @p flags go to
+ * the checkers, so a module's check differs from a host's by an argument.
+ */
+static int check_config(const struct jm4lw_config *cfg, int flags,
+    char *err, size_t errlen)
 {
 	const struct config_key *k;
 	char norm[VALUE_MAX];
@@ -621,37 +700,58 @@ JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
 		return config_err(err, errlen, "no configuration");
 	for (i = 0; i < NKEYS; i++) {
 		k = &config_keys[i];
-		field = (const char *)cfg + k->off;
 		if (k->bytes)
 			continue; /* every value means something */
 		if (k->size == 0) {
-			memcpy(&num, field, sizeof(num));
+			memcpy(&num, (const char *)cfg + k->off, sizeof(num));
 			if (num < k->min || num > k->max)
 				return config_err(err, errlen,
 				    "%s: %u is out of range (want %u-%u%s)",
 				    k->name, num, k->min, k->max, k->unit);
 			continue;
 		}
-		if (memchr(field, '\0', k->size) == NULL)
-			return config_err(err, errlen,
-			    "%s: not NUL-terminated (at most %zu bytes)",
-			    k->name, k->size - 1);
-		if (k->check(field, norm, k->size, err, errlen) == -1)
+		if ((field = key_string(cfg, k, err, errlen)) == NULL ||
+		    k->check(field, flags, norm, k->size, err, errlen) == -1)
 			return -1;
 	}
 	return 0;
+}
+
+/* Check a whole struct as a host fills it: built-in words only. */
+JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
+    size_t errlen)
+{
+	return check_config(cfg, 0, err, errlen);
 }
 
 /* jm4lw_config_check() as a module does it: host words allowed. */
 int config_check_module(const struct jm4lw_config *cfg, char *err,
     size_t errlen)
 {
-	int r;
+	return check_config(cfg, CONFIG_HOST_WORDS, err, errlen);
+}
 
-	allow_host_words = 1;
-	r = jm4lw_config_check(cfg, err, errlen);
-	allow_host_words = 0;
-	return r;
+/*
+ * The values the server acts on, parsed once when it takes a configuration
+ * rather than on every timer tick or word, by the checkers' own parsers.
+ */
+int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
+    char *err, size_t errlen)
+{
+	struct core_policy p;
+	const char *growth, *lg;
+
+	if (cfg == NULL || pol == NULL)
+		return config_err(err, errlen, "no configuration");
+	growth = key_string(cfg, key_find("dump_on_growth"), err, errlen);
+	if (growth == NULL || parse_growth(growth, &p.growth_bytes,
+	    &p.growth_pct, err, errlen) == -1)
+		return -1;
+	lg = key_string(cfg, key_find("prof_reset_lg_sample"), err, errlen);
+	if (lg == NULL || parse_lg_sample(lg, &p.reset_lg, err, errlen) == -1)
+		return -1;
+	*pol = p;
+	return 0;
 }
 
 /* State of one jm4lw_config_load(). */
@@ -709,7 +809,7 @@ static char *load_read(char *str, int num, void *arg)
 	s = str;
 	if (l->line == 1 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
 		s += 3; /* inih skips a UTF-8 BOM too */
-	while (is_space((unsigned char)*s))
+	while (is_blank((unsigned char)*s))
 		s++;
 	/* A long comment is harmless: inih ignores what it did read. */
 	l->line_long = cut && *s != '#' && *s != ';';
@@ -803,23 +903,4 @@ out:
 		fclose(l->f);
 	free(l);
 	return rv;
-}
-
-/* The typed policy, parsed once: serving never re-reads the text. */
-int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
-    char *err, size_t errlen)
-{
-	static const struct config_key k = {.name = "dump_on_growth"};
-	const char *g = cfg->dump_on_growth;
-	size_t n = strlen(g);
-
-	memset(pol, 0, sizeof(*pol));
-	if (n > 0 && g[n - 1] == '%')
-		pol->growth_pct = (unsigned)strtoul(g, NULL, 10);
-	else if (parse_bytes(&k, g, &pol->growth_bytes, err, errlen) == -1)
-		return -1;
-	pol->reset_lg = strcmp(cfg->prof_reset_lg_sample, "keep") == 0
-			    ? -1
-			    : atoi(cfg->prof_reset_lg_sample);
-	return 0;
 }

@@ -1,4 +1,5 @@
-/* The configuration's internals, shared by the module and its tests. */
+/* Internals of the configuration (config.c) that the server, the tests and
+ * other parsers share. */
 #ifndef JM4LW_CONFIG_H
 #define JM4LW_CONFIG_H
 
@@ -7,13 +8,37 @@
 #include "core.h"
 #include "jm4lw.h"
 
+/* Checker flag: allow may name words the host adds later. */
+#define CONFIG_HOST_WORDS 0x1
+
+/* Checks a string value; writes its normal form (never longer) to norm. */
+typedef int (*config_check_fn)(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen);
+
+/* One key: a string field with a checker, or a number with a range. */
+struct config_key {
+	const char *name;
+	size_t off;  /* of the field in struct jm4lw_config */
+	size_t size; /* of a string field; 0 for a number */
+	config_check_fn check;
+	unsigned min, max;
+	const char *unit;
+	int bytes;        /* an unsigned long long with a K/M/G suffix */
+	const char *def;  /* default, as it is written in a file */
+	const char *help; /* one line, as in README.md's key table */
+};
+
+/* The @p i-th key of the table, NULL past the last. */
+const struct config_key *config_key_at(size_t i);
+
+/* The typed policy core serves by (struct core_policy), parsed once when
+ * a configuration is taken: 0, or -1 with a reason. */
+int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
+    char *err, size_t errlen);
+
 /* jm4lw_config_check() that accepts any well-formed word in allow, since
  * the host may add words later. */
 int config_check_module(const struct jm4lw_config *cfg, char *err,
     size_t errlen);
-
-/* The typed policy of a checked configuration: 0, or -1 with a reason. */
-int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
-    char *err, size_t errlen);
 
 #endif

@@ -21,7 +21,7 @@ struct evconnlistener;
 struct worker;
 
 /* Listeners a module has at most (listen's list, jm4lw_listen_fd). */
-#define MODULE_LISTENERS 16
+#define MODULE_LISTENERS JM4LW_LISTENERS_MAX
 
 enum conn_state {
 	CONN_READ,   /* waiting for the word (read_timeout) */

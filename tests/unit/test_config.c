@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "config.h"
 #include "jm4lw.h"
 #include "proto.h"
 
@@ -116,6 +117,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.dump_dir, "/tmp");
 	assert_string_equal(cfg.dump_prefix, "jm4lw");
 	assert_int_equal(cfg.max_connections, 64);
+	assert_int_equal(cfg.max_connections_per_peer, 32);
 	assert_int_equal(cfg.read_timeout, 5);
 	assert_int_equal(cfg.write_timeout, 30);
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
@@ -356,6 +358,28 @@ static void test_dump_prefix(void **state)
 	set_bad("dump_prefix", "pr\xc3\xa9", "byte 3 (0xc3) not allowed");
 }
 
+/* The index of key @p name in the table, or -1. */
+static int key_index(const char *name)
+{
+	const struct config_key *k;
+	int i;
+
+	for (i = 0; (k = config_key_at((size_t)i)) != NULL; i++)
+		if (strcmp(k->name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* The entry of the key table named @p name; the test fails without one. */
+static const struct config_key *key_named(const char *name)
+{
+	int i = key_index(name);
+
+	if (i == -1)
+		fail_msg("no key %s in the table", name);
+	return config_key_at((size_t)i);
+}
+
 /* Boundaries and every kind of bad number for one key. */
 static void number_key(const char *key, unsigned min, unsigned max)
 {
@@ -369,12 +393,7 @@ static void number_key(const char *key, unsigned min, unsigned max)
 	jm4lw_config_init(&cfg);
 	snprintf(v, sizeof(v), " %u\t", max);
 	set_ok(&cfg, key, v);
-	if (strcmp(key, "max_connections") == 0)
-		got = cfg.max_connections;
-	else if (strcmp(key, "read_timeout") == 0)
-		got = cfg.read_timeout;
-	else
-		got = cfg.write_timeout;
+	memcpy(&got, (const char *)&cfg + key_named(key)->off, sizeof(got));
 	assert_int_equal(got, max);
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
 	set_ok(&cfg, key, "0010"); /* leading zeros are still decimal */
@@ -406,6 +425,7 @@ static void test_numbers(void **state)
 {
 	(void)state;
 	number_key("max_connections", 1, 100000);
+	number_key("max_connections_per_peer", 1, 100000);
 	number_key("read_timeout", 1, 3600);
 	number_key("write_timeout", 1, 3600);
 	set_bad("read_timeout", "0", "(want 1-3600 seconds)");
@@ -559,10 +579,10 @@ static void test_load_unknown_key(void **state)
 	assert_at(4, "unknown key \"foo\"");
 	load_bad("[jm4lw]\nallow = ruok\nno_such_key = 1\n");
 	assert_at(3, "unknown key \"no_such_key\" (known keys: listen allow "
-	    "dump_dir dump_prefix max_connections read_timeout "
-	    "write_timeout allow_from dump_min_interval dump_min_free "
-	    "dump_interval dump_on_growth growth_check_interval dump_keep "
-	    "dump_max_bytes prof_reset_lg_sample)");
+	    "dump_dir dump_prefix max_connections max_connections_per_peer "
+	    "read_timeout write_timeout allow_from dump_min_interval "
+	    "dump_min_free dump_interval dump_on_growth growth_check_interval "
+	    "dump_keep dump_max_bytes prof_reset_lg_sample)");
 }
 
 static void test_allow_from(void **state)
@@ -905,6 +925,361 @@ static void test_sample_conf(void **state)
 #endif
 }
 
+/* Every key has a default its own rules accept, and init applied it. */
+static void test_key_table(void **state)
+{
+	const struct config_key *k;
+	struct jm4lw_config cfg, def;
+	size_t i, j;
+
+	(void)state;
+	jm4lw_config_init(&def);
+	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
+		assert_non_null(k->def);
+		assert_non_null(k->help);
+		assert_true(k->help[0] != '\0');
+		assert_null(strchr(k->help, '\n'));
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(config_key_at(j)->name,
+			    k->name);
+		/* A default init had left out would change the struct. */
+		cfg = def;
+		set_ok(&cfg, k->name, k->def);
+		assert_memory_equal(&cfg, &def, sizeof(cfg));
+	}
+	assert_true(i > 0);
+}
+
+/* dump_on_growth and prof_reset_lg_sample as the server gets them. */
+static void test_policy(void **state)
+{
+	static const struct {
+		const char *growth, *lg;
+		unsigned long long bytes;
+		unsigned pct;
+		int reset_lg;
+	} ok[] = {
+	    {"0", "keep", 0, 0, -1},
+	    {"0K", "0", 0, 0, 0},
+	    {"512M", "19", 512ULL << 20, 0, 19},
+	    {" 1k ", "07", 1024, 0, 7},
+	    {"12345", "62", 12345, 0, 62},
+	    {"2T", "keep", 2ULL << 40, 0, -1},
+	    {"1%", "keep", 0, 1, -1},
+	    {"10000%", "keep", 0, 10000, -1},
+	};
+	struct core_policy pol, before;
+	struct jm4lw_config cfg;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		jm4lw_config_init(&cfg);
+		set_ok(&cfg, "dump_on_growth", ok[i].growth);
+		set_ok(&cfg, "prof_reset_lg_sample", ok[i].lg);
+		memset(&pol, 0xa5, sizeof(pol));
+		if (config_policy(&cfg, &pol, err, sizeof(err)) != 0)
+			fail_msg("%s, %s: %s", ok[i].growth, ok[i].lg, err);
+		assert_true(pol.growth_bytes == ok[i].bytes);
+		assert_int_equal(pol.growth_pct, ok[i].pct);
+		assert_int_equal(pol.reset_lg, ok[i].reset_lg);
+	}
+
+	/* Filled by hand: the checkers' reasons, and pol left alone. */
+	memset(&pol, 0xa5, sizeof(pol));
+	before = pol;
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1.5G");
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "dump_on_growth: \"1.5G\" is not a size"));
+	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "0%%");
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "is not a percentage"));
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
+	    "63");
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "prof_reset_lg_sample: \"63\""));
+	memset(cfg.prof_reset_lg_sample, 'k', sizeof(cfg.prof_reset_lg_sample));
+	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	assert_string_equal(err, "prof_reset_lg_sample: not NUL-terminated "
+	    "(at most 7 bytes)");
+	assert_memory_equal(&pol, &before, sizeof(pol));
+	assert_int_equal(config_policy(NULL, &pol, err, sizeof(err)), -1);
+}
+
+/* A module takes words its host may add later; a host's check never. */
+static void test_check_module(void **state)
+{
+	struct jm4lw_config cfg;
+
+	(void)state;
+	jm4lw_config_init(&cfg);
+	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,hwd1");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "allow: unknown word \"hwd1\""));
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), 0);
+	/* Nothing of the module's check is left behind for the next one. */
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	set_bad("allow", "hwd1", "unknown word \"hwd1\"");
+	/* Well-formed words only, and the other rules still hold. */
+	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,hw d");
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
+	snprintf(cfg.allow, sizeof(cfg.allow), "hwd12");
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
+	snprintf(cfg.allow, sizeof(cfg.allow), "hwd1,*");
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "use it alone"));
+	snprintf(cfg.allow, sizeof(cfg.allow), "hwd1");
+	cfg.read_timeout = 0;
+	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
+	assert_string_equal(err, "read_timeout: 0 is out of range (want "
+	    "1-3600 seconds)");
+}
+
+/* The list splitter and the quoting that other files may reuse. */
+static void test_list_and_quote(void **state)
+{
+	static const char *const want[] = {"a", "b", "", "c d"};
+	const char *s = " a ,b,,\tc d ", *item;
+	char q[16], small[8];
+	size_t i = 0, n;
+
+	(void)state;
+	while (s != NULL) {
+		item = list_next(&s, &n);
+		assert_true(i < sizeof(want) / sizeof(want[0]));
+		assert_int_equal(n, strlen(want[i]));
+		assert_int_equal(strncmp(item, want[i], n), 0);
+		i++;
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	s = "";
+	list_next(&s, &n);
+	assert_int_equal(n, 0);
+	assert_null(s);
+
+	assert_string_equal(quote(q, sizeof(q), "a\"b\n", 4),
+	    "\"a\\x22b\\x0a\"");
+	assert_string_equal(quote(q, sizeof(q), repeat('x', 100), 100),
+	    "\"xxxxxxx...\"");
+	assert_string_equal(quote(small, sizeof(small), "abc", 3),
+	    "\"...\"");
+}
+
+#ifdef JM4LW_SOURCE_DIR
+/* Open @p name in the source tree; its path goes to path[]. */
+static FILE *open_source(const char *name)
+{
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", JM4LW_SOURCE_DIR, name);
+	if ((f = fopen(path, "r")) == NULL)
+		fail_msg("%s: %s", path, strerror(errno));
+	return f;
+}
+
+/* Cut the white space around @p s in place. */
+static char *strip(char *s)
+{
+	size_t n;
+
+	s += strspn(s, " \t\r\n");
+	n = strlen(s);
+	while (n > 0 && strchr(" \t\r\n", s[n - 1]) != NULL)
+		s[--n] = '\0';
+	return s;
+}
+
+/*
+ * Key @p name with value @p value, documented at @p line: the table has
+ * the key, with that default, and it is documented only once.
+ */
+static int doc_key(int *seen, int line, const char *name, const char *value)
+{
+	int i = key_index(name);
+
+	if (i == -1)
+		fail_msg("%s:%d: key %s is not in config_keys[]", path, line,
+		    name);
+	if (strcmp(value, config_key_at((size_t)i)->def) != 0)
+		fail_msg("%s:%d: %s = %s, but its default is %s", path, line,
+		    name, value, config_key_at((size_t)i)->def);
+	if (seen[i] != 0)
+		fail_msg("%s:%d: %s again (first on line %d)", path, line, name,
+		    seen[i]);
+	seen[i] = line;
+	return i;
+}
+
+/* Every key of the table was documented. */
+static void doc_all_keys(const int *seen)
+{
+	const struct config_key *k;
+	size_t i;
+
+	for (i = 0; (k = config_key_at(i)) != NULL; i++)
+		if (seen[i] == 0)
+			fail_msg("%s does not document key %s", path, k->name);
+}
+
+/* conf/jm4lwd.conf sets every key of the table, once, to its default. */
+static void check_conf_keys(void)
+{
+	char line[1024], *name, *eq;
+	int seen[64] = {0}, n = 0;
+	FILE *f = open_source("conf/jm4lwd.conf");
+
+	while (fgets(line, sizeof(line), f) != NULL) {
+		name = strip(line);
+		n++;
+		if (*name == '\0' || *name == '#' || *name == ';' ||
+		    *name == '[')
+			continue;
+		if ((eq = strchr(name, '=')) == NULL)
+			fail_msg("%s:%d: not key = value", path, n);
+		*eq = '\0';
+		doc_key(seen, n, strip(name), strip(eq + 1));
+	}
+	fclose(f);
+	doc_all_keys(seen);
+}
+
+/* The text between the backticks of a README table cell. */
+static char *backticked(char *cell, int line)
+{
+	size_t n;
+
+	cell = strip(cell);
+	n = strlen(cell);
+	if (n < 2 || cell[0] != '`' || cell[n - 1] != '`')
+		fail_msg("%s:%d: want `...` in %s", path, line, cell);
+	cell[n - 1] = '\0';
+	return cell + 1;
+}
+
+/* README.md's key table: `key` | `default` | the key's help line. */
+static void check_readme_keys(void)
+{
+	char line[1024], *cell[3], *p;
+	int seen[64] = {0}, n = 0, in_table = 0, i;
+	size_t c;
+	FILE *f = open_source("README.md");
+
+	while (fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		if (!in_table) {
+			in_table = strcmp(strip(line),
+			    "| key | default | meaning |") == 0;
+			continue;
+		}
+		if (line[0] != '|')
+			break;
+		if (strncmp(line, "| ---", 5) == 0)
+			continue;
+		for (p = line + 1, c = 0; c < 3; c++) {
+			cell[c] = p;
+			if ((p = strchr(p, '|')) == NULL)
+				fail_msg("%s:%d: want 3 cells", path, n);
+			*p++ = '\0';
+		}
+		i = doc_key(seen, n, backticked(cell[0], n),
+		    backticked(cell[1], n));
+		cell[2] = strip(cell[2]);
+		if (strcmp(cell[2], config_key_at((size_t)i)->help) != 0)
+			fail_msg("%s:%d: \"%s\", but the help of %s is \"%s\"",
+			    path, n, cell[2], config_key_at((size_t)i)->name,
+			    config_key_at((size_t)i)->help);
+	}
+	fclose(f);
+	assert_true(in_table);
+	doc_all_keys(seen);
+}
+
+/*
+ * The words in @p list (separated by spaces) are the built-in words, each
+ * once; with @p ro, only and all those that change nothing.
+ */
+static void check_words(const char *list, int ro)
+{
+	const struct proto_word *w;
+	int seen[64] = {0};
+	size_t n;
+
+	for (; *(list += strspn(list, " ")) != '\0'; list += n) {
+		n = strcspn(list, " ");
+		for (w = proto_words; w->name != NULL; w++)
+			if (n == 4 && memcmp(list, w->name, 4) == 0)
+				break;
+		if (w->name == NULL)
+			fail_msg("%s: allow's notes name %.*s, not a built-in "
+			    "word", path, (int)n, list);
+		if (seen[w - proto_words]++ != 0)
+			fail_msg("%s: allow's notes name %s twice", path,
+			    w->name);
+		if (ro && (w->flags & PROTO_F_MUTATES))
+			fail_msg("%s: %s changes state, but allow's notes call "
+			    "it readonly", path, w->name);
+	}
+	for (w = proto_words; w->name != NULL; w++)
+		if (seen[w - proto_words] == 0 &&
+		    !(ro && (w->flags & PROTO_F_MUTATES)))
+			fail_msg("%s: allow's notes leave out %s%s", path,
+			    w->name, ro ? " from readonly" : "");
+}
+
+/*
+ * The notes above `allow` in conf/jm4lwd.conf: their first (...) lists
+ * every built-in word, the second, up to a comma, what readonly covers.
+ */
+static void check_conf_words(void)
+{
+	char line[1024], notes[4096], *lp, *rp;
+	size_t o = 0;
+	int found = 0;
+	FILE *f = open_source("conf/jm4lwd.conf");
+
+	notes[0] = '\0';
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		found = strncmp(line, "allow =", 7) == 0;
+		if (line[0] == '#')
+			o += (size_t)snprintf(notes + o, sizeof(notes) - o,
+			    " %s", strip(line + 1));
+		else if (!found)
+			o = 0; /* a blank line or a key: the notes start over */
+		assert_true(o < sizeof(notes));
+	}
+	fclose(f);
+	assert_true(found);
+	notes[o] = '\0';
+	/* (every word) */
+	assert_non_null(lp = strchr(notes, '('));
+	assert_non_null(rp = strchr(lp, ')'));
+	*rp = '\0';
+	check_words(lp + 1, 0);
+	/* (the readonly words, plus host words ...) */
+	assert_non_null(lp = strchr(rp + 1, '('));
+	assert_non_null(rp = strchr(lp, ','));
+	*rp = '\0';
+	check_words(lp + 1, 1);
+}
+#endif
+
+/* The sample file and README.md document exactly the keys and words. */
+static void test_docs_match_tables(void **state)
+{
+	(void)state;
+#ifdef JM4LW_SOURCE_DIR
+	check_conf_keys();
+	check_readme_keys();
+	check_conf_words();
+#else
+	printf("test_docs_match_tables: JM4LW_SOURCE_DIR not defined, "
+	    "conf/jm4lwd.conf and README.md not checked\n");
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -936,6 +1311,11 @@ int main(void)
 	    cmocka_unit_test(test_load_untouched_on_error),
 	    cmocka_unit_test(test_load_checks_whole),
 	    cmocka_unit_test(test_sample_conf),
+	    cmocka_unit_test(test_key_table),
+	    cmocka_unit_test(test_policy),
+	    cmocka_unit_test(test_check_module),
+	    cmocka_unit_test(test_list_and_quote),
+	    cmocka_unit_test(test_docs_match_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
