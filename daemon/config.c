@@ -131,6 +131,33 @@ const struct config_key *config_key_at(size_t i)
 	return i < NKEYS ? &config_keys[i] : NULL;
 }
 
+/*
+ * "key=value" for the @p i-th key of @p cfg, as `conf` shows it: numbers
+ * and sizes in plain digits, strings as they are. -1 past the last key.
+ * The key table is the one list of keys, so conf cannot leave one out.
+ */
+int config_format(const struct jm4lw_config *cfg, size_t i, char *buf,
+    size_t len)
+{
+	const struct config_key *k = config_key_at(i);
+	const char *field;
+	unsigned long long bytes;
+	unsigned num;
+
+	if (k == NULL)
+		return -1;
+	field = (const char *)cfg + k->off;
+	if (k->bytes) {
+		memcpy(&bytes, field, sizeof(bytes));
+		snprintf(buf, len, "%s=%llu", k->name, bytes);
+	} else if (k->size == 0) {
+		memcpy(&num, field, sizeof(num));
+		snprintf(buf, len, "%s=%u", k->name, num);
+	} else
+		snprintf(buf, len, "%s=%.*s", k->name, (int)k->size, field);
+	return 0;
+}
+
 /* Write a one-line reason to err (if the caller gave room) and return -1. */
 static int config_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -31,6 +31,11 @@ struct config_key {
 /* The @p i-th key of the table, NULL past the last. */
 const struct config_key *config_key_at(size_t i);
 
+/* "key=value" for the @p i-th key of @p cfg as `conf` shows it; -1 past
+ * the last key. */
+int config_format(const struct jm4lw_config *cfg, size_t i, char *buf,
+    size_t len);
+
 /* The typed policy core serves by (struct core_policy), parsed once when
  * a configuration is taken: 0, or -1 with a reason. */
 int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "proto.h"
 
 /* One error line. */
@@ -103,29 +104,16 @@ static int word_srvr(struct proto *p, struct proto_out *out)
 	return PROTO_OK;
 }
 
-/* conf: the effective configuration, one key=value a line. */
+/* conf: the effective configuration, one key=value a line, in the key
+ * table's order. */
 static int word_conf(struct proto *p, struct proto_out *out)
 {
-	const struct jm4lw_config *c = p->core->cfg;
+	char line[sizeof(p->core->cfg->dump_dir) + 64];
+	size_t i;
 
-	out_printf(out, "listen=%s\n", c->listen);
-	out_printf(out, "allow=%s\n", c->allow);
-	out_printf(out, "dump_dir=%s\n", c->dump_dir);
-	out_printf(out, "dump_prefix=%s\n", c->dump_prefix);
-	out_printf(out, "max_connections=%u\n", c->max_connections);
-	out_printf(out, "max_connections_per_peer=%u\n",
-	    c->max_connections_per_peer);
-	out_printf(out, "read_timeout=%u\n", c->read_timeout);
-	out_printf(out, "write_timeout=%u\n", c->write_timeout);
-	out_printf(out, "allow_from=%s\n", c->allow_from);
-	out_printf(out, "dump_min_interval=%u\n", c->dump_min_interval);
-	out_printf(out, "dump_min_free=%llu\n", c->dump_min_free);
-	out_printf(out, "dump_interval=%u\n", c->dump_interval);
-	out_printf(out, "dump_on_growth=%s\n", c->dump_on_growth);
-	out_printf(out, "growth_check_interval=%u\n", c->growth_check_interval);
-	out_printf(out, "dump_keep=%u\n", c->dump_keep);
-	out_printf(out, "dump_max_bytes=%llu\n", c->dump_max_bytes);
-	out_printf(out, "prof_reset_lg_sample=%s\n", c->prof_reset_lg_sample);
+	for (i = 0; config_format(p->core->cfg, i, line, sizeof(line)) == 0;
+	     i++)
+		out_printf(out, "%s\n", line);
 	return PROTO_OK;
 }
 
