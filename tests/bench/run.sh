@@ -28,7 +28,10 @@
 # jm4lwd is missing), BENCH_OUT (report path; default BENCHMARKS.md for the
 # full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
-# KEEP=1 (keep the scratch directory).
+# KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
+# name: floor zk jmfp idle redis; e.g. ONLY="jmfp idle"; the
+# report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
+# then has dashes for the others). redis also brings the callgrind counts.
 #
 # Needs: gcc or cc, python3 (a free port), taskset, java + Debian's
 # zookeeper, redis-server + redis-benchmark + redis-cli. perf is optional.
@@ -73,6 +76,8 @@ else
 	RB_MS_N1=2000 RB_MS_N32=3000
 	OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
 fi
+# A partial run never overwrites the full report.
+[ -n "${ONLY:-}" ] && OUT=${BENCH_OUT:-$BUILD/BENCHMARKS-only.md}
 CONCS="1 32"
 IDLE_CONNS=1000
 T_START=$(date +%s)
@@ -84,6 +89,8 @@ declare -A R        # results: key -> "v1 v2 ..." (one value per round)
 declare -A PORTNAME # port -> name, for the commands shown in the report
 
 log() { echo "run.sh: $*" >&2; }
+# Is section NAME (floor zk jmfp idle redis) to run? ONLY=...
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 fail() {
 	FAILURES+=("$*")
 	echo "run.sh: FAIL: $*" >&2
@@ -455,36 +462,38 @@ PORTNAME[$FCPORT]=FLOOR_CLOSE_PORT
 
 # ================================================================ 1. floor
 SECTION=1
-log "1. ruok: jm4lwd vs floor"
-for r in $(seq 1 "$ROUNDS"); do
-	for c in $CONCS; do
-		for s in $(order "$r" j f fc); do
-			case $s in
-			j) bench "s1.c$c.j" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok ;;
-			f) bench "s1.c$c.f" "$FPID" "$FPORT" -c "$c" -d "$DUR" -w ruok ;;
-			fc) bench "s1.c$c.fc" "$FCPID" "$FCPORT" -c "$c" -d "$DUR" -w ruok ;;
-			esac
+if want floor; then
+	log "1. ruok: jm4lwd vs floor"
+	for r in $(seq 1 "$ROUNDS"); do
+		for c in $CONCS; do
+			for s in $(order "$r" j f fc); do
+				case $s in
+				j) bench "s1.c$c.j" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok ;;
+				f) bench "s1.c$c.f" "$FPID" "$FPORT" -c "$c" -d "$DUR" -w ruok ;;
+				fc) bench "s1.c$c.fc" "$FCPID" "$FCPORT" -c "$c" -d "$DUR" -w ruok ;;
+				esac
+			done
 		done
 	done
-done
-if [ $PERF = 1 ]; then
-	for i in 1 2 3; do
-		for s in $(order "$i" j f); do
-			if [ "$s" = j ]; then pstat p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
-			else pstat p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok; fi
+	if [ $PERF = 1 ]; then
+		for i in 1 2 3; do
+			for s in $(order "$i" j f); do
+				if [ "$s" = j ]; then pstat p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
+				else pstat p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok; fi
+			done
 		done
-	done
-	prof p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
-	prof p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok
+		prof p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
+		prof p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok
+	fi
 fi
 stop "$FCPID"
 
 # ================================================================ 2. ZooKeeper
 SECTION=2
-log "2. ruok and mntr: jm4lwd vs ZooKeeper"
+want zk && log "2. ruok and mntr: jm4lwd vs ZooKeeper"
 ZK_OK=0
 ZKJAR=/usr/share/java/zookeeper.jar
-if need java "Debian package zookeeper" && [ -r "$ZKJAR" ]; then
+if want zk && need java "Debian package zookeeper" && [ -r "$ZKJAR" ]; then
 	ZPORT=$(free_port)
 	mkdir -p "$WORK/zk/data"
 	cat >"$WORK/zk/zoo.cfg" <<EOF
@@ -543,7 +552,7 @@ EOF
 	fi
 	stop "$ZKPID"
 else
-	[ -r "$ZKJAR" ] || fail "$ZKJAR missing (Debian package zookeeper)"
+	! want zk || [ -r "$ZKJAR" ] || fail "$ZKJAR missing (Debian package zookeeper)"
 fi
 
 # ================================================================ 4. jmfp
@@ -577,91 +586,95 @@ dump1() {
 	rm -f "$f"
 }
 SECTION=4
-log "4. jmfp vs a bare prof.dump over a ${HEAP_MB} MiB heap"
-mkdir -p "$WORK/hdumps"
-note_cmd "MALLOC_CONF=prof:true ${ON_SERVER[*]} bench_host -m $HEAP_MB \$WORK/hdumps"
-start bench_host env MALLOC_CONF=prof:true "${ON_SERVER[@]}" "$BIN/bench_host" -m "$HEAP_MB" "$WORK/hdumps"
-HPID=$STARTED
-if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
-	PORTNAME[$HPORT]=BENCH_HOST_PORT
-	HEAP_LINE=$(grep -m1 'blocks, stats.allocated' "$WORK/bench_host.log" | sed 's/^bench_host: //')
-	HRSS=$(rss "$HPID" VmRSS)
-	# Pairs of single dumps, tjfp (jmfp, timed in the process) and bdmp
-	# side by side in time, the order alternating: a ratio per pair.
-	for r in $(seq 1 "$ROUNDS"); do
-		for i in $(seq 1 "$DUMPS"); do
-			for w in $(order $((r + i)) tjfp bdmp); do
-				dump1 "$w" "$([ "$i" = 1 ] && echo size)"
-			done
-			# The same pair with a client that never lets its CPU idle.
-			for w in $(order $((r + i + 1)) tjfp bdmp); do
-				dump1 "$w" spin
+if want jmfp; then
+	log "4. jmfp vs a bare prof.dump over a ${HEAP_MB} MiB heap"
+	mkdir -p "$WORK/hdumps"
+	note_cmd "MALLOC_CONF=prof:true ${ON_SERVER[*]} bench_host -m $HEAP_MB \$WORK/hdumps"
+	start bench_host env MALLOC_CONF=prof:true "${ON_SERVER[@]}" "$BIN/bench_host" -m "$HEAP_MB" "$WORK/hdumps"
+	HPID=$STARTED
+	if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
+		PORTNAME[$HPORT]=BENCH_HOST_PORT
+		HEAP_LINE=$(grep -m1 'blocks, stats.allocated' "$WORK/bench_host.log" | sed 's/^bench_host: //')
+		HRSS=$(rss "$HPID" VmRSS)
+		# Pairs of single dumps, tjfp (jmfp, timed in the process) and bdmp
+		# side by side in time, the order alternating: a ratio per pair.
+		for r in $(seq 1 "$ROUNDS"); do
+			for i in $(seq 1 "$DUMPS"); do
+				for w in $(order $((r + i)) tjfp bdmp); do
+					dump1 "$w" "$([ "$i" = 1 ] && echo size)"
+				done
+				# The same pair with a client that never lets its CPU idle.
+				for w in $(order $((r + i + 1)) tjfp bdmp); do
+					dump1 "$w" spin
+				done
 			done
 		done
-	done
-	# Where jmfp's extra time goes: close() of the profile, timed by strace.
-	if [ "$MODE" = full ] && command -v strace >/dev/null; then
-		strace -T -e trace=creat,close,openat,read,pread64 -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
-		st=$!
-		sleep 0.5
-		for i in 1 2 3 4 5; do
-			"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w jmfp -x / >/dev/null 2>&1
-			"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w bdmp -x / >/dev/null 2>&1
-		done
-		sleep 0.3
-		kill "$st" 2>/dev/null
-		wait "$st" 2>/dev/null
-		note_cmd "strace -T -e trace=creat,close,openat,read,pread64 -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
-		# close() of the file jemalloc creat()ed; reads of a profile
-		# opened read-only afterwards (a read-back), per dump.
-		while read -r what kind v; do rec "s4.$what.$kind" "$v"; done < <(awk '
-			/^creat\(/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
-				k[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; next }
-			/^openat\(.*O_RDONLY/ && /\.heap/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
-				rb[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; rn[$(NF - 1)] = 0; rt[$(NF - 1)] = 0; next }
-			/^(read|pread64)\(/ { fd = $0; sub(/^p?read(64)?\(/, "", fd); sub(/,.*/, "", fd)
-				if (fd in rb) { d = $NF; gsub(/[<>]/, "", d); rn[fd]++; rt[fd] += d }; next }
-			/^close\(/ { fd = $0; sub(/^close\(/, "", fd); sub(/\).*/, "", fd); d = $NF; gsub(/[<>]/, "", d)
-				if (fd in k) { printf "close %s %.0f\n", k[fd], d * 1e6; delete k[fd] }
-				if (fd in rb) { printf "rbn %s %d\nrbt %s %.0f\n", rb[fd], rn[fd], rb[fd], rt[fd] * 1e6; delete rb[fd] } }' \
-			"$WORK/dump.strace" 2>/dev/null)
-		rm -f "$WORK"/hdumps/*.heap
+		# Where jmfp's extra time goes: close() of the profile, timed by strace.
+		if [ "$MODE" = full ] && command -v strace >/dev/null; then
+			strace -T -e trace=creat,close,openat,read,pread64 -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
+			st=$!
+			sleep 0.5
+			for i in 1 2 3 4 5; do
+				"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w jmfp -x / >/dev/null 2>&1
+				"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w bdmp -x / >/dev/null 2>&1
+			done
+			sleep 0.3
+			kill "$st" 2>/dev/null
+			wait "$st" 2>/dev/null
+			note_cmd "strace -T -e trace=creat,close,openat,read,pread64 -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
+			# close() of the file jemalloc creat()ed; reads of a profile
+			# opened read-only afterwards (a read-back), per dump.
+			while read -r what kind v; do rec "s4.$what.$kind" "$v"; done < <(awk '
+				/^creat\(/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+					k[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; next }
+				/^openat\(.*O_RDONLY/ && /\.heap/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+					rb[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; rn[$(NF - 1)] = 0; rt[$(NF - 1)] = 0; next }
+				/^(read|pread64)\(/ { fd = $0; sub(/^p?read(64)?\(/, "", fd); sub(/,.*/, "", fd)
+					if (fd in rb) { d = $NF; gsub(/[<>]/, "", d); rn[fd]++; rt[fd] += d }; next }
+				/^close\(/ { fd = $0; sub(/^close\(/, "", fd); sub(/\).*/, "", fd); d = $NF; gsub(/[<>]/, "", d)
+					if (fd in k) { printf "close %s %.0f\n", k[fd], d * 1e6; delete k[fd] }
+					if (fd in rb) { printf "rbn %s %d\nrbt %s %.0f\n", rb[fd], rn[fd], rb[fd], rt[fd] * 1e6; delete rb[fd] } }' \
+				"$WORK/dump.strace" 2>/dev/null)
+			rm -f "$WORK"/hdumps/*.heap
+		fi
+		DUMP_FS="$(findmnt -n -o FSTYPE -T "$WORK/hdumps" 2>/dev/null) ($(findmnt -n -o OPTIONS -T "$WORK/hdumps" 2>/dev/null))"
+	else
+		fail "bench_host did not start"
 	fi
-	DUMP_FS="$(findmnt -n -o FSTYPE -T "$WORK/hdumps" 2>/dev/null) ($(findmnt -n -o OPTIONS -T "$WORK/hdumps" 2>/dev/null))"
-else
-	fail "bench_host did not start"
+	stop "$HPID"
 fi
-stop "$HPID"
 
 # ================================================================ 6. idle
 SECTION=6
-log "6. ruok p99 with $IDLE_CONNS idle connections held open"
-for r in $(seq 1 "$ROUNDS"); do
-	for c in $CONCS; do
-		for s in $(order "$r" base idle); do
-			if [ "$s" = base ]; then
-				bench "s6.c$c.base" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok
-				continue
-			fi
-			# With the idle ones: ask mntr mid-run how many the daemon holds.
-			note_cmd "${ON_CLIENT[*]} loadgen -p $JPORT -k $IDLE_CONNS -c $c -d $DUR -w ruok & sleep $(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }'); jm4lw -p $JPORT mntr"
-			( sleep "$(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }')"
-			  "$CLIENT_BIN" -h 127.0.0.1 -p "$JPORT" -t 5 mntr >"$WORK/idle.mntr" 2>&1 ) &
-			probe=$!
-			bench "s6.c$c.idle" "$JPID" "$JPORT" -k "$IDLE_CONNS" -c "$c" -d "$DUR" -w ruok
-			wait "$probe"
-			open=$(awk -F'\t' '$1 == "jm4lw_open_connections" { print $2 }' "$WORK/idle.mntr")
-			rec "s6.c$c.open" "${open:-nan}"
-			[ -n "$open" ] && [ "$open" -ge "$IDLE_CONNS" ] ||
-				fail "s6: mntr mid-run says jm4lw_open_connections=${open:-?} (want >= $IDLE_CONNS)"
-			rec "s6.c$c.idle_open" "$(kv "$LG" idle_open)"
+if want idle; then
+	log "6. ruok p99 with $IDLE_CONNS idle connections held open"
+	for r in $(seq 1 "$ROUNDS"); do
+		for c in $CONCS; do
+			for s in $(order "$r" base idle); do
+				if [ "$s" = base ]; then
+					bench "s6.c$c.base" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok
+					continue
+				fi
+				# With the idle ones: ask mntr mid-run how many the daemon holds.
+				note_cmd "${ON_CLIENT[*]} loadgen -p $JPORT -k $IDLE_CONNS -c $c -d $DUR -w ruok & sleep $(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }'); jm4lw -p $JPORT mntr"
+				( sleep "$(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }')"
+				  "$CLIENT_BIN" -h 127.0.0.1 -p "$JPORT" -t 5 mntr >"$WORK/idle.mntr" 2>&1 ) &
+				probe=$!
+				bench "s6.c$c.idle" "$JPID" "$JPORT" -k "$IDLE_CONNS" -c "$c" -d "$DUR" -w ruok
+				wait "$probe"
+				open=$(awk -F'\t' '$1 == "jm4lw_open_connections" { print $2 }' "$WORK/idle.mntr")
+				rec "s6.c$c.open" "${open:-nan}"
+				[ -n "$open" ] && [ "$open" -ge "$IDLE_CONNS" ] ||
+					fail "s6: mntr mid-run says jm4lw_open_connections=${open:-?} (want >= $IDLE_CONNS)"
+				rec "s6.c$c.idle_open" "$(kv "$LG" idle_open)"
+			done
 		done
 	done
-done
+fi
 
 # ================================================================ 3 and 5. Redis
 REDIS_OK=0
-if need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
+if want redis && need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
 	need redis-cli "Debian package redis-tools"; then
 	REDIS_OK=1
 	REDIS_VERSION=$(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p')
