@@ -766,7 +766,7 @@ if want flood; then
 		mid=$!
 		# The prober fails only on a wrong reply: refusals and
 		# connections closed before a reply are this section's figures.
-		note_cmd "${ON_CLIENT[*]} loadgen -p $DPORT ${probe[*]}"
+		note_cmd "${ON_CLIENT[*]} loadgen -p $DPORT ${probe[*]:0:${#probe[@]}-1} \"$REFUSAL\""
 		P=$("${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$DPORT" "${probe[@]}" 2>"$WORK/flood.probe.err")
 		[ -n "$P" ] && [ "$(kv "$P" wrong)" = 0 ] ||
 			fail "flood: the ruok prober: $(head -3 "$WORK/flood.probe.err" | tr '\n' ' ') $P"
@@ -1281,9 +1281,9 @@ if want flood; then
 	cmds
 fi
 
-# Profiles
+# Profiles (taken in the floor, ZooKeeper and Redis sections only)
 SECTION=7
-if [ $PERF = 1 ]; then
+if [ $PERF = 1 ] && { want floor || want zk || want redis; }; then
 	out "## Where the time goes (perf)"
 	out ""
 	out "Each server under loadgen at concurrency 32 for a fixed number of connections: \`perf stat\` for CPU time, system"
