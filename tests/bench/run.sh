@@ -68,7 +68,7 @@ if [ "$MODE" = smoke ]; then
 	DUMPS=3
 	ZK_WARM=2
 	IDLE_SECS=1
-	STALL_SECS=2 FLOOD_SECS=2          # sections 7 and 8, per case
+	STALL_SECS=1 FLOOD_SECS=1          # sections 7 and 8, per case
 	RB_KV_N1=3000 RB_KV_N32=15000      # redis-benchmark -t set,get
 	RB_MS_N1=300 RB_MS_N32=600         # MEMORY MALLOC-STATS
 	OUT=${BENCH_OUT:-$BUILD/BENCHMARKS-smoke.md}
