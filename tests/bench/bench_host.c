@@ -1,17 +1,25 @@
 /*
  * bench_host: a host that embeds the module (include/jm4lw.h, libjm4lw.a)
  * over a large sampled heap, to time jmfp against a bare prof.dump of the
- * same heap.
+ * same heap, and to watch its port while it dumps.
  *
- *	MALLOC_CONF=prof:true bench_host [-m MiB] [-l addr:port] DUMP_DIR
+ *	MALLOC_CONF=prof:true bench_host [-T] [-S] [-m MiB] [-l addr:port]
+ *	    DUMP_DIR
  *
  * At start it switches sampling on (prof.active) and allocates -m MiB
  * (default 1024) of live blocks, 32 B to 128 KiB (log-uniform), each
  * written to so the heap is resident, through call chains of 1 to 12
  * frames picked among four functions: the ~2000 samples jemalloc takes at
  * its default rate (one per 512 KiB) carry many distinct backtraces, as a
- * real service's do. Then it serves the module on -l (default
- * 127.0.0.1:0) with dump_min_interval = 0 and one host word:
+ * real service's do. -S (stacks) makes the profile as large as a big
+ * service's: blocks of 32 B to 8 KiB, so that at a lowered sample interval
+ * (MALLOC_CONF lg_prof_sample:15, one per 32 KiB) every sample is a block
+ * of its own, through chains of 8 to 16 frames, so that nearly every
+ * sample has a backtrace of its own: ~30000 per GiB. Then it serves the
+ * module on -l (default 127.0.0.1:0) with dump_min_interval = 0, on its
+ * own libevent loop (embedded), or with -T on the module's own thread
+ * (jm4lw_start_thread_ex(), as the preload agent runs it), with two host
+ * words:
  *
  *	bdmp  a bare mallctl("prof.dump") of the same heap to
  *	      DUMP_DIR/bare.<pid>.<seq>.heap: no temporary file, no rename,
@@ -21,12 +29,13 @@
  *	      path line, then "took\t<nanoseconds>\n"
  *
  * so `loadgen -w tjfp` and `loadgen -w bdmp` time both over the same port
- * and the same transport, and each reply says what the process spent. Logs the heap it built, what one
- * mallctl("epoch") costs before and after building it, and then
- * "bench_host: listening on ADDR:PORT" on stderr; exits 0 on SIGTERM or
- * SIGINT.
+ * and the same transport, and each reply says what the process spent. Logs
+ * the heap it built, what one mallctl("epoch") costs before and after
+ * building it, and then "bench_host: listening on ADDR:PORT" on stderr;
+ * exits 0 on SIGTERM or SIGINT.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,9 +50,12 @@
 
 #include "jm4lw.h"
 
-#define MIN_LG 5   /* 32 B */
-#define MAX_LG 17  /* 128 KiB */
+#define MIN_LG 5          /* 32 B */
+#define MAX_LG 17         /* 128 KiB */
 #define MAX_DEPTH 12
+#define STACKS_MAX_LG 12  /* -S: 8 KiB */
+#define STACKS_MIN_DEPTH 8 /* -S: 4^8 chains at the shortest */
+#define STACKS_MAX_DEPTH 16
 
 struct bare {
 	char dir[4096];
@@ -51,6 +63,9 @@ struct bare {
 };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
+/* The heap's shape: block sizes 2^min_lg .. 2^(max_lg+1), chains of
+ * min_depth .. max_depth frames (-S changes them). */
+static int max_lg = MAX_LG, min_depth = 1, max_depth = MAX_DEPTH;
 
 /* xorshift64*: the same heap on every run. */
 static uint64_t next_rand(void)
@@ -139,7 +154,7 @@ static void **heap_fill(size_t mib, size_t *nblocks)
 
 	while (blocks != NULL && live < want) {
 		r = next_rand();
-		lg = MIN_LG + (int)(r % (MAX_LG - MIN_LG + 1));
+		lg = MIN_LG + (int)(r % (uint64_t)(max_lg - MIN_LG + 1));
 		size = ((size_t)1 << lg) + (size_t)((r >> 8) %
 		    ((size_t)1 << lg));
 		if (n == cap) {
@@ -149,8 +164,8 @@ static void **heap_fill(size_t mib, size_t *nblocks)
 			blocks = nb;
 			cap *= 2;
 		}
-		blocks[n] = step(1 + (int)((r >> 32) % MAX_DEPTH),
-		    next_rand(), size);
+		blocks[n] = step(min_depth + (int)((r >> 32) %
+		    (uint64_t)(max_depth - min_depth + 1)), next_rand(), size);
 		if (blocks[n] == NULL)
 			break;
 		live += size;
@@ -220,6 +235,14 @@ static int word_tjfp(struct jm4lw_reply *r, void *arg)
 	return e;
 }
 
+/* The host words, on the module before it listens (both modes). */
+static int add_words(struct jm4lw *m, struct bare *b)
+{
+	return jm4lw_add_word(m, "bdmp", word_bdmp, b, JM4LW_WORD_MUTATES) ==
+	    -1 || jm4lw_add_word(m, "tjfp", word_tjfp, NULL,
+	    JM4LW_WORD_MUTATES) == -1 ? -1 : 0;
+}
+
 /* SIGTERM/SIGINT: leave the loop. */
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
@@ -228,24 +251,118 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(arg, NULL);
 }
 
-int main(int argc, char *argv[])
+/* Embedded: the module on this thread's libevent loop, until a signal. */
+static int serve_embedded(const struct jm4lw_config *cfg, const char *listen,
+    struct bare *b)
 {
 	struct event_base *base = NULL;
 	struct event *sigterm = NULL, *sigint = NULL;
 	struct jm4lw *m = NULL;
+	char err[256], addr[128];
+	int status = 1;
+
+	if ((base = event_base_new()) == NULL ||
+	    (m = jm4lw_new(base, cfg, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "bench_host: %s\n", base ? err : "event base");
+		goto done;
+	}
+	if (add_words(m, b) == -1 || jm4lw_listen(m, listen) == -1 ||
+	    jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1)
+		goto done;
+	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
+	sigint = evsignal_new(base, SIGINT, on_signal, base);
+	if (sigterm == NULL || sigint == NULL ||
+	    evsignal_add(sigterm, NULL) == -1 ||
+	    evsignal_add(sigint, NULL) == -1)
+		goto done;
+	fprintf(stderr, "bench_host: listening on %s\n", addr);
+	if (event_base_dispatch(base) == 0)
+		status = 0;
+done:
+	if (sigterm != NULL)
+		event_free(sigterm);
+	if (sigint != NULL)
+		event_free(sigint);
+	jm4lw_free(m);
+	if (base != NULL)
+		event_base_free(base);
+	return status;
+}
+
+struct thread_setup {
+	struct bare *bare;
+	struct jm4lw *m;
+	int failed;
+};
+
+/* -T: add the host words before the module's thread starts. */
+static void thread_setup(struct jm4lw *m, void *arg)
+{
+	struct thread_setup *ts = arg;
+
+	ts->m = m;
+	if (add_words(m, ts->bare) == -1)
+		ts->failed = 1;
+}
+
+/* -T: the module on its own thread, as the agent runs it; this thread
+ * only waits for SIGTERM or SIGINT. */
+static int serve_thread(struct jm4lw_config *cfg, const char *listen,
+    struct bare *b)
+{
+	struct thread_setup ts = {b, NULL, 0};
+	struct jm4lw_thread_opts opts;
+	struct jm4lw_thread *t;
+	char err[256], addr[128];
+	sigset_t set;
+	int sig;
+
+	if (jm4lw_config_set(cfg, "listen", listen, err, sizeof(err)) == -1) {
+		fprintf(stderr, "bench_host: %s\n", err);
+		return 1;
+	}
+	/* Blocked before the thread exists, so sigwait() gets them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	memset(&opts, 0, sizeof(opts));
+	opts.setup = thread_setup;
+	opts.setup_arg = &ts;
+	if ((t = jm4lw_start_thread_ex(cfg, &opts, err, sizeof(err))) ==
+	    NULL) {
+		fprintf(stderr, "bench_host: %s\n", err);
+		return 1;
+	}
+	/* The listeners are fixed before the thread starts: reading their
+	 * address from here does not race with it. */
+	if (ts.failed || jm4lw_bound_addr(ts.m, 0, addr, sizeof(addr)) ==
+	    -1) {
+		jm4lw_stop_thread(t);
+		return 1;
+	}
+	fprintf(stderr, "bench_host: listening on %s (thread mode)\n", addr);
+	while (sigwait(&set, &sig) != 0)
+		;
+	jm4lw_stop_thread(t);
+	return 0;
+}
+
+int main(int argc, char *argv[])
+{
 	struct jm4lw_config cfg;
 	static struct bare bare;
 	const char *listen = "127.0.0.1:0";
 	struct timespec t0, t1;
-	char err[256], addr[128];
+	char err[256];
 	size_t mib = 1024, nblocks = 0, i, allocated, len = sizeof(size_t);
 	void **blocks;
-	bool on = true;
+	bool on = true, thread = false;
 	uint64_t epoch = 1;
 	double epoch_empty;
 	int ch, status = 1;
 
-	while ((ch = getopt(argc, argv, "m:l:")) != -1) {
+	while ((ch = getopt(argc, argv, "m:l:ST")) != -1) {
 		switch (ch) {
 		case 'm':
 			mib = (size_t)strtoul(optarg, NULL, 10);
@@ -254,6 +371,14 @@ int main(int argc, char *argv[])
 			break;
 		case 'l':
 			listen = optarg;
+			break;
+		case 'S':
+			max_lg = STACKS_MAX_LG;
+			min_depth = STACKS_MIN_DEPTH;
+			max_depth = STACKS_MAX_DEPTH;
+			break;
+		case 'T':
+			thread = true;
 			break;
 		default:
 			goto usage;
@@ -289,44 +414,18 @@ int main(int argc, char *argv[])
 	jm4lw_config_init(&cfg);
 	if (jm4lw_config_set(&cfg, "dump_dir", bare.dir, err, sizeof(err)) ==
 	    -1 || jm4lw_config_set(&cfg, "dump_min_interval", "0", err,
-	    sizeof(err)) == -1) {
+	    sizeof(err)) == -1)
 		fprintf(stderr, "bench_host: %s\n", err);
-		goto done;
-	}
-	if ((base = event_base_new()) == NULL ||
-	    (m = jm4lw_new(base, &cfg, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "bench_host: %s\n", base ? err : "event base");
-		goto done;
-	}
-	if (jm4lw_add_word(m, "bdmp", word_bdmp, &bare, JM4LW_WORD_MUTATES) ==
-	    -1 ||
-	    jm4lw_add_word(m, "tjfp", word_tjfp, NULL, JM4LW_WORD_MUTATES) ==
-	    -1 || jm4lw_listen(m, listen) == -1 ||
-	    jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1)
-		goto done;
-	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
-	sigint = evsignal_new(base, SIGINT, on_signal, base);
-	if (sigterm == NULL || sigint == NULL ||
-	    evsignal_add(sigterm, NULL) == -1 ||
-	    evsignal_add(sigint, NULL) == -1)
-		goto done;
-	fprintf(stderr, "bench_host: listening on %s\n", addr);
-	if (event_base_dispatch(base) == 0)
-		status = 0;
-done:
-	if (sigterm != NULL)
-		event_free(sigterm);
-	if (sigint != NULL)
-		event_free(sigint);
-	jm4lw_free(m);
-	if (base != NULL)
-		event_base_free(base);
+	else if (thread)
+		status = serve_thread(&cfg, listen, &bare);
+	else
+		status = serve_embedded(&cfg, listen, &bare);
 	for (i = 0; i < nblocks; i++)
 		free(blocks[i]);
 	free(blocks);
 	return status;
 usage:
-	fprintf(stderr, "usage: bench_host [-m MiB] [-l addr:port] "
+	fprintf(stderr, "usage: bench_host [-T] [-S] [-m MiB] [-l addr:port] "
 	    "DUMP_DIR\n");
 	return 2;
 }

@@ -2,8 +2,9 @@
  * loadgen: a closed-loop load generator for four-letter-word ports.
  *
  *	loadgen [-h host] [-p port] [-c concurrency] [-d seconds] [-n requests]
- *	        [-w word] [-x prefix | -e exact] [-k idle] [-W warmup]
- *	        [-t timeout_ms] [-o file] [-S] [-j]
+ *	        [-w word] [-x prefix | -e exact] [-r refusal] [-i interval_ms]
+ *	        [-k idle [-F] [-T trickle_ms]] [-W warmup] [-t timeout_ms]
+ *	        [-o file] [-S] [-j]
  *
  * Each of the -c slots does connect -> send "WORD\n" -> read to EOF ->
  * close, and starts over at once (closed loop: the offered load is what the
@@ -22,6 +23,14 @@
  * A reset after a whole, correct reply (a server that closes with the
  * "\n" unread) is counted in resets, not as an error.
  *
+ * -r R: a reply that starts with R is a refusal (say "error: too many
+ * connections"): counted in refused, neither wrong nor in the latencies.
+ *
+ * -i I paces each slot: a slot starts its next request I ms after it
+ * started the last one (or at once, if that took longer), so -c 1 -i 1 is
+ * a steady prober of one connection per millisecond whose every latency
+ * is recorded, not a load.
+ *
  * -S spins: the load loop polls epoll without sleeping, so the client's
  * CPU never goes idle. A request that waits milliseconds for its reply
  * otherwise pays for waking a halted CPU (on a VM, hundreds of
@@ -33,6 +42,12 @@
  * in idle_dropped. They are opened 32 per 10 ms (a burst beyond the
  * server's listen backlog would leave some waiting for a SYN-ACK
  * retransmission), and the load starts 0.5 s after all K are connected.
+ * -F makes them a flood that a server with fewer slots cannot hold: each
+ * one closed is reopened at once (at the same pace), without bound, the
+ * load starts after 1 s whether or not all K are up, and drops are
+ * figures, not failures. -T T makes every other holder trickle: one byte
+ * of "ruok" every T ms (a slow client, not an idle one). -c 0 with -k:
+ * holders only, no requests.
  *
  * Output: one line of key=value pairs (-j: one JSON object) with the
  * completed requests per second, latency percentiles in microseconds (from
@@ -73,6 +88,8 @@
 #define DRAIN_SECONDS 30             /* in-flight requests after the end */
 #define ERR_SHOW 5                   /* error lines on stderr, at most */
 
+#define FLOOD_SETUP_NS 1000000000u  /* -F: the load starts after 1 s */
+
 /* Log-linear latency histogram over nanoseconds: exact below 256 ns,
  * then 128 buckets per power of two (under 1% error). */
 #define H_SUB 128
@@ -86,6 +103,8 @@ struct slot {
 	int idle;             /* a -k holder, not a request slot */
 	enum slot_state state;
 	uint64_t t0;          /* socket() time, ns */
+	uint64_t next;        /* -i: next start; -T: next trickled byte */
+	int sent;             /* -T: bytes trickled on this connection */
 	char *buf;
 	size_t len, cap;
 };
@@ -96,6 +115,10 @@ struct loadgen {
 	const char *word;
 	const char *prefix;   /* -x */
 	const char *exact;    /* -e */
+	const char *refusal;  /* -r */
+	uint64_t interval_ns; /* -i */
+	int flood;            /* -F */
+	uint64_t trickle_ns;  /* -T */
 	char req[8];
 	int conc, nidle;
 	double seconds, warmup;
@@ -118,8 +141,8 @@ struct loadgen {
 	uint64_t max_ns;
 	long completed;
 	uint64_t reply_bytes;
-	long errors, wrong, resets;
-	long idle_dropped;
+	long errors, wrong, resets, refused;
+	long idle_dropped, trickled;
 	int shown;
 };
 
@@ -302,8 +325,18 @@ static int slot_connect(struct loadgen *g, struct slot *s)
 /* Launch the next request on @p s, if the run is not over. */
 static void req_start(struct loadgen *g, struct slot *s)
 {
+	uint64_t now = now_ns();
+
 	if (g->stopping || (g->limit > 0 && g->launched >= g->limit))
 		return;
+	if (g->interval_ns > 0) {
+		/* Paced: wait for the slot's turn (check_slots starts it);
+		 * a turn missed by a whole interval restarts the cadence. */
+		if (now < s->next)
+			return;
+		s->next = (now - s->next < g->interval_ns ? s->next : now) +
+		    g->interval_ns;
+	}
 	g->launched++;
 	if (slot_connect(g, s) == -1) {
 		g->errors++;
@@ -330,7 +363,10 @@ static void req_done(struct loadgen *g, struct slot *s, int reset)
 {
 	uint64_t lat = now_ns() - s->t0;
 
-	if (!reply_ok(g, s->buf, s->len)) {
+	if (g->refusal != NULL && s->len >= strlen(g->refusal) &&
+	    memcmp(s->buf, g->refusal, strlen(g->refusal)) == 0) {
+		g->refused++;
+	} else if (!reply_ok(g, s->buf, s->len)) {
 		if (reset) {
 			req_fail(g, s, "recv", ECONNRESET);
 			return;
@@ -447,6 +483,8 @@ static void idle_event(struct loadgen *g, struct slot *s, uint32_t events)
 			e = errno;
 		if (e == 0) {
 			s->state = S_IDLE;
+			s->sent = 0;
+			s->next = now_ns() + g->trickle_ns;
 			ev.events = EPOLLIN | EPOLLRDHUP;
 			ev.data.ptr = s;
 			if (epoll_ctl(g->ep, EPOLL_CTL_MOD, s->fd, &ev) == 0)
@@ -488,13 +526,32 @@ static void idle_refill(struct loadgen *g)
 	g->idle_last = now;
 	for (i = g->conc; i < g->conc + g->nidle && n < IDLE_BATCH; i++) {
 		/* Bounded: a server that keeps dropping them is reported,
-		 * not hammered. */
-		if (g->idle_dropped > 2L * g->nidle + 100)
+		 * not hammered (unless that is the point: -F). */
+		if (!g->flood && g->idle_dropped > 2L * g->nidle + 100)
 			return;
 		if (g->slots[i].state == S_FREE) {
 			idle_open(g, &g->slots[i]);
 			n++;
 		}
+	}
+}
+
+/* -T: every other holder sends the next byte of "ruok" when it is due,
+ * a client too slow to finish its word (the server may close it). */
+static void idle_trickle(struct loadgen *g, uint64_t now)
+{
+	struct slot *s;
+	int i;
+
+	for (i = g->conc + 1; i < g->conc + g->nidle; i += 2) {
+		s = &g->slots[i];
+		if (s->state != S_IDLE || now < s->next || s->sent >= 4)
+			continue;
+		if (send(s->fd, &"ruok"[s->sent], 1, MSG_NOSIGNAL) == 1) {
+			s->sent++;
+			g->trickled++;
+		}
+		s->next = now + g->trickle_ns;
 	}
 }
 
@@ -551,9 +608,19 @@ static void loop_once(struct loadgen *g, int ms)
  * starts. */
 static int idle_setup(struct loadgen *g)
 {
-	uint64_t end = now_ns() + (uint64_t)IDLE_SETUP_SECONDS * 1000000000u;
-	uint64_t settle;
+	uint64_t end, settle;
 
+	/* A flood is not expected to fit: give it a second, then go. */
+	for (end = now_ns() + FLOOD_SETUP_NS; g->flood && now_ns() < end &&
+	    !interrupted;) {
+		idle_refill(g);
+		if (g->trickle_ns > 0)
+			idle_trickle(g, now_ns());
+		loop_once(g, 1);
+	}
+	if (g->flood)
+		return 0;
+	end = now_ns() + (uint64_t)IDLE_SETUP_SECONDS * 1000000000u;
 	while (idle_count(g) < g->nidle) {
 		if (now_ns() > end || g->idle_dropped > 2L * g->nidle + 100 ||
 		    interrupted) {
@@ -587,7 +654,8 @@ static double run(struct loadgen *g)
 		req_start(g, &g->slots[i]);
 	last_check = start;
 	while (!g->stopping || g->inflight > 0) {
-		loop_once(g, g->spin ? 0 : 5);
+		/* Paced slots start on time to within a millisecond. */
+		loop_once(g, g->spin ? 0 : g->interval_ns > 0 ? 1 : 5);
 		now = now_ns();
 		if (warm_end > start && now >= warm_end) {
 			stats_reset(g);
@@ -603,10 +671,12 @@ static double run(struct loadgen *g)
 		}
 		if (g->stopping && now >= drain_end)
 			break;
-		if (now - last_check >= 5000000u) {
+		if (now - last_check >= 5000000u || g->interval_ns > 0) {
 			check_slots(g, now);
 			if (!g->stopping)
 				idle_refill(g);
+			if (!g->stopping && g->trickle_ns > 0)
+				idle_trickle(g, now);
 			last_check = now;
 		}
 	}
@@ -632,22 +702,26 @@ static void report(const struct loadgen *g, double secs, int idle_open_end)
 		    "\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,"
 		    "\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%ld,"
 		    "\"wrong\":%ld,\"resets\":%ld,\"idle_open\":%d,"
-		    "\"idle_dropped\":%ld,\"reply_bytes\":%.0f}\n",
+		    "\"idle_dropped\":%ld,\"refused\":%ld,\"trickled\":%ld,"
+		    "\"reply_bytes\":%.0f}\n",
 		    g->word, g->conc, g->nidle, secs, g->completed, rps,
 		    hist_quantile(g, 0.50), hist_quantile(g, 0.90),
 		    hist_quantile(g, 0.99), hist_quantile(g, 0.999),
 		    (double)g->max_ns / 1000.0, g->errors, g->wrong, g->resets,
-		    idle_open_end, g->idle_dropped, avg);
+		    idle_open_end, g->idle_dropped, g->refused, g->trickled,
+		    avg);
 	else
 		printf("word=%s conc=%d idle=%d secs=%.3f requests=%ld "
 		    "rps=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f "
 		    "p999_us=%.1f max_us=%.1f errors=%ld wrong=%ld resets=%ld "
-		    "idle_open=%d idle_dropped=%ld reply_bytes=%.0f\n",
+		    "idle_open=%d idle_dropped=%ld refused=%ld trickled=%ld "
+		    "reply_bytes=%.0f\n",
 		    g->word, g->conc, g->nidle, secs, g->completed, rps,
 		    hist_quantile(g, 0.50), hist_quantile(g, 0.90),
 		    hist_quantile(g, 0.99), hist_quantile(g, 0.999),
 		    (double)g->max_ns / 1000.0, g->errors, g->wrong, g->resets,
-		    idle_open_end, g->idle_dropped, avg);
+		    idle_open_end, g->idle_dropped, g->refused, g->trickled,
+		    avg);
 	fflush(stdout);
 }
 
@@ -657,7 +731,9 @@ static void usage(void)
 	fprintf(stderr,
 	    "usage: loadgen [-h host] [-p port] [-c concurrency] [-d seconds] "
 	    "[-n requests]\n"
-	    "               [-w word] [-x prefix | -e exact] [-k idle] "
+	    "               [-w word] [-x prefix | -e exact] [-r refusal] "
+	    "[-i interval_ms]\n"
+	    "               [-k idle [-F] [-T trickle_ms]] "
 	    "[-W warmup_seconds]\n"
 	    "               [-t timeout_ms] [-o reply_file] [-S] [-j]\n");
 	exit(2);
@@ -723,11 +799,12 @@ int main(int argc, char *argv[])
 	g.conc = 1;
 	g.seconds = 5;
 	g.timeout_ns = 10000000000ull;
-	while ((ch = getopt(argc, argv, "h:p:c:d:n:w:x:e:k:W:t:o:Sj")) != -1) {
+	while ((ch = getopt(argc, argv, "h:p:c:d:n:w:x:e:r:i:k:FT:W:t:o:Sj")) !=
+	    -1) {
 		switch (ch) {
 		case 'h': host = optarg; break;
 		case 'p': port = optarg; break;
-		case 'c': g.conc = (int)num_arg(optarg, 1, MAX_CONC); break;
+		case 'c': g.conc = (int)num_arg(optarg, 0, MAX_CONC); break;
 		case 'd':
 			g.seconds = num_arg(optarg, 0.01, MAX_SECONDS);
 			dset = 1;
@@ -736,7 +813,17 @@ int main(int argc, char *argv[])
 		case 'w': g.word = optarg; break;
 		case 'x': g.prefix = optarg; break;
 		case 'e': g.exact = optarg; break;
+		case 'r': g.refusal = optarg; break;
+		case 'i':
+			g.interval_ns = (uint64_t)(num_arg(optarg, 0, 3600000) *
+			    1e6);
+			break;
 		case 'k': g.nidle = (int)num_arg(optarg, 0, MAX_IDLE); break;
+		case 'F': g.flood = 1; break;
+		case 'T':
+			g.trickle_ns = (uint64_t)(num_arg(optarg, 1, 3600000) *
+			    1e6);
+			break;
 		case 'W': g.warmup = num_arg(optarg, 0, MAX_SECONDS); break;
 		case 't':
 			g.timeout_ns = (uint64_t)(num_arg(optarg, 1, 3600000) *
@@ -749,7 +836,8 @@ int main(int argc, char *argv[])
 		}
 	}
 	if (optind != argc || port == NULL || strlen(g.word) != 4 ||
-	    (g.prefix != NULL && g.exact != NULL)) {
+	    (g.prefix != NULL && g.exact != NULL) ||
+	    (g.conc == 0 && g.nidle == 0)) {
 		if (port == NULL)
 			fprintf(stderr, "loadgen: -p port is required\n");
 		if (strlen(g.word) != 4)
@@ -805,6 +893,6 @@ int main(int argc, char *argv[])
 	close(g.ep);
 	if (g.out != NULL)
 		fclose(g.out);
-	return g.errors || g.wrong || g.idle_dropped || g.completed == 0 ? 1
-									     : 0;
+	return g.errors || g.wrong || (g.idle_dropped && !g.flood) ||
+	    (g.completed == 0 && g.conc > 0) ? 1 : 0;
 }

@@ -10,6 +10,13 @@
 #   5. the preload agent in redis-server: GET/SET throughput    target >= 0.99,
 #      idle wake-ups/s of its thread (target 0), RSS added (target <= 1 MiB)
 #   6. ruok p99 with 1000 idle connections held open            target <= 10 ms
+#   7. ruok latency while jmfp dumps a >= 1 GiB heap of ~30000 backtraces
+#      back to back, the module on its own thread and on the host's loop
+#                                target (thread) p99 <= 2 ms, max <= 10 ms
+#   8. ruok through a flood of 1000 idle and trickling connections at
+#      jm4lwd's default max_connections (64); its descriptors after
+#   (7 and 8 print figures, never a verdict: they show jm4lw before and
+#   after the dump moves to a worker thread and idle peers are evicted.)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
 # 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
 # order reversed every other round; a ratio is the median of the per-round
@@ -28,7 +35,10 @@
 # jm4lwd is missing), BENCH_OUT (report path; default BENCHMARKS.md for the
 # full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
-# KEEP=1 (keep the scratch directory).
+# KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
+# name: floor zk jmfp idle redis stall flood; e.g. ONLY="stall flood"; the
+# report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
+# then has dashes for the others). redis also brings the callgrind counts.
 #
 # Needs: gcc or cc, python3 (a free port), taskset, java + Debian's
 # zookeeper, redis-server + redis-benchmark + redis-cli. perf is optional.
@@ -58,6 +68,7 @@ if [ "$MODE" = smoke ]; then
 	DUMPS=3
 	ZK_WARM=2
 	IDLE_SECS=1
+	STALL_SECS=1 FLOOD_SECS=1          # sections 7 and 8, per case
 	RB_KV_N1=3000 RB_KV_N32=15000      # redis-benchmark -t set,get
 	RB_MS_N1=300 RB_MS_N32=600         # MEMORY MALLOC-STATS
 	OUT=${BENCH_OUT:-$BUILD/BENCHMARKS-smoke.md}
@@ -69,12 +80,18 @@ else
 	DUMPS=9
 	ZK_WARM=15
 	IDLE_SECS=5
+	STALL_SECS=10 FLOOD_SECS=10
 	RB_KV_N1=60000 RB_KV_N32=200000
 	RB_MS_N1=2000 RB_MS_N32=3000
 	OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
 fi
+# A partial run never overwrites the full report.
+[ -n "${ONLY:-}" ] && OUT=${BENCH_OUT:-$BUILD/BENCHMARKS-only.md}
 CONCS="1 32"
 IDLE_CONNS=1000
+STALL_LG=15         # section 7: one sample per 32 KiB, ~30000 per GiB
+FLOOD_TRICKLE_MS=1000
+REFUSAL="error: too many connections"
 T_START=$(date +%s)
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-bench.XXXXXX")
@@ -84,6 +101,8 @@ declare -A R        # results: key -> "v1 v2 ..." (one value per round)
 declare -A PORTNAME # port -> name, for the commands shown in the report
 
 log() { echo "run.sh: $*" >&2; }
+# Is section NAME (floor zk jmfp idle redis stall flood) to run? ONLY=...
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 fail() {
 	FAILURES+=("$*")
 	echo "run.sh: FAIL: $*" >&2
@@ -277,9 +296,10 @@ note_cmd() {
 
 # lg TAG PORT ARGS...: one loadgen run; the key=value line in LG.
 lg() {
-	local tag=$1 port=$2 rc
+	local tag=$1 port=$2 rc a args=
 	shift 2
-	note_cmd "${ON_CLIENT[*]} loadgen -p $port $*"
+	for a in "$@"; do [[ $a == *" "* ]] && a="\"$a\""; args+=" $a"; done
+	note_cmd "${ON_CLIENT[*]} loadgen -p $port$args"
 	LG=$("${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$port" "$@" 2>"$WORK/lg.err")
 	rc=$?
 	if [ $rc -ne 0 ] || [ -z "$LG" ]; then
@@ -455,36 +475,38 @@ PORTNAME[$FCPORT]=FLOOR_CLOSE_PORT
 
 # ================================================================ 1. floor
 SECTION=1
-log "1. ruok: jm4lwd vs floor"
-for r in $(seq 1 "$ROUNDS"); do
-	for c in $CONCS; do
-		for s in $(order "$r" j f fc); do
-			case $s in
-			j) bench "s1.c$c.j" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok ;;
-			f) bench "s1.c$c.f" "$FPID" "$FPORT" -c "$c" -d "$DUR" -w ruok ;;
-			fc) bench "s1.c$c.fc" "$FCPID" "$FCPORT" -c "$c" -d "$DUR" -w ruok ;;
-			esac
+if want floor; then
+	log "1. ruok: jm4lwd vs floor"
+	for r in $(seq 1 "$ROUNDS"); do
+		for c in $CONCS; do
+			for s in $(order "$r" j f fc); do
+				case $s in
+				j) bench "s1.c$c.j" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok ;;
+				f) bench "s1.c$c.f" "$FPID" "$FPORT" -c "$c" -d "$DUR" -w ruok ;;
+				fc) bench "s1.c$c.fc" "$FCPID" "$FCPORT" -c "$c" -d "$DUR" -w ruok ;;
+				esac
+			done
 		done
 	done
-done
-if [ $PERF = 1 ]; then
-	for i in 1 2 3; do
-		for s in $(order "$i" j f); do
-			if [ "$s" = j ]; then pstat p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
-			else pstat p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok; fi
+	if [ $PERF = 1 ]; then
+		for i in 1 2 3; do
+			for s in $(order "$i" j f); do
+				if [ "$s" = j ]; then pstat p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
+				else pstat p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok; fi
+			done
 		done
-	done
-	prof p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
-	prof p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok
+		prof p.j.ruok "$JPID" "$JPORT" -c 32 -n 40000 -w ruok
+		prof p.f.ruok "$FPID" "$FPORT" -c 32 -n 40000 -w ruok
+	fi
 fi
 stop "$FCPID"
 
 # ================================================================ 2. ZooKeeper
 SECTION=2
-log "2. ruok and mntr: jm4lwd vs ZooKeeper"
+want zk && log "2. ruok and mntr: jm4lwd vs ZooKeeper"
 ZK_OK=0
 ZKJAR=/usr/share/java/zookeeper.jar
-if need java "Debian package zookeeper" && [ -r "$ZKJAR" ]; then
+if want zk && need java "Debian package zookeeper" && [ -r "$ZKJAR" ]; then
 	ZPORT=$(free_port)
 	mkdir -p "$WORK/zk/data"
 	cat >"$WORK/zk/zoo.cfg" <<EOF
@@ -543,7 +565,7 @@ EOF
 	fi
 	stop "$ZKPID"
 else
-	[ -r "$ZKJAR" ] || fail "$ZKJAR missing (Debian package zookeeper)"
+	! want zk || [ -r "$ZKJAR" ] || fail "$ZKJAR missing (Debian package zookeeper)"
 fi
 
 # ================================================================ 4. jmfp
@@ -577,91 +599,203 @@ dump1() {
 	rm -f "$f"
 }
 SECTION=4
-log "4. jmfp vs a bare prof.dump over a ${HEAP_MB} MiB heap"
-mkdir -p "$WORK/hdumps"
-note_cmd "MALLOC_CONF=prof:true ${ON_SERVER[*]} bench_host -m $HEAP_MB \$WORK/hdumps"
-start bench_host env MALLOC_CONF=prof:true "${ON_SERVER[@]}" "$BIN/bench_host" -m "$HEAP_MB" "$WORK/hdumps"
-HPID=$STARTED
-if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
-	PORTNAME[$HPORT]=BENCH_HOST_PORT
-	HEAP_LINE=$(grep -m1 'blocks, stats.allocated' "$WORK/bench_host.log" | sed 's/^bench_host: //')
-	HRSS=$(rss "$HPID" VmRSS)
-	# Pairs of single dumps, tjfp (jmfp, timed in the process) and bdmp
-	# side by side in time, the order alternating: a ratio per pair.
-	for r in $(seq 1 "$ROUNDS"); do
-		for i in $(seq 1 "$DUMPS"); do
-			for w in $(order $((r + i)) tjfp bdmp); do
-				dump1 "$w" "$([ "$i" = 1 ] && echo size)"
-			done
-			# The same pair with a client that never lets its CPU idle.
-			for w in $(order $((r + i + 1)) tjfp bdmp); do
-				dump1 "$w" spin
+if want jmfp; then
+	log "4. jmfp vs a bare prof.dump over a ${HEAP_MB} MiB heap"
+	mkdir -p "$WORK/hdumps"
+	note_cmd "MALLOC_CONF=prof:true ${ON_SERVER[*]} bench_host -m $HEAP_MB \$WORK/hdumps"
+	start bench_host env MALLOC_CONF=prof:true "${ON_SERVER[@]}" "$BIN/bench_host" -m "$HEAP_MB" "$WORK/hdumps"
+	HPID=$STARTED
+	if HPORT=$(wait_listen bench_host "$HPID" "bench_host: listening on" 300); then
+		PORTNAME[$HPORT]=BENCH_HOST_PORT
+		HEAP_LINE=$(grep -m1 'blocks, stats.allocated' "$WORK/bench_host.log" | sed 's/^bench_host: //')
+		HRSS=$(rss "$HPID" VmRSS)
+		# Pairs of single dumps, tjfp (jmfp, timed in the process) and bdmp
+		# side by side in time, the order alternating: a ratio per pair.
+		for r in $(seq 1 "$ROUNDS"); do
+			for i in $(seq 1 "$DUMPS"); do
+				for w in $(order $((r + i)) tjfp bdmp); do
+					dump1 "$w" "$([ "$i" = 1 ] && echo size)"
+				done
+				# The same pair with a client that never lets its CPU idle.
+				for w in $(order $((r + i + 1)) tjfp bdmp); do
+					dump1 "$w" spin
+				done
 			done
 		done
-	done
-	# Where jmfp's extra time goes: close() of the profile, timed by strace.
-	if [ "$MODE" = full ] && command -v strace >/dev/null; then
-		strace -T -e trace=creat,close,openat,read,pread64 -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
-		st=$!
-		sleep 0.5
-		for i in 1 2 3 4 5; do
-			"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w jmfp -x / >/dev/null 2>&1
-			"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w bdmp -x / >/dev/null 2>&1
-		done
-		sleep 0.3
-		kill "$st" 2>/dev/null
-		wait "$st" 2>/dev/null
-		note_cmd "strace -T -e trace=creat,close,openat,read,pread64 -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
-		# close() of the file jemalloc creat()ed; reads of a profile
-		# opened read-only afterwards (a read-back), per dump.
-		while read -r what kind v; do rec "s4.$what.$kind" "$v"; done < <(awk '
-			/^creat\(/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
-				k[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; next }
-			/^openat\(.*O_RDONLY/ && /\.heap/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
-				rb[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; rn[$(NF - 1)] = 0; rt[$(NF - 1)] = 0; next }
-			/^(read|pread64)\(/ { fd = $0; sub(/^p?read(64)?\(/, "", fd); sub(/,.*/, "", fd)
-				if (fd in rb) { d = $NF; gsub(/[<>]/, "", d); rn[fd]++; rt[fd] += d }; next }
-			/^close\(/ { fd = $0; sub(/^close\(/, "", fd); sub(/\).*/, "", fd); d = $NF; gsub(/[<>]/, "", d)
-				if (fd in k) { printf "close %s %.0f\n", k[fd], d * 1e6; delete k[fd] }
-				if (fd in rb) { printf "rbn %s %d\nrbt %s %.0f\n", rb[fd], rn[fd], rb[fd], rt[fd] * 1e6; delete rb[fd] } }' \
-			"$WORK/dump.strace" 2>/dev/null)
-		rm -f "$WORK"/hdumps/*.heap
+		# Where jmfp's extra time goes: close() of the profile, timed by strace.
+		if [ "$MODE" = full ] && command -v strace >/dev/null; then
+			strace -T -e trace=creat,close,openat,read,pread64 -p "$HPID" -o "$WORK/dump.strace" 2>/dev/null &
+			st=$!
+			sleep 0.5
+			for i in 1 2 3 4 5; do
+				"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w jmfp -x / >/dev/null 2>&1
+				"${ON_CLIENT[@]}" "$LOADGEN" -p "$HPORT" -n 1 -w bdmp -x / >/dev/null 2>&1
+			done
+			sleep 0.3
+			kill "$st" 2>/dev/null
+			wait "$st" 2>/dev/null
+			note_cmd "strace -T -e trace=creat,close,openat,read,pread64 -p \$BENCH_HOST_PID   # during 5 jmfp and 5 bdmp"
+			# close() of the file jemalloc creat()ed; reads of a profile
+			# opened read-only afterwards (a read-back), per dump.
+			while read -r what kind v; do rec "s4.$what.$kind" "$v"; done < <(awk '
+				/^creat\(/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+					k[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; next }
+				/^openat\(.*O_RDONLY/ && /\.heap/ { match($0, /"[^"]*"/); n = substr($0, RSTART + 1, RLENGTH - 2)
+					rb[$(NF - 1)] = (n ~ /\/bare\./) ? "bdmp" : "jmfp"; rn[$(NF - 1)] = 0; rt[$(NF - 1)] = 0; next }
+				/^(read|pread64)\(/ { fd = $0; sub(/^p?read(64)?\(/, "", fd); sub(/,.*/, "", fd)
+					if (fd in rb) { d = $NF; gsub(/[<>]/, "", d); rn[fd]++; rt[fd] += d }; next }
+				/^close\(/ { fd = $0; sub(/^close\(/, "", fd); sub(/\).*/, "", fd); d = $NF; gsub(/[<>]/, "", d)
+					if (fd in k) { printf "close %s %.0f\n", k[fd], d * 1e6; delete k[fd] }
+					if (fd in rb) { printf "rbn %s %d\nrbt %s %.0f\n", rb[fd], rn[fd], rb[fd], rt[fd] * 1e6; delete rb[fd] } }' \
+				"$WORK/dump.strace" 2>/dev/null)
+			rm -f "$WORK"/hdumps/*.heap
+		fi
+		DUMP_FS="$(findmnt -n -o FSTYPE -T "$WORK/hdumps" 2>/dev/null) ($(findmnt -n -o OPTIONS -T "$WORK/hdumps" 2>/dev/null))"
+	else
+		fail "bench_host did not start"
 	fi
-	DUMP_FS="$(findmnt -n -o FSTYPE -T "$WORK/hdumps" 2>/dev/null) ($(findmnt -n -o OPTIONS -T "$WORK/hdumps" 2>/dev/null))"
-else
-	fail "bench_host did not start"
+	stop "$HPID"
 fi
-stop "$HPID"
 
 # ================================================================ 6. idle
 SECTION=6
-log "6. ruok p99 with $IDLE_CONNS idle connections held open"
-for r in $(seq 1 "$ROUNDS"); do
-	for c in $CONCS; do
-		for s in $(order "$r" base idle); do
-			if [ "$s" = base ]; then
-				bench "s6.c$c.base" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok
-				continue
-			fi
-			# With the idle ones: ask mntr mid-run how many the daemon holds.
-			note_cmd "${ON_CLIENT[*]} loadgen -p $JPORT -k $IDLE_CONNS -c $c -d $DUR -w ruok & sleep $(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }'); jm4lw -p $JPORT mntr"
-			( sleep "$(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }')"
-			  "$CLIENT_BIN" -h 127.0.0.1 -p "$JPORT" -t 5 mntr >"$WORK/idle.mntr" 2>&1 ) &
-			probe=$!
-			bench "s6.c$c.idle" "$JPID" "$JPORT" -k "$IDLE_CONNS" -c "$c" -d "$DUR" -w ruok
-			wait "$probe"
-			open=$(awk -F'\t' '$1 == "jm4lw_open_connections" { print $2 }' "$WORK/idle.mntr")
-			rec "s6.c$c.open" "${open:-nan}"
-			[ -n "$open" ] && [ "$open" -ge "$IDLE_CONNS" ] ||
-				fail "s6: mntr mid-run says jm4lw_open_connections=${open:-?} (want >= $IDLE_CONNS)"
-			rec "s6.c$c.idle_open" "$(kv "$LG" idle_open)"
+if want idle; then
+	log "6. ruok p99 with $IDLE_CONNS idle connections held open"
+	for r in $(seq 1 "$ROUNDS"); do
+		for c in $CONCS; do
+			for s in $(order "$r" base idle); do
+				if [ "$s" = base ]; then
+					bench "s6.c$c.base" "$JPID" "$JPORT" -c "$c" -d "$DUR" -w ruok
+					continue
+				fi
+				# With the idle ones: ask mntr mid-run how many the daemon holds.
+				note_cmd "${ON_CLIENT[*]} loadgen -p $JPORT -k $IDLE_CONNS -c $c -d $DUR -w ruok & sleep $(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }'); jm4lw -p $JPORT mntr"
+				( sleep "$(awk -v d="$DUR" 'BEGIN { print d / 2 + 0.5 }')"
+				  "$CLIENT_BIN" -h 127.0.0.1 -p "$JPORT" -t 5 mntr >"$WORK/idle.mntr" 2>&1 ) &
+				probe=$!
+				bench "s6.c$c.idle" "$JPID" "$JPORT" -k "$IDLE_CONNS" -c "$c" -d "$DUR" -w ruok
+				wait "$probe"
+				open=$(awk -F'\t' '$1 == "jm4lw_open_connections" { print $2 }' "$WORK/idle.mntr")
+				rec "s6.c$c.open" "${open:-nan}"
+				[ -n "$open" ] && [ "$open" -ge "$IDLE_CONNS" ] ||
+					fail "s6: mntr mid-run says jm4lw_open_connections=${open:-?} (want >= $IDLE_CONNS)"
+				rec "s6.c$c.idle_open" "$(kv "$LG" idle_open)"
+			done
 		done
 	done
-done
+fi
+
+# ================================================================ 7. stall
+# ruok on the port while jmfp dumps back to back: a prober (one connection
+# a millisecond, each latency recorded) against a loop of jmfp on another
+# connection, with the module on its own thread (-T) and on the host's loop.
+SECTION=10
+if want stall; then
+	log "7. ruok while jmfp dumps a ${HEAP_MB} MiB heap back to back"
+	mkdir -p "$WORK/sdumps"
+	for m in thread embedded; do
+		t=()
+		[ $m = thread ] && t=(-T)
+		note_cmd "MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG ${ON_SERVER[*]} bench_host -S ${t[*]:+${t[*]} }-m $HEAP_MB \$WORK/sdumps"
+		start "stall-$m" env MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG "${ON_SERVER[@]}" \
+			"$BIN/bench_host" -S "${t[@]}" -m "$HEAP_MB" "$WORK/sdumps"
+		SPID=$STARTED
+		if ! SPORT=$(wait_listen "stall-$m" "$SPID" "bench_host: listening on" 300); then
+			fail "bench_host ($m mode) did not start"
+			stop "$SPID"
+			continue
+		fi
+		PORTNAME[$SPORT]=BENCH_HOST_PORT
+		R[stall.$m.heap]=$(sed -n 's/^bench_host: \([0-9]*\) blocks, stats.allocated \([0-9]*\) MiB.*/\2 MiB, \1 blocks/p' "$WORK/stall-$m.log" | head -1)
+		# One dump first: its size and backtraces, and a warm cache.
+		rm -f "$WORK/stall.one"
+		if lg "stall.$m.one" "$SPORT" -n 1 -w jmfp -x / -o "$WORK/stall.one"; then
+			f=$(head -1 "$WORK/stall.one")
+			R[stall.$m.size]=$(stat -c %s "$f" 2>/dev/null)
+			R[stall.$m.traces]=$(grep -c '^@' "$f" 2>/dev/null)
+		fi
+		# The dumps would fill the disk: remove each once it is renamed in.
+		( while kill -0 "$SPID" 2>/dev/null; do rm -f "$WORK"/sdumps/*.heap; sleep 0.5; done ) &
+		PIDS+=($!)
+		sweeper=$!
+		note_cmd "${ON_CLIENT[*]} loadgen -p $SPORT -c 1 -d $((STALL_SECS + 1)) -w jmfp -x / &   # then, 0.5 s later:"
+		"${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$SPORT" -c 1 -d $((STALL_SECS + 1)) -w jmfp -x / \
+			>"$WORK/stall.dumps" 2>"$WORK/stall.dumps.err" &
+		dumper=$!
+		sleep 0.5
+		if bench "stall.$m.ruok" "$SPID" "$SPORT" -c 1 -i 1 -d "$STALL_SECS" -w ruok; then
+			rec "stall.$m.ruok.n" "$(kv "$LG" requests)"
+		fi
+		wait "$dumper" || fail "stall.$m: loadgen -w jmfp: $(head -3 "$WORK/stall.dumps.err" | tr '\n' ' ')"
+		D=$(cat "$WORK/stall.dumps")
+		rec "stall.$m.dumps" "$(kv "$D" requests)"
+		rec "stall.$m.dump.p50" "$(kv "$D" p50_us)"
+		rec "stall.$m.dump.max" "$(kv "$D" max_us)"
+		log "stall.$m: $(kv "$D" requests) dumps, median $(kv "$D" p50_us) µs"
+		stop "$SPID"
+		kill "$sweeper" 2>/dev/null
+		wait "$sweeper" 2>/dev/null
+		rm -f "$WORK"/sdumps/*.heap
+	done
+fi
+
+# ================================================================ 8. flood
+# jm4lwd as shipped (no -f: max_connections 64, read_timeout 5 s) under
+# 1000 connections that idle or trickle and come back as soon as they are
+# closed, while a prober asks ruok every 10 ms on connections of its own.
+# fds counts the daemon's descriptors (/proc/PID/fd).
+fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+SECTION=11
+if want flood; then
+	log "8. ruok through a flood of $IDLE_CONNS idle connections at the default max_connections"
+	note_cmd "${ON_SERVER[*]} jm4lwd -l 127.0.0.1:0   # no -f: the defaults"
+	start flood-jm4lwd "${ON_SERVER[@]}" "$JM4LWD" -l 127.0.0.1:0
+	DPID=$STARTED
+	if DPORT=$(wait_listen flood-jm4lwd "$DPID" "jm4lwd: listening on" 20); then
+		PORTNAME[$DPORT]=JM4LWD_DEFAULT_PORT
+		R[flood.max]=$(sed -n 's/^max_connections=//p' <("$CLIENT_BIN" -h 127.0.0.1 -p "$DPORT" -t 5 conf 2>/dev/null))
+		R[flood.fd0]=$(fds "$DPID")
+		probe=(-c 1 -i 10 -d "$FLOOD_SECS" -w ruok -r "$REFUSAL")
+		bench flood.base "$DPID" "$DPORT" "${probe[@]}" && rec flood.base.n "$(kv "$LG" requests)"
+		note_cmd "${ON_CLIENT[*]} loadgen -p $DPORT -c 0 -k $IDLE_CONNS -F -T $FLOOD_TRICKLE_MS -d $((FLOOD_SECS + 2)) & sleep 1.5"
+		"${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$DPORT" -c 0 -k "$IDLE_CONNS" -F -T "$FLOOD_TRICKLE_MS" \
+			-d $((FLOOD_SECS + 2)) >"$WORK/flood.out" 2>"$WORK/flood.err" &
+		flooder=$!
+		sleep 1.5
+		( sleep "$(awk -v d="$FLOOD_SECS" 'BEGIN { print d / 2 }')"; fds "$DPID" >"$WORK/flood.fdmid" ) &
+		mid=$!
+		# The prober fails only on a wrong reply: refusals and
+		# connections closed before a reply are this section's figures.
+		note_cmd "${ON_CLIENT[*]} loadgen -p $DPORT ${probe[*]:0:${#probe[@]}-1} \"$REFUSAL\""
+		P=$("${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$DPORT" "${probe[@]}" 2>"$WORK/flood.probe.err")
+		[ -n "$P" ] && [ "$(kv "$P" wrong)" = 0 ] ||
+			fail "flood: the ruok prober: $(head -3 "$WORK/flood.probe.err" | tr '\n' ' ') $P"
+		for k in requests errors refused p50_us p99_us max_us; do
+			# No answer at all: no latencies either.
+			v=$(kv "$P" "$k")
+			[[ $k == *_us ]] && [ "$(kv "$P" requests)" = 0 ] && v=nan
+			rec "flood.probe.$k" "${v:-nan}"
+		done
+		wait "$mid"
+		wait "$flooder" || fail "flood: loadgen -k $IDLE_CONNS -F: $(head -3 "$WORK/flood.err" | tr '\n' ' ')"
+		F=$(cat "$WORK/flood.out")
+		R[flood.dropped]=$(kv "$F" idle_dropped)
+		R[flood.trickled]=$(kv "$F" trickled)
+		R[flood.fdmid]=$(cat "$WORK/flood.fdmid" 2>/dev/null)
+		sleep 1
+		R[flood.fd1]=$(fds "$DPID")
+		log "flood: ruok $(kv "$P" requests) answered, $(kv "$P" refused) refused, $(kv "$P" errors) failed; fds ${R[flood.fd0]} -> ${R[flood.fdmid]} -> ${R[flood.fd1]}"
+		# Still serving once the flood is over.
+		lg flood.after "$DPORT" -n 1 -w ruok >/dev/null
+	else
+		fail "jm4lwd (default configuration) did not start"
+	fi
+	stop "$DPID"
+fi
 
 # ================================================================ 3 and 5. Redis
 REDIS_OK=0
-if need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
+if want redis && need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
 	need redis-cli "Debian package redis-tools"; then
 	REDIS_OK=1
 	REDIS_VERSION=$(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p')
@@ -1090,9 +1224,66 @@ for c in $CONCS; do
 done
 cmds
 
-# Profiles
+# 7
+SECTION=10
+if want stall; then
+	out "## 7. ruok while jmfp dumps back to back"
+	out ""
+	out "\`bench_host -S\` over a heap of ${HEAP_MB} MiB of blocks of 32 B – 8 KiB allocated through chains of 8–16 frames, sampled"
+	out "once per $((1 << (STALL_LG - 10))) KiB (\`MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG\`), so that nearly every sample has a"
+	out "backtrace of its own: a profile as large as a big service's. One loadgen sends \`jmfp\` back to back on a"
+	out "connection at a time (\`dump_min_interval\` is 0); another, started 0.5 s later, opens a connection every"
+	out "millisecond for \`ruok\` (\`-i 1\`: a slot starts its next request 1 ms after the last one started) and records"
+	out "each latency, ${STALL_SECS} s per mode. *thread*: the module on its own thread (\`jm4lw_start_thread_ex()\`, as the"
+	out "preload agent runs it; \`-T\`); *embedded*: on the host's own libevent loop. The server is pinned to one CPU"
+	out "like every server here. The prober waits for each reply, so a stall of T ms is one probe of about T ms"
+	out "and fewer probes in all: look at the count as well as the percentiles."
+	out ""
+	out "| mode | heap (stats.allocated) | backtraces in a profile | profile bytes | dumps | dump time, median / max ms | ruok answered | **ruok p50 / p99 / max ms** |"
+	out "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	# The median of KEY (µs) in ms.
+	ms() { fmt "$(awk -v a="$(med "$1")" 'BEGIN { if (a == "nan") print a; else print a / 1000 }')" %.2f; }
+	for m in thread embedded; do
+		out "| $m | ${R[stall.$m.heap]:-—} | $(fmt "${R[stall.$m.traces]:-nan}") | $(fmt "${R[stall.$m.size]:-nan}") | $(fmt "$(med stall.$m.dumps)") | $(ms stall.$m.dump.p50) / $(ms stall.$m.dump.max) | $(fmt "$(med stall.$m.ruok.n)") | **$(ms stall.$m.ruok.p50) / $(ms stall.$m.ruok.p99) / $(ms stall.$m.ruok.max)** |"
+		summary "7. ruok p99 / max during back-to-back jmfp, $m mode (dump median)" "$(ms stall.$m.ruok.p99) / $(ms stall.$m.ruok.max) ms ($(ms stall.$m.dump.p50) ms)" "$([ $m = thread ] && echo "p99 ≤ 2 ms, max ≤ 10 ms with dumps ≥ 50 ms" || echo "—")" "figure only"
+	done
+	out ""
+	out "Target, thread mode: ruok p99 ≤ 2 ms and max ≤ 10 ms while each dump takes ≥ 50 ms; reported, not judged. As long"
+	out "as \`prof.dump\` runs on the loop that answers the port, a ruok waits for the dump in progress: p99 and max are"
+	out "then about a dump's time."
+	cmds
+fi
+
+# 8
+SECTION=11
+if want flood; then
+	out "## 8. ruok through a flood of $IDLE_CONNS idle connections at the default max_connections"
+	out ""
+	out "\`jm4lwd\` with no configuration file (\`max_connections\` ${R[flood.max]:-?}, \`read_timeout\` 5 s). One loadgen holds"
+	out "$IDLE_CONNS connections (\`-k $IDLE_CONNS -F\`): half of them silent, half trickling one byte of \`ruok\` every"
+	out "${FLOOD_TRICKLE_MS} ms (\`-T\`), each reopened as soon as the server closes it (32 connects per 10 ms at most). After 1.5 s"
+	out "of that, another loadgen asks \`ruok\` every 10 ms on a connection of its own (\`-i 10\`) for ${FLOOD_SECS} s: an"
+	out "answer \`imok\` is a success, \`$REFUSAL\` a refusal (\`-r\`), a connection closed or reset before"
+	out "any reply a failure. The same prober ran first without the flood. Descriptors: \`/proc/PID/fd\` of the daemon"
+	out "before, half-way through and 1 s after the flood."
+	out ""
+	out "| | ruok answered | refused | failed | p50 / p99 / max µs |"
+	out "| --- | --- | --- | --- | --- |"
+	out "| no flood | $(fmt "$(med flood.base.n)") | | | $(fmt "$(med flood.base.p50)") / $(fmt "$(med flood.base.p99)") / $(fmt "$(med flood.base.max)") |"
+	out "| **during the flood** | **$(fmt "$(med flood.probe.requests)")** | **$(fmt "$(med flood.probe.refused)")** | **$(fmt "$(med flood.probe.errors)")** | $(fmt "$(med flood.probe.p50_us)") / $(fmt "$(med flood.probe.p99_us)") / $(fmt "$(med flood.probe.max_us)") |"
+	out ""
+	out "| the daemon's descriptors | before | during | after |"
+	out "| --- | --- | --- | --- |"
+	out "| \`/proc/PID/fd\` | ${R[flood.fd0]:-?} | ${R[flood.fdmid]:-?} | ${R[flood.fd1]:-?} |"
+	out ""
+	out "The flood's connections were closed by the server ${R[flood.dropped]:-?} times (each reopened); the tricklers sent ${R[flood.trickled]:-?} bytes."
+	summary "8. ruok during a flood of $IDLE_CONNS idle at max_connections ${R[flood.max]:-?}: answered / refused / failed" "$(fmt "$(med flood.probe.requests)") / $(fmt "$(med flood.probe.refused)") / $(fmt "$(med flood.probe.errors)")" "—" "figure only"
+	cmds
+fi
+
+# Profiles (taken in the floor, ZooKeeper and Redis sections only)
 SECTION=7
-if [ $PERF = 1 ]; then
+if [ $PERF = 1 ] && { want floor || want zk || want redis; }; then
 	out "## Where the time goes (perf)"
 	out ""
 	out "Each server under loadgen at concurrency 32 for a fixed number of connections: \`perf stat\` for CPU time, system"
@@ -1374,7 +1565,7 @@ done
 		printf -- '- %s\n' "${FAILURES[@]}"
 		echo ""
 	fi
-	for s in 1 2 3 4 5 6 7 9 8; do
+	for s in 1 2 3 4 5 6 10 11 7 9 8; do
 		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
 	done
 	cat <<'EOF2'
