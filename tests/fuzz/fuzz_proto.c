@@ -1,6 +1,9 @@
 /*
  * libFuzzer target: the framing and dispatch of one connection's bytes,
- * with the allocator faked through struct proto_ops.
+ * and the engine under the words (core/), with the allocator faked
+ * (tests/unit/fake_jemalloc.c, shared with the unit tests). A jmfp comes
+ * back from dispatch as a job and runs at once, as the module runs it
+ * when it has no worker thread.
  *
  * The input is what a peer sends, byte for byte. The server looks at the
  * first 4 bytes only, so the bytes after them (c[0], c[1], ..., 0 when
@@ -9,8 +12,10 @@
  *
  *   c[0]      where the server's two reads split (mod size + 1)
  *   c[1]      allow list: bits 0-1 mode (* / readonly / list /
- *             list+readonly), 2-4 separator, 5 decoy items, 6 leading and
- *             trailing separators, 7 "*" inside the list
+ *             list+readonly), 2-4 separator (a comma with blanks, or
+ *             two commas), 5 decoy items, 6 leading and trailing
+ *             separators, 7 "*" inside the list; the configuration must
+ *             accept exactly the lists a user could write
  *   c[2..3]   list items: item i is listed when bit i % 16 is set; items
  *             are hwid hbin herr, the fuzzer-named word, then proto_words
  *   c[4]      errno (% 6: none, ENOENT, EFAULT, EPERM, EINVAL, EAGAIN)
@@ -24,21 +29,21 @@
  *   c[8..11]  the name of the fuzzer-named host word
  *   c[12]     bits 0-1 prof_reset_lg_sample, 2 long herr text, 3-4
  *             dump_keep, 5 dump_max_bytes = 1, 6 dump_dir is P (below),
- *             7 proto_growth_due() afterwards
+ *             7 core_growth_due() afterwards
  *   c[13]     dump_on_growth (% 8)
- *   c[14]     what prof.dump writes at the name proto gave it: bits 0-1
+ *   c[14]     what prof.dump writes at the name core gave it: bits 0-1
  *             a whole profile / an empty file / one cut short / no final
  *             newline; bits 2-7 * 165 bytes of samples before the end
  *   c[16..19] the second connection's word (else the same word); c[16..]
  *             is also herr's text
  *
  * Every violated invariant is an abort(). A fake prof.dump writes only the
- * name proto gave it, in proto's staging directory (.<prefix>.<pid>.XXXXXX,
- * 0700, empty between words, gone after proto_fini): the only files are
- * that one and the final names, in one of two
- * directories made once under a mkdtemp root: D, empty, or P, where old
- * dumps and foreign files were planted once and are put back when
- * retention deletes them. Whatever proto creates is removed after every
+ * name core gave it, in the dumper's staging directory
+ * (.<prefix>.<pid>.XXXXXX, 0700, empty between words, gone after
+ * dumper_fini): the only files are that one and the final names, in one
+ * of two directories made once under a mkdtemp root: D, empty, or P, where
+ * old dumps and foreign files were planted once and are put back when
+ * retention deletes them. Whatever core creates is removed after every
  * word, and everything at exit.
  */
 #include <sys/stat.h>
@@ -54,6 +59,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "fake_jemalloc.h"
 #include "jm4lw.h"
 #include "proto.h"
 
@@ -94,7 +101,10 @@ static long self_pid;
 static bool verbose; /* FUZZ_PROTO_VERBOSE=1: print every reply */
 
 static struct jm4lw_config base_cfg, cfg;
+static struct core core;
+static struct dumper dumper;
 static struct proto P;
+static struct dump_result D; /* the last jmfp job's */
 
 /* Config values we choose from; LLVMFuzzerInitialize checks config.c
  * accepts each, so the fuzzer only builds configurations a user could. */
@@ -106,20 +116,13 @@ static const unsigned long long min_frees[] = {0, 0, 1, ~0ULL};
 /* The world of one input, decoded from the bytes after the word. */
 static struct world {
 	uint8_t c[16];
-	int fail_errno;
-	int fail_target;
-	bool opt_prof;
-	bool prof_active;
 	const char *hbin_target;
 	int hwid_width;
 	const uint8_t *text; /* herr's text */
 	size_t textlen;
 	int herr_pad;
-	bool plant; /* dump_dir is P, not D */
-	int dumps_called;   /* prof.dump calls */
-	bool dump_whole;    /* the last one wrote a whole profile */
-	int resets_called;  /* prof.reset calls */
-	size_t reset_lg;    /* what the last prof.reset passed */
+	bool plant;      /* dump_dir is P, not D */
+	bool dump_whole; /* the last prof.dump wrote a whole profile */
 } W;
 
 /* A reply collected in memory: a static buffer, no per-input malloc. */
@@ -137,7 +140,7 @@ static void collect(void *arg, const void *buf, size_t len)
 	R.len += len;
 }
 
-/* proto's log: one line, whatever it is about. */
+/* core's log: one line, whatever it is about. */
 static void fuzz_log(void *arg, int level, const char *msg)
 {
 	(void)arg;
@@ -145,9 +148,10 @@ static void fuzz_log(void *arg, int level, const char *msg)
 	CHECK(msg != NULL && strchr(msg, '\n') == NULL);
 }
 
-/* The mallctl names a failure can target (index 0: every name). */
+/* The mallctl names a failure can target (index 0: every name; a name
+ * ending in "." every name it starts). */
 static const char *const fail_targets[] = {
-	NULL, "opt.prof", "prof.active", "prof.dump", "epoch", "stats.",
+	"*", "opt.prof", "prof.active", "prof.dump", "epoch", "stats.",
 	"arena.4096.purge", "prof.lg_sample", "stats.resident", "prof.reset",
 	"stats.allocated",
 };
@@ -155,29 +159,13 @@ static const char *const fail_targets[] = {
 
 static const int fail_errnos[] = {0, ENOENT, EFAULT, EPERM, EINVAL, EAGAIN};
 
-/* Does the injected failure hit @p name? */
-static bool fail_hits(const char *name)
+/* The fake allocator found core calling it wrongly: this input crashes. */
+static void fake_broken(const char *file, int line, const char *what)
 {
-	const char *t = fail_targets[W.fail_target];
-
-	if (W.fail_errno == 0)
-		return false;
-	if (t == NULL)
-		return true;
-	if (strcmp(t, "stats.") == 0)
-		return strncmp(name, t, 6) == 0;
-	return strcmp(name, t) == 0;
-}
-
-/* A mallctl name is ours, never the peer's: [a-z0-9._] only. */
-static void check_name(const char *name)
-{
-	const char *s;
-
-	CHECK(name != NULL && name[0] != '\0');
-	for (s = name; *s != '\0'; s++)
-		CHECK((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-		    *s == '.' || *s == '_');
+	fprintf(stderr, "fuzz_proto: fake_jemalloc %s:%d: %s\n", file, line,
+	    what);
+	cleanup();
+	abort();
 }
 
 /* The profile the fake prof.dump writes, in pieces. */
@@ -188,147 +176,39 @@ static const char prof_tail[] = "\nMAPPED_LIBRARIES:\n"
 				"5555-5556 r-xp 00000000 00:00 0 /bin/fake\n";
 
 /*
- * prof.dump: check the name proto built and fill that file, which proto
- * created, with what c[14] says: never a file of our own, never another
- * name.
+ * prof.dump's hook: the fake checked that @p path is new and directly in
+ * the dumper's 0700 staging directory; that directory must be in this
+ * input's dump directory. Fill the file with what c[14] says.
  */
-static int fake_dump(void *newp, size_t newlen)
+static int write_profile(FILE *f, const char *path)
 {
 	static char buf[sizeof(prof_head) + 64 * 5 * sizeof(prof_sample) +
 	    sizeof(prof_tail)];
-	const char *path, *s;
-	struct stat sb;
-	size_t n = strlen(B->real), i, len;
-	int fd, mode = W.c[14] & 3;
+	const char *s = dumper.stage;
+	size_t n = strlen(B->real), i, len = 0;
+	int mode = W.c[14] & 3;
 
-	CHECK(newp != NULL && newlen == sizeof(const char *));
-	path = *(const char *const *)newp;
-	/* A new name in proto's staging directory, in the dump directory:
-	 * ours alone (0700), so the creat() jemalloc does is safe. */
 	CHECK(strncmp(path, B->real, n) == 0 && path[n] == '/' &&
 	    path[n + 1] == '.');
-	s = P.stage;
-	CHECK(s[0] != '\0' && strncmp(path, s, strlen(s)) == 0 &&
-	    path[strlen(s)] == '/');
 	CHECK(strncmp(s, B->real, n) == 0 && s[n] == '/' &&
 	    strchr(s + n + 1, '/') == NULL);
-	CHECK(strchr(path + strlen(s) + 1, '/') == NULL);
-	CHECK(lstat(s, &sb) == 0 && S_ISDIR(sb.st_mode) &&
-	    (sb.st_mode & 077) == 0 && sb.st_uid == geteuid());
-	CHECK(lstat(path, &sb) == -1 && errno == ENOENT);
-	W.dumps_called++;
 	W.dump_whole = mode == 0;
-	/* jemalloc's creat(): 0644, whatever proto wants of it after. */
-	CHECK((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
-		   0644)) != -1);
-	if (mode == 1) {
-		close(fd);
-		return 0;
-	}
+	if (mode == 1)
+		return 0; /* an empty file */
 #define PUT(s, n)                                                              \
 	do {                                                                   \
 		memcpy(buf + len, s, n);                                       \
 		len += n;                                                      \
 	} while (0)
-	len = 0;
 	PUT(prof_head, sizeof(prof_head) - 1);
 	for (i = 0; i < (size_t)(W.c[14] >> 2) * 5; i++)
 		PUT(prof_sample, sizeof(prof_sample) - 1);
 	if (mode != 2)
 		PUT(prof_tail, sizeof(prof_tail) - 1 - (mode == 3));
 #undef PUT
-	CHECK(write(fd, buf, len) == (ssize_t)len);
-	close(fd);
+	CHECK(fwrite(buf, 1, len, f) == len);
 	return 0;
 }
-
-/* mallctl with jemalloc's signature, answering from W. */
-static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
-    void *newp, size_t newlen)
-{
-	check_name(name);
-	if (fail_hits(name))
-		return W.fail_errno;
-	if (strcmp(name, "epoch") == 0) {
-		CHECK(oldlenp == NULL || *oldlenp == sizeof(uint64_t));
-		CHECK(newp == NULL || newlen == sizeof(uint64_t));
-		if (oldp != NULL)
-			*(uint64_t *)oldp = 1;
-		return 0;
-	}
-	if (strcmp(name, "opt.prof") == 0) {
-		CHECK(oldp != NULL && oldlenp != NULL &&
-		    *oldlenp == sizeof(bool));
-		if (newp != NULL)
-			return EPERM; /* read-only, as in jemalloc */
-		*(bool *)oldp = W.opt_prof;
-		return 0;
-	}
-	if (strcmp(name, "prof.active") == 0) {
-		CHECK(oldp == NULL || (oldlenp != NULL &&
-		    *oldlenp == sizeof(bool)));
-		if (oldp != NULL)
-			*(bool *)oldp = W.prof_active;
-		if (newp != NULL) {
-			CHECK(newlen == sizeof(bool));
-			W.prof_active = *(bool *)newp;
-		}
-		return 0;
-	}
-	if (strcmp(name, "prof.dump") == 0) {
-		CHECK(oldp == NULL && oldlenp == NULL);
-		return fake_dump(newp, newlen);
-	}
-	if (strcmp(name, "prof.reset") == 0) {
-		CHECK(oldp == NULL && oldlenp == NULL);
-		CHECK(newp == NULL || newlen == sizeof(size_t));
-		W.reset_lg = newp != NULL ? *(size_t *)newp : 19;
-		W.resets_called++;
-		return W.reset_lg > 62 ? EINVAL : 0;
-	}
-	if (strncmp(name, "stats.", 6) == 0 ||
-	    strcmp(name, "prof.lg_sample") == 0) {
-		CHECK(oldp != NULL && oldlenp != NULL &&
-		    *oldlenp == sizeof(size_t) && newp == NULL);
-		*(size_t *)oldp = strcmp(name, "prof.lg_sample") == 0
-				      ? 19
-				      : (size_t)12345678 * (W.c[13] + 1);
-		return 0;
-	}
-	if (strcmp(name, "arena.4096.purge") == 0) {
-		CHECK(oldp == NULL && newp == NULL);
-		return 0;
-	}
-	return ENOENT; /* a name this jemalloc does not have */
-}
-
-/* malloc_stats_print stand-in: text in c[7] % 64 + 2 pieces, as jemalloc
- * hands it over (the real one is ~16 KB in ~300 pieces). */
-static void fake_stats(void (*cb)(void *, const char *), void *arg,
-    const char *opts)
-{
-	int i, n = W.c[7] % 64;
-
-	CHECK(opts == NULL || strcmp(opts, "J") == 0);
-	if (opts != NULL) {
-		/* jemalloc ends its JSON without a newline. */
-		cb(arg, "{\"jemalloc\": {\"version\": \"5.3.0-fake\"");
-		for (i = 0; i < n; i++)
-			cb(arg, ", \"x\": 0");
-		cb(arg, "}}");
-		return;
-	}
-	cb(arg, "___ Begin jemalloc statistics ___\n");
-	for (i = 0; i < n; i++)
-		cb(arg, "Version: \"5.3.0-fake\"\n");
-	cb(arg, "--- End jemalloc statistics ---\n");
-}
-
-static const struct proto_ops fake_ops = {
-	.mallctl = fake_mallctl,
-	.stats_print = fake_stats,
-	.version = "5.3.0-fake",
-};
 
 /* What we believe the host word table holds, to predict dispatch. */
 static struct model_word {
@@ -434,14 +314,17 @@ static const char *list_items[4 + 64];
 static int nitems;
 static char dyn_name[5];
 
-/* Allow list decoys: none of these may allow anything. */
+/* Allow list decoys: none of these may allow anything but a host word
+ * named exactly like one (RUOK), and all but RUOK make the list one the
+ * configuration refuses. */
 static const char *const decoys[] = {"ruokk", "jmf", "**", "readonlyx", "*x",
     "READONLY", "RUOK"};
 
 /* The allow list of this input, and the model of what it allows. */
 static struct {
-	bool star, ro;
+	bool star, ro, decoys;
 	uint16_t mask;
+	bool valid; /* config_check_module() must accept it */
 } A;
 
 /* Is list item @p i in this input's list? */
@@ -453,16 +336,18 @@ static bool item_listed(int i)
 /* Build cfg.allow from c[1..3]. */
 static void build_allow(void)
 {
-	static const char *const seps[] = {",", ", ", " ", "\t", ",,", " ,\t",
-	    " , ", ","};
+	/* Items are separated by commas only; blanks around them are
+	 * trimmed. Two commas make an empty entry. */
+	static const char *const seps[] = {",", ", ", " ,", ",\t", ",,",
+	    " ,\t", " , ", "\t,\t"};
 	const char *sep = seps[(W.c[1] >> 2) & 7];
 	char *s = cfg.allow;
 	size_t left = sizeof(cfg.allow), n, i;
-	int mode = W.c[1] & 3;
+	int mode = W.c[1] & 3, items = 0;
 	bool first = true;
 
 	memset(&A, 0, sizeof(A));
-#define ADD(item)                                                              \
+#define ADD(item, is_item)                                                     \
 	do {                                                                   \
 		n = (size_t)snprintf(s, left, "%s%s", first ? "" : sep,        \
 		    item);                                                     \
@@ -470,34 +355,54 @@ static void build_allow(void)
 		s += n;                                                        \
 		left -= n;                                                     \
 		first = false;                                                 \
+		items += (is_item);                                            \
 	} while (0)
 	cfg.allow[0] = '\0';
 	if (W.c[1] & 0x40)
-		ADD(sep);
+		ADD(sep, 0); /* an empty entry */
 	if (mode == 0) {
-		ADD("*");
+		ADD("*", 1);
 		A.star = true;
 	}
 	if (mode == 1 || mode == 3) {
-		ADD("readonly");
+		ADD("readonly", 1);
 		A.ro = true;
 	}
 	if (mode >= 2) {
 		A.mask = (uint16_t)(W.c[2] | W.c[3] << 8);
 		for (i = 0; i < (size_t)nitems; i++)
 			if (item_listed((int)i))
-				ADD(list_items[i]);
+				ADD(list_items[i], 1);
 		if (W.c[1] & 0x80) {
-			ADD("*");
+			ADD("*", 1);
 			A.star = true;
 		}
 	}
-	if (W.c[1] & 0x20)
+	if (W.c[1] & 0x20) {
 		for (i = 0; i < NELEM(decoys); i++)
-			ADD(decoys[i]);
+			ADD(decoys[i], 1);
+		A.decoys = true;
+	}
 	if (W.c[1] & 0x40)
-		ADD(sep);
+		ADD(sep, 0); /* an empty entry */
 #undef ADD
+	/* What a user could configure: items, no empty entry, no decoy
+	 * but a host word's name, "*" alone. */
+	A.valid = items > 0 && !(W.c[1] & 0x40) &&
+	    !(items > 1 && strcmp(sep, ",,") == 0) && !A.decoys &&
+	    !(A.star && items > 1);
+}
+
+/* The module takes the allow list exactly when the model says a user
+ * could configure it (checked on the defaults, so only allow decides). */
+static void check_allow_valid(void)
+{
+	static struct jm4lw_config probe;
+	char err[256];
+
+	probe = base_cfg;
+	memcpy(probe.allow, cfg.allow, sizeof(probe.allow));
+	CHECK((config_check_module(&probe, err, sizeof(err)) == 0) == A.valid);
 }
 
 /* Does the model's allow list let @p w (with @p flags) through? */
@@ -510,6 +415,9 @@ static bool model_allowed(const char w[4], int flags)
 	for (i = 0; i < nitems; i++)
 		if (item_listed(i) && strlen(list_items[i]) == 4 &&
 		    memcmp(list_items[i], w, 4) == 0)
+			return true;
+	for (i = 0; A.decoys && i < (int)NELEM(decoys); i++)
+		if (strlen(decoys[i]) == 4 && memcmp(decoys[i], w, 4) == 0)
 			return true;
 	return false;
 }
@@ -701,8 +609,8 @@ static int settle_dump_dir(const char *newest)
 		} else if (W.plant && (k = planted(de->d_name)) >= 0) {
 			seen[k] = true;
 			ours += plant_ours(k);
-		} else if (P.stage[0] != '\0' &&
-		    strcmp(de->d_name, strrchr(P.stage, '/') + 1) == 0) {
+		} else if (dumper.stage[0] != '\0' &&
+		    strcmp(de->d_name, strrchr(dumper.stage, '/') + 1) == 0) {
 			/* The staging directory: ours, 0700, empty. */
 			CHECK(lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode) &&
 			    (sb.st_mode & 077) == 0);
@@ -815,10 +723,12 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 	struct proto_out out = {.write = collect, .arg = NULL};
 	const struct proto_word *bw = NULL;
 	const struct model_word *hw;
+	enum proto_job job = PROTO_JOB_NONE;
 	int flags = 0, r, ours, keep;
-	bool is_unknown, is_refused, before_active = W.prof_active;
-	uint64_t written = P.st.dumps_written, deleted = P.st.dumps_deleted;
-	int dumps = W.dumps_called, resets = W.resets_called;
+	bool is_unknown, is_refused, is_job, before_active = fake.prof_active;
+	uint64_t written = core.st.dumps_written;
+	uint64_t deleted = core.st.dumps_deleted;
+	int dumps = fake.dumps, resets = fake.resets;
 
 	if ((hw = model_host(w)) != NULL)
 		flags = hw->flags;
@@ -826,10 +736,25 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 		flags = bw->flags;
 	is_unknown = hw == NULL && bw == NULL;
 	is_refused = !is_unknown && !model_allowed(w, flags);
+	is_job = hw == NULL && bw != NULL && !is_refused &&
+	    bw->job != PROTO_JOB_NONE;
 
 	R.len = 0;
-	r = proto_dispatch(&P, w, &out);
-	CHECK(r == PROTO_OK || r == PROTO_ERROR);
+	r = proto_dispatch(&P, w, &out, &job);
+	CHECK(r == PROTO_OK || r == PROTO_ERROR || r == PROTO_JOB);
+	/* Only the built-in jmfp, allowed, is a job; it wrote nothing yet,
+	 * and the module runs it: here on this thread, as without a worker. */
+	CHECK((r == PROTO_JOB) == is_job);
+	CHECK(job == (is_job ? PROTO_JOB_DUMP : PROTO_JOB_NONE));
+	if (r == PROTO_JOB) {
+		CHECK(R.len == 0 && !core.dump_running);
+		core_dump_sync(&core, &dumper, 0, &D);
+		CHECK((D.status == DUMP_OK) ==
+		    (core.st.dumps_written == written + 1));
+		r = proto_render_dump(&out, &D);
+	}
+	/* Every dump has ended, a host word's in-place jmfp too. */
+	CHECK(!core.dump_running);
 	CHECK(R.len > 0);
 	CHECK(R.len < sizeof(R.buf));
 	R.buf[R.len] = '\0';
@@ -869,15 +794,15 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 			    on ? "active" : "inactive", on ? "true" : "false",
 			    before_active ? "true" : "false");
 			CHECK(strcmp(R.buf, want) == 0);
-			CHECK(W.prof_active == on);
+			CHECK(fake.prof_active == on);
 		}
 		if (memcmp(w, "jmst", 4) == 0)
 			CHECK(starts("___ Begin jemalloc statistics ___\n"));
 		if (memcmp(w, "jmrs", 4) == 0) {
 			const char *lg = cfg.prof_reset_lg_sample;
-			CHECK(W.resets_called == resets + 1);
-			CHECK(W.reset_lg == (strcmp(lg, "keep") == 0
-						    ? 19
+			CHECK(fake.resets == resets + 1);
+			CHECK(fake.reset_lg == (strcmp(lg, "keep") == 0
+						    ? fake.lg_sample
 						    : (size_t)atoi(lg)));
 			CHECK(starts("ok: ") && one_line(R.buf, R.len));
 		}
@@ -889,9 +814,9 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 			1);
 
 	/* A dump: exactly one new file, named in the reply; else none. */
-	if (P.st.dumps_written != written) {
-		CHECK(P.st.dumps_written == written + 1);
-		CHECK(W.dumps_called == dumps + 1 && r == PROTO_OK);
+	if (core.st.dumps_written != written) {
+		CHECK(core.st.dumps_written == written + 1);
+		CHECK(fake.dumps == dumps + 1 && r == PROTO_OK);
 		/* Only a whole profile is a dump. */
 		CHECK(W.dump_whole);
 		ours = check_dump_reply();
@@ -907,7 +832,7 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 		ours = settle_dump_dir(NULL);
 		CHECK(ours == (W.plant ? PLANT_OURS : 0));
 	}
-	CHECK(P.st.dumps_deleted - deleted ==
+	CHECK(core.st.dumps_deleted - deleted ==
 	    (uint64_t)((W.plant ? PLANT_OURS : 0) - ours));
 }
 
@@ -1023,6 +948,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char head[4], word[4], w2[4];
 	size_t have = 0, split, take, i, nbuiltin = 0;
 	uint64_t unknown = 0, refused = 0;
+	struct core_policy pol;
+	char err[256];
 	int dispatched = 0, t;
 
 	/* The world: bytes after the word, 0 when absent. */
@@ -1031,10 +958,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		W.c[i] = data[4 + i];
 	for (pw = proto_words; pw->name != NULL; pw++)
 		nbuiltin++;
-	W.fail_errno = fail_errnos[W.c[4] % 6];
-	W.fail_target = (W.c[4] / 6) % NTARGETS;
-	W.opt_prof = !(W.c[5] & 1);
-	W.prof_active = (W.c[5] & 2) != 0;
+	fake_reset();
+	fake.violation = fake_broken;
+	fake.profile = write_profile;
+	fake.stage = dumper.stage;
+	fake.fail_errno = fail_errnos[W.c[4] % 6];
+	fake.fail_name = fail_targets[(W.c[4] / 6) % NTARGETS];
+	fake.opt_prof = !(W.c[5] & 1);
+	fake.prof_active = (W.c[5] & 2) != 0;
+	fake.stats_pieces = W.c[7] % 64;
+	fake.allocated = fake.stats = (size_t)12345678 * (W.c[13] + 1);
 	t = W.c[6] >> 3;
 	W.hbin_target = t < (int)NELEM(bad_names)
 			    ? bad_names[t]
@@ -1053,8 +986,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The configuration: defaults, then what this input chose. */
 	cfg = base_cfg;
-	proto_init(&P, &fake_ops, &cfg);
-	P.log = fuzz_log;
+	memset(&dumper, 0, sizeof(dumper));
+	proto_init(&P, &core, &dumper);
 	nmodel = 0;
 	host_add("hwid", host_hwid, 0);
 	host_add("hbin", host_hbin, 0);
@@ -1076,7 +1009,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		list_items[nitems++] = pw->name;
 	}
 	build_allow();
+	check_allow_valid();
 	build_dump();
+	/* The engine over it, with the policy parsed as the module does. */
+	CHECK(config_policy(&cfg, &pol, err, sizeof(err)) == 0);
+	core_init(&core, &fake_ops, &cfg, &pol);
+	core.log.fn = fuzz_log;
 
 	/* The whole input in one buffer: 4 bytes are a word, fewer are not. */
 	CHECK(proto_frame(data, size, w2) == (size >= 4 ? 4 : 0));
@@ -1113,21 +1051,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* ...and the growth timer's look at stats.allocated. */
 	if (W.c[12] & 0x80) {
-		int due = proto_growth_due(&P);
+		int due = core_growth_due(&core);
 		CHECK(due == 0 || due == 1);
 	}
 
-	CHECK(P.st.words_served == (uint64_t)dispatched);
-	CHECK(P.st.words_unknown == unknown);
-	CHECK(P.st.words_refused == refused);
+	CHECK(core.st.words_served == (uint64_t)dispatched);
+	CHECK(core.st.words_unknown == unknown);
+	CHECK(core.st.words_refused == refused);
 
 	/* The module's end takes its staging directory with it. */
-	if (P.stage[0] != '\0') {
-		char stage[sizeof(P.stage)];
+	if (dumper.stage[0] != '\0') {
+		char stage[sizeof(dumper.stage)];
 		struct stat sb;
-		snprintf(stage, sizeof(stage), "%s", P.stage);
-		proto_fini(&P);
-		CHECK(P.stage[0] == '\0');
+		snprintf(stage, sizeof(stage), "%s", dumper.stage);
+		dumper_fini(&dumper);
+		CHECK(dumper.stage[0] == '\0');
 		CHECK(lstat(stage, &sb) == -1 && errno == ENOENT);
 	}
 	return 0;
