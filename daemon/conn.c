@@ -16,7 +16,7 @@
  *
  * Slots: at max_connections (or max_connections_per_peer for one address)
  * a new peer takes the slot of the oldest peer that has not sent its word
- * yet: an idle or trickling peer is the cheapest thing to drop, and a
+ * yet (one whose word waits unread in its socket has sent it): an idle or trickling peer is the cheapest thing to drop, and a
  * flood of them can no longer keep the operator's health check out. Next
  * come peers that have their whole reply and only hold the slot by not
  * closing. Only when every slot holds a peer whose reply is under way
@@ -322,11 +322,18 @@ static void conn_reject(struct jm4lw *m, evutil_socket_t fd,
 	evutil_closesocket(fd);
 }
 
-/* How cheap @p c is to drop: 2 no word yet, 1 answered and lingering,
- * 0 not at all (its reply is under way). */
-static int conn_idleness(const struct conn *c)
+/*
+ * Has @p c's word arrived unread? Under a burst the listener accepts many
+ * peers in one go before any of their reads is looked at, so a peer whose
+ * word sits in the socket would look idle; it is not, and closing it with
+ * that word unread would even reset its connection.
+ */
+static int conn_word_waiting(const struct conn *c)
 {
-	return c->state == CONN_READ ? 2 : c->state == CONN_LINGER ? 1 : 0;
+	char b[4];
+	ssize_t n = recv(c->fd, b, sizeof(b), MSG_PEEK | MSG_DONTWAIT);
+
+	return n > 0 && c->have + (size_t)n >= 4;
 }
 
 /*
@@ -348,38 +355,49 @@ static void conn_evict(struct conn *c)
 }
 
 /*
+ * The connection to drop for a newcomer (of peer @p sa only, unless
+ * NULL): the oldest still waiting for a word that has not come, or else
+ * the oldest that has its reply and only lingers; NULL when every one is
+ * answering a word.
+ */
+static struct conn *conn_victim(struct jm4lw *m, const struct sockaddr *sa)
+{
+	struct conn *c, *linger = NULL;
+
+	TAILQ_FOREACH(c, &m->conns, entry) {
+		if (c->rejecting ||
+		    (sa != NULL &&
+			!addr_same_host((const struct sockaddr *)&c->sa, sa)))
+			continue;
+		if (c->state == CONN_READ && !conn_word_waiting(c))
+			return c;
+		if (c->state == CONN_LINGER && linger == NULL)
+			linger = c;
+	}
+	return linger;
+}
+
+/*
  * Make room for a peer at @p sa: 0 when there is a slot (perhaps after
- * evicting the cheapest, oldest connection), -1 when every candidate slot
- * is answering a word (*per_peer says which cap). A peer at its own cap
- * makes room from its own connections only.
+ * evicting a connection), -1 when every candidate slot is answering a
+ * word (*per_peer says which cap). A peer at its own cap makes room from
+ * its own connections only.
  */
 static int conn_make_room(struct jm4lw *m, const struct sockaddr *sa,
     int *per_peer)
 {
-	struct conn *c, *any = NULL, *mine = NULL;
+	struct conn *c;
 	unsigned same = 0;
-	int idle;
 
-	TAILQ_FOREACH(c, &m->conns, entry) {
-		if (c->rejecting)
-			continue;
-		idle = conn_idleness(c);
-		if (addr_same_host((const struct sockaddr *)&c->sa, sa)) {
-			same++;
-			if (idle > (mine ? conn_idleness(mine) : 0))
-				mine = c;
-		}
-		if (idle > (any ? conn_idleness(any) : 0))
-			any = c;
-	}
+	TAILQ_FOREACH(c, &m->conns, entry)
+		same += !c->rejecting &&
+		    addr_same_host((const struct sockaddr *)&c->sa, sa);
 	*per_peer = same >= m->cfg.max_connections_per_peer;
-	if (*per_peer)
-		any = mine;
-	else if (m->core.st.conns_open < m->cfg.max_connections)
+	if (!*per_peer && m->core.st.conns_open < m->cfg.max_connections)
 		return 0;
-	if (any == NULL)
+	if ((c = conn_victim(m, *per_peer ? sa : NULL)) == NULL)
 		return -1;
-	conn_evict(any);
+	conn_evict(c);
 	return 0;
 }
 

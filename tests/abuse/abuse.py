@@ -24,11 +24,12 @@ Talks only to a real jm4lwd on loopback. Each command prints what happened
         SO_LINGER 0 (a reset). Counts the times the daemon was still
         writing (its socket not yet shut down) when the reset came.
     abuse.py hold PORT N [--send W] [--rcvbuf B] [--mss M] [--wait S] [--max S]
-                 [--ensure]
+                 [--ensure] [--answered]
         open N connections at once (optionally send W on each, never
         read), print "connected C of N" once each connected or failed (at
         most --wait s; --ensure: and redo the ones the daemon's kernel
-        dropped from an overflowing backlog), hold them until stdin
+        dropped from an overflowing backlog; --answered: and until a first
+        byte of each reply is there, peeked), hold them until stdin
         closes (at most --max s), then report which ones the server had
         ended, and close them all.
     abuse.py overcap PORT N CAP BOUND
@@ -338,7 +339,7 @@ def reset(port, word, count, rcvbuf, mss):
     return 0 if got_bytes == count else 1
 
 
-def hold(port, n, send, rcvbuf, mss, wait, maxhold, ensure):
+def hold(port, n, send, rcvbuf, mss, wait, maxhold, ensure, answered):
     socks = []
     for _ in range(n):
         s = socket.socket()
@@ -396,6 +397,14 @@ def hold(port, n, send, rcvbuf, mss, wait, maxhold, ensure):
                 s.send(send)
             except OSError:
                 pass
+    if send and answered:
+        # Until a first byte of each reply is there (peeked, not read):
+        # the server is then answering, whatever its speed.
+        waiting = set(connected)
+        deadline = time.monotonic() + wait
+        while waiting and time.monotonic() < deadline:
+            r, _, _ = select.select(list(waiting), [], [], 0.1)
+            waiting.difference_update(r)
     print(f"connected {len(connected)} of {n} ({failed} failed, "
           f"{len(pending)} still connecting, {redone} redone)", flush=True)
     # Hold until the test closes our stdin (or the bound).
@@ -659,12 +668,12 @@ def main(argv):
                      int(a[4]))
     if cmd == "hold":
         o = opts(a[2:], ["--send", "--rcvbuf", "--mss", "--wait", "--max",
-                         "--ensure!"])
+                         "--ensure!", "--answered!"])
         return hold(int(a[0]), int(a[1]),
                     o["--send"].encode() if "--send" in o else None,
                     int(o.get("--rcvbuf", 0)), int(o.get("--mss", 0)),
                     float(o.get("--wait", 10)), float(o.get("--max", 120)),
-                    o.get("--ensure", False))
+                    o.get("--ensure", False), o.get("--answered", False))
     if cmd == "overcap":
         return overcap(int(a[0]), int(a[1]), int(a[2]), float(a[3]))
     if cmd == "jmfp_storm":

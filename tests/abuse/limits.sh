@@ -52,7 +52,8 @@ case_over_cap_with_word() {
 	baseline "over the cap, with a word" || return
 	# The one slot answers a word: jmsj's ~50 KB stuck unread behind a
 	# small segment size and receive window.
-	hold_start "$PORT" 1 --send jmsj --rcvbuf 1024 --mss 536 --max 60
+	hold_start "$PORT" 1 --send jmsj --rcvbuf 1024 --mss 536 --max 60 \
+		--answered
 	held_wait
 	ab_case "max_connections=1 full, 50 peers sending ruok: each gets the too-many line and a FIN, no reset" \
 		talk 127.0.0.1 "$PORT" ruok --repeat 50 \
