@@ -25,6 +25,10 @@ struct core_ops {
 	void (*stats_print)(void (*write_cb)(void *, const char *),
 	    void *cbopaque, const char *opts);
 	const char *version; /* jemalloc's version string */
+	/* Optional (NULL in a fake): the fast path for a name used often. */
+	int (*nametomib)(const char *name, size_t *mibp, size_t *miblenp);
+	int (*bymib)(const size_t *mib, size_t miblen, void *oldp,
+	    size_t *oldlenp, void *newp, size_t newlen);
 };
 
 /* The real jemalloc the process runs on; NULL if it runs on another
@@ -66,6 +70,12 @@ struct core_policy {
 
 #define CORE_PATH_MAX (PATH_MAX + 128)
 
+/* A mallctl name looked up once: 0 not yet, 1 ready, -1 not here. */
+struct ctl_mib {
+	int state;
+	size_t mib[4], len;
+};
+
 /* The engine's state, owned by the module's event loop. */
 struct core {
 	const struct core_ops *ops;
@@ -85,6 +95,7 @@ struct core {
 	char last_dump[CORE_PATH_MAX];
 	size_t alloc_at_dump; /* stats.allocated then (growth) */
 	int alloc_known;      /* growth has a baseline */
+	struct ctl_mib tpa; /* thread.prof.active */
 };
 
 /* Initialise @p c with the allocator ops, configuration and policy. */
@@ -102,6 +113,16 @@ int ctl_size(const struct core_ops *ops, const char *name, size_t *v);
 void ctl_epoch(const struct core_ops *ops);
 /* The same at most once a millisecond, for words that only read. */
 void ctl_epoch_coalesced(struct core *c);
+
+/*
+ * Switch the calling thread's own sampling (thread.prof.active) to @p on,
+ * for the module's work on a host's thread: what the module allocates for
+ * itself must not show up in the profiles it writes. Returns the previous
+ * state, or -1 when there is none to switch (no profiling).
+ */
+int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m,
+    int on);
+int core_thread_sampling(struct core *c, int on);
 
 /* Is heap profiling usable here? */
 enum prof_state {

@@ -92,6 +92,38 @@ void ctl_epoch_coalesced(struct core *c)
 	c->stats_fresh = 1;
 }
 
+/* The calling thread's sampling, through a MIB looked up once: this runs
+ * twice per callback of the module on a host's loop. */
+int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m,
+    int on)
+{
+	bool old = false, nv = on != 0;
+	size_t len = sizeof(old);
+
+	if (m->state == 0) {
+		m->len = sizeof(m->mib) / sizeof(m->mib[0]);
+		m->state = ops->nametomib != NULL && ops->bymib != NULL &&
+			ops->nametomib("thread.prof.active", m->mib,
+			    &m->len) == 0
+		    ? 1
+		    : -1;
+	}
+	if (m->state < 0)
+		return -1;
+	/* ENOENT without opt.prof: nothing to switch, now or later. */
+	if (ops->bymib(m->mib, m->len, &old, &len, &nv, sizeof(nv)) != 0) {
+		m->state = -1;
+		return -1;
+	}
+	return old;
+}
+
+/* The same through the module's cached lookup. */
+int core_thread_sampling(struct core *c, int on)
+{
+	return ctl_thread_sampling(c->ops, &c->tpa, on);
+}
+
 /* Is heap profiling usable in this process? */
 enum prof_state core_prof_state(const struct core_ops *ops, int *err)
 {

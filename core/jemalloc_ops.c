@@ -19,6 +19,8 @@ static const struct core_ops jemalloc_ops = {
 	.mallctl = mallctl,
 	.stats_print = malloc_stats_print,
 	.version = JEMALLOC_VERSION,
+	.nametomib = mallctlnametomib,
+	.bymib = mallctlbymib,
 };
 
 /* The jemalloc we are linked with. */
@@ -45,6 +47,8 @@ static void dl_resolve(void)
 	*(void **)&dl_ops.mallctl = dlsym(RTLD_DEFAULT, "mallctl");
 	*(void **)&dl_ops.stats_print =
 	    dlsym(RTLD_DEFAULT, "malloc_stats_print");
+	*(void **)&dl_ops.nametomib = dlsym(RTLD_DEFAULT, "mallctlnametomib");
+	*(void **)&dl_ops.bymib = dlsym(RTLD_DEFAULT, "mallctlbymib");
 	if (dl_ops.mallctl == NULL || dl_ops.stats_print == NULL)
 		return;
 	dl_ops.version = "unknown";

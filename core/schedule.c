@@ -14,7 +14,7 @@ static int allocated(struct core *c, size_t *now)
 /* Take stats.allocated now as the growth baseline. */
 void core_growth_baseline(struct core *c)
 {
-	size_t now;
+	size_t now = 0;
 
 	c->alloc_known = allocated(c, &now) == 0;
 	c->alloc_at_dump = now;

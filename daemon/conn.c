@@ -216,9 +216,12 @@ static void conn_read(evutil_socket_t fd, short what, void *arg)
 		memcpy(c->head + c->have, buf, take);
 		c->have += take;
 		c->discarded += (size_t)n - take;
-		if (proto_frame(c->head, c->have, c->word) == 4)
+		if (proto_frame(c->head, c->have, c->word) == 4) {
+			struct jm4lw *m = c->m; /* c may be gone after */
+			int was = module_unsampled_enter(m);
 			conn_dispatch(c);
-		else
+			module_unsampled_leave(m, was);
+		} else
 			conn_rearm(c);
 		return;
 	}

@@ -23,6 +23,7 @@ static void listen_accept(struct evconnlistener *lev, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct jm4lw *m = arg;
+	int was;
 
 	(void)lev;
 	if (!acl_match(m->acl, m->nacl, sa)) {
@@ -32,7 +33,9 @@ static void listen_accept(struct evconnlistener *lev, evutil_socket_t fd,
 		log_peer(m, JM4LW_LOG_DEBUG, sa, "not in allow_from, closed");
 		return;
 	}
+	was = module_unsampled_enter(m);
 	conn_accept(m, fd, sa, salen);
+	module_unsampled_leave(m, was);
 }
 
 /* Turn accepting on or off on every listener. */
@@ -192,7 +195,7 @@ JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
 	char a[sizeof(m->cfg.listen)];
 	const char *s = m->listen_req, *item;
 	size_t n;
-	int r = 0;
+	int r = 0, was = module_unsampled_enter(m);
 
 	listen_check_allow(m);
 	if (addr != NULL)
@@ -208,17 +211,19 @@ JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
 				r = -1;
 		}
 	listen_note(m);
+	module_unsampled_leave(m, was);
 	return r;
 }
 
 JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd)
 {
-	int r;
+	int r, was = module_unsampled_enter(m);
 
 	if ((r = listen_adopt(m, fd)) == -1)
 		log_msg(m, JM4LW_LOG_ERR, "listen on fd %d: %s", fd,
 		    strerror(errno));
 	listen_note(m);
+	module_unsampled_leave(m, was);
 	return r;
 }
 

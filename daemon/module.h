@@ -82,10 +82,15 @@ struct jm4lw {
 	struct dump_result refusal; /* a dump refused on the loop */
 	jm4lw_log_fn logfn;
 	void *logarg;
-	int log_max; /* levels above it are not even formatted */
+	int log_max;  /* levels above it are not even formatted */
+	int own_loop; /* thread mode: the loop thread samples nothing */
 };
 
 /* server.c */
+/* Around a callback on the loop that allocates for the module: the
+ * host's thread samples none of it (enter returns what to restore). */
+int module_unsampled_enter(struct jm4lw *m);
+void module_unsampled_leave(struct jm4lw *m, int was);
 void log_msg(struct jm4lw *m, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,

@@ -77,6 +77,26 @@ void conn_log(struct conn *c, int level, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * In embedded mode the loop is the host's thread, whose allocations
+ * jemalloc samples: the module's own (a connection, a reply) would show up
+ * in the profiles it writes, and a sampled one waits on jemalloc's
+ * profiling locks while the worker dumps. So the thread's sampling is off
+ * while a callback of ours runs, and back as the host had it after.
+ * Thread mode's loop is ours and samples nothing anyway.
+ */
+int module_unsampled_enter(struct jm4lw *m)
+{
+	return m->own_loop ? -1 : core_thread_sampling(&m->core, 0);
+}
+
+/* Give the host's thread its sampling back. */
+void module_unsampled_leave(struct jm4lw *m, int was)
+{
+	if (was == 1)
+		(void)core_thread_sampling(&m->core, 1);
+}
+
 /* core's log sink: straight to the host's. */
 static void module_core_log(void *arg, int level, const char *msg)
 {
@@ -112,12 +132,14 @@ static void module_job_done(void *arg, void *job)
 	struct jm4lw *m = arg;
 	struct dump_job *j = job;
 	struct conn *c = m->job_conn;
+	int was = module_unsampled_enter(m);
 
 	m->job_conn = NULL;
 	core_dump_done(&m->core, &j->res);
 	/* A peer that left meanwhile is not answered; the dump stays. */
 	if (c != NULL || j->scheduled)
 		module_dump_answer(m, c, m->job_why, &j->res);
+	module_unsampled_leave(m, was);
 }
 
 /* The worker's end of a dump. */
@@ -177,7 +199,8 @@ JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
 	return 0;
 }
 
-JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
+/* jm4lw_new() with the caller's sampling off (module_unsampled_enter). */
+static struct jm4lw *module_new(struct event_base *base,
     const struct jm4lw_config *cfg, char *err, size_t errlen)
 {
 	const struct core_ops *ops;
@@ -236,6 +259,20 @@ JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
 	return m;
 }
 
+JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
+    const struct jm4lw_config *cfg, char *err, size_t errlen)
+{
+	const struct core_ops *ops = core_jemalloc();
+	struct ctl_mib mib = {.state = 0};
+	struct jm4lw *m;
+	int was = ops != NULL ? ctl_thread_sampling(ops, &mib, 0) : -1;
+
+	m = module_new(base, cfg, err, errlen);
+	if (was == 1)
+		(void)ctl_thread_sampling(ops, &mib, 1);
+	return m;
+}
+
 JM4LW_API void jm4lw_set_log(struct jm4lw *m, jm4lw_log_fn fn, void *arg)
 {
 	m->logfn = fn != NULL ? fn : log_stderr;
@@ -257,16 +294,19 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m,
 	struct core_policy pol;
 	struct jm4lw_config old;
 	struct timers t;
-	int nacl;
+	int nacl, was;
 
 	if (config_check_module(cfg, err, errlen) == -1 ||
 	    config_policy(cfg, &pol, err, errlen) == -1 ||
 	    acl_parse(cfg->allow_from, acl, &nacl, err, errlen) == -1)
 		return -1;
+	was = module_unsampled_enter(m);
 	if (timers_build(m, cfg, &pol, &m->cfg, &t) == -1) {
+		module_unsampled_leave(m, was);
 		snprintf(err, errlen, "cannot create the dump timers");
 		return -1;
 	}
+	module_unsampled_leave(m, was);
 	old = m->cfg;
 	m->cfg = *cfg;
 	/* Listeners stay as they are; conf keeps showing what is bound. */

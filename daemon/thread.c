@@ -164,6 +164,7 @@ JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
 	if (t->logfn == NULL) /* stderr: no debug lines to format */
 		jm4lw_set_log_level(t->m, JM4LW_LOG_INFO);
 	server_set_mode(t->m, "thread");
+	t->m->own_loop = 1;
 	if (opts != NULL && opts->setup != NULL)
 		opts->setup(t->m, opts->setup_arg);
 	if (jm4lw_listen(t->m, NULL) == -1) {

@@ -13,20 +13,25 @@
 /* dump_interval fired. */
 static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
 {
+	int was = module_unsampled_enter(arg);
+
 	(void)fd;
 	(void)what;
 	module_dump(arg, NULL, "interval");
+	module_unsampled_leave(arg, was);
 }
 
 /* growth_check_interval fired: look at stats.allocated. */
 static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct jm4lw *m = arg;
+	int was = module_unsampled_enter(m);
 
 	(void)fd;
 	(void)what;
 	if (core_growth_due(&m->core))
 		module_dump(m, NULL, "growth");
+	module_unsampled_leave(m, was);
 }
 
 /* A new persistent timer every @p seconds, or NULL. */

@@ -67,8 +67,35 @@ case_after_jmep() {
 		"$D/after-jmep.txt"
 }
 
+# Nothing the module allocates for itself shows up in the profiles it
+# writes, though it runs on the host's own loop thread (embedded mode):
+# with every allocation sampled (lg_prof_sample:0) from the start, after
+# 50 connections (ruok, mntr, jmst, conf, jmls) and a dump, no function of
+# the module holds a byte in the profile, while the host's own function
+# does (the control: sampling worked).
+case_own_allocations() {
+	local i own
+	start_jeprof_host own_allocs \
+		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:0 || return
+	for i in $(seq 10); do
+		for w in ruok mntr jmst conf jmls; do
+			ask "$w" >/dev/null
+		done
+	done
+	ask jmfp >/dev/null # a first dump starts the worker thread
+	sleep 1.1           # dump_min_interval
+	dump own-allocs || return
+	assert_grep "own allocations: the host's $FN holds bytes (sampling works)" \
+		"\\<$FN\\>" "$D/own-allocs.txt"
+	own='\<((conn|listen|module|worker|core|proto|word|figures|dumps?|timers|config|acl)_[a-z_]+|jm4lw_(new|listen|listen_fd|free|reconfigure|add_word|reply_[a-z]+))\>'
+	assert_no_grep "own allocations: no function of the module in the profile" \
+		"$own" "$D/own-allocs.txt"
+	stop_jeprof_host
+}
+
 start_host || finish
 case_before_jmep
 case_after_jmep
 stop_jeprof_host
+case_own_allocations
 finish
