@@ -14,6 +14,7 @@
 
 #include "core.h"
 #include "jm4lw.h"
+#include "module.h"
 
 struct daemon {
 	struct event_base *base;
@@ -176,6 +177,8 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "jm4lwd: %s\n", err);
 		goto done;
 	}
+	/* jm4lwd is the reference host: it profiles itself, words and all. */
+	server_keep_sampling(d.m);
 	jm4lw_set_log(d.m, daemon_log, &d);
 	jm4lw_set_log_level(d.m, d.verbose ? JM4LW_LOG_DEBUG : JM4LW_LOG_INFO);
 	if (jm4lw_listen(d.m, NULL) == -1)

@@ -84,6 +84,7 @@ struct jm4lw {
 	void *logarg;
 	int log_max;  /* levels above it are not even formatted */
 	int own_loop; /* thread mode: the loop thread samples nothing */
+	int sampled;  /* jm4lwd: the module's allocations are the host's */
 };
 
 /* server.c */
@@ -130,5 +131,9 @@ void timers_free(struct jm4lw *m);
 
 /* thread.c, agent.c */
 void server_set_mode(struct jm4lw *m, const char *mode);
+
+/* jm4lwd: the process is the module, and profiles itself; its loop's
+ * allocations stay sampled (see module_unsampled_enter). */
+void server_keep_sampling(struct jm4lw *m);
 
 #endif

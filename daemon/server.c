@@ -87,7 +87,8 @@ void conn_log(struct conn *c, int level, const char *fmt, ...)
  */
 int module_unsampled_enter(struct jm4lw *m)
 {
-	return m->own_loop ? -1 : core_thread_sampling(&m->core, 0);
+	return m->own_loop || m->sampled ? -1
+					 : core_thread_sampling(&m->core, 0);
 }
 
 /* Give the host's thread its sampling back. */
@@ -185,6 +186,11 @@ void module_dump(struct jm4lw *m, struct conn *c, const char *why)
 void server_set_mode(struct jm4lw *m, const char *mode)
 {
 	m->core.mode = mode;
+}
+
+void server_keep_sampling(struct jm4lw *m)
+{
+	m->sampled = 1;
 }
 
 JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
