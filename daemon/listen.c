@@ -17,6 +17,30 @@
 #include "module.h"
 
 #define ACCEPT_PAUSE_SECONDS 1 /* back-off after EMFILE/ENFILE */
+/*
+ * Peers accepted in a row at most, before a turn of the loop (the count
+ * runs across turns: a pause costs one zero timer per ACCEPT_BURST
+ * peers, idle or not). libevent's listener
+ * accepts until the backlog is empty; under a flood that is hundreds in a
+ * row, each taking an idle peer's slot, before any of their words is
+ * read: a health check accepted early in the row, its word already on the
+ * way, would be taken for idle and closed. A turn of the loop between
+ * bursts reads the words that came.
+ */
+#define ACCEPT_BURST 16
+
+/* Turn accepting on or off on every listener. */
+static void listen_accepting(struct jm4lw *m, int on)
+{
+	int i;
+
+	for (i = 0; i < m->nls; i++) {
+		if (on)
+			evconnlistener_enable(m->ls[i].lev);
+		else
+			evconnlistener_disable(m->ls[i].lev);
+	}
+}
 
 /* A new peer: strangers are closed at once, the others get a slot. */
 static void listen_accept(struct evconnlistener *lev, evutil_socket_t fd,
@@ -36,19 +60,25 @@ static void listen_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	was = module_unsampled_enter(m);
 	conn_accept(m, fd, sa, salen);
 	module_unsampled_leave(m, was);
+	if (++m->burst == ACCEPT_BURST) {
+		/* Our disabling ends libevent's accept loop; a zero timer
+		 * runs after this turn's reads. */
+		struct timeval now = {0, 0};
+		listen_accepting(m, 0);
+		evtimer_add(m->next_turn, &now);
+	}
 }
 
-/* Turn accepting on or off on every listener. */
-static void listen_accepting(struct jm4lw *m, int on)
+/* The turn after a burst: accept again (unless paused for descriptors). */
+static void listen_next_turn(evutil_socket_t fd, short what, void *arg)
 {
-	int i;
+	struct jm4lw *m = arg;
 
-	for (i = 0; i < m->nls; i++) {
-		if (on)
-			evconnlistener_enable(m->ls[i].lev);
-		else
-			evconnlistener_disable(m->ls[i].lev);
-	}
+	(void)fd;
+	(void)what;
+	m->burst = 0;
+	if (!evtimer_pending(m->resume, NULL))
+		listen_accepting(m, 1);
 }
 
 /* The accept pause is over. */
@@ -249,7 +279,8 @@ int server_listen_fds(const struct jm4lw *m, int *fds, int max)
 int listen_init(struct jm4lw *m)
 {
 	m->resume = evtimer_new(m->base, listen_resume, m);
-	return m->resume != NULL ? 0 : -1;
+	m->next_turn = evtimer_new(m->base, listen_next_turn, m);
+	return m->resume != NULL && m->next_turn != NULL ? 0 : -1;
 }
 
 /* Close every listener (and the pause timer). */
@@ -262,5 +293,7 @@ void listen_free(struct jm4lw *m)
 	m->nls = 0;
 	if (m->resume != NULL)
 		event_free(m->resume);
-	m->resume = NULL;
+	if (m->next_turn != NULL)
+		event_free(m->next_turn);
+	m->resume = m->next_turn = NULL;
 }

