@@ -33,12 +33,12 @@
 
 #include "jm4lw.h"
 
-#define MAX_REPLY   (64u << 20) /* jmst/jmsj are large, never this large */
-#define MAX_WORDS   4096
+#define MAX_REPLY (64u << 20) /* jmst/jmsj are large, never this large */
+#define MAX_WORDS 4096
 #define MAX_TIMEOUT 86400.0
-#define MAX_HOSTS   4096
-#define MAX_PAR     256 /* -P */
-#define DEF_PAR     16
+#define MAX_HOSTS 4096
+#define MAX_PAR 256 /* -P */
+#define DEF_PAR 16
 
 enum { ST_OK = 0, ST_ERROR = 1, ST_FAIL = 2 };
 
@@ -185,7 +185,7 @@ static int wait_fd(int fd, short events, int64_t deadline)
 
 /* Add a word (exactly 4 bytes) to the list, or say why it is not one. */
 static int words_add(struct words *w, const char *s, size_t len,
-                     const char *where)
+    const char *where)
 {
 	char shown[64];
 
@@ -255,7 +255,7 @@ static int timeout_init(struct run *r, const char *timeout)
 	    sec <= 0 || sec > MAX_TIMEOUT)
 		return bad_usage("bad timeout \"%s\": seconds, more than 0 "
 		                 "and at most %.0f",
-		                 timeout, MAX_TIMEOUT);
+		    timeout, MAX_TIMEOUT);
 	r->timeout = timeout;
 	r->timeout_ms = (int64_t)(sec * 1000);
 	if (r->timeout_ms < 1)
@@ -297,7 +297,7 @@ static int ipv6_ok(const char *s, size_t len)
 
 /* Add a target from a checked host (brackets off) and port. */
 static int target_add(struct run *r, const char *host, size_t hlen,
-                      const char *port, size_t plen)
+    const char *port, size_t plen)
 {
 	struct target *t;
 	size_t size;
@@ -345,7 +345,7 @@ static int target_init(struct run *r, const char *host, const char *port)
  * address, as with -h ::1. where says "file:line: " for messages.
  */
 static int entry_add(struct run *r, const char *s, size_t len,
-                     const char *defport, const char *where)
+    const char *defport, const char *where)
 {
 	const char *host = s, *port = defport, *why = NULL, *p;
 	size_t hlen = len, plen = strlen(defport), i;
@@ -407,8 +407,8 @@ static int hosts_list(struct run *r, const char *arg, const char *defport)
 	for (;;) {
 		comma = strchr(arg, ',');
 		if (entry_add(r, arg,
-		              comma ? (size_t)(comma - arg) : strlen(arg),
-		              defport, "") == -1)
+		        comma ? (size_t)(comma - arg) : strlen(arg), defport,
+		        "") == -1)
 			return -1;
 		if (comma == NULL)
 			return 0;
@@ -496,8 +496,8 @@ static int conn_open(const struct target *t, int64_t deadline)
 
 	for (ai = t->ai; ai != NULL; ai = ai->ai_next) {
 		fd = socket(ai->ai_family,
-		            ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		            ai->ai_protocol);
+		    ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    ai->ai_protocol);
 		if (fd == -1) {
 			error = errno;
 			continue;
@@ -510,7 +510,7 @@ static int conn_open(const struct target *t, int64_t deadline)
 			if (wait_fd(fd, POLLOUT, deadline) == -1)
 				error = errno;
 			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error,
-			                    &len) == -1)
+			             &len) == -1)
 				error = errno;
 			else if (error == 0)
 				return fd;
@@ -587,13 +587,13 @@ static int conn_read(int fd, int64_t deadline, struct buf *b)
 
 /* Say why an exchange failed, from the errno it left. */
 static const char *reason(const struct run *r, int error, char *dst,
-                          size_t size)
+    size_t size)
 {
 	if (error == ETIME)
 		snprintf(dst, size, "timed out after %s s", r->timeout);
 	else if (error == EFBIG)
 		snprintf(dst, size, "reply larger than %u MiB",
-		         MAX_REPLY >> 20);
+		    MAX_REPLY >> 20);
 	else /* only errno values here: constant strings, thread-safe */
 		snprintf(dst, size, "%s", strerror(error));
 	return dst;
@@ -609,12 +609,12 @@ static int reply_is_error(const char *word, const struct buf *b)
 		return 1;
 	/* Refused by the allow list, in ZooKeeper's words. */
 	return b->len >= 4 + nlen && memcmp(b->data, word, 4) == 0 &&
-	       memcmp(b->data + 4, JM4LW_NOT_ALLOWED, nlen) == 0;
+	    memcmp(b->data + 4, JM4LW_NOT_ALLOWED, nlen) == 0;
 }
 
 /* Ask one word on its own connection; the reply is left in b. */
 static int ask(const struct run *r, const struct target *t, const char *word,
-               struct buf *b)
+    struct buf *b)
 {
 	char shown[32], why[64];
 	int64_t deadline;
@@ -650,7 +650,7 @@ out:
  * without newline ("imok") gets one. -1 once stdout failed.
  */
 static int reply_print(struct run *r, const struct target *t,
-                       const struct buf *b)
+    const struct buf *b)
 {
 	const char *p, *end, *nl;
 	int rv = 0;
@@ -770,7 +770,7 @@ int main(int argc, char **argv)
 	}
 	opterr = 0; /* our own messages, each followed by the usage */
 	while ((ch = getopt_long(argc, argv, ":h:p:t:H:P:V", longopts, NULL)) !=
-	       -1) {
+	    -1) {
 		switch (ch) {
 		case 'h':
 			host = optarg;
@@ -805,7 +805,7 @@ int main(int argc, char **argv)
 				status = ST_OK;
 			} else if (optopt == 0)
 				bad_usage("unknown option %s",
-				          argv[optind - 1]);
+				    argv[optind - 1]);
 			else
 				bad_usage("unknown option -%c", optopt);
 			goto out;
@@ -843,7 +843,7 @@ int main(int argc, char **argv)
 	} else {
 		if (nhosts == 0) {
 			if (target_init(&r, host ? host : "127.0.0.1",
-			                port ? port : "9181") != 0)
+			        port ? port : "9181") != 0)
 				goto out;
 		} else if (host != NULL) {
 			bad_usage("-h and -H together");
@@ -863,10 +863,10 @@ int main(int argc, char **argv)
 		for (i = 0; i < nhosts; i++) {
 			if (hosts[i][0] == '@') {
 				if (hosts_file(&r, hosts[i] + 1,
-				               port ? port : "9181") == -1)
+				        port ? port : "9181") == -1)
 					goto out;
 			} else if (hosts_list(&r, hosts[i],
-			                      port ? port : "9181") == -1) {
+			               port ? port : "9181") == -1) {
 				fputs(usage_text, stderr);
 				goto out;
 			}

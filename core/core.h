@@ -95,7 +95,7 @@ struct core {
 	char last_dump[CORE_PATH_MAX];
 	size_t alloc_at_dump; /* stats.allocated then (growth) */
 	int alloc_known;      /* growth has a baseline */
-	struct ctl_mib tpa; /* thread.prof.active */
+	struct ctl_mib tpa;   /* thread.prof.active */
 };
 
 /* Initialise @p c with the allocator ops, configuration and policy. */
@@ -120,8 +120,7 @@ void ctl_epoch_coalesced(struct core *c);
  * itself must not show up in the profiles it writes. Returns the previous
  * state, or -1 when there is none to switch (no profiling).
  */
-int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m,
-    int on);
+int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m, int on);
 int core_thread_sampling(struct core *c, int on);
 
 /* Is heap profiling usable here? */
@@ -134,8 +133,7 @@ enum prof_state {
 enum prof_state core_prof_state(const struct core_ops *ops, int *err);
 
 /* What to tell a person for a state that is not PROF_READY. */
-const char *core_prof_reason(enum prof_state s, int err, char *buf,
-    size_t len);
+const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len);
 
 /* The outcome of a call that changes allocator state (jmep, jmdp, jmpg,
  * jmrs): ok, or a one-line reason. */
@@ -173,8 +171,8 @@ struct figure {
 	const char *metric;
 	const char *help;
 	enum figure_type type;
-	const char *ctl;   /* read with mallctl, or NULL */
-	size_t stat;       /* else offset into struct core_stats + 1, or 0 */
+	const char *ctl; /* read with mallctl, or NULL */
+	size_t stat;     /* else offset into struct core_stats + 1, or 0 */
 	int (*fn)(const struct core *c, uint64_t *v, const char **s);
 };
 
@@ -212,14 +210,14 @@ enum dump_status {
 /* What one dump came to. */
 struct dump_result {
 	enum dump_status status;
-	int err;                 /* errno behind a failure, or 0 */
-	double retry_after;      /* seconds, when refused for the rate */
+	int err;                  /* errno behind a failure, or 0 */
+	double retry_after;       /* seconds, when refused for the rate */
 	char path[CORE_PATH_MAX]; /* the dump, when DUMP_OK */
 	char reason[CORE_PATH_MAX + 256]; /* one line, when not DUMP_OK */
-	uint64_t deleted;        /* dumps retention removed */
-	int alloc_known;         /* stats.allocated right after the dump */
+	uint64_t deleted;                 /* dumps retention removed */
+	int alloc_known; /* stats.allocated right after the dump */
 	size_t alloc;
-	char log[DUMP_LOG_MAX];  /* "<level><line>\n" lines, for the loop */
+	char log[DUMP_LOG_MAX]; /* "<level><line>\n" lines, for the loop */
 	size_t loglen;
 };
 
@@ -252,8 +250,8 @@ struct dump_job {
 int core_dump_admit(struct core *c, int scheduled, struct dump_result *r);
 
 /* Fill @p j for a dump core_dump_admit() let through. */
-void core_dump_prepare(struct core *c, struct dump_job *j,
-    struct dumper *d, int scheduled);
+void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
+    int scheduled);
 
 /* The heavy part, on any thread: prof.dump, checks, rename, retention. */
 void dump_run(struct dump_job *j);

@@ -94,8 +94,7 @@ void ctl_epoch_coalesced(struct core *c)
 
 /* The calling thread's sampling, through a MIB looked up once: this runs
  * twice per callback of the module on a host's loop. */
-int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m,
-    int on)
+int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m, int on)
 {
 	bool old = false, nv = on != 0;
 	size_t len = sizeof(old);
@@ -103,8 +102,8 @@ int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m,
 	if (m->state == 0) {
 		m->len = sizeof(m->mib) / sizeof(m->mib[0]);
 		m->state = ops->nametomib != NULL && ops->bymib != NULL &&
-			ops->nametomib("thread.prof.active", m->mib,
-			    &m->len) == 0
+		        ops->nametomib("thread.prof.active", m->mib, &m->len) ==
+		            0
 		    ? 1
 		    : -1;
 	}
@@ -143,18 +142,19 @@ enum prof_state core_prof_state(const struct core_ops *ops, int *err)
  * What to set, exactly: Keeper answers a process without profiling with
  * silence, which nobody can act on.
  */
-const char *core_prof_reason(enum prof_state s, int err, char *buf,
-    size_t len)
+const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len)
 {
 	switch (s) {
 	case PROF_UNBUILT:
-		snprintf(buf, len, "this jemalloc was built without heap "
+		snprintf(buf, len,
+		    "this jemalloc was built without heap "
 		    "profiling (config.prof is false); run on a jemalloc "
 		    "configured with --enable-prof, such as Debian's "
 		    "libjemalloc2");
 		break;
 	case PROF_OFF:
-		snprintf(buf, len, "heap profiling is not enabled in this "
+		snprintf(buf, len,
+		    "heap profiling is not enabled in this "
 		    "process; " PROF_HINT);
 		break;
 	case PROF_UNREADABLE:
@@ -216,8 +216,8 @@ void core_purge(struct core *c, struct ctl_result *r)
 	}
 	ctl_epoch(c->ops);
 	/* No stats in this jemalloc: say nothing false. */
-	r->sizes = r->sizes && ctl_size(c->ops, "stats.resident",
-				   &r->after) == 0;
+	r->sizes =
+	    r->sizes && ctl_size(c->ops, "stats.resident", &r->after) == 0;
 	r->ok = 1;
 }
 

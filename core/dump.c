@@ -64,8 +64,10 @@ int core_dump_admit(struct core *c, int scheduled, struct dump_result *r)
 	}
 	if (c->dump_running) {
 		c->st.dumps_refused++;
-		dump_why(r, DUMP_REFUSED, EBUSY, "%s refused: a dump is in "
-		    "progress; retry when it is done", who);
+		dump_why(r, DUMP_REFUSED, EBUSY,
+		    "%s refused: a dump is in "
+		    "progress; retry when it is done",
+		    who);
 		r->retry_after = 1;
 		return -1;
 	}
@@ -81,10 +83,12 @@ int core_dump_admit(struct core *c, int scheduled, struct dump_result *r)
 			c->st.dumps_refused++;
 			r->retry_after =
 			    (double)c->cfg->dump_min_interval - ago + 0.05;
-			dump_why(r, DUMP_REFUSED, EAGAIN, "%s refused: the last "
+			dump_why(r, DUMP_REFUSED, EAGAIN,
+			    "%s refused: the last "
 			    "dump was %.1f s ago and dump_min_interval is %u "
-			    "s; retry in %.1f s", who, ago,
-			    c->cfg->dump_min_interval, r->retry_after);
+			    "s; retry in %.1f s",
+			    who, ago, c->cfg->dump_min_interval,
+			    r->retry_after);
 			return -1;
 		}
 	}
@@ -178,9 +182,10 @@ static int dump_no_room(struct dump_job *j, const char *dir)
 	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
 	if (avail >= j->cfg.dump_min_free)
 		return 0;
-	dump_why(&j->res, DUMP_REFUSED, ENOSPC, "heap profile dump to %s "
-	    "refused: %s free, dump_min_free is %s", dir,
-	    fmt_bytes(b1, sizeof(b1), avail),
+	dump_why(&j->res, DUMP_REFUSED, ENOSPC,
+	    "heap profile dump to %s "
+	    "refused: %s free, dump_min_free is %s",
+	    dir, fmt_bytes(b1, sizeof(b1), avail),
 	    fmt_bytes(b2, sizeof(b2), j->cfg.dump_min_free));
 	return 1;
 }
@@ -276,7 +281,8 @@ void dump_run(struct dump_job *j)
 		if (lstat(path, &sb) == -1 && errno == ENOENT)
 			break;
 		if (tries == 1000) {
-			FAIL(j, dir, EEXIST, "no free file name after 1000 "
+			FAIL(j, dir, EEXIST,
+			    "no free file name after 1000 "
 			    "tries");
 			return;
 		}
@@ -309,8 +315,8 @@ void dump_run(struct dump_job *j)
 			why = access(dir, W_OK | X_OK) == -1 ? errno : 0;
 		FAIL(j, dir, why != 0 ? why : e,
 		    why != 0 ? strerror(why)
-			     : "jemalloc could not write the profile "
-			       "(prof.dump returned EFAULT)");
+		             : "jemalloc could not write the profile "
+		               "(prof.dump returned EFAULT)");
 		return;
 	}
 	/* Profiles show addresses and the maps: for our user only. */
@@ -321,7 +327,8 @@ void dump_run(struct dump_job *j)
 		close(fd);
 	if (!whole) {
 		(void)unlink(tmp);
-		FAIL(j, dir, EIO, "the profile was cut short (is the disk "
+		FAIL(j, dir, EIO,
+		    "the profile was cut short (is the disk "
 		    "full?)");
 		return;
 	}

@@ -66,7 +66,7 @@ int dumps_stage_match(const char *prefix, const char *name, long *pid)
 	for (i = 1; i <= 6; i++) {
 		char c = end[i];
 		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-			(c >= 'A' && c <= 'Z')))
+		        (c >= 'A' && c <= 'Z')))
 			return 0;
 	}
 	return end[7] == '\0';
@@ -102,7 +102,7 @@ void dumps_sweep_stages(const char *prefix, const char *dir,
 		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
-			-1 ||
+		        -1 ||
 		    !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() ||
 		    now - sb.st_mtime < STAGE_STALE_SECONDS)
 			continue;
@@ -116,8 +116,8 @@ void dumps_sweep_stages(const char *prefix, const char *dir,
 		}
 		while ((se = readdir(sd)) != NULL)
 			if (dumps_match(prefix, se->d_name) &&
-			    fstatat(fd, se->d_name, &sb,
-				AT_SYMLINK_NOFOLLOW) == 0 &&
+			    fstatat(fd, se->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
+			        0 &&
 			    S_ISREG(sb.st_mode))
 				(void)unlinkat(fd, se->d_name, 0);
 		closedir(sd);
@@ -246,14 +246,18 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 		}
 		snprintf(path, sizeof(path), "%s/%s", dir, d[i].name);
 		if (unlink(path) == -1) {
-			core_logf(log, JM4LW_LOG_WARN, "retention: cannot delete "
-			    "%s: %s", path, strerror(errno));
+			core_logf(log, JM4LW_LOG_WARN,
+			    "retention: cannot delete "
+			    "%s: %s",
+			    path, strerror(errno));
 			continue;
 		}
 		deleted++;
-		core_logf(log, JM4LW_LOG_INFO, "retention: deleted %s (%lld "
-		    "bytes; dump_keep=%u, dump_max_bytes=%llu)", path,
-		    (long long)d[i].size, c->dump_keep, c->dump_max_bytes);
+		core_logf(log, JM4LW_LOG_INFO,
+		    "retention: deleted %s (%lld "
+		    "bytes; dump_keep=%u, dump_max_bytes=%llu)",
+		    path, (long long)d[i].size, c->dump_keep,
+		    c->dump_max_bytes);
 	}
 	dumps_free(d, n);
 	return deleted;

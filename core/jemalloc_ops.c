@@ -16,11 +16,11 @@
 #include <jemalloc/jemalloc.h>
 
 static const struct core_ops jemalloc_ops = {
-	.mallctl = mallctl,
-	.stats_print = malloc_stats_print,
-	.version = JEMALLOC_VERSION,
-	.nametomib = mallctlnametomib,
-	.bymib = mallctlbymib,
+    .mallctl = mallctl,
+    .stats_print = malloc_stats_print,
+    .version = JEMALLOC_VERSION,
+    .nametomib = mallctlnametomib,
+    .bymib = mallctlbymib,
 };
 
 /* The jemalloc we are linked with. */

@@ -41,7 +41,7 @@ int core_growth_due(struct core *c)
 	if (now <= base)
 		return 0;
 	want = c->pol.growth_pct != 0
-		   ? (unsigned long long)base * c->pol.growth_pct / 100
-		   : c->pol.growth_bytes;
+	    ? (unsigned long long)base * c->pol.growth_pct / 100
+	    : c->pol.growth_bytes;
 	return (unsigned long long)(now - base) >= want;
 }

@@ -57,7 +57,8 @@ int addr_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 		*len = sizeof(*s4);
 		return 0;
 	}
-	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr)) {
+	if (inet_pton(AF_INET6, host,
+	        &((struct sockaddr_in6 *)ss)->sin6_addr)) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((unsigned short)p);
@@ -121,14 +122,15 @@ int cidr_match(const struct cidr *c, const struct sockaddr *sa)
 		return 0;
 	if (sa->sa_family == AF_INET)
 		a = (const unsigned char *)&((const struct sockaddr_in *)sa)
-			->sin_addr;
+		        ->sin_addr;
 	else
 		a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
 	for (i = 0; i + 8 <= c->bits; i += 8)
 		if (a[i / 8] != c->addr[i / 8])
 			return 0;
 	if (i < c->bits) {
-		unsigned char mask = (unsigned char)(0xff << (8 - (c->bits - i)));
+		unsigned char mask =
+		    (unsigned char)(0xff << (8 - (c->bits - i)));
 		if ((a[i / 8] & mask) != c->addr[i / 8])
 			return 0;
 	}
@@ -148,8 +150,8 @@ int acl_parse(const char *list, struct cidr *acl, int *n, char *err,
 		if (len == 0)
 			continue;
 		if (k == ACL_MAX) {
-			snprintf(err, errlen, "allow_from: more than %d entries",
-			    ACL_MAX);
+			snprintf(err, errlen,
+			    "allow_from: more than %d entries", ACL_MAX);
 			return -1;
 		}
 		if (cidr_parse(item, len, &acl[k]) == -1) {
@@ -183,8 +185,8 @@ int addr_same_host(const struct sockaddr *a, const struct sockaddr *b)
 		    ((const struct sockaddr_in *)b)->sin_addr.s_addr;
 	if (a->sa_family == AF_INET6)
 		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-			   &((const struct sockaddr_in6 *)b)->sin6_addr,
-			   sizeof(struct in6_addr)) == 0;
+		           &((const struct sockaddr_in6 *)b)->sin6_addr,
+		           sizeof(struct in6_addr)) == 0;
 	return 0;
 }
 

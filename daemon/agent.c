@@ -42,9 +42,11 @@ __attribute__((constructor)) static void agent_start(void)
 	char err[512];
 
 	if (core_jemalloc() == NULL) {
-		agent_log(JM4LW_LOG_WARN, "this process does not run on jemalloc "
+		agent_log(JM4LW_LOG_WARN,
+		    "this process does not run on jemalloc "
 		    "(no mallctl symbol); not starting. Use jm4lw-run, which "
-		    "preloads libjemalloc.so.2", NULL);
+		    "preloads libjemalloc.so.2",
+		    NULL);
 		return;
 	}
 	jm4lw_config_init(&cfg);
@@ -63,6 +65,8 @@ __attribute__((constructor)) static void agent_start(void)
 	return;
 fail:
 	agent_log(JM4LW_LOG_ERR, err, NULL);
-	agent_log(JM4LW_LOG_ERR, "not starting; the program runs on without "
-	    "the admin port", NULL);
+	agent_log(JM4LW_LOG_ERR,
+	    "not starting; the program runs on without "
+	    "the admin port",
+	    NULL);
 }

@@ -33,10 +33,8 @@
 static int check_listen(const char *, int, char *, size_t, char *, size_t);
 static int check_allow(const char *, int, char *, size_t, char *, size_t);
 static int check_dump_dir(const char *, int, char *, size_t, char *, size_t);
-static int check_dump_prefix(const char *, int, char *, size_t, char *,
-    size_t);
-static int check_allow_from(const char *, int, char *, size_t, char *,
-    size_t);
+static int check_dump_prefix(const char *, int, char *, size_t, char *, size_t);
+static int check_allow_from(const char *, int, char *, size_t, char *, size_t);
 static int check_growth(const char *, int, char *, size_t, char *, size_t);
 static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
 
@@ -56,72 +54,55 @@ static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
  * can all be held to this table (test_config does).
  */
 static const struct config_key config_keys[] = {
-	{STRING_KEY(listen, check_listen),
-	    .def = JM4LW_DEFAULT_LISTEN,
-	    .help = "comma list of `ADDR:PORT` / `[ADDR6]:PORT`; port 0 picks "
-		"a free one"},
-	{STRING_KEY(allow, check_allow),
-	    .def = "*",
-	    .help = "words served; others get the whitelist line. `readonly` "
-		"= words that change nothing"},
-	{STRING_KEY(dump_dir, check_dump_dir),
-	    .def = "/tmp",
-	    .help = "where `jmfp` writes"},
-	{STRING_KEY(dump_prefix, check_dump_prefix),
-	    .def = "jm4lw",
-	    .help = "file name prefix, `[A-Za-z0-9._-]`"},
-	{NUMBER_KEY(max_connections, 1, 100000, ""),
-	    .def = "64",
-	    .help = "connections beyond this get one error line and are "
-		"closed"},
-	{NUMBER_KEY(max_connections_per_peer, 1, 100000, ""),
-	    .def = "32",
-	    .help = "connections one peer address may hold at once; a new one "
-		"beyond it replaces that peer's oldest connection still "
-		"waiting for its word, or is refused"},
-	{NUMBER_KEY(read_timeout, 1, 3600, " seconds"),
-	    .def = "5",
-	    .help = "seconds a peer has to send its word"},
-	{NUMBER_KEY(write_timeout, 1, 3600, " seconds"),
-	    .def = "30",
-	    .help = "seconds a reply may make no progress before the peer is "
-		"dropped"},
-	{STRING_KEY(allow_from, check_allow_from),
-	    .def = JM4LW_DEFAULT_ALLOW_FROM,
-	    .help = "peers that may connect: `*` or IPv4/IPv6 addresses and "
-		"networks"},
-	{NUMBER_KEY(dump_min_interval, 0, 86400, " seconds"),
-	    .def = "1",
-	    .help = "seconds between dumps; a `jmfp` sooner is refused with "
-		"the time to retry"},
-	{BYTES_KEY(dump_min_free),
-	    .def = "64M",
-	    .help = "refuse a dump when `dump_dir`'s filesystem has less free "
-		"(K/M/G/T suffixes)"},
-	{NUMBER_KEY(dump_interval, 0, 604800, " seconds"),
-	    .def = "0",
-	    .help = "seconds between scheduled dumps; 0 is off"},
-	{STRING_KEY(dump_on_growth, check_growth),
-	    .def = "0",
-	    .help = "dump when `stats.allocated` has grown this much since the "
-		"last dump: bytes (K/M/G/T) or a percentage (`50%`); 0 is "
-		"off"},
-	{NUMBER_KEY(growth_check_interval, 1, 3600, " seconds"),
-	    .def = "10",
-	    .help = "seconds between two looks at `stats.allocated` for "
-		"`dump_on_growth`"},
-	{NUMBER_KEY(dump_keep, 0, 1000000, ""),
-	    .def = "0",
-	    .help = "keep at most this many of our dumps in `dump_dir`, "
-		"deleting the oldest; 0 keeps all"},
-	{BYTES_KEY(dump_max_bytes),
-	    .def = "0",
-	    .help = "keep our dumps under this many bytes in total (K/M/G/T), "
-		"deleting the oldest but never the newest; 0 is no limit"},
-	{STRING_KEY(prof_reset_lg_sample, check_lg_sample),
-	    .def = "keep",
-	    .help = "sample rate `jmrs` sets: `keep` (the current one) or "
-		"0-62 (every 2^N bytes)"},
+    {STRING_KEY(listen, check_listen), .def = JM4LW_DEFAULT_LISTEN,
+        .help = "comma list of `ADDR:PORT` / `[ADDR6]:PORT`; port 0 picks "
+                "a free one"},
+    {STRING_KEY(allow, check_allow), .def = "*",
+        .help = "words served; others get the whitelist line. `readonly` "
+                "= words that change nothing"},
+    {STRING_KEY(dump_dir, check_dump_dir), .def = "/tmp",
+        .help = "where `jmfp` writes"},
+    {STRING_KEY(dump_prefix, check_dump_prefix), .def = "jm4lw",
+        .help = "file name prefix, `[A-Za-z0-9._-]`"},
+    {NUMBER_KEY(max_connections, 1, 100000, ""), .def = "64",
+        .help = "connections beyond this get one error line and are "
+                "closed"},
+    {NUMBER_KEY(max_connections_per_peer, 1, 100000, ""), .def = "32",
+        .help = "connections one peer address may hold at once; a new one "
+                "beyond it replaces that peer's oldest connection still "
+                "waiting for its word, or is refused"},
+    {NUMBER_KEY(read_timeout, 1, 3600, " seconds"), .def = "5",
+        .help = "seconds a peer has to send its word"},
+    {NUMBER_KEY(write_timeout, 1, 3600, " seconds"), .def = "30",
+        .help = "seconds a reply may make no progress before the peer is "
+                "dropped"},
+    {STRING_KEY(allow_from, check_allow_from), .def = JM4LW_DEFAULT_ALLOW_FROM,
+        .help = "peers that may connect: `*` or IPv4/IPv6 addresses and "
+                "networks"},
+    {NUMBER_KEY(dump_min_interval, 0, 86400, " seconds"), .def = "1",
+        .help = "seconds between dumps; a `jmfp` sooner is refused with "
+                "the time to retry"},
+    {BYTES_KEY(dump_min_free), .def = "64M",
+        .help = "refuse a dump when `dump_dir`'s filesystem has less free "
+                "(K/M/G/T suffixes)"},
+    {NUMBER_KEY(dump_interval, 0, 604800, " seconds"), .def = "0",
+        .help = "seconds between scheduled dumps; 0 is off"},
+    {STRING_KEY(dump_on_growth, check_growth), .def = "0",
+        .help = "dump when `stats.allocated` has grown this much since the "
+                "last dump: bytes (K/M/G/T) or a percentage (`50%`); 0 is "
+                "off"},
+    {NUMBER_KEY(growth_check_interval, 1, 3600, " seconds"), .def = "10",
+        .help = "seconds between two looks at `stats.allocated` for "
+                "`dump_on_growth`"},
+    {NUMBER_KEY(dump_keep, 0, 1000000, ""), .def = "0",
+        .help = "keep at most this many of our dumps in `dump_dir`, "
+                "deleting the oldest; 0 keeps all"},
+    {BYTES_KEY(dump_max_bytes), .def = "0",
+        .help = "keep our dumps under this many bytes in total (K/M/G/T), "
+                "deleting the oldest but never the newest; 0 is no limit"},
+    {STRING_KEY(prof_reset_lg_sample, check_lg_sample), .def = "keep",
+        .help = "sample rate `jmrs` sets: `keep` (the current one) or "
+                "0-62 (every 2^N bytes)"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -214,12 +195,13 @@ static int check_addr(const char *a, char *err, size_t errlen)
 		if (memchr(a, ':', (size_t)(end - a)) != NULL)
 			return config_err(err, errlen,
 			    "listen: %s: an IPv6 address goes in brackets, "
-			    "e.g. [::1]:9181", q);
+			    "e.g. [::1]:9181",
+			    q);
 		port = end + 1;
 	}
 	if (*port == '\0')
-		return config_err(err, errlen, "listen: %s has no port (" ADDR_HINT
-		    ")", q);
+		return config_err(err, errlen,
+		    "listen: %s has no port (" ADDR_HINT ")", q);
 	for (p = port; *p != '\0'; p++)
 		if (*p < '0' || *p > '9')
 			return config_err(err, errlen,
@@ -232,13 +214,14 @@ static int check_addr(const char *a, char *err, size_t errlen)
 	if (addr_parse(a, &ss, &sslen) == -1)
 		return config_err(err, errlen,
 		    "listen: %s is not a numeric IPv4 or IPv6 address (host "
-		    "names are not resolved; " ADDR_HINT ")", q);
+		    "names are not resolved; " ADDR_HINT ")",
+		    q);
 	return 0;
 }
 
 /* listen: 1 to 16 comma-separated addresses. */
-static int check_listen(const char *v, int flags, char *norm,
-    size_t normlen, char *err, size_t errlen)
+static int check_listen(const char *v, int flags, char *norm, size_t normlen,
+    char *err, size_t errlen)
 {
 	char a[FIELD_SIZE(listen)];
 	const char *s = v, *item;
@@ -250,21 +233,27 @@ static int check_listen(const char *v, int flags, char *norm,
 	while (s != NULL) {
 		item = list_next(&s, &n);
 		if (n == 0)
-			return config_err(err, errlen, "listen: %s (want "
+			return config_err(err, errlen,
+			    "listen: %s (want "
 			    "ADDR:PORT or [ADDR6]:PORT, several separated by "
-			    "commas)", count == 0 && s == NULL ? "no address" :
-			    "empty entry in the list");
+			    "commas)",
+			    count == 0 && s == NULL
+			        ? "no address"
+			        : "empty entry in the list");
 		if (++count > JM4LW_LISTENERS_MAX)
 			return config_err(err, errlen,
-			    "listen: more than %d addresses", JM4LW_LISTENERS_MAX);
+			    "listen: more than %d addresses",
+			    JM4LW_LISTENERS_MAX);
 		if (n >= sizeof(a))
-			return config_err(err, errlen, "listen: value too long");
+			return config_err(err, errlen,
+			    "listen: value too long");
 		memcpy(a, item, n);
 		a[n] = '\0';
 		if (check_addr(a, err, errlen) == -1)
 			return -1;
 		if (list_append(norm, normlen, &used, item, n) == -1)
-			return config_err(err, errlen, "listen: value too long");
+			return config_err(err, errlen,
+			    "listen: value too long");
 	}
 	return 0;
 }
@@ -300,8 +289,8 @@ static const char *known_words(char *buf, size_t len)
  * well-formed word is accepted: the host may add words after jm4lw_new(),
  * and the module warns about ones that match nothing once it listens.
  */
-static int check_allow(const char *v, int flags, char *norm,
-    size_t normlen, char *err, size_t errlen)
+static int check_allow(const char *v, int flags, char *norm, size_t normlen,
+    char *err, size_t errlen)
 {
 	const char *s = v, *item;
 	char q[96], words[128];
@@ -326,7 +315,7 @@ static int check_allow(const char *v, int flags, char *norm,
 		else if (!(n == 8 && memcmp(item, "readonly", 8) == 0) &&
 		    !(n == 4 && proto_lookup(item) != NULL) &&
 		    !(n == 4 && (flags & CONFIG_HOST_WORDS) &&
-		    item_word_valid(item)))
+		        item_word_valid(item)))
 			return config_err(err, errlen,
 			    "allow: unknown word %s (want *, readonly, or "
 			    "comma-separated words from: %s)",
@@ -383,8 +372,8 @@ static int check_allow_from(const char *v, int flags, char *norm,
  * A byte count: digits with an optional K, M, G or T (powers of 1024),
  * e.g. 64M. Nothing else, so "64MB" or "1.5G" are errors, not guesses.
  */
-static int parse_bytes(const char *name, const char *v,
-    unsigned long long *out, char *err, size_t errlen)
+static int parse_bytes(const char *name, const char *v, unsigned long long *out,
+    char *err, size_t errlen)
 {
 	unsigned long long n = 0, mul = 1;
 	const char *p = v;
@@ -401,16 +390,20 @@ static int parse_bytes(const char *name, const char *v,
 	switch (*p) {
 	case '\0':
 		break;
-	case 'K': case 'k':
+	case 'K':
+	case 'k':
 		mul = 1ULL << 10;
 		break;
-	case 'M': case 'm':
+	case 'M':
+	case 'm':
 		mul = 1ULL << 20;
 		break;
-	case 'G': case 'g':
+	case 'G':
+	case 'g':
 		mul = 1ULL << 30;
 		break;
-	case 'T': case 't':
+	case 'T':
+	case 't':
 		mul = 1ULL << 40;
 		break;
 	default:
@@ -425,7 +418,8 @@ static int parse_bytes(const char *name, const char *v,
 bad:
 	return config_err(err, errlen,
 	    "%s: %s is not a size (want bytes, or a number with K, M, G or T, "
-	    "e.g. 64M; 0 turns the check off)", name, q);
+	    "e.g. 64M; 0 turns the check off)",
+	    name, q);
 range:
 	return config_err(err, errlen, "%s: %s is out of range", name, q);
 }
@@ -434,8 +428,8 @@ range:
  * dump_on_growth: 0, a size (512M) or a percentage (1-10000%). One of
  * *bytes and *pct gets the value, the other 0; both 0 is off.
  */
-static int parse_growth(const char *v, unsigned long long *bytes,
-    unsigned *pct, char *err, size_t errlen)
+static int parse_growth(const char *v, unsigned long long *bytes, unsigned *pct,
+    char *err, size_t errlen)
 {
 	unsigned long p = 0;
 	size_t i, n = strlen(v);
@@ -451,7 +445,8 @@ static int parse_growth(const char *v, unsigned long long *bytes,
 		p = p * 10 + (unsigned long)(v[i] - '0');
 	}
 	if (n == 1 || i + 1 < n || p < 1 || p > 10000)
-		return config_err(err, errlen, "dump_on_growth: %s is not a "
+		return config_err(err, errlen,
+		    "dump_on_growth: %s is not a "
 		    "percentage (want 1%%-10000%%)",
 		    quote(q, sizeof(q), v, n));
 	*pct = (unsigned)p;
@@ -469,8 +464,9 @@ static int parse_lg_sample(const char *v, int *lg, char *err, size_t errlen)
 		return 0;
 	}
 	if (!(n >= 1 && n <= 2 && v[0] >= '0' && v[0] <= '9' &&
-		(n == 1 || (v[1] >= '0' && v[1] <= '9')) && atoi(v) <= 62))
-		return config_err(err, errlen, "prof_reset_lg_sample: %s "
+	        (n == 1 || (v[1] >= '0' && v[1] <= '9')) && atoi(v) <= 62))
+		return config_err(err, errlen,
+		    "prof_reset_lg_sample: %s "
 		    "(want keep, or 0-62: sample every 2^N bytes)",
 		    quote(q, sizeof(q), v, n));
 	*lg = atoi(v);
@@ -490,8 +486,8 @@ static int copy_norm(const char *name, const char *v, char *norm,
 }
 
 /* dump_on_growth as a checker: parse_growth() with the value kept. */
-static int check_growth(const char *v, int flags, char *norm,
-    size_t normlen, char *err, size_t errlen)
+static int check_growth(const char *v, int flags, char *norm, size_t normlen,
+    char *err, size_t errlen)
 {
 	unsigned long long bytes;
 	unsigned pct;
@@ -503,22 +499,21 @@ static int check_growth(const char *v, int flags, char *norm,
 }
 
 /* prof_reset_lg_sample as a checker: parse_lg_sample() with the value kept. */
-static int check_lg_sample(const char *v, int flags, char *norm,
-    size_t normlen, char *err, size_t errlen)
+static int check_lg_sample(const char *v, int flags, char *norm, size_t normlen,
+    char *err, size_t errlen)
 {
 	int lg;
 
 	(void)flags;
 	if (parse_lg_sample(v, &lg, err, errlen) == -1)
 		return -1;
-	return copy_norm("prof_reset_lg_sample", v, norm, normlen, err,
-	    errlen);
+	return copy_norm("prof_reset_lg_sample", v, norm, normlen, err, errlen);
 }
 
 /* dump_dir: any path without control characters; existence is checked
  * at dump time, so a missing directory can be created later. */
-static int check_dump_dir(const char *v, int flags, char *norm,
-    size_t normlen, char *err, size_t errlen)
+static int check_dump_dir(const char *v, int flags, char *norm, size_t normlen,
+    char *err, size_t errlen)
 {
 	size_t i, n = strlen(v);
 
@@ -530,7 +525,8 @@ static int check_dump_dir(const char *v, int flags, char *norm,
 		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
 			return config_err(err, errlen,
 			    "dump_dir: control character 0x%02x at byte %zu "
-			    "(want a plain path)", (unsigned char)v[i], i + 1);
+			    "(want a plain path)",
+			    (unsigned char)v[i], i + 1);
 	return copy_norm("dump_dir", v, norm, normlen, err, errlen);
 }
 
@@ -543,8 +539,8 @@ static int check_dump_prefix(const char *v, int flags, char *norm,
 
 	(void)flags;
 	if (n == 0)
-		return config_err(err, errlen, "dump_prefix: empty (" PREFIX_HINT
-		    ")");
+		return config_err(err, errlen,
+		    "dump_prefix: empty (" PREFIX_HINT ")");
 	if (n >= FIELD_SIZE(dump_prefix) || n >= normlen)
 		return config_err(err, errlen,
 		    "dump_prefix: %zu bytes, at most %zu", n,
@@ -557,16 +553,17 @@ static int check_dump_prefix(const char *v, int flags, char *norm,
 	for (i = 0; i < n; i++) {
 		c = v[i];
 		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) {
+		        (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		        c == '-')) {
 			if (c > ' ' && c < 0x7f)
 				snprintf(shown, sizeof(shown), "'%c'", c);
 			else
 				snprintf(shown, sizeof(shown), "0x%02x",
 				    (unsigned char)c);
 			return config_err(err, errlen,
-			    "dump_prefix: %s: byte %zu (%s) not allowed ("
-			    PREFIX_HINT ")", quote(q, sizeof(q), v, n),
-			    i + 1, shown);
+			    "dump_prefix: %s: byte %zu (%s) not allowed (" PREFIX_HINT
+			    ")",
+			    quote(q, sizeof(q), v, n), i + 1, shown);
 		}
 	}
 	memcpy(norm, v, n + 1);
@@ -597,8 +594,8 @@ static int parse_number(const struct config_key *k, const char *v,
 	n = strtoul(v, NULL, 10);
 	if (errno == ERANGE || n < k->min || n > k->max)
 		return config_err(err, errlen,
-		    "%s: %s is out of range (want %u-%u%s)", k->name, q,
-		    k->min, k->max, k->unit);
+		    "%s: %s is out of range (want %u-%u%s)", k->name, q, k->min,
+		    k->max, k->unit);
 	*out = (unsigned)n;
 	return 0;
 }
@@ -714,8 +711,8 @@ static const char *key_string(const struct jm4lw_config *cfg,
  * Check every field of a struct however it was filled; @p flags go to
  * the checkers, so a module's check differs from a host's by an argument.
  */
-static int check_config(const struct jm4lw_config *cfg, int flags,
-    char *err, size_t errlen)
+static int check_config(const struct jm4lw_config *cfg, int flags, char *err,
+    size_t errlen)
 {
 	const struct config_key *k;
 	char norm[VALUE_MAX];
@@ -771,8 +768,9 @@ int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
 	if (cfg == NULL || pol == NULL)
 		return config_err(err, errlen, "no configuration");
 	growth = key_string(cfg, key_find("dump_on_growth"), err, errlen);
-	if (growth == NULL || parse_growth(growth, &p.growth_bytes,
-	    &p.growth_pct, err, errlen) == -1)
+	if (growth == NULL ||
+	    parse_growth(growth, &p.growth_bytes, &p.growth_pct, err, errlen) ==
+	        -1)
 		return -1;
 	lg = key_string(cfg, key_find("prof_reset_lg_sample"), err, errlen);
 	if (lg == NULL || parse_lg_sample(lg, &p.reset_lg, err, errlen) == -1)
@@ -785,12 +783,12 @@ int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
 struct config_load {
 	struct jm4lw_config cfg; /* filled here, copied out on success */
 	FILE *f;
-	int line;          /* lines read so far: inih's line number */
-	int line_long;     /* the current line did not fit inih's buffer */
-	int read_errno;    /* a read failed with this */
-	int seen[NKEYS];   /* line each key was set on */
-	int err_line;      /* first line we found wrong, 0 if none */
-	char err[512];     /* and why */
+	int line;        /* lines read so far: inih's line number */
+	int line_long;   /* the current line did not fit inih's buffer */
+	int read_errno;  /* a read failed with this */
+	int seen[NKEYS]; /* line each key was set on */
+	int err_line;    /* first line we found wrong, 0 if none */
+	char err[512];   /* and why */
 };
 
 /* Note the first error we find; inih reports only the first as well. */
@@ -844,9 +842,10 @@ static char *load_read(char *str, int num, void *arg)
 		load_error(l, "line too long (at most %d bytes)", num - 3);
 	else if (*s == '[' && (end = strchr(s, ']')) != NULL &&
 	    !(end - s - 1 == 5 && memcmp(s + 1, "jm4lw", 5) == 0))
-		load_error(l, "unknown section %s (put keys at the top of the "
-		    "file or under [jm4lw])", quote(q, sizeof(q), s + 1,
-		    (size_t)(end - s - 1)));
+		load_error(l,
+		    "unknown section %s (put keys at the top of the "
+		    "file or under [jm4lw])",
+		    quote(q, sizeof(q), s + 1, (size_t)(end - s - 1)));
 	return str;
 }
 
@@ -863,15 +862,18 @@ static int load_key(void *arg, const char *section, const char *name,
 	if (l->line_long)
 		return 0; /* the value was cut: already an error */
 	if (strcmp(section, "") != 0 && strcmp(section, "jm4lw") != 0) {
-		load_error(l, "unknown section %s (put keys at the top of the "
+		load_error(l,
+		    "unknown section %s (put keys at the top of the "
 		    "file or under [jm4lw])",
 		    quote(q, sizeof(q), section, strlen(section)));
 		return 0;
 	}
 	/* A second value is a leftover or an indented continuation line. */
 	if ((k = key_find(name)) != NULL && l->seen[k - config_keys] != 0) {
-		load_error(l, "%s set again (first on line %d); set each key "
-		    "once, on one line", k->name, l->seen[k - config_keys]);
+		load_error(l,
+		    "%s set again (first on line %d); set each key "
+		    "once, on one line",
+		    k->name, l->seen[k - config_keys]);
 		return 0;
 	}
 	if (jm4lw_config_set(&l->cfg, name, value, why, sizeof(why)) == -1) {

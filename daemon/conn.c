@@ -16,11 +16,12 @@
  *
  * Slots: at max_connections (or max_connections_per_peer for one address)
  * a new peer takes the slot of the oldest peer that has not sent its word
- * yet (one whose word waits unread in its socket has sent it): an idle or trickling peer is the cheapest thing to drop, and a
- * flood of them can no longer keep the operator's health check out. Next
- * come peers that have their whole reply and only hold the slot by not
- * closing. Only when every slot holds a peer whose reply is under way
- * (computed, or being sent) is the new one refused.
+ * yet (one whose word waits unread in its socket has sent it): an idle or
+ * trickling peer is the cheapest thing to drop, and a flood of them can no
+ * longer keep the operator's health check out. Next come peers that have their
+ * whole reply and only hold the slot by not closing. Only when every slot holds
+ * a peer whose reply is under way (computed, or being sent) is the new one
+ * refused.
  */
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -163,7 +164,9 @@ static void conn_dispatch(struct conn *c)
 
 	r = proto_dispatch(&c->m->proto, c->word, &out, &job);
 	conn_log(c, JM4LW_LOG_DEBUG, "word %s%s", w ? w->name : "(unknown)",
-	    r == PROTO_ERROR ? " -> error" : r == PROTO_JOB ? " -> worker" : "");
+	    r == PROTO_ERROR     ? " -> error"
+	        : r == PROTO_JOB ? " -> worker"
+	                         : "");
 	/*
 	 * Keep reading, only to notice EOF and discard, with no deadline:
 	 * write_timeout governs now. Dropping the timer leaves the fd in
@@ -274,9 +277,9 @@ static struct conn *conn_new(struct jm4lw *m, evutil_socket_t fd,
 	c->rev = (struct event *)((char *)c + at);
 	c->wev = (struct event *)((char *)c + at + evsize);
 	if (event_assign(c->rev, m->base, fd, EV_READ | EV_PERSIST, conn_read,
-		c) == -1 ||
-	    event_assign(c->wev, m->base, fd, EV_WRITE | EV_PERSIST,
-		conn_write, c) == -1 ||
+	        c) == -1 ||
+	    event_assign(c->wev, m->base, fd, EV_WRITE | EV_PERSIST, conn_write,
+	        c) == -1 ||
 	    (c->out = evbuffer_new()) == NULL) {
 		free(c);
 		return NULL;
@@ -301,16 +304,20 @@ static void conn_reject(struct jm4lw *m, evutil_socket_t fd,
 
 	m->core.st.conns_rejected++;
 	if (per_peer)
-		n = snprintf(line, sizeof(line), JM4LW_ERROR_PREFIX "too many "
-		    "connections from this address "
-		    "(max_connections_per_peer=%u)\n",
+		n = snprintf(line, sizeof(line),
+		    JM4LW_ERROR_PREFIX "too many "
+		                       "connections from this address "
+		                       "(max_connections_per_peer=%u)\n",
 		    m->cfg.max_connections_per_peer);
 	else
-		n = snprintf(line, sizeof(line), JM4LW_ERROR_PREFIX "too many "
-		    "connections (max_connections=%u)\n",
+		n = snprintf(line, sizeof(line),
+		    JM4LW_ERROR_PREFIX "too many "
+		                       "connections (max_connections=%u)\n",
 		    m->cfg.max_connections);
-	log_peer(m, JM4LW_LOG_DEBUG, sa, "rejected: every slot%s is "
-	    "answering a word", per_peer ? " of this address" : "");
+	log_peer(m, JM4LW_LOG_DEBUG, sa,
+	    "rejected: every slot%s is "
+	    "answering a word",
+	    per_peer ? " of this address" : "");
 	if (m->nrejecting < REJECT_MIN + m->cfg.max_connections &&
 	    (c = conn_new(m, fd, sa, salen)) != NULL &&
 	    evbuffer_add(c->out, line, (size_t)n) == 0) {
@@ -352,8 +359,10 @@ static void conn_evict(struct conn *c)
 	if (c->state == CONN_LINGER)
 		while (recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 			;
-	conn_log(c, JM4LW_LOG_DEBUG, "closed: %s, and a new peer needs the "
-	    "slot", c->state == CONN_READ ? "no word yet" : "reply sent");
+	conn_log(c, JM4LW_LOG_DEBUG,
+	    "closed: %s, and a new peer needs the "
+	    "slot",
+	    c->state == CONN_READ ? "no word yet" : "reply sent");
 	conn_close(c);
 }
 
@@ -370,7 +379,7 @@ static struct conn *conn_victim(struct jm4lw *m, const struct sockaddr *sa)
 	TAILQ_FOREACH(c, &m->conns, entry) {
 		if (c->rejecting ||
 		    (sa != NULL &&
-			!addr_same_host((const struct sockaddr *)&c->sa, sa)))
+		        !addr_same_host((const struct sockaddr *)&c->sa, sa)))
 			continue;
 		if (c->state == CONN_READ && !conn_word_waiting(c))
 			return c;
@@ -405,8 +414,8 @@ static int conn_make_room(struct jm4lw *m, const struct sockaddr *sa,
 }
 
 /* A new peer, already past allow_from: make room, then wait for its word. */
-void conn_accept(struct jm4lw *m, evutil_socket_t fd,
-    const struct sockaddr *sa, int salen)
+void conn_accept(struct jm4lw *m, evutil_socket_t fd, const struct sockaddr *sa,
+    int salen)
 {
 	struct conn *c;
 	int per_peer;
@@ -416,7 +425,8 @@ void conn_accept(struct jm4lw *m, evutil_socket_t fd,
 		return;
 	}
 	if ((c = conn_new(m, fd, sa, salen)) == NULL) {
-		log_peer(m, JM4LW_LOG_ERR, sa, "out of memory, connection "
+		log_peer(m, JM4LW_LOG_ERR, sa,
+		    "out of memory, connection "
 		    "dropped");
 		evutil_closesocket(fd);
 		return;

@@ -113,8 +113,10 @@ static void daemon_check_prof(void)
 	int e;
 
 	if ((s = core_prof_state(core_jemalloc(), &e)) != PROF_READY)
-		fprintf(stderr, "jm4lwd: %s; jmfp/jmep will answer with an "
-		    "error\n", core_prof_reason(s, e, why, sizeof(why)));
+		fprintf(stderr,
+		    "jm4lwd: %s; jmfp/jmep will answer with an "
+		    "error\n",
+		    core_prof_reason(s, e, why, sizeof(why)));
 }
 
 int main(int argc, char *argv[])

@@ -163,13 +163,13 @@ static int listen_bind(struct jm4lw *m, const char *addr)
 		    addr);
 		return -1;
 	}
-	if ((fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0)) == -1)
+	if ((fd = socket(sa->sa_family,
+	         SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
 		goto fail;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == -1)
 		goto fail;
-	if (sa->sa_family == AF_INET6 && setsockopt(fd, IPPROTO_IPV6,
-	    IPV6_V6ONLY, &one, sizeof(one)) == -1)
+	if (sa->sa_family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) == -1)
 		goto fail;
 	if (bind(fd, sa, len) == -1 || listen(fd, SOMAXCONN) == -1)
 		goto fail;
@@ -198,8 +198,10 @@ void listen_check_allow(struct jm4lw *m)
 		memcpy(w, item, 4);
 		w[4] = '\0';
 		if (proto_lookup(w) == NULL && !proto_host_known(&m->proto, w))
-			log_msg(m, JM4LW_LOG_WARN, "allow: \"%s\" is not a word "
-			    "this module serves", w);
+			log_msg(m, JM4LW_LOG_WARN,
+			    "allow: \"%s\" is not a word "
+			    "this module serves",
+			    w);
 	}
 }
 

@@ -38,12 +38,12 @@ struct conn {
 	struct event *wev;
 	struct evbuffer *out;
 	enum conn_state state;
-	char head[4];     /* the first bytes the peer sent */
-	size_t have;      /* bytes of head[] filled */
-	char word[4];     /* the word, once framed */
-	size_t discarded; /* bytes read and thrown away after the word */
-	int peer_eof;     /* the peer shut down its side */
-	int rejecting;    /* over the caps: sending the refusal */
+	char head[4];            /* the first bytes the peer sent */
+	size_t have;             /* bytes of head[] filled */
+	char word[4];            /* the word, once framed */
+	size_t discarded;        /* bytes read and thrown away after the word */
+	int peer_eof;            /* the peer shut down its side */
+	int rejecting;           /* over the caps: sending the refusal */
 	struct timeval deadline; /* for the word: accept + read_timeout */
 	struct sockaddr_storage sa; /* the peer, formatted only for a log line */
 };
@@ -68,7 +68,7 @@ struct jm4lw {
 	struct proto proto;
 	struct listener ls[MODULE_LISTENERS];
 	int nls;
-	TAILQ_HEAD(, conn) conns; /* oldest first */
+	TAILQ_HEAD(, conn) conns;   /* oldest first */
 	struct event *resume;       /* re-enables accept after a pause */
 	struct event *next_turn;    /* ... after a burst, on the next turn */
 	unsigned burst;             /* accepted this turn of the loop */
@@ -78,9 +78,9 @@ struct jm4lw {
 	struct cidr acl[ACL_MAX];   /* allow_from, parsed */
 	int nacl;
 	struct worker *worker;
-	struct module_job *mj;   /* the one dump job */
-	struct conn *job_conn;   /* the peer waiting for it, or NULL */
-	const char *job_why;     /* or the schedule that asked for it */
+	struct module_job *mj;      /* the one dump job */
+	struct conn *job_conn;      /* the peer waiting for it, or NULL */
+	const char *job_why;        /* or the schedule that asked for it */
 	struct dump_result refusal; /* a dump refused on the loop */
 	jm4lw_log_fn logfn;
 	void *logarg;
@@ -104,8 +104,8 @@ void conn_log(struct conn *c, int level, const char *fmt, ...)
 void module_dump(struct jm4lw *m, struct conn *c, const char *why);
 
 /* conn.c */
-void conn_accept(struct jm4lw *m, evutil_socket_t fd,
-    const struct sockaddr *sa, int salen);
+void conn_accept(struct jm4lw *m, evutil_socket_t fd, const struct sockaddr *sa,
+    int salen);
 void conn_close(struct conn *c);
 /* The job's reply is in c->out: send it. */
 void conn_send(struct conn *c);

@@ -88,7 +88,7 @@ void conn_log(struct conn *c, int level, const char *fmt, ...)
 int module_unsampled_enter(struct jm4lw *m)
 {
 	return m->own_loop || m->sampled ? -1
-					 : core_thread_sampling(&m->core, 0);
+	                                 : core_thread_sampling(&m->core, 0);
 }
 
 /* Give the host's thread its sampling back. */
@@ -108,8 +108,8 @@ static void module_core_log(void *arg, int level, const char *msg)
 }
 
 /* A dump's outcome for whoever asked: the peer, or the log. */
-static void module_dump_answer(struct jm4lw *m, struct conn *c,
-    const char *why, const struct dump_result *r)
+static void module_dump_answer(struct jm4lw *m, struct conn *c, const char *why,
+    const struct dump_result *r)
 {
 	struct proto_out out;
 
@@ -177,8 +177,10 @@ void module_dump(struct jm4lw *m, struct conn *c, const char *why)
 	if (worker_submit(m->worker, module_job_run, j) == 0)
 		return;
 	/* No thread to be had: the dump still happens, on the loop. */
-	log_msg(m, JM4LW_LOG_WARN, "worker thread unavailable (%s); dumping "
-	    "on the event loop", strerror(errno));
+	log_msg(m, JM4LW_LOG_WARN,
+	    "worker thread unavailable (%s); dumping "
+	    "on the event loop",
+	    strerror(errno));
 	dump_run(j);
 	module_job_done(m, j);
 }
@@ -199,7 +201,7 @@ JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
 	if (proto_add_word(&m->proto, word, fn, arg, flags) == -1) {
 		log_msg(m, JM4LW_LOG_ERR, "add_word: %s",
 		    fn == NULL ? "no handler"
-			       : "want 4 printable bytes, at most 64 words");
+		               : "want 4 printable bytes, at most 64 words");
 		return -1;
 	}
 	return 0;
@@ -221,7 +223,8 @@ static struct jm4lw *module_new(struct event_base *base,
 	    config_policy(cfg, &pol, err, errlen) == -1)
 		return NULL;
 	if ((ops = core_jemalloc()) == NULL) {
-		snprintf(err, errlen, "this process does not run on jemalloc "
+		snprintf(err, errlen,
+		    "this process does not run on jemalloc "
 		    "(no mallctl symbol)");
 		return NULL;
 	}
@@ -293,8 +296,8 @@ JM4LW_API void jm4lw_set_log_level(struct jm4lw *m, int max_level)
 
 /* Build everything the new configuration needs, then commit it all: a
  * failure leaves the old configuration wholly in force. */
-JM4LW_API int jm4lw_reconfigure(struct jm4lw *m,
-    const struct jm4lw_config *cfg, char *err, size_t errlen)
+JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
+    char *err, size_t errlen)
 {
 	struct cidr acl[ACL_MAX];
 	struct core_policy pol;

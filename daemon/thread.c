@@ -38,7 +38,7 @@ struct jm4lw_thread {
 	struct event_base *base;
 	struct jm4lw *m;
 	struct event *stop_ev;
-	int stop_fd;        /* eventfd: written to stop the loop */
+	int stop_fd;               /* eventfd: written to stop the loop */
 	int lfd[MODULE_LISTENERS]; /* listening sockets, closed in a fork child */
 	int nlfd;
 	volatile int forked; /* set in a fork child */
@@ -136,9 +136,9 @@ static void thread_free(struct jm4lw_thread *t)
 	free(t);
 }
 
-JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
-    const struct jm4lw_config *cfg, const struct jm4lw_thread_opts *opts,
-    char *err, size_t errlen)
+JM4LW_API struct jm4lw_thread *
+jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
+    const struct jm4lw_thread_opts *opts, char *err, size_t errlen)
 {
 	struct jm4lw_thread *t;
 	int e;
@@ -168,7 +168,8 @@ JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
 	if (opts != NULL && opts->setup != NULL)
 		opts->setup(t->m, opts->setup_arg);
 	if (jm4lw_listen(t->m, NULL) == -1) {
-		snprintf(err, errlen, "%s", t->err[0] ? t->err : "listen failed");
+		snprintf(err, errlen, "%s",
+		    t->err[0] ? t->err : "listen failed");
 		goto fail;
 	}
 	t->nlfd = server_listen_fds(t->m, t->lfd, MODULE_LISTENERS);
@@ -194,8 +195,8 @@ fail:
 	return NULL;
 }
 
-JM4LW_API struct jm4lw_thread *jm4lw_start_thread(
-    const struct jm4lw_config *cfg, char *err, size_t errlen)
+JM4LW_API struct jm4lw_thread *
+jm4lw_start_thread(const struct jm4lw_config *cfg, char *err, size_t errlen)
 {
 	return jm4lw_start_thread_ex(cfg, NULL, err, errlen);
 }

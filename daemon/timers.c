@@ -67,12 +67,12 @@ int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,
 	    strcmp(old->dump_on_growth, cfg->dump_on_growth) == 0 &&
 	    old->growth_check_interval == cfg->growth_check_interval;
 	if (!t->keep_dump && cfg->dump_interval > 0 &&
-	    (t->dump = timers_every(m, cfg->dump_interval,
-		 timers_dump_tick)) == NULL)
+	    (t->dump = timers_every(m, cfg->dump_interval, timers_dump_tick)) ==
+	        NULL)
 		return -1;
 	if (!t->keep_growth && (pol->growth_bytes != 0 || pol->growth_pct) &&
 	    (t->growth = timers_every(m, cfg->growth_check_interval,
-		 timers_growth_tick)) == NULL) {
+	         timers_growth_tick)) == NULL) {
 		timers_discard(t);
 		return -1;
 	}

@@ -32,15 +32,15 @@ struct worker {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	pthread_t tid;
-	int started;          /* tid runs */
-	pid_t pid;            /* the process it runs in */
+	int started; /* tid runs */
+	pid_t pid;   /* the process it runs in */
 	enum worker_state state;
-	int stop;             /* leave when idle */
+	int stop;                /* leave when idle */
 	worker_orphan_fn orphan; /* set: the module is gone, free and exit */
 	worker_fn fn;
 	void *job;
-	int efd;              /* eventfd: a job is done */
-	struct event *ev;     /* the loop's end of it */
+	int efd;          /* eventfd: a job is done */
+	struct event *ev; /* the loop's end of it */
 	worker_done_fn done;
 	void *arg;
 	const struct core_ops *ops;
@@ -51,8 +51,7 @@ void worker_unsampled(const struct core_ops *ops)
 {
 	bool off = false;
 
-	(void)ops->mallctl("thread.prof.active", NULL, NULL, &off,
-	    sizeof(off));
+	(void)ops->mallctl("thread.prof.active", NULL, NULL, &off, sizeof(off));
 }
 
 /* Free what the worker holds; the thread is gone or is this one. */
@@ -234,7 +233,7 @@ int worker_free(struct worker *w, worker_orphan_fn orphan)
 	if (w->state == W_QUEUED || w->state == W_RUNNING) {
 		/* Not ended: the thread finishes it, frees all, exits. */
 		w->orphan = orphan; /* a queued job still runs: it was
-				       admitted, so it counts as begun */
+		                       admitted, so it counts as begun */
 		pthread_cond_signal(&w->cv);
 		pthread_mutex_unlock(&w->lock);
 		pthread_detach(w->tid);

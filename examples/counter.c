@@ -5,8 +5,8 @@
  * an admin port, plus one word of its own, `hits`. The lines marked
  * "jm4lw" are all it takes.
  *
- *	MALLOC_CONF=prof:true,prof_active:false ./counter 127.0.0.1:8080 127.0.0.1:9181
- *	echo hits | nc 127.0.0.1 9181
+ *	MALLOC_CONF=prof:true,prof_active:false ./counter 127.0.0.1:8080
+ *127.0.0.1:9181 echo hits | nc 127.0.0.1 9181
  */
 #include <sys/socket.h>
 
@@ -58,10 +58,12 @@ int main(int argc, char *argv[])
 	struct event *sigint, *sigterm;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: counter SERVICE_ADDR:PORT ADMIN_ADDR:PORT\n");
+		fprintf(stderr,
+		    "usage: counter SERVICE_ADDR:PORT ADMIN_ADDR:PORT\n");
 		return 2;
 	}
-	if (evutil_parse_sockaddr_port(argv[1], (struct sockaddr *)&ss, &sslen)) {
+	if (evutil_parse_sockaddr_port(argv[1], (struct sockaddr *)&ss,
+	        &sslen)) {
 		fprintf(stderr, "counter: bad address %s\n", argv[1]);
 		return 2;
 	}
@@ -80,7 +82,8 @@ int main(int argc, char *argv[])
 	struct jm4lw *admin = jm4lw_new(base, &cfg, err, sizeof(err));
 	if (admin == NULL || jm4lw_listen(admin, argv[2]) == -1 ||
 	    jm4lw_add_word(admin, "hits", word_hits, &hits, 0) == -1) {
-		fprintf(stderr, "counter: admin port: %s\n", admin ? "see above" : err);
+		fprintf(stderr, "counter: admin port: %s\n",
+		    admin ? "see above" : err);
 		return 1;
 	}
 

@@ -139,8 +139,8 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
  * `path:line: reason` (or `path: reason`) in @p err; @p cfg is left
  * untouched on error.
  */
-JM4LW_API int jm4lw_config_load(struct jm4lw_config *cfg, const char *path, char *err,
-    size_t errlen);
+JM4LW_API int jm4lw_config_load(struct jm4lw_config *cfg, const char *path,
+    char *err, size_t errlen);
 
 /**
  * Check a whole configuration (every field in range, listen addresses
@@ -182,7 +182,8 @@ JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr);
  * Write the @p i-th bound address as `ADDR:PORT` (IPv6 in brackets) into
  * @p buf. Returns 0, or -1 when there is no such listener.
  */
-JM4LW_API int jm4lw_bound_addr(const struct jm4lw *m, int i, char *buf, size_t len);
+JM4LW_API int jm4lw_bound_addr(const struct jm4lw *m, int i, char *buf,
+    size_t len);
 
 /**
  * Apply a new configuration to a running module: allow list, dump settings,
@@ -238,8 +239,8 @@ JM4LW_API void jm4lw_reply_write(struct jm4lw_reply *r, const void *buf,
     size_t len);
 
 /** Append printf-style text to the reply. */
-JM4LW_API void jm4lw_reply_printf(struct jm4lw_reply *r, const char *fmt,
-    ...) __attribute__((format(printf, 2, 3)));
+JM4LW_API void jm4lw_reply_printf(struct jm4lw_reply *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /**
  * Append one error line, `error: <text>\n`, and return -1 so a handler
@@ -284,13 +285,13 @@ struct jm4lw_thread_opts {
  * with a reason in @p err if the configuration is bad, the process does
  * not run on jemalloc, or an address cannot be bound.
  */
-JM4LW_API struct jm4lw_thread *jm4lw_start_thread(
-    const struct jm4lw_config *cfg, char *err, size_t errlen);
+JM4LW_API struct jm4lw_thread *
+jm4lw_start_thread(const struct jm4lw_config *cfg, char *err, size_t errlen);
 
 /** jm4lw_start_thread() with a log callback and a setup hook. */
-JM4LW_API struct jm4lw_thread *jm4lw_start_thread_ex(
-    const struct jm4lw_config *cfg, const struct jm4lw_thread_opts *opts,
-    char *err, size_t errlen);
+JM4LW_API struct jm4lw_thread *
+jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
+    const struct jm4lw_thread_opts *opts, char *err, size_t errlen);
 
 /**
  * Stop the thread promptly (a reply being written is abandoned), join it

@@ -211,8 +211,7 @@ JM4LW_API void jm4lw_reply_write(struct jm4lw_reply *r, const void *buf,
 	out_write(r->out, buf, len);
 }
 
-JM4LW_API void jm4lw_reply_printf(struct jm4lw_reply *r, const char *fmt,
-    ...)
+JM4LW_API void jm4lw_reply_printf(struct jm4lw_reply *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -245,7 +244,8 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 	struct dump_result *d;
 	int rv;
 
-	if (word == NULL || strlen(word) != 4 || (w = proto_lookup(word)) == NULL)
+	if (word == NULL || strlen(word) != 4 ||
+	    (w = proto_lookup(word)) == NULL)
 		return -1;
 	if (w->job != PROTO_JOB_DUMP)
 		return w->fn(r->p, r->out) == PROTO_OK ? 0 : -1;

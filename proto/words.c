@@ -163,15 +163,16 @@ static int word_jmls(struct proto *p, struct proto_out *out)
 	size_t i;
 
 	if (core_dump_list(p->core, &l) == -1) {
-		out_printf(out, JM4LW_ERROR_PREFIX "cannot list %s: %s\n", l.dir,
-		    strerror(l.err));
+		out_printf(out, JM4LW_ERROR_PREFIX "cannot list %s: %s\n",
+		    l.dir, strerror(l.err));
 		return PROTO_ERROR;
 	}
 	out_printf(out, "# %zu dumps, %llu bytes in %s (%s.*.heap)\n", l.n,
 	    l.total, l.dir, p->core->cfg->dump_prefix);
 	for (i = 0; i < l.n; i++)
 		out_printf(out, "%s/%s\t%lld\t%s\n", l.dir, l.d[i].name,
-		    l.d[i].size, fmt_time(when, sizeof(when), l.d[i].mtime.tv_sec));
+		    l.d[i].size,
+		    fmt_time(when, sizeof(when), l.d[i].mtime.tv_sec));
 	dump_list_free(&l);
 	return PROTO_OK;
 }
@@ -234,32 +235,32 @@ static int word_jmpg(struct proto *p, struct proto_out *out)
 
 /* The command table: one line a word. */
 const struct proto_word proto_words[] = {
-	{.name = "ruok", .fn = word_ruok, .help = "liveness: imok"},
-	{.name = "mntr", .fn = word_mntr, .help = "figures, key<TAB>value"},
-	{.name = "srvr", .fn = word_srvr, .help = "server summary"},
-	{.name = "conf", .fn = word_conf, .help = "effective configuration"},
-	{.name = "jmst", .fn = word_jmst, .help = "jemalloc statistics"},
-	{.name = "jmsj", .fn = word_jmsj, .help = "jemalloc statistics, JSON"},
-	{.name = "jmfp",
-	    .job = PROTO_JOB_DUMP,
-	    .flags = PROTO_F_MUTATES,
-	    .help = "dump a heap profile"},
-	{.name = "jmep",
-	    .fn = word_jmep,
-	    .flags = PROTO_F_MUTATES,
-	    .help = "enable profiling (prof.active)"},
-	{.name = "jmdp",
-	    .fn = word_jmdp,
-	    .flags = PROTO_F_MUTATES,
-	    .help = "disable profiling"},
-	{.name = "jmpg",
-	    .fn = word_jmpg,
-	    .flags = PROTO_F_MUTATES,
-	    .help = "purge every arena"},
-	{.name = "jmls", .fn = word_jmls, .help = "the dumps in dump_dir"},
-	{.name = "jmrs",
-	    .fn = word_jmrs,
-	    .flags = PROTO_F_MUTATES,
-	    .help = "reset the profile (prof.reset)"},
-	{.name = NULL},
+    {.name = "ruok", .fn = word_ruok, .help = "liveness: imok"},
+    {.name = "mntr", .fn = word_mntr, .help = "figures, key<TAB>value"},
+    {.name = "srvr", .fn = word_srvr, .help = "server summary"},
+    {.name = "conf", .fn = word_conf, .help = "effective configuration"},
+    {.name = "jmst", .fn = word_jmst, .help = "jemalloc statistics"},
+    {.name = "jmsj", .fn = word_jmsj, .help = "jemalloc statistics, JSON"},
+    {.name = "jmfp",
+        .job = PROTO_JOB_DUMP,
+        .flags = PROTO_F_MUTATES,
+        .help = "dump a heap profile"},
+    {.name = "jmep",
+        .fn = word_jmep,
+        .flags = PROTO_F_MUTATES,
+        .help = "enable profiling (prof.active)"},
+    {.name = "jmdp",
+        .fn = word_jmdp,
+        .flags = PROTO_F_MUTATES,
+        .help = "disable profiling"},
+    {.name = "jmpg",
+        .fn = word_jmpg,
+        .flags = PROTO_F_MUTATES,
+        .help = "purge every arena"},
+    {.name = "jmls", .fn = word_jmls, .help = "the dumps in dump_dir"},
+    {.name = "jmrs",
+        .fn = word_jmrs,
+        .flags = PROTO_F_MUTATES,
+        .help = "reset the profile (prof.reset)"},
+    {.name = NULL},
 };

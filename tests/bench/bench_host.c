@@ -50,10 +50,10 @@
 
 #include "jm4lw.h"
 
-#define MIN_LG 5          /* 32 B */
-#define MAX_LG 17         /* 128 KiB */
+#define MIN_LG 5  /* 32 B */
+#define MAX_LG 17 /* 128 KiB */
 #define MAX_DEPTH 12
-#define STACKS_MAX_LG 12  /* -S: 8 KiB */
+#define STACKS_MAX_LG 12   /* -S: 8 KiB */
 #define STACKS_MIN_DEPTH 8 /* -S: 4^8 chains at the shortest */
 #define STACKS_MAX_DEPTH 16
 
@@ -102,10 +102,18 @@ __attribute__((noinline)) static void *step(int depth, uint64_t bits,
 		p = leaf_alloc(size);
 	else
 		switch (bits & 3) {
-		case 0: p = path0(depth - 1, bits >> 2, size); break;
-		case 1: p = path1(depth - 1, bits >> 2, size); break;
-		case 2: p = path2(depth - 1, bits >> 2, size); break;
-		default: p = path3(depth - 1, bits >> 2, size); break;
+		case 0:
+			p = path0(depth - 1, bits >> 2, size);
+			break;
+		case 1:
+			p = path1(depth - 1, bits >> 2, size);
+			break;
+		case 2:
+			p = path2(depth - 1, bits >> 2, size);
+			break;
+		default:
+			p = path3(depth - 1, bits >> 2, size);
+			break;
 		}
 	__asm__ volatile("" : : "r"(p) : "memory");
 	return p;
@@ -155,8 +163,8 @@ static void **heap_fill(size_t mib, size_t *nblocks)
 	while (blocks != NULL && live < want) {
 		r = next_rand();
 		lg = MIN_LG + (int)(r % (uint64_t)(max_lg - MIN_LG + 1));
-		size = ((size_t)1 << lg) + (size_t)((r >> 8) %
-		    ((size_t)1 << lg));
+		size =
+		    ((size_t)1 << lg) + (size_t)((r >> 8) % ((size_t)1 << lg));
 		if (n == cap) {
 			if ((nb = realloc(blocks, 2 * cap * sizeof(*nb))) ==
 			    NULL)
@@ -164,8 +172,10 @@ static void **heap_fill(size_t mib, size_t *nblocks)
 			blocks = nb;
 			cap *= 2;
 		}
-		blocks[n] = step(min_depth + (int)((r >> 32) %
-		    (uint64_t)(max_depth - min_depth + 1)), next_rand(), size);
+		blocks[n] = step(min_depth +
+		        (int)((r >> 32) %
+		            (uint64_t)(max_depth - min_depth + 1)),
+		    next_rand(), size);
 		if (blocks[n] == NULL)
 			break;
 		live += size;
@@ -189,7 +199,8 @@ static double epoch_us(void)
 		(void)mallctl("epoch", &epoch, &len, &epoch, sizeof(epoch));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
-	    (double)(t1.tv_nsec - t0.tv_nsec)) / 200 / 1000;
+	           (double)(t1.tv_nsec - t0.tv_nsec)) /
+	    200 / 1000;
 }
 
 /* bdmp: prof.dump straight to a file, timed. */
@@ -210,7 +221,7 @@ static int word_bdmp(struct jm4lw_reply *r, void *arg)
 		return jm4lw_reply_error(r, "prof.dump: %s", strerror(e));
 	jm4lw_reply_printf(r, "%s\t%lld\n", path,
 	    (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
-	    (t1.tv_nsec - t0.tv_nsec));
+	        (t1.tv_nsec - t0.tv_nsec));
 	return 0;
 }
 
@@ -231,7 +242,7 @@ static int word_tjfp(struct jm4lw_reply *r, void *arg)
 	if (e == 0)
 		jm4lw_reply_printf(r, "took\t%lld\n",
 		    (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
-		    (t1.tv_nsec - t0.tv_nsec));
+		        (t1.tv_nsec - t0.tv_nsec));
 	return e;
 }
 
@@ -239,8 +250,11 @@ static int word_tjfp(struct jm4lw_reply *r, void *arg)
 static int add_words(struct jm4lw *m, struct bare *b)
 {
 	return jm4lw_add_word(m, "bdmp", word_bdmp, b, JM4LW_WORD_MUTATES) ==
-	    -1 || jm4lw_add_word(m, "tjfp", word_tjfp, NULL,
-	    JM4LW_WORD_MUTATES) == -1 ? -1 : 0;
+	            -1 ||
+	        jm4lw_add_word(m, "tjfp", word_tjfp, NULL,
+	            JM4LW_WORD_MUTATES) == -1
+	    ? -1
+	    : 0;
 }
 
 /* SIGTERM/SIGINT: leave the loop. */
@@ -329,15 +343,13 @@ static int serve_thread(struct jm4lw_config *cfg, const char *listen,
 	memset(&opts, 0, sizeof(opts));
 	opts.setup = thread_setup;
 	opts.setup_arg = &ts;
-	if ((t = jm4lw_start_thread_ex(cfg, &opts, err, sizeof(err))) ==
-	    NULL) {
+	if ((t = jm4lw_start_thread_ex(cfg, &opts, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "bench_host: %s\n", err);
 		return 1;
 	}
 	/* The listeners are fixed before the thread starts: reading their
 	 * address from here does not race with it. */
-	if (ts.failed || jm4lw_bound_addr(ts.m, 0, addr, sizeof(addr)) ==
-	    -1) {
+	if (ts.failed || jm4lw_bound_addr(ts.m, 0, addr, sizeof(addr)) == -1) {
 		jm4lw_stop_thread(t);
 		return 1;
 	}
@@ -389,7 +401,8 @@ int main(int argc, char *argv[])
 	snprintf(bare.dir, sizeof(bare.dir), "%s", argv[optind]);
 
 	if (mallctl("prof.active", NULL, NULL, &on, sizeof(on)) != 0) {
-		fprintf(stderr, "bench_host: cannot switch sampling on; run "
+		fprintf(stderr,
+		    "bench_host: cannot switch sampling on; run "
 		    "with MALLOC_CONF=prof:true\n");
 		return 1;
 	}
@@ -404,17 +417,22 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "bench_host: out of memory\n");
 		return 1;
 	}
-	fprintf(stderr, "bench_host: %zu blocks, stats.allocated %zu MiB, "
-	    "filled in %.2f s\n", nblocks, allocated >> 20,
+	fprintf(stderr,
+	    "bench_host: %zu blocks, stats.allocated %zu MiB, "
+	    "filled in %.2f s\n",
+	    nblocks, allocated >> 20,
 	    (double)(t1.tv_sec - t0.tv_sec) +
-	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	fprintf(stderr, "bench_host: epoch %.1f us before the fill, %.1f us "
-	    "after\n", epoch_empty, epoch_us());
+	        (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	fprintf(stderr,
+	    "bench_host: epoch %.1f us before the fill, %.1f us "
+	    "after\n",
+	    epoch_empty, epoch_us());
 
 	jm4lw_config_init(&cfg);
 	if (jm4lw_config_set(&cfg, "dump_dir", bare.dir, err, sizeof(err)) ==
-	    -1 || jm4lw_config_set(&cfg, "dump_min_interval", "0", err,
-	    sizeof(err)) == -1)
+	        -1 ||
+	    jm4lw_config_set(&cfg, "dump_min_interval", "0", err,
+	        sizeof(err)) == -1)
 		fprintf(stderr, "bench_host: %s\n", err);
 	else if (thread)
 		status = serve_thread(&cfg, listen, &bare);
@@ -425,7 +443,8 @@ int main(int argc, char *argv[])
 	free(blocks);
 	return status;
 usage:
-	fprintf(stderr, "usage: bench_host [-T] [-S] [-m MiB] [-l addr:port] "
+	fprintf(stderr,
+	    "usage: bench_host [-T] [-S] [-m MiB] [-l addr:port] "
 	    "DUMP_DIR\n");
 	return 2;
 }

@@ -79,16 +79,16 @@
 #define MAX_IDLE 60000
 #define MAX_SECONDS 3600
 #define MAX_REQUESTS 1000000000L
-#define REPLY_MAX (8 * 1024 * 1024)  /* a bigger reply is an error */
-#define OUT_MAX (1024 * 1024)        /* -o stops appending after this */
-#define IDLE_BATCH 32                /* idle connects per IDLE_TICK_NS */
-#define IDLE_TICK_NS 10000000u       /* 10 ms: 3200 connects/s at most */
-#define IDLE_SETTLE_NS 500000000u    /* then 0.5 s before the load */
-#define IDLE_SETUP_SECONDS 20        /* all -k connections up by then */
-#define DRAIN_SECONDS 30             /* in-flight requests after the end */
-#define ERR_SHOW 5                   /* error lines on stderr, at most */
+#define REPLY_MAX (8 * 1024 * 1024) /* a bigger reply is an error */
+#define OUT_MAX (1024 * 1024)       /* -o stops appending after this */
+#define IDLE_BATCH 32               /* idle connects per IDLE_TICK_NS */
+#define IDLE_TICK_NS 10000000u      /* 10 ms: 3200 connects/s at most */
+#define IDLE_SETTLE_NS 500000000u   /* then 0.5 s before the load */
+#define IDLE_SETUP_SECONDS 20       /* all -k connections up by then */
+#define DRAIN_SECONDS 30            /* in-flight requests after the end */
+#define ERR_SHOW 5                  /* error lines on stderr, at most */
 
-#define FLOOD_SETUP_NS 1000000000u  /* -F: the load starts after 1 s */
+#define FLOOD_SETUP_NS 1000000000u /* -F: the load starts after 1 s */
 
 /* Log-linear latency histogram over nanoseconds: exact below 256 ns,
  * then 128 buckets per power of two (under 1% error). */
@@ -100,11 +100,11 @@ enum slot_state { S_FREE, S_CONNECTING, S_READING, S_IDLE };
 
 struct slot {
 	int fd;
-	int idle;             /* a -k holder, not a request slot */
+	int idle; /* a -k holder, not a request slot */
 	enum slot_state state;
-	uint64_t t0;          /* socket() time, ns */
-	uint64_t next;        /* -i: next start; -T: next trickled byte */
-	int sent;             /* -T: bytes trickled on this connection */
+	uint64_t t0;   /* socket() time, ns */
+	uint64_t next; /* -i: next start; -T: next trickled byte */
+	int sent;      /* -T: bytes trickled on this connection */
 	char *buf;
 	size_t len, cap;
 };
@@ -122,20 +122,20 @@ struct loadgen {
 	char req[8];
 	int conc, nidle;
 	double seconds, warmup;
-	long limit;           /* -n; 0: none */
+	long limit; /* -n; 0: none */
 	uint64_t timeout_ns;
 	const char *outfile;
 	FILE *out;
 	size_t out_bytes;
 	int json;
-	int spin;             /* -S */
+	int spin; /* -S */
 
 	int ep;
-	struct slot *slots;   /* conc request slots, then nidle holders */
-	long launched;        /* requests started (counts toward -n) */
+	struct slot *slots; /* conc request slots, then nidle holders */
+	long launched;      /* requests started (counts toward -n) */
 	int inflight;
 	int stopping;
-	uint64_t idle_last;   /* last idle_refill() batch */
+	uint64_t idle_last; /* last idle_refill() batch */
 
 	uint64_t hist[H_BUCKETS];
 	uint64_t max_ns;
@@ -171,8 +171,8 @@ static int hist_index(uint64_t v)
 
 	if (v < H_LIN)
 		return (int)v;
-	k = 63 - __builtin_clzll(v);   /* v in [2^k, 2^(k+1)), k >= 8 */
-	s = k - 7;                     /* v >> s in [128, 256) */
+	k = 63 - __builtin_clzll(v); /* v in [2^k, 2^(k+1)), k >= 8 */
+	s = k - 7;                   /* v >> s in [128, 256) */
 	return H_LIN + (s - 1) * H_SUB + (int)((v >> s) - H_SUB);
 }
 
@@ -302,8 +302,8 @@ static int slot_connect(struct loadgen *g, struct slot *s)
 
 	s->t0 = now_ns();
 	s->len = 0;
-	fd = socket(g->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0);
+	fd = socket(g->addr.ss_family,
+	    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd == -1)
 		return -1;
 	s->fd = fd;
@@ -349,8 +349,7 @@ static void req_start(struct loadgen *g, struct slot *s)
 }
 
 /* A request failed: count it, free the slot, start the next one later. */
-static void req_fail(struct loadgen *g, struct slot *s, const char *what,
-    int e)
+static void req_fail(struct loadgen *g, struct slot *s, const char *what, int e)
 {
 	g->errors++;
 	show(g, what, e ? strerror(e) : NULL);
@@ -618,8 +617,8 @@ static int idle_setup(struct loadgen *g)
 	uint64_t end, settle;
 
 	/* A flood is not expected to fit: give it a second, then go. */
-	for (end = now_ns() + FLOOD_SETUP_NS; g->flood && now_ns() < end &&
-	    !interrupted;) {
+	for (end = now_ns() + FLOOD_SETUP_NS;
+	     g->flood && now_ns() < end && !interrupted;) {
 		idle_refill(g);
 		if (g->trickle_ns > 0)
 			idle_trickle(g, now_ns());
@@ -631,8 +630,10 @@ static int idle_setup(struct loadgen *g)
 	while (idle_count(g) < g->nidle) {
 		if (now_ns() > end || g->idle_dropped > 2L * g->nidle + 100 ||
 		    interrupted) {
-			fprintf(stderr, "loadgen: only %d of %d idle connections "
-			    "up\n", idle_count(g), g->nidle);
+			fprintf(stderr,
+			    "loadgen: only %d of %d idle connections "
+			    "up\n",
+			    idle_count(g), g->nidle);
 			return -1;
 		}
 		idle_refill(g);
@@ -669,8 +670,9 @@ static double run(struct loadgen *g)
 			start = warm_end;
 			warm_end = start; /* once */
 		}
-		if (!g->stopping && (now >= end || interrupted ||
-		    (g->limit > 0 && g->launched >= g->limit))) {
+		if (!g->stopping &&
+		    (now >= end || interrupted ||
+		        (g->limit > 0 && g->launched >= g->limit))) {
 			g->stopping = 1;
 			drain_end = now + (uint64_t)DRAIN_SECONDS * 1000000000u;
 			if (drain_end < now + g->timeout_ns)
@@ -700,17 +702,17 @@ static double run(struct loadgen *g)
 static void report(const struct loadgen *g, double secs, int idle_open_end)
 {
 	double rps = secs > 0 ? (double)g->completed / secs : 0;
-	double avg = g->completed ? (double)g->reply_bytes /
-	    (double)g->completed : 0;
+	double avg =
+	    g->completed ? (double)g->reply_bytes / (double)g->completed : 0;
 
 	if (g->json)
 		printf("{\"word\":\"%s\",\"concurrency\":%d,\"idle\":%d,"
-		    "\"seconds\":%.3f,\"requests\":%ld,\"rps\":%.1f,"
-		    "\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,"
-		    "\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%ld,"
-		    "\"wrong\":%ld,\"resets\":%ld,\"idle_open\":%d,"
-		    "\"idle_dropped\":%ld,\"refused\":%ld,\"trickled\":%ld,"
-		    "\"reply_bytes\":%.0f}\n",
+		       "\"seconds\":%.3f,\"requests\":%ld,\"rps\":%.1f,"
+		       "\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,"
+		       "\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%ld,"
+		       "\"wrong\":%ld,\"resets\":%ld,\"idle_open\":%d,"
+		       "\"idle_dropped\":%ld,\"refused\":%ld,\"trickled\":%ld,"
+		       "\"reply_bytes\":%.0f}\n",
 		    g->word, g->conc, g->nidle, secs, g->completed, rps,
 		    hist_quantile(g, 0.50), hist_quantile(g, 0.90),
 		    hist_quantile(g, 0.99), hist_quantile(g, 0.999),
@@ -719,10 +721,10 @@ static void report(const struct loadgen *g, double secs, int idle_open_end)
 		    avg);
 	else
 		printf("word=%s conc=%d idle=%d secs=%.3f requests=%ld "
-		    "rps=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f "
-		    "p999_us=%.1f max_us=%.1f errors=%ld wrong=%ld resets=%ld "
-		    "idle_open=%d idle_dropped=%ld refused=%ld trickled=%ld "
-		    "reply_bytes=%.0f\n",
+		       "rps=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f "
+		       "p999_us=%.1f max_us=%.1f errors=%ld wrong=%ld resets=%ld "
+		       "idle_open=%d idle_dropped=%ld refused=%ld trickled=%ld "
+		       "reply_bytes=%.0f\n",
 		    g->word, g->conc, g->nidle, secs, g->completed, rps,
 		    hist_quantile(g, 0.50), hist_quantile(g, 0.90),
 		    hist_quantile(g, 0.99), hist_quantile(g, 0.999),
@@ -786,11 +788,12 @@ static void raise_nofile(int want)
 {
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 ||
-	    rl.rlim_cur >= (rlim_t)want)
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= (rlim_t)want)
 		return;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ||
-	    rl.rlim_max >= (rlim_t)want ? (rlim_t)want : rl.rlim_max;
+	rl.rlim_cur =
+	    rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= (rlim_t)want
+	    ? (rlim_t)want
+	    : rl.rlim_max;
 	(void)setrlimit(RLIMIT_NOFILE, &rl);
 }
 
@@ -809,37 +812,66 @@ int main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "h:p:c:d:n:w:x:e:r:i:k:FT:W:t:o:Sj")) !=
 	    -1) {
 		switch (ch) {
-		case 'h': host = optarg; break;
-		case 'p': port = optarg; break;
-		case 'c': g.conc = (int)num_arg(optarg, 0, MAX_CONC); break;
+		case 'h':
+			host = optarg;
+			break;
+		case 'p':
+			port = optarg;
+			break;
+		case 'c':
+			g.conc = (int)num_arg(optarg, 0, MAX_CONC);
+			break;
 		case 'd':
 			g.seconds = num_arg(optarg, 0.01, MAX_SECONDS);
 			dset = 1;
 			break;
-		case 'n': g.limit = (long)num_arg(optarg, 1, MAX_REQUESTS); break;
-		case 'w': g.word = optarg; break;
-		case 'x': g.prefix = optarg; break;
-		case 'e': g.exact = optarg; break;
-		case 'r': g.refusal = optarg; break;
+		case 'n':
+			g.limit = (long)num_arg(optarg, 1, MAX_REQUESTS);
+			break;
+		case 'w':
+			g.word = optarg;
+			break;
+		case 'x':
+			g.prefix = optarg;
+			break;
+		case 'e':
+			g.exact = optarg;
+			break;
+		case 'r':
+			g.refusal = optarg;
+			break;
 		case 'i':
-			g.interval_ns = (uint64_t)(num_arg(optarg, 0, 3600000) *
-			    1e6);
+			g.interval_ns =
+			    (uint64_t)(num_arg(optarg, 0, 3600000) * 1e6);
 			break;
-		case 'k': g.nidle = (int)num_arg(optarg, 0, MAX_IDLE); break;
-		case 'F': g.flood = 1; break;
+		case 'k':
+			g.nidle = (int)num_arg(optarg, 0, MAX_IDLE);
+			break;
+		case 'F':
+			g.flood = 1;
+			break;
 		case 'T':
-			g.trickle_ns = (uint64_t)(num_arg(optarg, 1, 3600000) *
-			    1e6);
+			g.trickle_ns =
+			    (uint64_t)(num_arg(optarg, 1, 3600000) * 1e6);
 			break;
-		case 'W': g.warmup = num_arg(optarg, 0, MAX_SECONDS); break;
+		case 'W':
+			g.warmup = num_arg(optarg, 0, MAX_SECONDS);
+			break;
 		case 't':
-			g.timeout_ns = (uint64_t)(num_arg(optarg, 1, 3600000) *
-			    1e6);
+			g.timeout_ns =
+			    (uint64_t)(num_arg(optarg, 1, 3600000) * 1e6);
 			break;
-		case 'o': g.outfile = optarg; break;
-		case 'S': g.spin = 1; break;
-		case 'j': g.json = 1; break;
-		default: usage();
+		case 'o':
+			g.outfile = optarg;
+			break;
+		case 'S':
+			g.spin = 1;
+			break;
+		case 'j':
+			g.json = 1;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (optind != argc || port == NULL || strlen(g.word) != 4 ||
@@ -857,7 +889,8 @@ int main(int argc, char *argv[])
 	if (resolve(&g, host, port) == -1)
 		return 2;
 	if (g.outfile != NULL && (g.out = fopen(g.outfile, "a")) == NULL) {
-		fprintf(stderr, "loadgen: %s: %s\n", g.outfile, strerror(errno));
+		fprintf(stderr, "loadgen: %s: %s\n", g.outfile,
+		    strerror(errno));
 		return 2;
 	}
 	raise_nofile(g.conc + g.nidle + 64);
@@ -870,7 +903,7 @@ int main(int argc, char *argv[])
 
 	if ((g.ep = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
 	    (g.slots = calloc((size_t)(g.conc + g.nidle), sizeof(*g.slots))) ==
-	    NULL) {
+	        NULL) {
 		perror("loadgen");
 		return 1;
 	}
@@ -901,5 +934,7 @@ int main(int argc, char *argv[])
 	if (g.out != NULL)
 		fclose(g.out);
 	return g.errors || g.wrong || (g.idle_dropped && !g.flood) ||
-	    (g.completed == 0 && g.conc > 0) ? 1 : 0;
+	        (g.completed == 0 && g.conc > 0)
+	    ? 1
+	    : 0;
 }

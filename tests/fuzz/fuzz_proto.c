@@ -109,8 +109,8 @@ static struct dump_result D; /* the last jmfp job's */
 /* Config values we choose from; LLVMFuzzerInitialize checks config.c
  * accepts each, so the fuzzer only builds configurations a user could. */
 static const char *const lg_samples[] = {"keep", "0", "19", "62"};
-static const char *const growths[] = {"0", "1%", "50%", "10000%", "1",
-    "1K", "512M", "16T"};
+static const char *const growths[] = {"0", "1%", "50%", "10000%", "1", "1K",
+    "512M", "16T"};
 static const unsigned long long min_frees[] = {0, 0, 1, ~0ULL};
 
 /* The world of one input, decoded from the bytes after the word. */
@@ -151,9 +151,17 @@ static void fuzz_log(void *arg, int level, const char *msg)
 /* The mallctl names a failure can target (index 0: every name; a name
  * ending in "." every name it starts). */
 static const char *const fail_targets[] = {
-	"*", "opt.prof", "prof.active", "prof.dump", "epoch", "stats.",
-	"arena.4096.purge", "prof.lg_sample", "stats.resident", "prof.reset",
-	"stats.allocated",
+    "*",
+    "opt.prof",
+    "prof.active",
+    "prof.dump",
+    "epoch",
+    "stats.",
+    "arena.4096.purge",
+    "prof.lg_sample",
+    "stats.resident",
+    "prof.reset",
+    "stats.allocated",
 };
 #define NTARGETS NELEM(fail_targets)
 
@@ -170,10 +178,10 @@ static void fake_broken(const char *file, int line, const char *what)
 
 /* The profile the fake prof.dump writes, in pieces. */
 static const char prof_head[] = "heap_v2/524288\n"
-				"  t*: 1: 4096 [0: 0]\n";
+                                "  t*: 1: 4096 [0: 0]\n";
 static const char prof_sample[] = "@ 0x1 0x2\n  t*: 1: 4096 [0: 0]\n";
 static const char prof_tail[] = "\nMAPPED_LIBRARIES:\n"
-				"5555-5556 r-xp 00000000 00:00 0 /bin/fake\n";
+                                "5555-5556 r-xp 00000000 00:00 0 /bin/fake\n";
 
 /*
  * prof.dump's hook: the fake checked that @p path is new and directly in
@@ -338,8 +346,8 @@ static void build_allow(void)
 {
 	/* Items are separated by commas only; blanks around them are
 	 * trimmed. Two commas make an empty entry. */
-	static const char *const seps[] = {",", ", ", " ,", ",\t", ",,",
-	    " ,\t", " , ", "\t,\t"};
+	static const char *const seps[] = {",", ", ", " ,", ",\t", ",,", " ,\t",
+	    " , ", "\t,\t"};
 	const char *sep = seps[(W.c[1] >> 2) & 7];
 	char *s = cfg.allow;
 	size_t left = sizeof(cfg.allow), n, i;
@@ -349,8 +357,7 @@ static void build_allow(void)
 	memset(&A, 0, sizeof(A));
 #define ADD(item, is_item)                                                     \
 	do {                                                                   \
-		n = (size_t)snprintf(s, left, "%s%s", first ? "" : sep,        \
-		    item);                                                     \
+		n = (size_t)snprintf(s, left, "%s%s", first ? "" : sep, item); \
 		CHECK(n < left);                                               \
 		s += n;                                                        \
 		left -= n;                                                     \
@@ -481,14 +488,14 @@ enum { K_OLD, K_NEWER, K_DIR, K_LINK, K_TMP, K_NEAR1, K_NEAR2, K_N };
 static const struct {
 	const char *head, *tail; /* the name: head, the prefix, tail */
 } plant_fmt[K_N] = {
-	[K_OLD] = {"", ".1.1.heap"},   /* 10 bytes, from 2001 */
-	[K_NEWER] = {"", ".1.2.heap"}, /* 20 bytes, from 2096: newer than
-					* proto's own, which stays anyway */
-	[K_DIR] = {"", ".1.3.heap"},
-	[K_LINK] = {"", ".1.4.heap"}, /* to F */
-	[K_TMP] = {".", ".1.5.heap.Ab12Cd"},
-	[K_NEAR1] = {"", ".x.1.heap"},
-	[K_NEAR2] = {"", ".1.6.heap.bak"},
+    [K_OLD] = {"", ".1.1.heap"},   /* 10 bytes, from 2001 */
+    [K_NEWER] = {"", ".1.2.heap"}, /* 20 bytes, from 2096: newer than
+                                    * proto's own, which stays anyway */
+    [K_DIR] = {"", ".1.3.heap"},
+    [K_LINK] = {"", ".1.4.heap"}, /* to F */
+    [K_TMP] = {".", ".1.5.heap.Ab12Cd"},
+    [K_NEAR1] = {"", ".x.1.heap"},
+    [K_NEAR2] = {"", ".1.6.heap.bak"},
 };
 #define PLANT_OURS 2 /* K_OLD and K_NEWER */
 #define NPLANT (2 * K_N + 1)
@@ -514,10 +521,10 @@ static void plant_one(int i)
 		CHECK(symlink(dfile, path) == 0);
 		break;
 	default:
-		CHECK((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600)) !=
-		    -1);
+		CHECK(
+		    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600)) != -1);
 		CHECK(write(fd, "0123456789abcdefghij",
-		    plants[i].kind == K_NEWER ? 20 : 10) > 0);
+		          plants[i].kind == K_NEWER ? 20 : 10) > 0);
 		ts[0].tv_sec = ts[1].tv_sec =
 		    (plants[i].kind == K_NEWER ? 4000000000 : 1000000000) + i;
 		ts[0].tv_nsec = ts[1].tv_nsec = 0;
@@ -801,17 +808,17 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 		if (memcmp(w, "jmrs", 4) == 0) {
 			const char *lg = cfg.prof_reset_lg_sample;
 			CHECK(fake.resets == resets + 1);
-			CHECK(fake.reset_lg == (strcmp(lg, "keep") == 0
-						    ? fake.lg_sample
-						    : (size_t)atoi(lg)));
+			CHECK(fake.reset_lg ==
+			    (strcmp(lg, "keep") == 0 ? fake.lg_sample
+			                             : (size_t)atoi(lg)));
 			CHECK(starts("ok: ") && one_line(R.buf, R.len));
 		}
 		if (memcmp(w, "jmls", 4) == 0)
 			check_jmls();
 	}
 	if (r == PROTO_OK && hw != NULL && hw->fn == host_hwid)
-		CHECK(R.len == (size_t)(W.hwid_width > 1 ? W.hwid_width : 1) +
-			1);
+		CHECK(
+		    R.len == (size_t)(W.hwid_width > 1 ? W.hwid_width : 1) + 1);
 
 	/* A dump: exactly one new file, named in the reply; else none. */
 	if (core.st.dumps_written != written) {
@@ -925,14 +932,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	jm4lw_config_init(&scratch);
 	for (n = 0; n < NELEM(lg_samples); n++)
 		CHECK(jm4lw_config_set(&scratch, "prof_reset_lg_sample",
-		    lg_samples[n], err, sizeof(err)) == 0);
+		          lg_samples[n], err, sizeof(err)) == 0);
 	for (n = 0; n < NELEM(growths); n++)
 		CHECK(jm4lw_config_set(&scratch, "dump_on_growth", growths[n],
-		    err, sizeof(err)) == 0);
+		          err, sizeof(err)) == 0);
 	CHECK(jm4lw_config_set(&scratch, "dump_prefix", long_prefix, err,
-	    sizeof(err)) == 0);
+	          sizeof(err)) == 0);
 	CHECK(jm4lw_config_set(&scratch, "dump_dir", bases[0].lng, err,
-	    sizeof(err)) == 0);
+	          sizeof(err)) == 0);
 
 	jm4lw_config_init(&base_cfg);
 	plant_all();
@@ -970,9 +977,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fake.allocated = fake.stats = (size_t)12345678 * (W.c[13] + 1);
 	t = W.c[6] >> 3;
 	W.hbin_target = t < (int)NELEM(bad_names)
-			    ? bad_names[t]
-			    : proto_words[(size_t)(t - (int)NELEM(bad_names)) %
-				  nbuiltin].name;
+	    ? bad_names[t]
+	    : proto_words[(size_t)(t - (int)NELEM(bad_names)) % nbuiltin].name;
 	W.hwid_width = W.c[7] * 1000;
 	W.herr_pad = (W.c[12] & 4) ? 3000 : 0;
 	W.plant = (W.c[12] & 0x40) != 0;

@@ -72,8 +72,7 @@ __attribute__((noinline)) void *jm4lw_test_distinctive_alloc(size_t size,
 
 /* The leak's allocation site: leak.sh expects it at the top of the
  * growth between two dumps. Same precautions as above. */
-__attribute__((noinline)) void *jm4lw_test_leaky_function(size_t size,
-    int fill)
+__attribute__((noinline)) void *jm4lw_test_leaky_function(size_t size, int fill)
 {
 	void *p = malloc(size);
 
@@ -115,8 +114,8 @@ static void leak_tick(evutil_socket_t fd, short what, void *arg)
 		leak_say("cap reached (256 MiB)");
 		return;
 	}
-	leaked[nleaked] = jm4lw_test_leaky_function(LEAK_SIZE,
-	    (int)(nleaked & 0x7f) + 1);
+	leaked[nleaked] =
+	    jm4lw_test_leaky_function(LEAK_SIZE, (int)(nleaked & 0x7f) + 1);
 	nleaked++;
 }
 
@@ -147,7 +146,8 @@ int main(int argc, char *argv[])
 	struct event *sigterm = NULL, *sigint = NULL, *sigusr1 = NULL;
 	struct jm4lw *m = NULL;
 	struct jm4lw_config cfg;
-	const char *conf = getenv("JM4LW_CONF"), *leak = getenv("JM4LW_TEST_LEAK");
+	const char *conf = getenv("JM4LW_CONF"),
+	           *leak = getenv("JM4LW_TEST_LEAK");
 	char err[256], addr[128];
 	int status = 1;
 	size_t i;
@@ -190,8 +190,8 @@ int main(int argc, char *argv[])
 	sigint = evsignal_new(base, SIGINT, host_signal, base);
 	sigusr1 = evsignal_new(base, SIGUSR1, leak_toggle, NULL);
 	if (timer == NULL || ltimer == NULL || sigterm == NULL ||
-	    sigint == NULL || sigusr1 == NULL || event_add(timer, &tick) == -1 ||
-	    event_add(ltimer, &ltick) == -1 ||
+	    sigint == NULL || sigusr1 == NULL ||
+	    event_add(timer, &tick) == -1 || event_add(ltimer, &ltick) == -1 ||
 	    evsignal_add(sigterm, NULL) == -1 ||
 	    evsignal_add(sigint, NULL) == -1 ||
 	    evsignal_add(sigusr1, NULL) == -1) {

@@ -87,8 +87,8 @@ static int fail_for(const char *name)
 /* Read-only size_t statistics: jemalloc takes exactly a size_t. */
 static int read_size(void *oldp, size_t *oldlenp, void *newp, size_t v)
 {
-	FAKE_CHECK(oldp != NULL && oldlenp != NULL &&
-	    *oldlenp == sizeof(size_t));
+	FAKE_CHECK(
+	    oldp != NULL && oldlenp != NULL && *oldlenp == sizeof(size_t));
 	if (newp != NULL)
 		return EPERM;
 	*(size_t *)oldp = v;
@@ -110,8 +110,8 @@ static int fake_dump(void *newp, size_t newlen)
 
 	FAKE_CHECK(newp != NULL && newlen == sizeof(const char *));
 	path = *(const char *const *)newp;
-	FAKE_CHECK(path != NULL && path[0] == '/' &&
-	    strlen(path) < sizeof(dir));
+	FAKE_CHECK(
+	    path != NULL && path[0] == '/' && strlen(path) < sizeof(dir));
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	FAKE_CHECK(slash[1] != '\0');
@@ -224,7 +224,7 @@ static void fake_stats(void (*cb)(void *, const char *), void *arg,
 }
 
 const struct core_ops fake_ops = {
-	.mallctl = fake_mallctl,
-	.stats_print = fake_stats,
-	.version = "5.3.0-fake",
+    .mallctl = fake_mallctl,
+    .stats_print = fake_stats,
+    .version = "5.3.0-fake",
 };

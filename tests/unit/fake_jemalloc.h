@@ -45,16 +45,16 @@ struct fake_jemalloc {
 	void (*violation)(const char *file, int line, const char *what);
 
 	/* What was called. */
-	int epochs;          /* epoch calls */
-	int epoch_at_stats;  /* epochs when stats_print last ran */
-	int stats_prints;    /* malloc_stats_print calls */
+	int epochs;             /* epoch calls */
+	int epoch_at_stats;     /* epochs when stats_print last ran */
+	int stats_prints;       /* malloc_stats_print calls */
 	const char *stats_opts; /* its last opts */
-	int dumps;           /* prof.dump calls that reached the file */
+	int dumps;              /* prof.dump calls that reached the file */
 	char dump_path[CORE_PATH_MAX]; /* the last one's name */
-	mode_t dump_dir_mode; /* the permissions of its directory */
-	int resets;          /* prof.reset calls */
-	size_t reset_lg;     /* the last one's lg_prof_sample */
-	int purges;          /* arena.<all>.purge calls */
+	mode_t dump_dir_mode;          /* the permissions of its directory */
+	int resets;                    /* prof.reset calls */
+	size_t reset_lg;               /* the last one's lg_prof_sample */
+	int purges;                    /* arena.<all>.purge calls */
 };
 
 /* What prof.dump writes without a hook: a whole profile, ending in the

@@ -24,8 +24,7 @@ static char err[512];
 static char path[4096];
 
 /* Set a key that must be accepted. */
-static void set_ok(struct jm4lw_config *cfg, const char *key,
-    const char *value)
+static void set_ok(struct jm4lw_config *cfg, const char *key, const char *value)
 {
 	err[0] = '\0';
 	if (jm4lw_config_set(cfg, key, value, err, sizeof(err)) != 0)
@@ -129,13 +128,14 @@ static void test_unknown_key(void **state)
 
 	(void)state;
 	set_bad("foo", "1", "unknown key \"foo\"");
-	set_bad("foo", "1", "listen");    /* the keys there are */
+	set_bad("foo", "1", "listen"); /* the keys there are */
 	set_bad("Listen", "1", "unknown key \"Listen\"");
 	set_bad("", "1", "unknown key \"\"");
 	set_bad("a\nb", "1", "unknown key \"a\\x0ab\"");
 	jm4lw_config_init(&cfg);
 	assert_int_equal(jm4lw_config_set(&cfg, "listen", NULL, err,
-	    sizeof(err)), -1);
+	                     sizeof(err)),
+	    -1);
 	assert_string_equal(err, "listen: no value");
 	/* No room for a reason is fine too. */
 	assert_int_equal(jm4lw_config_set(&cfg, "foo", "1", NULL, 0), -1);
@@ -165,8 +165,8 @@ static void test_listen_good(void **state)
 	assert_string_equal(cfg.listen, "127.0.0.1:1,[::1]:2,10.0.0.1:3");
 	/* Sixteen is the most. */
 	for (i = 0; i < 16; i++)
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s127.0.0.%d:0",
-		    i ? "," : "", i + 1);
+		o += (size_t)snprintf(list + o, sizeof(list) - o,
+		    "%s127.0.0.%d:0", i ? "," : "", i + 1);
 	set_ok(&cfg, "listen", list);
 	assert_string_equal(cfg.listen, list);
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
@@ -191,7 +191,8 @@ static void test_listen_bad(void **state)
 	set_bad("listen", "999.1.1.1:1", "not a numeric");
 	set_bad("listen", "[fe80::1%lo]:1", "not a numeric");
 	set_bad("listen", ":9181", "not a numeric");
-	set_bad("listen", "127.0.0.1:65536", "port out of range (want 0-65535)");
+	set_bad("listen", "127.0.0.1:65536",
+	    "port out of range (want 0-65535)");
 	set_bad("listen", "127.0.0.1:000001", "port out of range");
 	set_bad("listen", "127.0.0.1:99999999999999999999", "out of range");
 	set_bad("listen", "127.0.0.1:-1", "port is not a number");
@@ -201,7 +202,8 @@ static void test_listen_bad(void **state)
 	set_bad("listen", "127.0.0.1 :9181", "not a numeric");
 	set_bad("listen", "127.0.0.1:9181 9182", "port is not a number");
 	set_bad("listen", "\x01\xff", "\"\\x01\\xff\" has no port");
-	set_bad("listen", "", "listen: no address (want ADDR:PORT or "
+	set_bad("listen", "",
+	    "listen: no address (want ADDR:PORT or "
 	    "[ADDR6]:PORT, several separated by commas)");
 	set_bad("listen", "   ", "listen: no address");
 	set_bad("listen", ",", "empty entry");
@@ -209,10 +211,11 @@ static void test_listen_bad(void **state)
 	set_bad("listen", "127.0.0.1:1,", "empty entry");
 	set_bad("listen", "127.0.0.1:1,localhost", "\"localhost\" has no port");
 	for (i = 0; i < 17; i++)
-		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s127.0.0.%d:0",
-		    i ? "," : "", i + 1);
+		o += (size_t)snprintf(list + o, sizeof(list) - o,
+		    "%s127.0.0.%d:0", i ? "," : "", i + 1);
 	set_bad("listen", list, "more than 16 addresses");
-	set_bad("listen", repeat('1', 512), "value too long (512 bytes, at "
+	set_bad("listen", repeat('1', 512),
+	    "value too long (512 bytes, at "
 	    "most 511)");
 }
 
@@ -253,8 +256,8 @@ static void test_allow_good(void **state)
 
 static void test_allow_readonly(void **state)
 {
-	static const char *const ro[] = {"ruok", "mntr", "srvr", "conf",
-	    "jmst", "jmsj"};
+	static const char *const ro[] = {"ruok", "mntr", "srvr", "conf", "jmst",
+	    "jmsj"};
 	static const char *const rw[] = {"jmfp", "jmep", "jmdp", "jmpg"};
 	const struct proto_word *w;
 	struct jm4lw_config cfg;
@@ -402,7 +405,7 @@ static void number_key(const char *key, unsigned min, unsigned max)
 	set_bad(key, v, "is out of range");
 	snprintf(v, sizeof(v), "%u", max + 1);
 	set_bad(key, v, "is out of range");
-	set_bad(key, "4294967296", "is out of range");        /* 2^32 */
+	set_bad(key, "4294967296", "is out of range");           /* 2^32 */
 	set_bad(key, "18446744073709551616", "is out of range"); /* 2^64 */
 	set_bad(key, repeat('9', 400), "is out of range");
 	set_bad(key, "", "empty");
@@ -442,7 +445,8 @@ static void test_check(void **state)
 
 	snprintf(cfg.listen, sizeof(cfg.listen), "localhost");
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
-	assert_string_equal(err, "listen: \"localhost\" has no port (want "
+	assert_string_equal(err,
+	    "listen: \"localhost\" has no port (want "
 	    "ADDR:PORT or [ADDR6]:PORT, e.g. 127.0.0.1:9181 or [::1]:9181; "
 	    "port 0 picks a free one)");
 	jm4lw_config_init(&cfg);
@@ -458,7 +462,8 @@ static void test_check(void **state)
 	jm4lw_config_init(&cfg);
 	memset(cfg.dump_prefix, 'a', sizeof(cfg.dump_prefix));
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
-	assert_string_equal(err, "dump_prefix: not NUL-terminated (at most "
+	assert_string_equal(err,
+	    "dump_prefix: not NUL-terminated (at most "
 	    "63 bytes)");
 
 	jm4lw_config_init(&cfg);
@@ -578,7 +583,8 @@ static void test_load_unknown_key(void **state)
 	load_bad("listen = 127.0.0.1:0\n\n# comment\nfoo = 1\n");
 	assert_at(4, "unknown key \"foo\"");
 	load_bad("[jm4lw]\nallow = ruok\nno_such_key = 1\n");
-	assert_at(3, "unknown key \"no_such_key\" (known keys: listen allow "
+	assert_at(3,
+	    "unknown key \"no_such_key\" (known keys: listen allow "
 	    "dump_dir dump_prefix max_connections max_connections_per_peer "
 	    "read_timeout write_timeout allow_from dump_min_interval "
 	    "dump_min_free dump_interval dump_on_growth growth_check_interval "
@@ -600,12 +606,12 @@ static void test_allow_from(void **state)
 	assert_string_equal(c.allow_from, "127.0.0.0/8,::1");
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		if (jm4lw_config_set(&c, "allow_from", good[i], err,
-		    sizeof(err)) != 0)
+		        sizeof(err)) != 0)
 			fail_msg("allow_from=%s: %s", good[i], err);
 	assert_string_equal(c.allow_from, "::1/128");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (jm4lw_config_set(&c, "allow_from", bad[i], err,
-		    sizeof(err)) == 0)
+		        sizeof(err)) == 0)
 			fail_msg("allow_from=%s accepted", bad[i]);
 		assert_true(strncmp(err, "allow_from: ", 12) == 0);
 	}
@@ -638,7 +644,7 @@ static void test_cidr_match(void **state)
 	assert_true(admits("192.168.4.0/22", "192.168.7.255"));
 	assert_false(admits("192.168.4.0/22", "192.168.8.0"));
 	assert_true(admits("0.0.0.0/0", "8.8.8.8"));
-	assert_false(admits("0.0.0.0/0", "::1"));     /* families apart */
+	assert_false(admits("0.0.0.0/0", "::1")); /* families apart */
 	assert_false(admits("::/0", "127.0.0.1"));
 	assert_true(admits("::1", "::1"));
 	assert_false(admits("::1", "::2"));
@@ -657,39 +663,52 @@ static void test_dump_limits(void **state)
 	assert_int_equal(c.dump_min_interval, 1);
 	assert_true(c.dump_min_free == 64ULL << 20);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "0", err,
-	    sizeof(err)), 0);
+	                     sizeof(err)),
+	    0);
 	assert_true(c.dump_min_free == 0);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "512k", err,
-	    sizeof(err)), 0);
+	                     sizeof(err)),
+	    0);
 	assert_true(c.dump_min_free == 512ULL << 10);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "2G", err,
-	    sizeof(err)), 0);
+	                     sizeof(err)),
+	    0);
 	assert_true(c.dump_min_free == 2ULL << 30);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", " 12345 ", err,
-	    sizeof(err)), 0);
+	                     sizeof(err)),
+	    0);
 	assert_true(c.dump_min_free == 12345);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "64MB", err,
-	    sizeof(err)), -1);
+	                     sizeof(err)),
+	    -1);
 	assert_non_null(strstr(err, "is not a size"));
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "1.5G", err,
-	    sizeof(err)), -1);
+	                     sizeof(err)),
+	    -1);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "-1", err,
-	    sizeof(err)), -1);
+	                     sizeof(err)),
+	    -1);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "M", err,
-	    sizeof(err)), -1);
+	                     sizeof(err)),
+	    -1);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free",
-	    "99999999999999999999", err, sizeof(err)), -1);
+	                     "99999999999999999999", err, sizeof(err)),
+	    -1);
 	assert_non_null(strstr(err, "out of range"));
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "17179869184G",
-	    err, sizeof(err)), -1);
+	                     err, sizeof(err)),
+	    -1);
 	assert_true(c.dump_min_free == 12345);
 
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_interval", "0", err,
-	    sizeof(err)), 0);
-	assert_int_equal(jm4lw_config_set(&c, "dump_min_interval", "86400",
-	    err, sizeof(err)), 0);
-	assert_int_equal(jm4lw_config_set(&c, "dump_min_interval", "86401",
-	    err, sizeof(err)), -1);
+	                     sizeof(err)),
+	    0);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_interval", "86400", err,
+	                     sizeof(err)),
+	    0);
+	assert_int_equal(jm4lw_config_set(&c, "dump_min_interval", "86401", err,
+	                     sizeof(err)),
+	    -1);
 	c.dump_min_interval = 90000;
 	assert_int_equal(jm4lw_config_check(&c, err, sizeof(err)), -1);
 }
@@ -715,29 +734,33 @@ static void test_schedule_keys(void **state)
 	assert_string_equal(c.prof_reset_lg_sample, "keep");
 	for (i = 0; i < sizeof(growth_ok) / sizeof(growth_ok[0]); i++)
 		if (jm4lw_config_set(&c, "dump_on_growth", growth_ok[i], err,
-		    sizeof(err)) != 0)
+		        sizeof(err)) != 0)
 			fail_msg("dump_on_growth=%s: %s", growth_ok[i], err);
 	for (i = 0; i < sizeof(growth_bad) / sizeof(growth_bad[0]); i++)
 		if (jm4lw_config_set(&c, "dump_on_growth", growth_bad[i], err,
-		    sizeof(err)) == 0)
+		        sizeof(err)) == 0)
 			fail_msg("dump_on_growth=%s accepted", growth_bad[i]);
 	for (i = 0; i < sizeof(lg_ok) / sizeof(lg_ok[0]); i++)
 		if (jm4lw_config_set(&c, "prof_reset_lg_sample", lg_ok[i], err,
-		    sizeof(err)) != 0)
+		        sizeof(err)) != 0)
 			fail_msg("prof_reset_lg_sample=%s: %s", lg_ok[i], err);
 	for (i = 0; i < sizeof(lg_bad) / sizeof(lg_bad[0]); i++)
-		if (jm4lw_config_set(&c, "prof_reset_lg_sample", lg_bad[i],
-		    err, sizeof(err)) == 0)
+		if (jm4lw_config_set(&c, "prof_reset_lg_sample", lg_bad[i], err,
+		        sizeof(err)) == 0)
 			fail_msg("prof_reset_lg_sample=%s accepted", lg_bad[i]);
 	assert_int_equal(jm4lw_config_set(&c, "dump_max_bytes", "1G", err,
-	    sizeof(err)), 0);
+	                     sizeof(err)),
+	    0);
 	assert_true(c.dump_max_bytes == 1ULL << 30);
 	assert_int_equal(jm4lw_config_set(&c, "dump_keep", "5", err,
-	    sizeof(err)), 0);
-	assert_int_equal(jm4lw_config_set(&c, "growth_check_interval", "0",
-	    err, sizeof(err)), -1);
+	                     sizeof(err)),
+	    0);
+	assert_int_equal(jm4lw_config_set(&c, "growth_check_interval", "0", err,
+	                     sizeof(err)),
+	    -1);
 	assert_int_equal(jm4lw_config_set(&c, "dump_interval", "604801", err,
-	    sizeof(err)), -1);
+	                     sizeof(err)),
+	    -1);
 }
 
 static void test_load_bad_value(void **state)
@@ -757,7 +780,8 @@ static void test_load_unknown_section(void **state)
 {
 	(void)state;
 	load_bad("listen = 127.0.0.1:0\n[server]\nallow = ruok\n");
-	assert_at(2, "unknown section \"server\" (put keys at the top of the "
+	assert_at(2,
+	    "unknown section \"server\" (put keys at the top of the "
 	    "file or under [jm4lw])");
 	/* An empty one too: it was meant to hold something. */
 	load_bad("listen = 127.0.0.1:0\n\n[jm4wl]\n");
@@ -854,7 +878,8 @@ static void test_load_io_errors(void **state)
 	set_ok(&cfg, "allow", "ruok");
 	before = cfg;
 	assert_int_equal(jm4lw_config_load(&cfg, "/nonexistent/jm4lwd.conf",
-	    err, sizeof(err)), -1);
+	                     err, sizeof(err)),
+	    -1);
 	assert_string_equal(err,
 	    "/nonexistent/jm4lwd.conf: No such file or directory");
 	assert_memory_equal(&cfg, &before, sizeof(cfg));
@@ -881,7 +906,7 @@ static void test_load_untouched_on_error(void **state)
 	before = cfg;
 	/* Good keys before the bad one must not leak into cfg. */
 	write_conf("listen = 127.0.0.1:0\nallow = ruok\ndump_dir = /x\n"
-	    "max_connections = 9\nwrite_timeout = forever\n");
+	           "max_connections = 9\nwrite_timeout = forever\n");
 	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), -1);
 	unlink(path);
 	assert_at(5, "write_timeout:");
@@ -920,7 +945,7 @@ static void test_sample_conf(void **state)
 #else
 	(void)state;
 	printf("test_sample_conf: JM4LW_SOURCE_DIR not defined, "
-	    "conf/jm4lwd.conf not checked\n");
+	       "conf/jm4lwd.conf not checked\n");
 	skip();
 #endif
 }
@@ -1002,7 +1027,8 @@ static void test_policy(void **state)
 	assert_non_null(strstr(err, "prof_reset_lg_sample: \"63\""));
 	memset(cfg.prof_reset_lg_sample, 'k', sizeof(cfg.prof_reset_lg_sample));
 	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
-	assert_string_equal(err, "prof_reset_lg_sample: not NUL-terminated "
+	assert_string_equal(err,
+	    "prof_reset_lg_sample: not NUL-terminated "
 	    "(at most 7 bytes)");
 	assert_memory_equal(&pol, &before, sizeof(pol));
 	assert_int_equal(config_policy(NULL, &pol, err, sizeof(err)), -1);
@@ -1033,7 +1059,8 @@ static void test_check_module(void **state)
 	snprintf(cfg.allow, sizeof(cfg.allow), "hwd1");
 	cfg.read_timeout = 0;
 	assert_int_equal(config_check_module(&cfg, err, sizeof(err)), -1);
-	assert_string_equal(err, "read_timeout: 0 is out of range (want "
+	assert_string_equal(err,
+	    "read_timeout: 0 is out of range (want "
 	    "1-3600 seconds)");
 }
 
@@ -1063,8 +1090,7 @@ static void test_list_and_quote(void **state)
 	    "\"a\\x22b\\x0a\"");
 	assert_string_equal(quote(q, sizeof(q), repeat('x', 100), 100),
 	    "\"xxxxxxx...\"");
-	assert_string_equal(quote(small, sizeof(small), "abc", 3),
-	    "\"...\"");
+	assert_string_equal(quote(small, sizeof(small), "abc", 3), "\"...\"");
 }
 
 #ifdef JM4LW_SOURCE_DIR
@@ -1170,7 +1196,7 @@ static void check_readme_keys(void)
 		n++;
 		if (!in_table) {
 			in_table = strcmp(strip(line),
-			    "| key | default | meaning |") == 0;
+			               "| key | default | meaning |") == 0;
 			continue;
 		}
 		if (line[0] != '|')
@@ -1213,13 +1239,15 @@ static void check_words(const char *list, int ro)
 				break;
 		if (w->name == NULL)
 			fail_msg("%s: allow's notes name %.*s, not a built-in "
-			    "word", path, (int)n, list);
+			         "word",
+			    path, (int)n, list);
 		if (seen[w - proto_words]++ != 0)
 			fail_msg("%s: allow's notes name %s twice", path,
 			    w->name);
 		if (ro && (w->flags & PROTO_F_MUTATES))
 			fail_msg("%s: %s changes state, but allow's notes call "
-			    "it readonly", path, w->name);
+			         "it readonly",
+			    path, w->name);
 	}
 	for (w = proto_words; w->name != NULL; w++)
 		if (seen[w - proto_words] == 0 &&
@@ -1275,7 +1303,7 @@ static void test_docs_match_tables(void **state)
 	check_conf_words();
 #else
 	printf("test_docs_match_tables: JM4LW_SOURCE_DIR not defined, "
-	    "conf/jm4lwd.conf and README.md not checked\n");
+	       "conf/jm4lwd.conf and README.md not checked\n");
 	skip();
 #endif
 }

@@ -255,8 +255,8 @@ static void test_case_sensitive(void **state)
 {
 	(void)state;
 	assert_int_equal(run("RUOK"), PROTO_ERROR);
-	assert_true(starts(R.buf,
-	    "error: unknown word \"RUOK\"; known words:"));
+	assert_true(
+	    starts(R.buf, "error: unknown word \"RUOK\"; known words:"));
 	assert_int_equal(core.st.words_unknown, 1);
 }
 
@@ -265,8 +265,8 @@ static void test_unknown_binary_is_escaped(void **state)
 {
 	(void)state;
 	assert_int_equal(run("\x00\xff\"\\"), PROTO_ERROR);
-	assert_true(starts(R.buf,
-	    "error: unknown word \"\\x00\\xff\\x22\\x5c\""));
+	assert_true(
+	    starts(R.buf, "error: unknown word \"\\x00\\xff\\x22\\x5c\""));
 	assert_non_null(strstr(R.buf, " ruok mntr"));
 	assert_int_equal(R.buf[R.len - 1], '\n');
 	assert_null(memchr(R.buf, '\0', R.len));
@@ -391,7 +391,8 @@ static void test_host_word_flags_and_allow(void **state)
 	(void)state;
 	assert_int_equal(proto_add_word(&P, "wchs", host_wchs, &n, 0), 0);
 	assert_int_equal(proto_add_word(&P, "kill", host_wchs, &n,
-	    JM4LW_WORD_MUTATES), 0);
+	                     JM4LW_WORD_MUTATES),
+	    0);
 	snprintf(cfg.allow, sizeof(cfg.allow), "readonly");
 	assert_int_equal(run("wchs"), PROTO_OK);
 	assert_int_equal(run("kill"), PROTO_ERROR);
@@ -413,7 +414,10 @@ static void test_host_word_validation(void **state)
 	assert_int_equal(proto_add_word(&P, "abcde", host_wchs, NULL, 0), -1);
 	assert_int_equal(proto_add_word(&P, "ab c", host_wchs, NULL, 0), -1);
 	assert_int_equal(proto_add_word(&P, "ab,c", host_wchs, NULL, 0), -1);
-	assert_int_equal(proto_add_word(&P, "ab\xff" "c", host_wchs, NULL, 0),
+	assert_int_equal(proto_add_word(&P,
+	                     "ab\xff"
+	                     "c",
+	                     host_wchs, NULL, 0),
 	    -1);
 	assert_int_equal(proto_add_word(&P, "abcd", NULL, NULL, 0), -1);
 	assert_int_equal(proto_add_word(&P, NULL, host_wchs, NULL, 0), -1);
@@ -426,7 +430,8 @@ static void test_host_word_validation(void **state)
 	assert_int_equal(proto_add_word(&P, "w000", host_fail, NULL, 0), 0);
 	assert_int_equal(run("w000"), PROTO_ERROR);
 	assert_int_equal(jm4lw_reply_builtin(&(struct jm4lw_reply){&P, NULL},
-	    "nope"), -1);
+	                     "nope"),
+	    -1);
 }
 
 /* mntr: ZooKeeper's key<TAB>value lines, from the fake's figures. */
@@ -522,8 +527,9 @@ static void test_srvr_and_conf(void **state)
 	assert_non_null(strstr(R.buf, "listen=127.0.0.1:9181\n"));
 	assert_non_null(strstr(R.buf, "\nallow=*\n"));
 	assert_non_null(strstr(R.buf, "\ndump_prefix=svc\n"));
-	assert_non_null(strstr(R.buf, "\nmax_connections=64\n"
-					"max_connections_per_peer=32\n"));
+	assert_non_null(strstr(R.buf,
+	    "\nmax_connections=64\n"
+	    "max_connections_per_peer=32\n"));
 	assert_non_null(strstr(R.buf, "\nread_timeout=5\n"));
 	assert_non_null(strstr(R.buf, "\nwrite_timeout=30\n"));
 	assert_non_null(strstr(R.buf, "\nallow_from=127.0.0.0/8,::1\n"));
@@ -536,8 +542,9 @@ static void test_jmst_jmsj(void **state)
 {
 	(void)state;
 	assert_int_equal(run("jmst"), PROTO_OK);
-	assert_string_equal(R.buf, "___ Begin jemalloc statistics ___\n"
-				   "--- End jemalloc statistics ---\n");
+	assert_string_equal(R.buf,
+	    "___ Begin jemalloc statistics ___\n"
+	    "--- End jemalloc statistics ---\n");
 	assert_null(fake.stats_opts);
 	/* malloc_stats_print refreshes the epoch itself: no second one. */
 	assert_int_equal(fake.epochs, 0);
@@ -565,8 +572,8 @@ static void test_jmfp_writes_and_renames(void **state)
 	assert_true(starts(dumper.stage, stage));
 	assert_int_equal(strlen(dumper.stage), strlen(stage) + 6);
 	assert_true(starts(fake.dump_path, dumper.stage));
-	assert_string_equal(fake.dump_path + strlen(dumper.stage), want +
-	    strlen(tmpdir));
+	assert_string_equal(fake.dump_path + strlen(dumper.stage),
+	    want + strlen(tmpdir));
 	assert_int_equal(fake.dump_dir_mode, 0700);
 	assert_int_equal(stat(fake.dump_path, &sb), -1);
 	assert_int_equal(dir_entries(), 1);
@@ -726,14 +733,13 @@ static void test_jmfp_long_profiles(void **state)
 		size_t body, maps;
 		int no_mark, whole;
 	} c[] = {
-		{300000, 100, 0, 1},      /* mark in the last window */
-		{300000, 200000, 0, 1},   /* many windows back */
-		{300000, W - 9, 0, 1},    /* mark split by a window's edge */
-		{300000, W - 19, 0, 1},
-		{300000, W - 1, 0, 1},
-		{W + 5000, W, 0, 1},      /* mark in the first, short window */
-		{0, 5, 0, 1},             /* the mark is the file's start */
-		{400000, 1000, 1, 0},     /* no mark anywhere */
+	    {300000, 100, 0, 1},    /* mark in the last window */
+	    {300000, 200000, 0, 1}, /* many windows back */
+	    {300000, W - 9, 0, 1},  /* mark split by a window's edge */
+	    {300000, W - 19, 0, 1}, {300000, W - 1, 0, 1},
+	    {W + 5000, W, 0, 1},  /* mark in the first, short window */
+	    {0, 5, 0, 1},         /* the mark is the file's start */
+	    {400000, 1000, 1, 0}, /* no mark anywhere */
 	};
 	size_t i;
 
@@ -793,8 +799,8 @@ static void test_jmfp_dir_missing(void **state)
 	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s/nope", tmpdir);
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_true(starts(R.buf, "error: heap profile dump to "));
-	assert_non_null(strstr(R.buf,
-	    "/nope failed: No such file or directory\n"));
+	assert_non_null(
+	    strstr(R.buf, "/nope failed: No such file or directory\n"));
 	assert_int_equal(core.st.dumps_failed, 1);
 	assert_int_equal(fake.dumps, 0);
 }
@@ -830,8 +836,8 @@ static void test_jmfp_dump_errnos(void **state)
 		assert_non_null(strstr(R.buf, tmpdir));
 		assert_null(strstr(R.buf, ".heap"));
 		if (errs[i] == EFAULT)
-			assert_non_null(strstr(R.buf,
-			    "prof.dump returned EFAULT"));
+			assert_non_null(
+			    strstr(R.buf, "prof.dump returned EFAULT"));
 		else
 			assert_non_null(strstr(R.buf, strerror(errs[i])));
 		assert_int_equal(dir_entries(), 0); /* partial file removed */
@@ -847,7 +853,8 @@ static void test_jmfp_min_interval(void **state)
 	cfg.dump_min_interval = 3600;
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
-	assert_true(starts(R.buf, "error: jmfp refused: the last dump was "
+	assert_true(starts(R.buf,
+	    "error: jmfp refused: the last dump was "
 	    "0.0 s ago and dump_min_interval is 3600 s; retry in "));
 	assert_int_equal(core.st.dumps_refused, 1);
 	assert_int_equal(fake.dumps, 1);
@@ -936,11 +943,11 @@ static void test_retention_keep(void **state)
 	plant("jm4lw.100.0.heap", 10, 1000);
 	plant("jm4lw.100.1.heap", 10, 2000);
 	plant("jm4lw.200.0.heap", 10, 3000);
-	plant("other.100.0.heap", 10, 10);       /* another prefix */
-	plant("jm4lw.100.9.heap.tmp", 10, 10);   /* not a dump name */
+	plant("other.100.0.heap", 10, 10);     /* another prefix */
+	plant("jm4lw.100.9.heap.tmp", 10, 10); /* not a dump name */
 	plant("notes.txt", 10, 10);
 	snprintf(path, sizeof(path), "%s/jm4lw.5.5.heap", tmpdir);
-	assert_int_equal(mkdir(path, 0755), 0);  /* a directory */
+	assert_int_equal(mkdir(path, 0755), 0); /* a directory */
 	snprintf(path, sizeof(path), "%s/jm4lw.6.6.heap", tmpdir);
 	snprintf(target, sizeof(target), "%s/notes.txt", tmpdir);
 	assert_int_equal(symlink(target, path), 0); /* a symlink */
@@ -1093,8 +1100,9 @@ static void test_prof_not_built(void **state)
 	fake.fail_errno = ENOENT;
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(run(words[i]), PROTO_ERROR);
-		assert_true(starts(R.buf, "error: this jemalloc was built "
-					  "without heap profiling"));
+		assert_true(starts(R.buf,
+		    "error: this jemalloc was built "
+		    "without heap profiling"));
 		assert_non_null(strstr(R.buf, "--enable-prof"));
 	}
 	fake.fail_errno = EPERM;
@@ -1112,10 +1120,10 @@ static void test_prof_off_says_what_to_set(void **state)
 	fake.opt_prof = false;
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(run(words[i]), PROTO_ERROR);
-		assert_true(starts(R.buf,
-		    "error: heap profiling is not enabled"));
-		assert_non_null(strstr(R.buf,
-		    "MALLOC_CONF=prof:true,prof_active:false"));
+		assert_true(
+		    starts(R.buf, "error: heap profiling is not enabled"));
+		assert_non_null(
+		    strstr(R.buf, "MALLOC_CONF=prof:true,prof_active:false"));
 	}
 	assert_int_equal(fake.dumps, 0);
 }
@@ -1159,8 +1167,8 @@ static void test_jmpg(void **state)
 	assert_int_equal(run("mntr"), PROTO_OK);
 	fake.epochs = 0;
 	assert_int_equal(run("jmpg"), PROTO_OK);
-	assert_true(starts(R.buf,
-	    "ok: purged all arenas (resident 19 B -> 19 B)"));
+	assert_true(
+	    starts(R.buf, "ok: purged all arenas (resident 19 B -> 19 B)"));
 	/* Before and after: never coalesced. */
 	assert_int_equal(fake.epochs, 2);
 	/* Without stats.resident, no made-up figures. */
@@ -1347,8 +1355,8 @@ static void test_figures(void **state)
 	}
 	assert_int_equal(*line, '\0');
 	assert_non_null(strstr(R.buf, "\njm4lw_connections_evicted\t4\n"));
-	assert_non_null(strstr(R.buf,
-	    "\njm4lw_last_dump_time\t1970-01-02T00:01:01Z\n"));
+	assert_non_null(
+	    strstr(R.buf, "\njm4lw_last_dump_time\t1970-01-02T00:01:01Z\n"));
 }
 
 /*
@@ -1417,53 +1425,53 @@ static void test_policy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_frame_short),
-		T(test_frame_exact_and_trailing),
-		T(test_frame_binary),
-		T(test_ruok_exact_bytes),
-		T(test_case_sensitive),
-		T(test_unknown_binary_is_escaped),
-		T(test_no_prefix_matching),
-		T(test_allow_list),
-		T(test_allowed_matching),
-		T(test_host_words),
-		T(test_host_word_flags_and_allow),
-		T(test_host_word_validation),
-		T(test_mntr),
-		T(test_mntr_coalesces_epochs),
-		T(test_fmt_bytes),
-		T(test_mntr_leaves_out_what_fails),
-		T(test_srvr_and_conf),
-		T(test_jmst_jmsj),
-		T(test_jmfp_writes_and_renames),
-		T(test_jmfp_cut_short),
-		T(test_jmfp_long_profiles),
-		T(test_stage_sweep),
-		T(test_stage_replaced),
-		T(test_jmfp_skips_existing_names),
-		T(test_jmfp_relative_dir_is_absolute),
-		T(test_jmfp_dir_missing),
-		T(test_jmfp_dir_is_a_file),
-		T(test_jmfp_dump_errnos),
-		T(test_jmfp_min_interval),
-		T(test_jmfp_min_free),
-		T(test_dumps_match),
-		T(test_retention_keep),
-		T(test_retention_future_mtime),
-		T(test_retention_bytes),
-		T(test_jmls),
-		T(test_jmrs),
-		T(test_growth),
-		T(test_policy),
-		T(test_dump_in_progress),
-		T(test_jmfp_is_a_job),
-		T(test_figures),
-		T(test_prof_not_built),
-		T(test_prof_off_says_what_to_set),
-		T(test_jmep_jmdp),
-		T(test_prof_active_errnos),
-		T(test_jmpg),
-		T(test_every_word_is_one_reply),
+	    T(test_frame_short),
+	    T(test_frame_exact_and_trailing),
+	    T(test_frame_binary),
+	    T(test_ruok_exact_bytes),
+	    T(test_case_sensitive),
+	    T(test_unknown_binary_is_escaped),
+	    T(test_no_prefix_matching),
+	    T(test_allow_list),
+	    T(test_allowed_matching),
+	    T(test_host_words),
+	    T(test_host_word_flags_and_allow),
+	    T(test_host_word_validation),
+	    T(test_mntr),
+	    T(test_mntr_coalesces_epochs),
+	    T(test_fmt_bytes),
+	    T(test_mntr_leaves_out_what_fails),
+	    T(test_srvr_and_conf),
+	    T(test_jmst_jmsj),
+	    T(test_jmfp_writes_and_renames),
+	    T(test_jmfp_cut_short),
+	    T(test_jmfp_long_profiles),
+	    T(test_stage_sweep),
+	    T(test_stage_replaced),
+	    T(test_jmfp_skips_existing_names),
+	    T(test_jmfp_relative_dir_is_absolute),
+	    T(test_jmfp_dir_missing),
+	    T(test_jmfp_dir_is_a_file),
+	    T(test_jmfp_dump_errnos),
+	    T(test_jmfp_min_interval),
+	    T(test_jmfp_min_free),
+	    T(test_dumps_match),
+	    T(test_retention_keep),
+	    T(test_retention_future_mtime),
+	    T(test_retention_bytes),
+	    T(test_jmls),
+	    T(test_jmrs),
+	    T(test_growth),
+	    T(test_policy),
+	    T(test_dump_in_progress),
+	    T(test_jmfp_is_a_job),
+	    T(test_figures),
+	    T(test_prof_not_built),
+	    T(test_prof_off_says_what_to_set),
+	    T(test_jmep_jmdp),
+	    T(test_prof_active_errnos),
+	    T(test_jmpg),
+	    T(test_every_word_is_one_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,8 +57,8 @@ static size_t ask(int port, const char *word, char *buf, size_t len)
 	assert_true(fd != -1);
 	assert_int_equal(send(fd, word, strlen(word), MSG_NOSIGNAL),
 	    (ssize_t)strlen(word));
-	while (have < len - 1 &&
-	    (n = recv(fd, buf + have, len - 1 - have, 0)) > 0)
+	while (
+	    have < len - 1 && (n = recv(fd, buf + have, len - 1 - have, 0)) > 0)
 		have += (size_t)n;
 	buf[have] = '\0';
 	close(fd);
@@ -480,15 +480,15 @@ static void test_log_level(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_serves_words),
-		cmocka_unit_test(test_thread_is_named_and_sleeps),
-		cmocka_unit_test(test_stop_with_open_connections),
-		cmocka_unit_test(test_jmfp_and_stop_mid_dump),
-		cmocka_unit_test(test_start_errors),
-		cmocka_unit_test(test_fork_child_lets_go),
-		cmocka_unit_test(test_allow_names_host_words),
-		cmocka_unit_test(test_many_starts_and_stops),
-		cmocka_unit_test(test_log_level),
+	    cmocka_unit_test(test_serves_words),
+	    cmocka_unit_test(test_thread_is_named_and_sleeps),
+	    cmocka_unit_test(test_stop_with_open_connections),
+	    cmocka_unit_test(test_jmfp_and_stop_mid_dump),
+	    cmocka_unit_test(test_start_errors),
+	    cmocka_unit_test(test_fork_child_lets_go),
+	    cmocka_unit_test(test_allow_names_host_words),
+	    cmocka_unit_test(test_many_starts_and_stops),
+	    cmocka_unit_test(test_log_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,12 +36,12 @@
 struct gate {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int open;      /* the test let it finish */
-	int started;   /* it is running */
-	int finished;  /* it returned */
-	int orphaned;  /* freed by the thread, the module gone */
-	int done;      /* its end was seen on the loop */
-	int sampled;   /* thread.prof.active where it ran */
+	int open;     /* the test let it finish */
+	int started;  /* it is running */
+	int finished; /* it returned */
+	int orphaned; /* freed by the thread, the module gone */
+	int done;     /* its end was seen on the loop */
+	int sampled;  /* thread.prof.active where it ran */
 	int sampled_err;
 	int policy;    /* its scheduling policy */
 	int nice;      /* its nice value */
@@ -285,14 +285,14 @@ static void test_free_without_a_job(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_job_runs_off_the_loop,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(
-		    test_thread_is_unsampled_idle_and_named, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_free_mid_job_is_prompt,
-		    setup, teardown),
-		cmocka_unit_test_setup_teardown(test_free_without_a_job, setup,
-		    teardown),
+	    cmocka_unit_test_setup_teardown(test_job_runs_off_the_loop, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(test_thread_is_unsampled_idle_and_named,
+	        setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_free_mid_job_is_prompt, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(test_free_without_a_job, setup,
+	        teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
