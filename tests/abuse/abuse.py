@@ -434,6 +434,19 @@ def hold(port, n, send, rcvbuf, mss, wait, maxhold, ensure, answered):
     return 0
 
 
+def ask_once(port, word, bound):
+    """WORD on a connection of its own: (reply, how it ended), or (b"",
+    the error) when the connect or the send failed."""
+    try:
+        s = connect(port)
+        s.sendall(word + b"\n")
+        got, end, _ = read_to_end(s, bound)
+        s.close()
+        return got, end
+    except OSError as e:
+        return b"", repr(e)
+
+
 def recv_or_end(s):
     """What a non-blocking socket has: bytes, b"" once it ended (EOF or
     reset), or None when nothing came yet."""
@@ -526,18 +539,12 @@ def flood(port, n, seconds, bind, max_lost):
         if now >= next_probe:
             next_probe = now + 0.02
             t0 = time.monotonic()
-            try:
-                p = connect(port)
-                p.sendall(b"ruok\n")
-                got, end, _ = read_to_end(p, 10)
-                p.close()
-            except OSError as e:
-                got, end = repr(e).encode(), "error"
+            got, end = ask_once(port, b"ruok", 10)
             lat.append(time.monotonic() - t0)
-            if got == b"" and end == "eof":
-                lost += 1
+            if got == b"" and end != "timeout":
+                lost += 1  # closed (FIN or reset) before any reply
             elif got != b"imok":
-                bad.append(got[:60])
+                bad.append(got[:60] or end)
         for key, _ in sel.select(0.005):
             s, i = key.fileobj, key.data
             if recv_or_end(s) != b"":
@@ -574,13 +581,7 @@ def jmfp_storm(port, total, par):
                 if left[0] == 0:
                     return
                 left[0] -= 1
-            try:
-                s = connect(port)
-                s.sendall(b"jmfp\n")
-                got, end, _ = read_to_end(s, 30)
-                s.close()
-            except OSError as e:
-                got, end = b"", repr(e)
+            got, end = ask_once(port, b"jmfp", 30)
             with lock:
                 if end != "eof":
                     errors.append(end)
