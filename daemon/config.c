@@ -67,7 +67,7 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(max_connections, 1, 100000, ""), .def = "64",
         .help = "connections beyond this get one error line and are "
                 "closed"},
-    {NUMBER_KEY(max_connections_per_peer, 1, 100000, ""), .def = "32",
+    {NUMBER_KEY(max_connections_per_peer, 1, 100000, ""), .def = "48",
         .help = "connections one peer address may hold at once; a new one "
                 "beyond it replaces that peer's oldest connection still "
                 "waiting for its word, or is refused"},

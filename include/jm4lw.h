@@ -85,7 +85,7 @@ struct jm4lw_config {
 	unsigned max_connections;
 	/** Connections one peer address may hold at once; a new one beyond
 	 *  it replaces that peer's oldest connection still waiting for its
-	 *  word, or is refused (default 32). */
+	 *  word, or is refused (default 48). */
 	unsigned max_connections_per_peer;
 	/** Seconds a peer has to send its word (default 5). */
 	unsigned read_timeout;

@@ -117,7 +117,7 @@ case_many_idle() {
 # them, at the default caps. Every ruok of a client at another address is
 # answered (max_connections_per_peer keeps slots free for it). From the
 # flood's own address every ruok is answered or, rarely, closed before
-# its word arrived (the flood turns the address's 32 slots over in a few
+# its word arrived (the flood turns the address's 48 slots over in a few
 # milliseconds, and a probe not yet heard from looks like the flood):
 # never the too-many line, never a wrong reply, at most 5 % lost.
 case_idle_flood() {

@@ -453,6 +453,7 @@ mkdir -p "$WORK/dumps"
 cat >"$WORK/jm4lwd.conf" <<EOF
 # run.sh: the benchmark configuration
 max_connections = 2000
+max_connections_per_peer = 2000
 dump_min_interval = 0
 read_timeout = 600
 dump_dir = $WORK/dumps
@@ -1211,7 +1212,7 @@ cmds
 SECTION=6
 out "## 6. ruok latency with $IDLE_CONNS idle connections held open"
 out ""
-out "jm4lwd with \`max_connections = 2000\` and \`read_timeout = 600\` (so the idle peers are not timed out during the run)."
+out "jm4lwd with \`max_connections = 2000\`, \`max_connections_per_peer = 2000\` and \`read_timeout = 600\` (so the idle peers are not timed out during the run)."
 out "loadgen \`-k $IDLE_CONNS\` opens $IDLE_CONNS sockets that never send (32 per 10 ms, then 0.5 s for the daemon to accept"
 out "them), keeps them open for the whole run (one the server closed would count as dropped: none may be) and"
 out "measures ruok alongside; runs with and without them alternate. Half-way through each run \`jm4lw mntr\` reads"

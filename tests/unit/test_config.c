@@ -116,7 +116,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.dump_dir, "/tmp");
 	assert_string_equal(cfg.dump_prefix, "jm4lw");
 	assert_int_equal(cfg.max_connections, 64);
-	assert_int_equal(cfg.max_connections_per_peer, 32);
+	assert_int_equal(cfg.max_connections_per_peer, 48);
 	assert_int_equal(cfg.read_timeout, 5);
 	assert_int_equal(cfg.write_timeout, 30);
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);

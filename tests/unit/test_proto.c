@@ -529,7 +529,7 @@ static void test_srvr_and_conf(void **state)
 	assert_non_null(strstr(R.buf, "\ndump_prefix=svc\n"));
 	assert_non_null(strstr(R.buf,
 	    "\nmax_connections=64\n"
-	    "max_connections_per_peer=32\n"));
+	    "max_connections_per_peer=48\n"));
 	assert_non_null(strstr(R.buf, "\nread_timeout=5\n"));
 	assert_non_null(strstr(R.buf, "\nwrite_timeout=30\n"));
 	assert_non_null(strstr(R.buf, "\nallow_from=127.0.0.0/8,::1\n"));
