@@ -151,7 +151,9 @@ JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
 
 /**
  * Create a module on @p base. It does not listen yet: call jm4lw_listen().
- * Returns NULL with a reason in @p err if @p cfg is invalid.
+ * Returns NULL with a reason in @p err if @p cfg is invalid. Heavy work
+ * (a dump) runs on a worker thread the module starts at the first dump;
+ * the module's own allocations on @p base's thread are not sampled.
  */
 JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
     const struct jm4lw_config *cfg, char *err, size_t errlen);
@@ -194,7 +196,12 @@ JM4LW_API int jm4lw_bound_addr(const struct jm4lw *m, int i, char *buf,
 JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
     char *err, size_t errlen);
 
-/** Close every listener and connection and free the module. NULL is ok. */
+/**
+ * Close every listener and connection and free the module. NULL is ok.
+ * It returns at once even while a dump runs on the module's worker
+ * thread: the worker finishes that dump, removes its staging directory
+ * and exits by itself.
+ */
 JM4LW_API void jm4lw_free(struct jm4lw *m);
 
 /**
@@ -252,7 +259,8 @@ JM4LW_API int jm4lw_reply_error(struct jm4lw_reply *r, const char *fmt, ...)
 /**
  * Append the reply of built-in word @p word (e.g. a host's own `mntr`
  * that adds its figures to ours). Returns 0, or -1 if @p word is not
- * built in or its reply was an error line.
+ * built in or its reply was an error line. `jmfp` asked this way dumps in
+ * place, on the calling loop (the word itself dumps on the worker).
  */
 JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word);
 
