@@ -1130,7 +1130,7 @@ if [ "$(med s4.tjfp.wall)" != nan ]; then
 	v=$(verdict "$ratio" le 1.05)
 	out "The figure the target is set on is jmfp as an operator gets it (connect → \`jmfp\` → path → EOF) against the bare"
 	out "\`mallctl\` timed inside the process; the two rows under it split the difference into the connection (the same"
-	out "for any word) and what \`proto_dump()\` adds in the process. \`tjfp\` is \`jmfp\` itself (\`jm4lw_reply_builtin()\`),"
+	out "for any word) and what \`core_dump_sync()\` adds in the process. \`tjfp\` is \`jmfp\` itself (\`jm4lw_reply_builtin()\`),"
 	out "timed around the call. $((ROUNDS * DUMPS)) pairs of single dumps, each pair side by side in time, the order alternating; ratios"
 	out "are medians of the per-pair ratios (range in brackets)."
 	out ""
@@ -1418,7 +1418,7 @@ if [ "$S1_MISS" = 1 ] || [ "$S1_CAP_MISS" = 1 ]; then
 	fi
 	ana ""
 	ana "The difference is libevent's, which the module must use (it runs on the host's \`event_base\`) — not the"
-	ana "allocator's. Per connection, \`daemon/server.c\` makes two \`epoll_ctl\` calls: the read event's \`EPOLL_CTL_ADD\` after"
+	ana "allocator's. Per connection, \`daemon/conn.c\` makes two \`epoll_ctl\` calls: the read event's \`EPOLL_CTL_ADD\` after"
 	ana "accept, and the \`EPOLL_CTL_DEL\` that libevent's \`event_del()\` must issue before \`conn_close()\` closes the fd (it"
 	ana "cannot know the fd is about to go); the floor lets \`close()\` drop the fd from epoll."
 	if [ $PERF = 1 ]; then
@@ -1477,7 +1477,7 @@ fi
 
 if [ "$(above "$(pmed s4.tjfp.wall s4.bdmp.proc)" 1.05)" = 1 ]; then
 	ana "**4. jmfp ÷ bare prof.dump.** jmfp's wall time was $(fmt "$(pdiff s4.tjfp.wall s4.bdmp.proc)") µs over the bare \`mallctl\` (median of per-pair differences),"
-	ana "which took $(fmt "$(med s4.bdmp.proc)") µs for a ${HEAP_MB} MiB heap: $(fmt "$(pdiff s4.tjfp.proc s4.bdmp.proc)") µs of it in the process (\`proto_dump()\`, \`proto/words.c\`), the"
+	ana "which took $(fmt "$(med s4.bdmp.proc)") µs for a ${HEAP_MB} MiB heap: $(fmt "$(pdiff s4.tjfp.proc s4.bdmp.proc)") µs of it in the process (\`core_dump_sync()\`, \`core/dump.c\`), the"
 	ana "rest the connection ($(fmt "$(pdiff s4.bdmp.wall s4.bdmp.proc)") µs for bdmp's, which does nothing but the \`mallctl\`). The budget of 5 % is"
 	ana "$(awk -v b="$(med s4.bdmp.proc)" 'BEGIN { if (b == "nan") print "—"; else printf "%.0f", b * 0.05 }') µs here; it grows with the heap's profile, the connection does not. The connection of a"
 	ana "ruok costs $(fmt "$(med s1.c1.j.p50)") µs at c=1 (section 1); after a wait of milliseconds it costs more because both CPUs have gone idle"
@@ -1529,7 +1529,7 @@ for c in $CONCS; do
 		ana "$LOAD0 → $LOAD1), not theirs. jm4lwd keeps idle peers in epoll and a timer heap, touched only when they act."
 	else
 		ana "The idle connections lengthen the tail: with ${IDLE_CONNS} peers each holding a \`read_timeout\` event, libevent's timer"
-		ana "heap and epoll set are larger; see \`server_accept()\`/\`conn_want_read()\` in \`daemon/server.c\`."
+		ana "heap and epoll set are larger; see \`conn_accept()\`/\`conn_want_read()\` in \`daemon/conn.c\`."
 	fi
 	ana ""
 done
