@@ -6,7 +6,8 @@
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer build: unit and
 #      integration tests (jm4lwd itself sanitized, driven by the real clients);
 #   4. ThreadSanitizer build, the thread-mode tests;
-#   5. libFuzzer target: 1M runs over the seed corpus;
+#   5. libFuzzer targets (framing and dispatch; the heap_v2 parser): 1M
+#      runs each over their seed corpora;
 #   6. benchmark smoke run, so the harness never rots (figures not judged).
 # (valgrind runs the thread-mode tests inside step 1.)
 set -eu
@@ -39,7 +40,7 @@ cmake --build build-tsan -j"$jobs" --target test_thread test_worker
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_FUZZ=ON \
 	-DJM4LW_WERROR=ON >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_proto
+cmake --build build-fuzz -j"$jobs" --target fuzz_proto fuzz_heapprof
 (cd build-fuzz && ctest --output-on-failure -L fuzz)
 
 # The bench harness end to end, ~1 s a case: every server must start and

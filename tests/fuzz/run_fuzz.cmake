@@ -1,4 +1,4 @@
-# ctest driver for fuzz.proto: run FUZZER for RUNS inputs over a fresh copy
+# ctest driver for the fuzz targets: run FUZZER for RUNS inputs over a fresh copy
 # of CORPUS in WORK (libFuzzer adds what it finds to its first directory,
 # so the committed seeds stay as they are). Fails on any crash, leak,
 # sanitizer report or timeout; the input that caused it is kept in
@@ -8,6 +8,10 @@ foreach(v FUZZER CORPUS WORK RUNS)
     message(FATAL_ERROR "run_fuzz.cmake: -D${v}=... is required")
   endif()
 endforeach()
+if(NOT DEFINED MAXLEN)
+  set(MAXLEN 4096)
+endif()
+get_filename_component(name ${FUZZER} NAME)
 
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/corpus ${WORK}/artifacts ${WORK}/tmp)
@@ -21,17 +25,17 @@ set(ENV{UBSAN_OPTIONS} "print_stacktrace=1:halt_on_error=1")
 string(TIMESTAMP t0 "%s")
 execute_process(
   COMMAND ${FUZZER} ${WORK}/corpus -runs=${RUNS} -detect_leaks=1
-    -max_len=4096 -timeout=25 -rss_limit_mb=2048 -print_final_stats=1
+    -max_len=${MAXLEN} -timeout=25 -rss_limit_mb=2048 -print_final_stats=1
     -artifact_prefix=${WORK}/artifacts/
   RESULT_VARIABLE rc)
 string(TIMESTAMP t1 "%s")
 math(EXPR secs "${t1} - ${t0}")
-message(STATUS "fuzz_proto: ${RUNS} runs in ${secs} s, exit ${rc}")
+message(STATUS "${name}: ${RUNS} runs in ${secs} s, exit ${rc}")
 
 file(GLOB found ${WORK}/artifacts/*)
 if(NOT rc EQUAL 0 OR found)
   foreach(f ${found})
     message(STATUS "reproduce: ${FUZZER} ${f}")
   endforeach()
-  message(FATAL_ERROR "fuzz_proto failed (exit ${rc})")
+  message(FATAL_ERROR "${name} failed (exit ${rc})")
 endif()

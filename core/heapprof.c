@@ -1,0 +1,443 @@
+/*
+ * heap_v2 profiles read back and unsampled. jemalloc writes them and only
+ * jeprof (Perl) reads them, so the reader is ours: a line scanner over the
+ * bytes, no regular expressions, every number range-checked, every error
+ * one line with its line number. The unsampling is jeprof's (and Go's
+ * pprof's) per-stack formula, applied to each stack before any sum.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heapprof.h"
+
+/* 1 / (1 - exp(-(bytes/objs)/period)), jeprof's AdjustSamples(). */
+double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period)
+{
+	double ratio;
+
+	if (objs == 0 || period == 0)
+		return 1;
+	ratio = ((double)bytes / (double)objs) / (double)period;
+	return 1 / (1 - exp(-ratio));
+}
+
+/* The parser's cursor and what it has built so far. */
+struct hp_parse {
+	const char *s, *end; /* the rest of the input */
+	unsigned long line;  /* of the line just taken */
+	struct heap_profile *hp;
+	size_t cap_stacks, cap_first, cap_pcs, cap_maps, cap_text, used_text;
+	size_t *first; /* each stack's first pc, as an index while pcs grows */
+	char *err;
+	size_t errlen;
+};
+
+/* One line of error, with where; always -1. */
+static int hp_err(struct hp_parse *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int hp_err(struct hp_parse *p, const char *fmt, ...)
+{
+	char why[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (p->line > 0)
+		snprintf(p->err, p->errlen, "line %lu: %s", p->line, why);
+	else
+		snprintf(p->err, p->errlen, "%s", why);
+	return -1;
+}
+
+/* The next line (without its newline or a trailing \r); 0 at the end. */
+static int hp_line(struct hp_parse *p, const char **line, size_t *n)
+{
+	const char *nl;
+
+	if (p->s >= p->end)
+		return 0;
+	*line = p->s;
+	nl = memchr(p->s, '\n', (size_t)(p->end - p->s));
+	*n = (size_t)((nl != NULL ? nl : p->end) - p->s);
+	p->s = nl != NULL ? nl + 1 : p->end;
+	if (*n > 0 && (*line)[*n - 1] == '\r')
+		(*n)--;
+	p->line++;
+	return 1;
+}
+
+/* Grow *@p arr (of @p size-byte items) to hold @p need; -1 if memory
+ * runs out. */
+static int hp_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > SIZE_MAX / size || (n = realloc(*arr, ncap * size)) == NULL)
+		return -1;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* Skip blanks in s[*i..n). */
+static void hp_blanks(const char *s, size_t n, size_t *i)
+{
+	while (*i < n && (s[*i] == ' ' || s[*i] == '\t'))
+		(*i)++;
+}
+
+/* A decimal number at s[*i..n); -1 if none or it overflows. */
+static int hp_dec(const char *s, size_t n, size_t *i, uint64_t *v)
+{
+	size_t start = *i;
+
+	*v = 0;
+	for (; *i < n && s[*i] >= '0' && s[*i] <= '9'; (*i)++) {
+		if (*v > (UINT64_MAX - 9) / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(s[*i] - '0');
+	}
+	return *i > start ? 0 : -1;
+}
+
+/* A hex number at s[*i..n), with or without 0x; -1 if none or too big. */
+static int hp_hex(const char *s, size_t n, size_t *i, uint64_t *v)
+{
+	size_t start, digits = 0;
+	int d;
+
+	if (*i + 1 < n && s[*i] == '0' &&
+	    (s[*i + 1] == 'x' || s[*i + 1] == 'X'))
+		*i += 2;
+	start = *i;
+	*v = 0;
+	for (; *i < n; (*i)++) {
+		char c = s[*i];
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			break;
+		if (digits > 0 || d != 0)
+			digits++;
+		if (digits > 16)
+			return -1;
+		*v = *v << 4 | (uint64_t)d;
+	}
+	return *i > start ? 0 : -1;
+}
+
+/* "@ 0x... 0x...": a new stack. */
+static int hp_stack(struct hp_parse *p, const char *s, size_t n)
+{
+	struct heap_profile *hp = p->hp;
+	size_t i = 1, depth = 0;
+	uint64_t pc;
+
+	if (hp_grow((void **)&hp->stacks, &p->cap_stacks, hp->nstacks + 1,
+	        sizeof(*hp->stacks)) == -1 ||
+	    hp_grow((void **)&p->first, &p->cap_first, hp->nstacks + 1,
+	        sizeof(*p->first)) == -1)
+		return hp_err(p, "out of memory");
+	for (;;) {
+		hp_blanks(s, n, &i);
+		if (i == n)
+			break;
+		if (hp_hex(s, n, &i, &pc) == -1 ||
+		    (i < n && s[i] != ' ' && s[i] != '\t'))
+			return hp_err(p, "a stack's frame is not an address");
+		if (hp_grow((void **)&hp->pcs, &p->cap_pcs, hp->npcs + 1,
+		        sizeof(*hp->pcs)) == -1)
+			return hp_err(p, "out of memory");
+		hp->pcs[hp->npcs++] = pc;
+		depth++;
+	}
+	if (depth == 0)
+		return hp_err(p, "a stack with no frame");
+	memset(&hp->stacks[hp->nstacks], 0, sizeof(hp->stacks[0]));
+	hp->stacks[hp->nstacks].depth = depth;
+	p->first[hp->nstacks] = hp->npcs - depth;
+	hp->nstacks++;
+	return 0;
+}
+
+/*
+ * "t*: N: B [N: B]" or "tK: ...": the counts. *@p all is set for t*.
+ * 0 and the four numbers, 1 when the line is not a count line at all.
+ */
+static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
+    uint64_t v[4])
+{
+	size_t i = 0;
+	uint64_t tid;
+
+	hp_blanks(s, n, &i);
+	if (i + 1 >= n || s[i] != 't')
+		return 1;
+	i++;
+	if (s[i] == '*') {
+		*all = 1;
+		i++;
+	} else {
+		*all = 0;
+		if (hp_dec(s, n, &i, &tid) == -1)
+			return 1;
+	}
+	if (i >= n || s[i++] != ':')
+		return 1;
+	hp_blanks(s, n, &i);
+	if (hp_dec(s, n, &i, &v[0]) == -1 || i >= n || s[i++] != ':')
+		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
+	hp_blanks(s, n, &i);
+	if (hp_dec(s, n, &i, &v[1]) == -1)
+		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
+	hp_blanks(s, n, &i);
+	if (i >= n || s[i++] != '[')
+		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
+	hp_blanks(s, n, &i);
+	if (hp_dec(s, n, &i, &v[2]) == -1 || i >= n || s[i++] != ':')
+		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
+	hp_blanks(s, n, &i);
+	if (hp_dec(s, n, &i, &v[3]) == -1)
+		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
+	hp_blanks(s, n, &i);
+	if (i >= n || s[i++] != ']')
+		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
+	hp_blanks(s, n, &i);
+	if (i != n)
+		return hp_err(p, "bad counts (junk after ])");
+	return 0;
+}
+
+/* Keep @p n bytes of @p s (a path) in the profile's text; its offset. */
+static int hp_text(struct hp_parse *p, const char *s, size_t n, size_t *off)
+{
+	struct heap_profile *hp = p->hp;
+
+	if (hp_grow((void **)&hp->text, &p->cap_text, p->used_text + n + 1,
+	        1) == -1)
+		return -1;
+	memcpy(hp->text + p->used_text, s, n);
+	hp->text[p->used_text + n] = '\0';
+	*off = p->used_text;
+	p->used_text += n + 1;
+	return 0;
+}
+
+/*
+ * One line of the maps: "start-end perms offset dev inode [path]"; its
+ * path's offset goes to path_off[nmaps] (room made by the caller). Lines
+ * of another shape are skipped, as jeprof does.
+ */
+static int hp_map(struct hp_parse *p, const char *s, size_t n, size_t *path_off)
+{
+	struct heap_profile *hp = p->hp;
+	struct hp_map m = {0};
+	uint64_t ignored;
+	size_t i = 0;
+
+	if (hp_hex(s, n, &i, &m.start) == -1 || i >= n || s[i++] != '-' ||
+	    hp_hex(s, n, &i, &m.end) == -1 || i >= n || s[i++] != ' ')
+		return 0;
+	if (i + 4 > n)
+		return 0;
+	m.exec = s[i + 2] == 'x';
+	i += 4;
+	hp_blanks(s, n, &i);
+	if (hp_hex(s, n, &i, &m.offset) == -1)
+		return 0;
+	hp_blanks(s, n, &i); /* dev: hh:hh */
+	while (i < n && s[i] != ' ' && s[i] != '\t')
+		i++;
+	hp_blanks(s, n, &i);
+	if (hp_dec(s, n, &i, &ignored) == -1) /* inode */
+		return 0;
+	hp_blanks(s, n, &i);
+	if (hp_grow((void **)&hp->maps, &p->cap_maps, hp->nmaps + 1,
+	        sizeof(*hp->maps)) == -1)
+		return hp_err(p, "out of memory");
+	if (hp_text(p, s + i, n - i, &path_off[hp->nmaps]) == -1)
+		return hp_err(p, "out of memory");
+	hp->maps[hp->nmaps++] = m;
+	return 0;
+}
+
+/* Free what a profile holds; it is empty after. */
+void heapprof_free(struct heap_profile *hp)
+{
+	free(hp->stacks);
+	free(hp->pcs);
+	free(hp->maps);
+	free(hp->text);
+	memset(hp, 0, sizeof(*hp));
+}
+
+/* Unsample every stack and point its frames into the final pcs array. */
+static void hp_finish(struct hp_parse *p, size_t *path_off)
+{
+	struct heap_profile *hp = p->hp;
+	struct hp_stack *st;
+	double sc;
+	size_t k;
+
+	for (k = 0; k < hp->nstacks; k++) {
+		st = &hp->stacks[k];
+		st->pc = hp->pcs + p->first[k];
+		sc = heapprof_scale(st->objs, st->bytes, hp->period);
+		st->u_objs = (double)st->objs * sc;
+		st->u_bytes = (double)st->bytes * sc;
+		sc =
+		    heapprof_scale(st->accum_objs, st->accum_bytes, hp->period);
+		st->u_accum_objs = (double)st->accum_objs * sc;
+		st->u_accum_bytes = (double)st->accum_bytes * sc;
+		hp->u_objs += st->u_objs;
+		hp->u_bytes += st->u_bytes;
+	}
+	for (k = 0; k < hp->nmaps; k++)
+		hp->maps[k].path = hp->text + path_off[k];
+}
+
+int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
+    char *err, size_t errlen)
+{
+	struct hp_parse p = {.s = buf,
+	    .end = buf + len,
+	    .hp = hp,
+	    .err = err,
+	    .errlen = errlen};
+	size_t n, i, *path_off = NULL, cap_off = 0;
+	const char *s;
+	uint64_t v[4] = {0, 0, 0, 0};
+	int all, r, maps = 0, counted = 1;
+
+	memset(hp, 0, sizeof(*hp));
+	if (!hp_line(&p, &s, &n) || n < 8 || memcmp(s, "heap_v2/", 8) != 0) {
+		p.line = 0;
+		r = hp_err(&p,
+		    "not a jemalloc heap profile (no heap_v2/ "
+		    "header)");
+		goto fail;
+	}
+	i = 8;
+	if (hp_dec(s, n, &i, &hp->period) == -1 || i != n) {
+		r = hp_err(&p, "bad sampling period in the heap_v2 header");
+		goto fail;
+	}
+	while (hp_line(&p, &s, &n)) {
+		if (maps) {
+			if (hp_grow((void **)&path_off, &cap_off, hp->nmaps + 1,
+			        sizeof(*path_off)) == -1) {
+				r = hp_err(&p, "out of memory");
+				goto fail;
+			}
+			if ((r = hp_map(&p, s, n, path_off)) != 0)
+				goto fail;
+			continue;
+		}
+		if (n == 17 && memcmp(s, "MAPPED_LIBRARIES:", 17) == 0) {
+			maps = 1;
+			continue;
+		}
+		if (n > 0 && s[0] == '@') {
+			if ((r = hp_stack(&p, s, n)) != 0)
+				goto fail;
+			counted = 0;
+			continue;
+		}
+		r = hp_counts(&p, s, n, &all, v);
+		if (r == -1)
+			goto fail;
+		/* Per-thread lines and the header's totals: not the
+		 * profile's (jeprof's reading, too). */
+		if (r == 0 && all && hp->nstacks > 0 && !counted) {
+			struct hp_stack *st = &hp->stacks[hp->nstacks - 1];
+			st->objs = v[0];
+			st->bytes = v[1];
+			st->accum_objs = v[2];
+			st->accum_bytes = v[3];
+			counted = 1;
+		}
+		/* Anything else (a fork's "f:" lines, blanks) is skipped. */
+	}
+	if (!maps) {
+		p.line = 0;
+		r = hp_err(&p,
+		    "the profile is cut short (no MAPPED_LIBRARIES "
+		    "section at its end)");
+		goto fail;
+	}
+	hp_finish(&p, path_off);
+	free(p.first);
+	free(path_off);
+	return 0;
+fail:
+	free(p.first);
+	free(path_off);
+	heapprof_free(hp);
+	return -1;
+}
+
+int heapprof_load(const char *path, struct heap_profile *hp, char *err,
+    size_t errlen)
+{
+	struct stat sb;
+	char *buf = NULL;
+	size_t got = 0;
+	ssize_t r;
+	int fd, rv = -1;
+
+	memset(hp, 0, sizeof(*hp));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &sb) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto out;
+	}
+	if ((buf = malloc((size_t)sb.st_size + 1)) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		goto out;
+	}
+	while (got < (size_t)sb.st_size &&
+	    (r = read(fd, buf + got, (size_t)sb.st_size - got)) != 0) {
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	if (heapprof_parse(buf, got, hp, err, errlen) == -1) {
+		/* Say which file. */
+		char why[256];
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", path, why);
+		goto out;
+	}
+	rv = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	free(buf);
+	return rv;
+}

@@ -1,0 +1,70 @@
+/*
+ * heapprof — jemalloc's heap_v2 profiles read back: the stacks with their
+ * counts, unsampled exactly as jeprof does, and the mappings. The first
+ * step of the profile pipeline (parse, unsample, then symbolize, render).
+ *
+ *	heap_v2/<period>
+ *	  t*: <objs>: <bytes> [<accum objs>: <accum bytes>]   (totals)
+ *	  t<N>: ...                                            (per thread)
+ *	@ 0x<pc> 0x<pc> ...
+ *	  t*: <objs>: <bytes> [<accum objs>: <accum bytes>]
+ *	  t<N>: ...
+ *	...
+ *	MAPPED_LIBRARIES:
+ *	<a copy of /proc/self/maps>
+ *
+ * Lines it does not know (a jemalloc fork's "f:" lines, blank lines) are
+ * skipped; a profile that is not heap_v2, or is cut short, is one error.
+ */
+#ifndef JM4LW_HEAPPROF_H
+#define JM4LW_HEAPPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One stack: its frames (leaf first, as dumped) and its counts. */
+struct hp_stack {
+	const uint64_t *pc; /* into heap_profile.pcs */
+	size_t depth;
+	uint64_t objs, bytes;             /* sampled, as dumped (t*) */
+	uint64_t accum_objs, accum_bytes; /* since start, when prof_accum */
+	double u_objs, u_bytes;           /* unsampled, as jeprof does */
+	double u_accum_objs, u_accum_bytes;
+};
+
+/* One line of MAPPED_LIBRARIES. */
+struct hp_map {
+	uint64_t start, end, offset;
+	int exec;         /* r-x or rwx */
+	const char *path; /* "" for anonymous; into heap_profile.text */
+};
+
+struct heap_profile {
+	uint64_t period; /* the mean bytes between samples */
+	struct hp_stack *stacks;
+	size_t nstacks;
+	uint64_t *pcs; /* every stack's frames, one array */
+	size_t npcs;
+	struct hp_map *maps;
+	size_t nmaps;
+	char *text;             /* the mappings' paths */
+	double u_objs, u_bytes; /* totals of the unsampled counts */
+};
+
+/* The factor jeprof multiplies a stack's counts by: a stack of @p objs
+ * objects of @p bytes in all, sampled once per @p period bytes on
+ * average, was sampled with probability 1 - exp(-(bytes/objs)/period). */
+double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period);
+
+/* Parse @p len bytes: 0, or -1 with one line in @p err (and @p hp
+ * empty). Free with heapprof_free(). */
+int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
+    char *err, size_t errlen);
+
+/* Read and parse the file at @p path. */
+int heapprof_load(const char *path, struct heap_profile *hp, char *err,
+    size_t errlen);
+
+void heapprof_free(struct heap_profile *hp);
+
+#endif

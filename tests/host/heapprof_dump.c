@@ -1,0 +1,37 @@
+/*
+ * heapprof_dump: what core/heapprof.c reads in a heap_v2 profile, for the
+ * differential test against jeprof (tests/integration/heapprof.sh).
+ *
+ *	heapprof_dump PROFILE
+ *
+ * Prints "period N", "stacks N", "frames N", "maps N (M executable)",
+ * then the unsampled totals, "inuse_objects X" and "inuse_space X", with
+ * six decimals; or one line on stderr and exit 1.
+ */
+#include <stdio.h>
+
+#include "heapprof.h"
+
+int main(int argc, char *argv[])
+{
+	struct heap_profile hp;
+	char err[512];
+	size_t i, exec = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: heapprof_dump PROFILE\n");
+		return 2;
+	}
+	if (heapprof_load(argv[1], &hp, err, sizeof(err)) == -1) {
+		fprintf(stderr, "heapprof_dump: %s\n", err);
+		return 1;
+	}
+	for (i = 0; i < hp.nmaps; i++)
+		exec += hp.maps[i].exec;
+	printf("period %llu\nstacks %zu\nframes %zu\nmaps %zu (%zu "
+	       "executable)\ninuse_objects %.6f\ninuse_space %.6f\n",
+	    (unsigned long long)hp.period, hp.nstacks, hp.npcs, hp.nmaps, exec,
+	    hp.u_objs, hp.u_bytes);
+	heapprof_free(&hp);
+	return 0;
+}

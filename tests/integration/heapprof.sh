@@ -1,0 +1,119 @@
+#!/bin/bash
+# The profile pipeline's first step against jeprof: core/heapprof.c
+# (through tests/host/heapprof_dump) must read a real heap_v2 dump to the
+# same unsampled totals jeprof prints ("Total:", in bytes and in objects),
+# skip lines it does not know, and refuse a cut or foreign file with one
+# clear line.
+#
+#	bash heapprof.sh   (BENCH_HOST, HEAPPROF_DUMP, JEPROF_HOST from ctest)
+. "$(dirname "$0")/../lib.sh"
+
+need jeprof nc.openbsd timeout
+[ -x "$HEAPPROF_DUMP" ] || die "$HEAPPROF_DUMP is not executable"
+[ -x "$BENCH_HOST" ] || die "$BENCH_HOST is not executable"
+
+# same_totals NAME BINARY PROFILE: ours and jeprof's, bytes and objects.
+# jeprof prints its float sum truncated; ours, truncated, must be equal
+# (one unit apart at most: the two sum in different orders).
+same_totals() {
+	local name=$1 bin=$2 prof=$3 ours jb jo ob oo
+	ours=$("$HEAPPROF_DUMP" "$prof" 2>&1) || {
+		fail "$name: heapprof_dump reads it" "$ours"
+		return
+	}
+	echo "# $name: $(echo "$ours" | tr '\n' ' ')"
+	jb=$(timeout 300 jeprof --text --show_bytes "$bin" "$prof" 2>/dev/null |
+		sed -n 's/^Total: \([0-9]*\) B$/\1/p')
+	jo=$(timeout 300 jeprof --text --inuse_objects "$bin" "$prof" 2>/dev/null |
+		sed -n 's/^Total: \([0-9]*\) objects$/\1/p')
+	ob=$(echo "$ours" | awk '$1 == "inuse_space" { printf "%d", $2 }')
+	oo=$(echo "$ours" | awk '$1 == "inuse_objects" { printf "%d", $2 }')
+	if [ -n "$jb" ] && [ -n "$ob" ] && [ "$jb" -gt 0 ] &&
+		[ $((ob - jb)) -le 1 ] && [ $((jb - ob)) -le 1 ]; then
+		pass "$name: inuse_space $ob B, jeprof's Total: $jb B"
+	else
+		fail "$name: inuse_space equals jeprof's Total" "ours: $ob" \
+			"jeprof: ${jb:-none}"
+	fi
+	if [ -n "$jo" ] && [ -n "$oo" ] && [ $((oo - jo)) -le 1 ] &&
+		[ $((jo - oo)) -le 1 ]; then
+		pass "$name: inuse_objects $oo, jeprof's Total: $jo objects"
+	else
+		fail "$name: inuse_objects equals jeprof's Total" "ours: $oo" \
+			"jeprof: ${jo:-none}"
+	fi
+}
+
+# A big profile: bench_host's 64 MiB over chains of 8-16 frames, sampled
+# every 8 KiB: thousands of distinct stacks.
+case_many_stacks() {
+	local d port p
+	d=$(scratch many_stacks)
+	(cd "$d" && exec env MALLOC_CONF=prof:true,lg_prof_sample:13 \
+		"$BENCH_HOST" -S -m 64 "$d") </dev/null >"$d/out" 2>"$d/err" &
+	PID=$!
+	track "$PID"
+	for _ in $(seq $((300 * SLOW))); do
+		port=$(sed -n 's/^bench_host: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	[ -n "$port" ] || { fail "bench_host started" "$(tail -3 "$d/err")"; return; }
+	p=$(ask jmfp "$port")
+	[ -s "$p" ] || { fail "bench_host: jmfp wrote a profile" "$p"; return; }
+	assert_cmd "bench_host: the profile has over 1000 stacks" \
+		test "$(grep -c '^@' "$p")" -gt 1000
+	same_totals "bench_host" "$BENCH_HOST" "$p"
+	cp "$p" "$T/big.heap"
+	kill "$PID"
+	wait_exit "$PID" 10 >/dev/null 2>&1
+}
+
+# Lines the parser does not know are skipped: ClickHouse's jemalloc fork
+# adds "f:" lines; the totals stay jeprof's.
+case_unknown_lines() {
+	[ -s "$T/big.heap" ] || return
+	awk '/^@/ { print; print "  f: 0x1 0x2"; next } { print }' \
+		"$T/big.heap" >"$T/fork.heap"
+	a=$("$HEAPPROF_DUMP" "$T/big.heap" | grep inuse_space)
+	b=$("$HEAPPROF_DUMP" "$T/fork.heap" | grep inuse_space)
+	assert_eq "unknown f: lines are skipped, the totals unchanged" "$a" "$b"
+}
+
+# Cut short, or not a profile at all: one line, exit 1, no crash.
+case_bad_files() {
+	local out rc
+	[ -s "$T/big.heap" ] || return
+	head -c $(($(stat -c %s "$T/big.heap") / 2)) "$T/big.heap" >"$T/cut.heap"
+	out=$("$HEAPPROF_DUMP" "$T/cut.heap" 2>&1)
+	rc=$?
+	assert_eq "a profile cut in half: exit 1" 1 "$rc"
+	assert_eq "a profile cut in half: one line saying so" \
+		"heapprof_dump: $T/cut.heap: the profile is cut short (no MAPPED_LIBRARIES section at its end)" \
+		"$out"
+	head -c 4096 /dev/urandom >"$T/junk.heap"
+	out=$("$HEAPPROF_DUMP" "$T/junk.heap" 2>&1)
+	rc=$?
+	assert_eq "random bytes: exit 1" 1 "$rc"
+	assert_eq "random bytes: one line saying so" \
+		"heapprof_dump: $T/junk.heap: not a jemalloc heap profile (no heap_v2/ header)" \
+		"$out"
+}
+
+# The embedding host's own profile, read from its dump directory.
+case_jeprof_host() {
+	local p
+	start_jeprof_host heapprof_host \
+		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:16 || return
+	sleep 1
+	p=$(ask jmfp)
+	[ -s "$p" ] || { fail "jeprof_host: jmfp wrote a profile" "$p"; return; }
+	same_totals "jeprof_host" "$JEPROF_HOST" "$p"
+	stop_jeprof_host
+}
+
+case_many_stacks
+case_unknown_lines
+case_bad_files
+case_jeprof_host
+finish

@@ -1,0 +1,185 @@
+/*
+ * Unit tests of core/heapprof.c on small profiles written here: the
+ * shapes jemalloc writes, jeprof's unsampling to the last digit, the
+ * lines it must skip, and one clear error for each broken input.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heapprof.h"
+
+#define MAPS                                                                   \
+	"\nMAPPED_LIBRARIES:\n"                                                \
+	"55d0c0a00000-55d0c0a20000 r-xp 00001000 fd:01 1234 /usr/bin/x\n"      \
+	"7f0000000000-7f0000001000 rw-p 00000000 00:00 0 \n"
+
+static struct heap_profile hp;
+static char err[256];
+
+/* Parse @p text; the result in hp and err. */
+static int parse(const char *text)
+{
+	return heapprof_parse(text, strlen(text), &hp, err, sizeof(err));
+}
+
+/* A profile as jemalloc writes one: header totals, per-thread lines,
+ * two stacks, the maps. */
+static void test_reads_stacks_and_maps(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("heap_v2/524288\n"
+	                       "  t*: 3: 1536 [0: 0]\n"
+	                       "  t0: 3: 1536 [0: 0]\n"
+	                       "@ 0x1 0x2 0x3\n"
+	                       "  t*: 2: 1024 [5: 2560]\n"
+	                       "  t0: 2: 1024 [5: 2560]\n"
+	                       "@ 0xabcdef\n"
+	                       "  t*: 1: 512 [1: 512]\n" MAPS),
+	    0);
+	assert_int_equal(hp.period, 524288);
+	assert_int_equal(hp.nstacks, 2);
+	assert_int_equal(hp.stacks[0].depth, 3);
+	assert_int_equal(hp.stacks[0].pc[2], 3);
+	assert_int_equal(hp.stacks[0].objs, 2);
+	assert_int_equal(hp.stacks[0].bytes, 1024);
+	assert_int_equal(hp.stacks[0].accum_objs, 5);
+	assert_int_equal(hp.stacks[0].accum_bytes, 2560);
+	assert_int_equal(hp.stacks[1].pc[0], 0xabcdef);
+	assert_int_equal(hp.nmaps, 2);
+	assert_int_equal(hp.maps[0].start, 0x55d0c0a00000);
+	assert_int_equal(hp.maps[0].offset, 0x1000);
+	assert_true(hp.maps[0].exec);
+	assert_string_equal(hp.maps[0].path, "/usr/bin/x");
+	assert_false(hp.maps[1].exec);
+	assert_string_equal(hp.maps[1].path, "");
+	heapprof_free(&hp);
+}
+
+/* jeprof's formula per stack: scale = 1 / (1 - exp(-(B/N)/period)). */
+static void test_unsamples_as_jeprof(void **state)
+{
+	double s0 = 1 / (1 - exp(-(1024.0 / 2) / 524288));
+	double s1 = 1 / (1 - exp(-(1048576.0 / 1) / 524288));
+
+	(void)state;
+	assert_int_equal(parse("heap_v2/524288\n"
+	                       "@ 0x1\n  t*: 2: 1024 [0: 0]\n"
+	                       "@ 0x2\n  t*: 1: 1048576 [0: 0]\n" MAPS),
+	    0);
+	assert_true(fabs(hp.stacks[0].u_bytes - 1024 * s0) < 1e-6);
+	assert_true(fabs(hp.stacks[0].u_objs - 2 * s0) < 1e-9);
+	assert_true(fabs(hp.stacks[1].u_bytes - 1048576 * s1) < 1e-6);
+	/* Per stack, never on sums: the sum of the two, not a scaled sum. */
+	assert_true(fabs(hp.u_bytes - (1024 * s0 + 1048576 * s1)) < 1e-6);
+	assert_true(heapprof_scale(0, 0, 524288) == 1);
+	assert_true(heapprof_scale(1, 4096, 0) == 1);
+	heapprof_free(&hp);
+}
+
+/* What jemalloc forks and editors add is skipped; CRLF is fine. */
+static void test_skips_unknown_lines(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("heap_v2/4096\r\n"
+	                       "@ 0x10 0x20\r\n"
+	                       "  f: 0x1 0x2\r\n"
+	                       "\r\n"
+	                       "  t*: 1: 64 [0: 0]\r\n"
+	                       "  t7: 1: 64 [0: 0]\r\n"
+	                       "whatever this is\r\n"
+	                       "\r\nMAPPED_LIBRARIES:\r\n"),
+	    0);
+	assert_int_equal(hp.nstacks, 1);
+	assert_int_equal(hp.stacks[0].bytes, 64);
+	assert_int_equal(hp.nmaps, 0);
+	heapprof_free(&hp);
+}
+
+/* A stack with no t* line counts nothing (jeprof adds it nowhere). */
+static void test_stack_without_counts(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("heap_v2/4096\n@ 0x1\n@ 0x2\n"
+	                       "  t*: 1: 8 [0: 0]\n" MAPS),
+	    0);
+	assert_int_equal(hp.nstacks, 2);
+	assert_int_equal(hp.stacks[0].bytes, 0);
+	assert_int_equal(hp.stacks[1].bytes, 8);
+	heapprof_free(&hp);
+}
+
+/* Each broken input: -1, one line, the profile left empty. */
+static void test_errors(void **state)
+{
+	static const struct {
+		const char *in, *why;
+	} bad[] = {
+	    {"", "not a jemalloc heap profile (no heap_v2/ header)"},
+	    {"heap profile: 1: 2 [3: 4]\n",
+	        "not a jemalloc heap profile (no heap_v2/ header)"},
+	    {"heap_v2/\n" MAPS,
+	        "line 1: bad sampling period in the heap_v2 header"},
+	    {"heap_v2/12x\n" MAPS,
+	        "line 1: bad sampling period in the heap_v2 header"},
+	    {"heap_v2/4096\n@ 0x1\n  t*: 1: 8 [0: 0]\n",
+	        "the profile is cut short (no MAPPED_LIBRARIES section at "
+	        "its end)"},
+	    {"heap_v2/4096\n@ 0x1 zz\n" MAPS,
+	        "line 2: a stack's frame is not an address"},
+	    {"heap_v2/4096\n@\n" MAPS, "line 2: a stack with no frame"},
+	    {"heap_v2/4096\n@ 0x11112222333344445\n" MAPS,
+	        "line 2: a stack's frame is not an address"},
+	    {"heap_v2/4096\n@ 0x1\n  t*: 1: 99999999999999999999 [0: 0]\n" MAPS,
+	        "line 3: bad counts (want N: BYTES [N: BYTES])"},
+	    {"heap_v2/4096\n@ 0x1\n  t*: 1: 8 [0: 0] x\n" MAPS,
+	        "line 3: bad counts (junk after ])"},
+	    {"heap_v2/4096\n@ 0x1\n  t*: 1 8\n" MAPS,
+	        "line 3: bad counts (want N: BYTES [N: BYTES])"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (parse(bad[i].in) != -1)
+			fail_msg("case %zu parsed", i);
+		assert_string_equal(err, bad[i].why);
+		assert_null(hp.stacks);
+		assert_int_equal(hp.nstacks, 0);
+	}
+}
+
+/* A file that is not there, and a directory. */
+static void test_load_errors(void **state)
+{
+	(void)state;
+	assert_int_equal(heapprof_load("/nonexistent/x.heap", &hp, err,
+	                     sizeof(err)),
+	    -1);
+	assert_string_equal(err,
+	    "/nonexistent/x.heap: No such file or directory");
+	assert_int_equal(heapprof_load("/", &hp, err, sizeof(err)), -1);
+	assert_string_equal(err, "/: not a regular file");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_reads_stacks_and_maps),
+	    cmocka_unit_test(test_unsamples_as_jeprof),
+	    cmocka_unit_test(test_skips_unknown_lines),
+	    cmocka_unit_test(test_stack_without_counts),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_load_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
