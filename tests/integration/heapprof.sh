@@ -5,12 +5,18 @@
 # skip lines it does not know, and refuse a cut or foreign file with one
 # clear line.
 #
-#	bash heapprof.sh   (BENCH_HOST, HEAPPROF_DUMP, JEPROF_HOST from ctest)
+# Then jm4lw-prof, the offline tool, against jeprof on the same dumps:
+# the same Total: lines, the same functions with the same flat figures at
+# the top of the text table, collapsed stacks that add up to the total.
+#
+#	bash heapprof.sh   (BENCH_HOST, HEAPPROF_DUMP, JEPROF_HOST, JM4LW_PROF
+#	                    from ctest)
 . "$(dirname "$0")/../lib.sh"
 
 need jeprof nc.openbsd timeout
 [ -x "$HEAPPROF_DUMP" ] || die "$HEAPPROF_DUMP is not executable"
 [ -x "$BENCH_HOST" ] || die "$BENCH_HOST is not executable"
+[ -x "$JM4LW_PROF" ] || die "$JM4LW_PROF is not executable"
 
 # same_totals NAME BINARY PROFILE: ours and jeprof's, bytes and objects.
 # jeprof prints its float sum truncated; ours, truncated, must be equal
@@ -44,6 +50,46 @@ same_totals() {
 	fi
 }
 
+# top FILE: the rows of a text table with a flat figure above 0, the
+# first 10, as "flat function" with names as jeprof shows them: C++ names
+# demangled and without their argument lists (jeprof's short names),
+# symbol versions cut.
+top() {
+	awk 'NR > 1 && $1 + 0 > 0 { $2 = $3 = $4 = $5 = ""; print }' "$1" |
+		head -n 10 | c++filt |
+		sed -E -e 's/@@[^ ]*//' -e 's/([^ ])\([^()]*\)/\1/g' -e 's/  */ /g'
+}
+
+# same_tables NAME BINARY PROFILE: jm4lw-prof's text and jeprof's.
+same_tables() {
+	local name=$1 bin=$2 prof=$3 d=$T/$1
+	mkdir -p "$d"
+	timeout 300 jeprof --text "$bin" "$prof" >"$d/jeprof.txt" 2>/dev/null
+	timeout 300 jeprof --text --inuse_objects "$bin" "$prof" \
+		>"$d/jeprof.objs" 2>/dev/null
+	assert_cmd "$name: jm4lw-prof -f text exits 0" \
+		"$JM4LW_PROF" -o "$d/ours.txt" "$prof" || return
+	"$JM4LW_PROF" --objects "$prof" >"$d/ours.objs"
+	assert_eq "$name: jm4lw-prof's Total: line is jeprof's" \
+		"$(head -1 "$d/jeprof.txt")" "$(head -1 "$d/ours.txt")"
+	assert_eq "$name: the same in objects" \
+		"$(head -1 "$d/jeprof.objs")" "$(head -1 "$d/ours.objs")"
+	top "$d/jeprof.txt" >"$d/jeprof.top"
+	top "$d/ours.txt" >"$d/ours.top"
+	if [ -s "$d/ours.top" ] && cmp -s "$d/jeprof.top" "$d/ours.top"; then
+		pass "$name: the same functions and flat figures at the top ($(head -1 "$d/ours.top"))"
+	else
+		fail "$name: the same functions and flat figures at the top" \
+			"jeprof:" "$(cat "$d/jeprof.top")" "jm4lw-prof:" \
+			"$(cat "$d/ours.top")"
+	fi
+	"$JM4LW_PROF" -f collapsed "$prof" >"$d/ours.collapsed"
+	assert_cmd "$name: collapsed stacks add up to the total (1 B a line)" \
+		awk -v t="$("$HEAPPROF_DUMP" "$prof" | awk '$1 == "inuse_space" { print $2 }')" \
+		'{ s += $NF; n++ } END { d = s - t; if (d < 0) d = -d; exit !(n > 0 && d <= n) }' \
+		"$d/ours.collapsed"
+}
+
 # A big profile: bench_host's 64 MiB over chains of 8-16 frames, sampled
 # every 8 KiB: thousands of distinct stacks.
 case_many_stacks() {
@@ -64,6 +110,12 @@ case_many_stacks() {
 	assert_cmd "bench_host: the profile has over 1000 stacks" \
 		test "$(grep -c '^@' "$p")" -gt 1000
 	same_totals "bench_host" "$BENCH_HOST" "$p"
+	same_tables "bench_host" "$BENCH_HOST" "$p"
+	# The binary moved since the dump: --binary says where it is now.
+	cp "$BENCH_HOST" "$T/moved_host"
+	"$JM4LW_PROF" --binary "$T/moved_host" "$p" >"$T/moved.txt"
+	assert_eq "--binary: the same table from a copy of the program" \
+		"$(cat "$T/bench_host/ours.txt")" "$(cat "$T/moved.txt")"
 	cp "$p" "$T/big.heap"
 	kill "$PID"
 	wait_exit "$PID" 10 >/dev/null 2>&1
@@ -98,6 +150,15 @@ case_bad_files() {
 	assert_eq "random bytes: one line saying so" \
 		"heapprof_dump: $T/junk.heap: not a jemalloc heap profile (no heap_v2/ header)" \
 		"$out"
+	out=$("$JM4LW_PROF" "$T/cut.heap" 2>&1)
+	rc=$?
+	assert_eq "jm4lw-prof on a cut profile: exit 1, one line" \
+		"1 jm4lw-prof: $T/cut.heap: the profile is cut short (no MAPPED_LIBRARIES section at its end)" \
+		"$rc $out"
+	"$JM4LW_PROF" -f svg "$T/big.heap" >/dev/null 2>&1
+	assert_eq "jm4lw-prof -f with an unknown format: exit 2" 2 "$?"
+	"$JM4LW_PROF" >/dev/null 2>&1
+	assert_eq "jm4lw-prof without a profile: exit 2" 2 "$?"
 }
 
 # The embedding host's own profile, read from its dump directory.
@@ -109,6 +170,7 @@ case_jeprof_host() {
 	p=$(ask jmfp)
 	[ -s "$p" ] || { fail "jeprof_host: jmfp wrote a profile" "$p"; return; }
 	same_totals "jeprof_host" "$JEPROF_HOST" "$p"
+	same_tables "jeprof_host" "$JEPROF_HOST" "$p"
 	stop_jeprof_host
 }
 

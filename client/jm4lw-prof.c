@@ -1,0 +1,119 @@
+/*
+ * jm4lw-prof: a jemalloc heap profile, symbolized, as text people read or
+ * collapsed stacks flame-graph tools read. Offline: the objects named in
+ * the profile's MAPPED_LIBRARIES, as found on this machine, or --binary
+ * for the main program.
+ *
+ *	jm4lw-prof [-f text|collapsed] [--objects] [--binary PATH]
+ *	           [-o FILE] PROFILE
+ *
+ * Exit status: 0 done, 1 the profile or an output could not be used
+ * (one line on stderr), 2 usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "heapprof.h"
+#include "render.h"
+#include "symbolize.h"
+
+static const char usage_text[] =
+    "usage: jm4lw-prof [-f text|collapsed] [--objects] [--binary PATH] "
+    "[-o FILE] PROFILE\n"
+    "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
+    "function (default)\n"
+    "  -f collapsed  one \"outer;...;leaf bytes\" line per stack, for "
+    "flamegraph.pl\n"
+    "  --objects     count objects instead of bytes\n"
+    "  --binary PATH the main program's file, when it is not where the "
+    "profile says\n"
+    "  -o FILE       write there instead of standard output\n";
+
+/* A usage error: the reason, the usage, exit status 2. */
+static int usage(const char *why, const char *what)
+{
+	if (why != NULL)
+		fprintf(stderr, "jm4lw-prof: %s%s\n", why, what ? what : "");
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+int main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+	    {"binary", required_argument, NULL, 'b'},
+	    {"objects", no_argument, NULL, 'O'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *format = "text", *binary = NULL, *outpath = NULL;
+	enum render_value v = RENDER_SPACE;
+	struct heap_profile hp;
+	struct symbolizer *sym;
+	FILE *out = stdout;
+	char err[512];
+	int ch, r;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'b':
+			binary = optarg;
+			break;
+		case 'O':
+			v = RENDER_OBJECTS;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case ':':
+			return usage("an option needs a value: ",
+			    argv[optind - 1]);
+		default:
+			return usage("unknown option: ", argv[optind - 1]);
+		}
+	}
+	if (strcmp(format, "text") != 0 && strcmp(format, "collapsed") != 0)
+		return usage("unknown format (want text or collapsed): ",
+		    format);
+	if (optind + 1 != argc)
+		return usage(optind == argc ? "no profile given"
+		                            : "one profile at a time",
+		    NULL);
+	if (heapprof_load(argv[optind], &hp, err, sizeof(err)) == -1) {
+		fprintf(stderr, "jm4lw-prof: %s\n", err);
+		return 1;
+	}
+	if ((sym = sym_new(&hp, binary, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "jm4lw-prof: %s\n", err);
+		heapprof_free(&hp);
+		return 1;
+	}
+	if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
+		fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
+		    strerror(errno));
+		sym_free(sym);
+		heapprof_free(&hp);
+		return 1;
+	}
+	r = strcmp(format, "text") == 0 ? render_text(out, &hp, sym, v)
+	                                : render_collapsed(out, &hp, sym, v);
+	if (fflush(out) != 0)
+		r = -1;
+	if (r == -1)
+		fprintf(stderr, "jm4lw-prof: %s: %s\n",
+		    outpath ? outpath : "standard output", strerror(errno));
+	if (out != stdout)
+		fclose(out);
+	sym_free(sym);
+	heapprof_free(&hp);
+	return r == -1 ? 1 : 0;
+}

@@ -1,0 +1,257 @@
+/*
+ * Rendering. Every format walks the same view of a stack: its frames
+ * expanded through inline chains, leaf first, with the allocator's own
+ * frames cut off as jeprof does (everything up to and including the last
+ * malloc-family frame), then each format sums what it needs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+/* jeprof's list of allocator entry points (RemoveUninterestingFrames). */
+static const char *const skip_names[] = {"calloc", "cfree", "malloc", "newImpl",
+    "void* newImpl", "free", "memalign", "posix_memalign", "aligned_alloc",
+    "pvalloc", "valloc", "realloc", "mallocx", "rallocx", "xallocx", "dallocx",
+    "sdallocx", "sdallocx_noflags", "tc_calloc", "tc_cfree", "tc_malloc",
+    "tc_free", "tc_memalign", "tc_posix_memalign", "tc_pvalloc", "tc_valloc",
+    "tc_realloc", "tc_new", "tc_delete", "tc_newarray", "tc_deletearray",
+    "tc_new_nothrow", "tc_newarray_nothrow", "do_malloc", "::do_malloc",
+    "::do_malloc_or_cpp_alloc", "DoSampledAllocation", "simple_alloc::allocate",
+    "__malloc_alloc_template::allocate", "__builtin_delete", "__builtin_new",
+    "__builtin_vec_delete", "__builtin_vec_new", "operator new",
+    "operator new[]", "malloc_zone_malloc", "malloc_zone_calloc",
+    "malloc_zone_valloc", "malloc_zone_realloc", "malloc_zone_memalign",
+    "malloc_zone_free", "__start_google_malloc", "__stop_google_malloc",
+    "__start_malloc_hook", "__stop_malloc_hook"};
+
+/* Is @p f the allocator's own entry point? */
+static int skipped(const char *f)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(skip_names) / sizeof(skip_names[0]); i++)
+		if (strcmp(f, skip_names[i]) == 0)
+			return 1;
+	return strstr(f, "TCMalloc") != NULL ||
+	    strncmp(f, "tcmalloc::", 10) == 0;
+}
+
+/* A stack's frames as the formats see them. */
+struct view {
+	const char **f;
+	size_t n, cap;
+};
+
+/* Fill @p v with stack @p st's frames, leaf first, the allocator's cut
+ * off; -1 if memory runs out. */
+static int view_stack(struct view *v, const struct hp_stack *st,
+    struct symbolizer *sym)
+{
+	struct sym_frame fr[SYM_INLINE_MAX];
+	size_t d;
+	int n, i;
+
+	v->n = 0;
+	for (d = 0; d < st->depth; d++) {
+		n = sym_lookup(sym, st->pc[d], d == 0, fr, SYM_INLINE_MAX);
+		for (i = 0; i < n; i++) {
+			if (skipped(fr[i].func)) {
+				v->n = 0; /* the allocator and what it called */
+				continue;
+			}
+			if (v->n == v->cap) {
+				size_t cap = v->cap ? v->cap * 2 : 64;
+				const char **nf =
+				    realloc(v->f, cap * sizeof(*nf));
+				if (nf == NULL)
+					return -1;
+				v->f = nf;
+				v->cap = cap;
+			}
+			v->f[v->n++] = fr[i].func;
+		}
+	}
+	return 0;
+}
+
+/* The value a stack adds. */
+static double value(const struct hp_stack *st, enum render_value v)
+{
+	return v == RENDER_OBJECTS ? st->u_objs : st->u_bytes;
+}
+
+/* One function's sums for the text table. */
+struct fn_row {
+	const char *name;
+	double flat, cum;
+	size_t seen; /* the last stack counted in cum, + 1 */
+};
+
+/* Rows by name: a sorted array would do, but profiles have 10^4-10^5
+ * distinct names over 10^5-10^6 frames: a hash table. */
+struct fn_table {
+	struct fn_row *rows;
+	size_t cap, n;
+};
+
+static unsigned long hash_str(const char *s)
+{
+	unsigned long h = 5381;
+
+	while (*s != '\0')
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+/* The row of @p name, made if new; NULL if memory runs out. */
+static struct fn_row *fn_get(struct fn_table *t, const char *name)
+{
+	struct fn_row *r;
+	size_t i, h;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct fn_row *nr = calloc(cap, sizeof(*nr));
+		if (nr == NULL)
+			return NULL;
+		for (i = 0; i < t->cap; i++) {
+			if (t->rows[i].name == NULL)
+				continue;
+			for (h = hash_str(t->rows[i].name);
+			     nr[h & (cap - 1)].name != NULL; h++)
+				;
+			nr[h & (cap - 1)] = t->rows[i];
+		}
+		free(t->rows);
+		t->rows = nr;
+		t->cap = cap;
+	}
+	for (h = hash_str(name); (r = &t->rows[h & (t->cap - 1)])->name != NULL;
+	     h++)
+		if (strcmp(r->name, name) == 0)
+			return r;
+	r->name = name;
+	t->n++;
+	return r;
+}
+
+/* Largest flat first, then cum, then by name: a stable order. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct fn_row *x = a, *y = b;
+
+	if (x->flat != y->flat)
+		return x->flat < y->flat ? 1 : -1;
+	if (x->cum != y->cum)
+		return x->cum < y->cum ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* jeprof's units: MB with one decimal, or whole objects. */
+static void unparse(char *buf, size_t len, double x, enum render_value v)
+{
+	if (v == RENDER_OBJECTS)
+		snprintf(buf, len, "%lld", (long long)x);
+	else
+		snprintf(buf, len, "%.1f", x / 1048576.0);
+}
+
+/* "12.3%" of @p total. */
+static void percent(char *buf, size_t len, double x, double total)
+{
+	snprintf(buf, len, "%.1f%%", total != 0 ? x * 100 / total : 0.0);
+}
+
+int render_text(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, enum render_value v)
+{
+	struct fn_table t = {0};
+	struct view vw = {0};
+	struct fn_row *r, *rows;
+	char a[32], b[16], c[16], d[32], e[16];
+	double total = 0, sum = 0, x;
+	size_t k, i, n;
+	int rv = -1;
+
+	for (k = 0; k < hp->nstacks; k++) {
+		if (view_stack(&vw, &hp->stacks[k], sym) == -1)
+			goto out;
+		x = value(&hp->stacks[k], v);
+		total += x;
+		for (i = 0; i < vw.n; i++) {
+			if ((r = fn_get(&t, vw.f[i])) == NULL)
+				goto out;
+			if (i == 0)
+				r->flat += x;
+			if (r->seen != k + 1) { /* once per stack */
+				r->cum += x;
+				r->seen = k + 1;
+			}
+		}
+	}
+	if ((rows = malloc((t.n ? t.n : 1) * sizeof(*rows))) == NULL)
+		goto out;
+	for (i = 0, n = 0; i < t.cap; i++)
+		if (t.rows[i].name != NULL)
+			rows[n++] = t.rows[i];
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	unparse(a, sizeof(a), total, v);
+	fprintf(out, "Total: %s %s\n", a,
+	    v == RENDER_OBJECTS ? "objects" : "MB");
+	for (i = 0; i < n; i++) {
+		sum += rows[i].flat;
+		unparse(a, sizeof(a), rows[i].flat, v);
+		percent(b, sizeof(b), rows[i].flat, total);
+		percent(c, sizeof(c), sum, total);
+		unparse(d, sizeof(d), rows[i].cum, v);
+		percent(e, sizeof(e), rows[i].cum, total);
+		fprintf(out, "%8s %6s %6s %8s %6s %s\n", a, b, c, d, e,
+		    rows[i].name);
+	}
+	free(rows);
+	rv = ferror(out) ? -1 : 0;
+out:
+	if (rv == -1 && errno == 0)
+		errno = ENOMEM;
+	free(t.rows);
+	free(vw.f);
+	return rv;
+}
+
+int render_collapsed(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, enum render_value v)
+{
+	struct view vw = {0};
+	long long x;
+	size_t k, i;
+
+	/* Stacks that symbolize alike are separate lines here: the tools
+	 * that read collapsed stacks (flamegraph.pl, speedscope, inferno)
+	 * add them up. */
+	for (k = 0; k < hp->nstacks; k++) {
+		if (view_stack(&vw, &hp->stacks[k], sym) == -1) {
+			free(vw.f);
+			errno = ENOMEM;
+			return -1;
+		}
+		x = (long long)(value(&hp->stacks[k], v) + 0.5);
+		if (vw.n == 0 || x == 0)
+			continue;
+		for (i = vw.n; i-- > 0;) {
+			/* ';' separates frames: never inside a name. */
+			const char *f = vw.f[i], *semi;
+			while ((semi = strchr(f, ';')) != NULL) {
+				fwrite(f, 1, (size_t)(semi - f), out);
+				fputc(':', out);
+				f = semi + 1;
+			}
+			fputs(f, out);
+			fputc(i > 0 ? ';' : ' ', out);
+		}
+		fprintf(out, "%lld\n", x);
+	}
+	free(vw.f);
+	return ferror(out) ? -1 : 0;
+}

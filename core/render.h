@@ -1,0 +1,28 @@
+/*
+ * render — a symbolized heap profile as people and tools read it: jeprof's
+ * --text table, and FlameGraph's collapsed stacks. Pure functions of the
+ * parsed profile and a symbolizer.
+ */
+#ifndef JM4LW_RENDER_H
+#define JM4LW_RENDER_H
+
+#include <stdio.h>
+
+#include "heapprof.h"
+#include "symbolize.h"
+
+enum render_value {
+	RENDER_SPACE,   /* unsampled in-use bytes */
+	RENDER_OBJECTS, /* unsampled in-use objects */
+};
+
+/* jeprof --text: "Total:", then flat, flat%, sum%, cum, cum%, function,
+ * sorted by flat. 0, or -1 with errno. */
+int render_text(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, enum render_value v);
+
+/* "outer;...;leaf value" lines, one per distinct stack. */
+int render_collapsed(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, enum render_value v);
+
+#endif

@@ -1,0 +1,398 @@
+/*
+ * Symbolization through elfutils' libdwfl: it finds each object's symbol
+ * table, its DWARF (in the file, or separate debuginfo by build ID) and
+ * maps addresses to modules. We add the mappings a heap profile names,
+ * the inline chain of each address from dwarf_getscopes(), and a cache,
+ * since a profile's stacks share most of their addresses.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+/* One looked-up pc: its frames, in the frames array. */
+struct sym_entry {
+	uint64_t pc; /* with the leaf bit in bit 0 of key */
+	uint64_t key;
+	size_t first;
+	int n;
+};
+
+/* A module's function symbols by address, for the nearest one below an
+ * address: what jeprof's nm-based lookup finds where the symbol table
+ * has no symbol spanning the address (a stripped library's static
+ * functions fall to the exported one before them). */
+struct sym_module {
+	Dwfl_Module *mod;
+	struct sym_addr {
+		GElf_Addr addr;
+		const char *name;
+	} * syms;
+	size_t n;
+};
+
+struct symbolizer {
+	Dwfl *dwfl;
+	struct sym_module *mods;
+	size_t nmods;
+	struct sym_entry *tab; /* open addressing, a power of two */
+	size_t cap, used;
+	struct sym_frame *frames;
+	size_t nframes, cap_frames;
+	char **strs; /* names we made (hex fallbacks) */
+	size_t nstrs, cap_strs;
+};
+
+static const Dwfl_Callbacks sym_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+/* Is @p path one of the profile's mappings to report (a file)? */
+static int sym_reportable(const struct hp_map *m)
+{
+	return m->exec && m->path[0] == '/';
+}
+
+/* The ELF type of the file at @p path: ET_EXEC or ET_DYN, or -1. */
+static int sym_elf_type(const char *path)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+	int fd, t = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) != NULL &&
+	    gelf_getehdr(elf, &eh) != NULL)
+		t = eh.e_type;
+	elf_end(elf);
+	close(fd);
+	return t;
+}
+
+struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
+    char *err, size_t errlen)
+{
+	struct symbolizer *s;
+	const char *main_path = NULL, *path;
+	size_t i, j;
+	int t, dup;
+
+	elf_version(EV_CURRENT);
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->dwfl = dwfl_begin(&sym_callbacks)) == NULL) {
+		snprintf(err, errlen, "cannot start libdwfl: %s",
+		    s != NULL ? dwfl_errmsg(-1) : strerror(ENOMEM));
+		free(s);
+		return NULL;
+	}
+	for (i = 0; i < hp->nmaps && main_path == NULL; i++)
+		if (hp->maps[i].path[0] == '/')
+			main_path = hp->maps[i].path;
+	dwfl_report_begin(s->dwfl);
+	for (i = 0; i < hp->nmaps; i++) {
+		const struct hp_map *m = &hp->maps[i];
+		if (!sym_reportable(m))
+			continue;
+		for (dup = 0, j = 0; j < i && !dup; j++)
+			dup = sym_reportable(&hp->maps[j]) &&
+			    strcmp(hp->maps[j].path, m->path) == 0;
+		if (dup)
+			continue;
+		path = binary != NULL && main_path != NULL &&
+		        strcmp(m->path, main_path) == 0
+		    ? binary
+		    : m->path;
+		/* A missing object leaves its addresses as hex, as jeprof
+		 * does; libdwfl ignores the base of an ET_EXEC. */
+		if ((t = sym_elf_type(path)) == -1)
+			continue;
+		(void)dwfl_report_elf(s->dwfl, m->path, path, -1,
+		    t == ET_EXEC ? 0 : m->start - m->offset, false);
+	}
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0) {
+		snprintf(err, errlen, "libdwfl: %s", dwfl_errmsg(-1));
+		sym_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void sym_free(struct symbolizer *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	if (s->dwfl != NULL)
+		dwfl_end(s->dwfl);
+	for (i = 0; i < s->nmods; i++)
+		free(s->mods[i].syms);
+	free(s->mods);
+	for (i = 0; i < s->nstrs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	free(s->tab);
+	free(s->frames);
+	free(s);
+}
+
+/* A string we own until sym_free(). */
+static const char *sym_keep(struct symbolizer *s, const char *str)
+{
+	char **n;
+
+	if (s->nstrs == s->cap_strs) {
+		size_t cap = s->cap_strs ? s->cap_strs * 2 : 64;
+		if ((n = realloc(s->strs, cap * sizeof(*n))) == NULL)
+			return "?";
+		s->strs = n;
+		s->cap_strs = cap;
+	}
+	if ((s->strs[s->nstrs] = strdup(str)) == NULL)
+		return "?";
+	return s->strs[s->nstrs++];
+}
+
+/* By address, then by name for a stable choice among aliases. */
+static int sym_addr_cmp(const void *a, const void *b)
+{
+	const struct sym_addr *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The table of @p mod's function symbols, made on first use. */
+static struct sym_module *sym_module(struct symbolizer *s, Dwfl_Module *mod)
+{
+	struct sym_module *m, *nm;
+	GElf_Sym sym;
+	GElf_Addr addr;
+	const char *name;
+	size_t i;
+	int k, nsyms;
+
+	for (i = 0; i < s->nmods; i++)
+		if (s->mods[i].mod == mod)
+			return &s->mods[i];
+	if ((nm = realloc(s->mods, (s->nmods + 1) * sizeof(*nm))) == NULL)
+		return NULL;
+	s->mods = nm;
+	m = &s->mods[s->nmods++];
+	memset(m, 0, sizeof(*m));
+	m->mod = mod;
+	if ((nsyms = dwfl_module_getsymtab(mod)) <= 0 ||
+	    (m->syms = calloc((size_t)nsyms, sizeof(*m->syms))) == NULL)
+		return m;
+	for (k = 1; k < nsyms; k++) {
+		name = dwfl_module_getsym_info(mod, k, &sym, &addr, NULL, NULL,
+		    NULL);
+		if (name != NULL && name[0] != '\0' &&
+		    GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    sym.st_shndx != SHN_UNDEF) {
+			m->syms[m->n].addr = addr;
+			m->syms[m->n].name = name;
+			m->n++;
+		}
+	}
+	qsort(m->syms, m->n, sizeof(*m->syms), sym_addr_cmp);
+	return m;
+}
+
+/* The function symbol at or below @p addr in @p mod, or NULL. */
+static const char *sym_nearest(struct symbolizer *s, Dwfl_Module *mod,
+    uint64_t addr)
+{
+	struct sym_module *m = sym_module(s, mod);
+	size_t lo = 0, hi, mid;
+
+	if (m == NULL || m->n == 0)
+		return NULL;
+	/* Below the lowest symbol, but in the module: jeprof names it after
+	 * that symbol too (its first range starts at the library's start). */
+	if (m->syms[0].addr > addr)
+		return m->syms[0].name;
+	hi = m->n;
+	while (hi - lo > 1) { /* syms[lo].addr <= addr < syms[hi].addr */
+		mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return m->syms[lo].name;
+}
+
+/* The name of @p die, through its abstract origin for an inline. */
+static const char *sym_die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *name;
+
+	if ((name = dwarf_formstring(
+	         dwarf_attr_integrate(die, DW_AT_linkage_name, &a))) != NULL)
+		return name;
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+/* The file an inline was called from (DW_AT_call_file) in @p cu. */
+static const char *sym_call_file(Dwarf_Die *cu, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Files *files;
+	Dwarf_Word idx;
+	size_t nfiles;
+
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &idx) != 0 ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* Look @p addr up: the inline chain, innermost first, into @p out. */
+static int sym_resolve(struct symbolizer *s, uint64_t addr,
+    struct sym_frame *out, int max)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	Dwarf_Attribute a;
+	Dwarf_Word line;
+	Dwfl_Line *l;
+	const char *file = NULL, *name;
+	char hex[32];
+	int n = 0, nscopes, i, lineno = 0, tag;
+
+	if (mod != NULL && (l = dwfl_module_getsrc(mod, addr)) != NULL)
+		file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
+	if (mod != NULL &&
+	    (cu = dwfl_module_addrdie(mod, addr, &bias)) != NULL &&
+	    (nscopes = dwarf_getscopes(cu, addr - bias, &scopes)) > 0) {
+		for (i = 0; i < nscopes && n < max; i++) {
+			tag = dwarf_tag(&scopes[i]);
+			if (tag != DW_TAG_inlined_subroutine &&
+			    tag != DW_TAG_subprogram)
+				continue;
+			if ((name = sym_die_name(&scopes[i])) == NULL)
+				continue;
+			/* jeprof's mark for a function inlined at this pc. */
+			if (tag == DW_TAG_inlined_subroutine) {
+				char buf[512];
+				snprintf(buf, sizeof(buf), "%s (inline)", name);
+				name = sym_keep(s, buf);
+			}
+			out[n].func = name;
+			out[n].file = file;
+			out[n].line = lineno;
+			n++;
+			if (tag == DW_TAG_subprogram)
+				break;
+			/* The caller's place: where this inline was called. */
+			file = sym_call_file(cu, &scopes[i]);
+			lineno = dwarf_formudata(dwarf_attr(&scopes[i],
+			                             DW_AT_call_line, &a),
+			             &line) == 0
+			    ? (int)line
+			    : 0;
+		}
+		free(scopes);
+	}
+	if (n > 0)
+		return n;
+	/* No DWARF: the symbol table. */
+	if (mod != NULL &&
+	    ((name = dwfl_module_addrname(mod, addr)) != NULL ||
+	        (name = sym_nearest(s, mod, addr)) != NULL)) {
+		out[0].func = name;
+	} else {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
+		out[0].func = sym_keep(s, hex);
+	}
+	out[0].file = file;
+	out[0].line = lineno;
+	return 1;
+}
+
+/* Grow the cache to twice its size. */
+static int sym_rehash(struct symbolizer *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 1024, i, h;
+	struct sym_entry *t;
+
+	if ((t = calloc(cap, sizeof(*t))) == NULL)
+		return -1;
+	for (i = 0; i < s->cap; i++) {
+		if (s->tab[i].n == 0)
+			continue;
+		for (h = (s->tab[i].key * 0x9e3779b97f4a7c15ull) >> 20;
+		     t[h & (cap - 1)].n != 0; h++)
+			;
+		t[h & (cap - 1)] = s->tab[i];
+	}
+	free(s->tab);
+	s->tab = t;
+	s->cap = cap;
+	return 0;
+}
+
+int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
+    struct sym_frame *out, int max)
+{
+	struct sym_frame tmp[SYM_INLINE_MAX];
+	uint64_t key = pc << 1 | (leaf != 0);
+	struct sym_entry *e;
+	size_t h;
+	int n, i;
+
+	if (s->cap > 0)
+		for (h = (key * 0x9e3779b97f4a7c15ull) >> 20;
+		     (e = &s->tab[h & (s->cap - 1)])->n != 0; h++)
+			if (e->key == key) {
+				n = e->n < max ? e->n : max;
+				memcpy(out, s->frames + e->first,
+				    (size_t)n * sizeof(*out));
+				return n;
+			}
+	/* A return address points past its call: look at the call. */
+	n = sym_resolve(s, leaf || pc == 0 ? pc : pc - 1, tmp, SYM_INLINE_MAX);
+	if ((s->used + 1) * 2 > s->cap && sym_rehash(s) == -1)
+		goto nocache;
+	if (s->nframes + (size_t)n > s->cap_frames) {
+		size_t cap = s->cap_frames ? s->cap_frames * 2 : 4096;
+		struct sym_frame *f;
+		while (cap < s->nframes + (size_t)n)
+			cap *= 2;
+		if ((f = realloc(s->frames, cap * sizeof(*f))) == NULL)
+			goto nocache;
+		s->frames = f;
+		s->cap_frames = cap;
+	}
+	memcpy(s->frames + s->nframes, tmp, (size_t)n * sizeof(*tmp));
+	for (h = (key * 0x9e3779b97f4a7c15ull) >> 20;
+	     s->tab[h & (s->cap - 1)].n != 0; h++)
+		;
+	e = &s->tab[h & (s->cap - 1)];
+	e->key = key;
+	e->pc = pc;
+	e->first = s->nframes;
+	e->n = n;
+	s->nframes += (size_t)n;
+	s->used++;
+nocache:
+	for (i = 0; i < n && i < max; i++)
+		out[i] = tmp[i];
+	return i;
+}

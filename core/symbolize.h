@@ -1,0 +1,41 @@
+/*
+ * symbolize — addresses of a heap profile to functions, with inline frames
+ * and file:line where DWARF has them, through elfutils' libdwfl (ELF symbol
+ * tables, .debug_* and separate debuginfo found by build ID). Offline: the
+ * objects named in the profile's MAPPED_LIBRARIES as found on this machine,
+ * or another file for the main program.
+ */
+#ifndef JM4LW_SYMBOLIZE_H
+#define JM4LW_SYMBOLIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heapprof.h"
+
+struct symbolizer;
+
+/* One frame of a pc, innermost inline first. Strings live in the
+ * symbolizer until sym_free(). */
+struct sym_frame {
+	const char *func; /* "0x7f12..." when nothing names it */
+	const char *file; /* NULL when unknown */
+	int line;         /* 0 when unknown */
+};
+
+#define SYM_INLINE_MAX 16
+
+/* A symbolizer over @p hp's executable mappings; @p binary, if not NULL,
+ * stands for the mapping of the main program (the first one with a
+ * path). NULL with a reason in @p err. */
+struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
+    char *err, size_t errlen);
+
+/* The frames of @p pc (a return address unless @p leaf: looked up at
+ * pc - 1), innermost first: how many (at least 1). */
+int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
+    struct sym_frame *out, int max);
+
+void sym_free(struct symbolizer *s);
+
+#endif
