@@ -33,6 +33,7 @@ double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period)
 struct hp_parse {
 	const char *s, *end; /* the rest of the input */
 	unsigned long line;  /* of the line just taken */
+	int partial;         /* it was the last, with no newline: cut */
 	struct heap_profile *hp;
 	size_t cap_stacks, cap_first, cap_pcs, cap_maps, cap_text, used_text;
 	size_t *first; /* each stack's first pc, as an index while pcs grows */
@@ -69,6 +70,7 @@ static int hp_line(struct hp_parse *p, const char **line, size_t *n)
 	nl = memchr(p->s, '\n', (size_t)(p->end - p->s));
 	*n = (size_t)((nl != NULL ? nl : p->end) - p->s);
 	p->s = nl != NULL ? nl + 1 : p->end;
+	p->partial = nl == NULL;
 	if (*n > 0 && (*line)[*n - 1] == '\r')
 		(*n)--;
 	p->line++;
@@ -388,6 +390,14 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 	free(path_off);
 	return 0;
 fail:
+	/* A line that does not parse because the file ends inside it: the
+	 * profile was cut, and that is what to say. */
+	if (p.partial && p.line > 1) {
+		p.line = 0;
+		hp_err(&p,
+		    "the profile is cut short (it ends inside a line, "
+		    "with no MAPPED_LIBRARIES section)");
+	}
 	free(p.first);
 	free(path_off);
 	heapprof_free(hp);

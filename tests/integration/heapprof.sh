@@ -140,9 +140,10 @@ case_bad_files() {
 	out=$("$HEAPPROF_DUMP" "$T/cut.heap" 2>&1)
 	rc=$?
 	assert_eq "a profile cut in half: exit 1" 1 "$rc"
-	assert_eq "a profile cut in half: one line saying so" \
-		"heapprof_dump: $T/cut.heap: the profile is cut short (no MAPPED_LIBRARIES section at its end)" \
-		"$out"
+	assert_grep "a profile cut in half: one line saying so" \
+		"^heapprof_dump: $T/cut.heap: the profile is cut short \\(" \
+		<(printf '%s\n' "$out")
+	assert_eq "a profile cut in half: one line" 1 "$(printf '%s\n' "$out" | wc -l)"
 	head -c 4096 /dev/urandom >"$T/junk.heap"
 	out=$("$HEAPPROF_DUMP" "$T/junk.heap" 2>&1)
 	rc=$?
@@ -153,8 +154,8 @@ case_bad_files() {
 	out=$("$JM4LW_PROF" "$T/cut.heap" 2>&1)
 	rc=$?
 	assert_eq "jm4lw-prof on a cut profile: exit 1, one line" \
-		"1 jm4lw-prof: $T/cut.heap: the profile is cut short (no MAPPED_LIBRARIES section at its end)" \
-		"$rc $out"
+		"1 jm4lw-prof: $T/cut.heap: the profile is cut short" \
+		"$rc ${out%% (*}"
 	"$JM4LW_PROF" -f svg "$T/big.heap" >/dev/null 2>&1
 	assert_eq "jm4lw-prof -f with an unknown format: exit 2" 2 "$?"
 	"$JM4LW_PROF" >/dev/null 2>&1

@@ -132,6 +132,12 @@ static void test_errors(void **state)
 	    {"heap_v2/4096\n@ 0x1\n  t*: 1: 8 [0: 0]\n",
 	        "the profile is cut short (no MAPPED_LIBRARIES section at "
 	        "its end)"},
+	    {"heap_v2/4096\n@ 0x1 0x",
+	        "the profile is cut short (it ends inside a line, with no "
+	        "MAPPED_LIBRARIES section)"},
+	    {"heap_v2/4096\n@ 0x1\n  t*: 1: 8 [0: ",
+	        "the profile is cut short (it ends inside a line, with no "
+	        "MAPPED_LIBRARIES section)"},
 	    {"heap_v2/4096\n@ 0x1 zz\n" MAPS,
 	        "line 2: a stack's frame is not an address"},
 	    {"heap_v2/4096\n@\n" MAPS, "line 2: a stack with no frame"},
