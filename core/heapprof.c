@@ -187,7 +187,8 @@ static int hp_stack(struct hp_parse *p, const char *s, size_t n)
 static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
     uint64_t v[4])
 {
-	size_t i = 0;
+	const char *shape;
+	size_t i = 0, k;
 	uint64_t tid;
 
 	hp_blanks(s, n, &i);
@@ -204,24 +205,15 @@ static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
 	}
 	if (i >= n || s[i++] != ':')
 		return 1;
-	hp_blanks(s, n, &i);
-	if (hp_dec(s, n, &i, &v[0]) == -1 || i >= n || s[i++] != ':')
-		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
-	hp_blanks(s, n, &i);
-	if (hp_dec(s, n, &i, &v[1]) == -1)
-		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
-	hp_blanks(s, n, &i);
-	if (i >= n || s[i++] != '[')
-		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
-	hp_blanks(s, n, &i);
-	if (hp_dec(s, n, &i, &v[2]) == -1 || i >= n || s[i++] != ':')
-		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
-	hp_blanks(s, n, &i);
-	if (hp_dec(s, n, &i, &v[3]) == -1)
-		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
-	hp_blanks(s, n, &i);
-	if (i >= n || s[i++] != ']')
-		return hp_err(p, "bad counts (want N: BYTES [N: BYTES])");
+	/* The rest, token by token: 'd' a number, anything else itself,
+	 * blanks allowed between. */
+	for (shape = "d:d[d:d]", k = 0; *shape != '\0'; shape++) {
+		hp_blanks(s, n, &i);
+		if (*shape == 'd' ? hp_dec(s, n, &i, &v[k++]) == -1
+		                  : i >= n || s[i++] != *shape)
+			return hp_err(p,
+			    "bad counts (want N: BYTES [N: BYTES])");
+	}
 	hp_blanks(s, n, &i);
 	if (i != n)
 		return hp_err(p, "bad counts (junk after ])");
