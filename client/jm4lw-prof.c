@@ -4,7 +4,7 @@
  * the profile's MAPPED_LIBRARIES, as found on this machine, or --binary
  * for the main program.
  *
- *	jm4lw-prof [-f text|collapsed] [--objects] [--binary PATH]
+ *	jm4lw-prof [-f text|collapsed|symbolized] [--objects] [--binary PATH]
  *	           [-o FILE] PROFILE
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "heapprof.h"
@@ -20,16 +21,47 @@
 #include "symbolize.h"
 
 static const char usage_text[] =
-    "usage: jm4lw-prof [-f text|collapsed] [--objects] [--binary PATH] "
-    "[-o FILE] PROFILE\n"
+    "usage: jm4lw-prof [-f text|collapsed|symbolized] [--objects] "
+    "[--binary PATH] [-o FILE] PROFILE\n"
     "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
     "function (default)\n"
     "  -f collapsed  one \"outer;...;leaf bytes\" line per stack, for "
     "flamegraph.pl\n"
+    "  -f symbolized jeprof's symbolized profile: jeprof reads it on any "
+    "machine, without the program\n"
     "  --objects     count objects instead of bytes\n"
     "  --binary PATH the main program's file, when it is not where the "
     "profile says\n"
     "  -o FILE       write there instead of standard output\n";
+
+/* -f symbolized: the symbols, then the profile file itself, as read
+ * again (the parser keeps only what it understood). */
+static int symbolized(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const char *binary, const char *path)
+{
+	char *raw = NULL;
+	size_t len = 0, i;
+	FILE *in;
+	int r;
+
+	if (binary == NULL) /* the main program, as the profile names it */
+		for (i = 0; i < hp->nmaps && binary == NULL; i++)
+			if (hp->maps[i].path[0] == '/')
+				binary = hp->maps[i].path;
+	if ((in = fopen(path, "re")) == NULL)
+		return -1;
+	if (getdelim(&raw, &len, '\0', in) == -1 && ferror(in)) {
+		fclose(in);
+		free(raw);
+		return -1;
+	}
+	len = raw != NULL ? strlen(raw) : 0;
+	fclose(in);
+	r = render_symbolized(out, hp, sym, binary, raw != NULL ? raw : "",
+	    len);
+	free(raw);
+	return r;
+}
 
 /* A usage error: the reason, the usage, exit status 2. */
 static int usage(const char *why, const char *what)
@@ -81,8 +113,10 @@ int main(int argc, char *argv[])
 			return usage("unknown option: ", argv[optind - 1]);
 		}
 	}
-	if (strcmp(format, "text") != 0 && strcmp(format, "collapsed") != 0)
-		return usage("unknown format (want text or collapsed): ",
+	if (strcmp(format, "text") != 0 && strcmp(format, "collapsed") != 0 &&
+	    strcmp(format, "symbolized") != 0)
+		return usage("unknown format (want text, collapsed or "
+		             "symbolized): ",
 		    format);
 	if (optind + 1 != argc)
 		return usage(optind == argc ? "no profile given"
@@ -104,8 +138,12 @@ int main(int argc, char *argv[])
 		heapprof_free(&hp);
 		return 1;
 	}
-	r = strcmp(format, "text") == 0 ? render_text(out, &hp, sym, v)
-	                                : render_collapsed(out, &hp, sym, v);
+	if (strcmp(format, "symbolized") == 0)
+		r = symbolized(out, &hp, sym, binary, argv[optind]);
+	else if (strcmp(format, "text") == 0)
+		r = render_text(out, &hp, sym, v);
+	else
+		r = render_collapsed(out, &hp, sym, v);
 	if (fflush(out) != 0)
 		r = -1;
 	if (r == -1)

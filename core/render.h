@@ -21,6 +21,13 @@ enum render_value {
 int render_text(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v);
 
+/* jeprof's symbolized profile: a "--- symbol" section naming every
+ * address of the profile (as jeprof looks them up: callers' at pc - 1),
+ * then "--- heap" and the profile @p raw itself, which jeprof reads on
+ * any machine without the program or its libraries. */
+int render_symbolized(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const char *binary, const char *raw, size_t rawlen);
+
 /* "outer;...;leaf value" lines, one per distinct stack. */
 int render_collapsed(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v);

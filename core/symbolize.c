@@ -281,20 +281,39 @@ static int sym_resolve(struct symbolizer *s, uint64_t addr,
 	if (mod != NULL &&
 	    (cu = dwfl_module_addrdie(mod, addr, &bias)) != NULL &&
 	    (nscopes = dwarf_getscopes(cu, addr - bias, &scopes)) > 0) {
-		for (i = 0; i < nscopes && n < max; i++) {
+		/*
+		 * The innermost function at addr; if it is an inline, its
+		 * callers are the scopes around that inline instance
+		 * (dwarf_getscopes_die), up to the real function, as
+		 * eu-addr2line -i walks them.
+		 */
+		for (i = 0; i < nscopes; i++) {
+			tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine ||
+			    tag == DW_TAG_subprogram)
+				break;
+		}
+		if (i < nscopes && tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Die inl = scopes[i];
+			free(scopes);
+			scopes = NULL;
+			nscopes = dwarf_getscopes_die(&inl, &scopes);
+			i = 0;
+		}
+		for (; i < nscopes && n < max; i++) {
 			tag = dwarf_tag(&scopes[i]);
 			if (tag != DW_TAG_inlined_subroutine &&
 			    tag != DW_TAG_subprogram)
 				continue;
 			if ((name = sym_die_name(&scopes[i])) == NULL)
 				continue;
+			out[n].name = out[n].func = name;
 			/* jeprof's mark for a function inlined at this pc. */
 			if (tag == DW_TAG_inlined_subroutine) {
 				char buf[512];
 				snprintf(buf, sizeof(buf), "%s (inline)", name);
-				name = sym_keep(s, buf);
+				out[n].func = sym_keep(s, buf);
 			}
-			out[n].func = name;
 			out[n].file = file;
 			out[n].line = lineno;
 			n++;
@@ -321,6 +340,7 @@ static int sym_resolve(struct symbolizer *s, uint64_t addr,
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
 		out[0].func = sym_keep(s, hex);
 	}
+	out[0].name = out[0].func;
 	out[0].file = file;
 	out[0].line = lineno;
 	return 1;

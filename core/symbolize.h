@@ -18,7 +18,9 @@ struct symbolizer;
 /* One frame of a pc, innermost inline first. Strings live in the
  * symbolizer until sym_free(). */
 struct sym_frame {
-	const char *func; /* "0x7f12..." when nothing names it */
+	const char *func; /* "0x7f12..." when nothing names it; an inlined
+	                     function's with " (inline)", as jeprof shows it */
+	const char *name; /* the same without that mark */
 	const char *file; /* NULL when unknown */
 	int line;         /* 0 when unknown */
 };

@@ -7,7 +7,8 @@
 #
 # Then jm4lw-prof, the offline tool, against jeprof on the same dumps:
 # the same Total: lines, the same functions with the same flat figures at
-# the top of the text table, collapsed stacks that add up to the total.
+# the top of the text table, collapsed stacks that add up to the total,
+# and a symbolized profile jeprof reads alone to the same table.
 #
 #	bash heapprof.sh   (BENCH_HOST, HEAPPROF_DUMP, JEPROF_HOST, JM4LW_PROF
 #	                    from ctest)
@@ -82,6 +83,21 @@ same_tables() {
 		fail "$name: the same functions and flat figures at the top" \
 			"jeprof:" "$(cat "$d/jeprof.top")" "jm4lw-prof:" \
 			"$(cat "$d/ours.top")"
+	fi
+	# The symbolized profile: jeprof reads it without the program.
+	assert_cmd "$name: jm4lw-prof -f symbolized exits 0" \
+		"$JM4LW_PROF" -f symbolized -o "$d/sym.heap" "$prof" || return
+	(cd "$d" && timeout 300 jeprof --text sym.heap) >"$d/jeprof-sym.txt" \
+		2>/dev/null
+	assert_eq "$name: jeprof reading the symbolized profile alone prints the same Total:" \
+		"$(head -1 "$d/jeprof.txt")" "$(head -1 "$d/jeprof-sym.txt")"
+	top "$d/jeprof-sym.txt" >"$d/jeprof-sym.top"
+	if [ -s "$d/jeprof-sym.top" ] && cmp -s "$d/jeprof.top" "$d/jeprof-sym.top"; then
+		pass "$name: ... and the same functions at the top"
+	else
+		fail "$name: jeprof on the symbolized profile: the same functions at the top" \
+			"with the program:" "$(cat "$d/jeprof.top")" \
+			"symbolized, without:" "$(cat "$d/jeprof-sym.top")"
 	fi
 	"$JM4LW_PROF" -f collapsed "$prof" >"$d/ours.collapsed"
 	assert_cmd "$name: collapsed stacks add up to the total (1 B a line)" \
