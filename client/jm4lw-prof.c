@@ -22,7 +22,7 @@
 
 static const char usage_text[] =
     "usage: jm4lw-prof [-f text|collapsed|symbolized] [--objects] "
-    "[--binary PATH] [-o FILE] PROFILE\n"
+    "[--base OLD] [--binary PATH] [-o FILE] PROFILE\n"
     "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
     "function (default)\n"
     "  -f collapsed  one \"outer;...;leaf bytes\" line per stack, for "
@@ -30,6 +30,7 @@ static const char usage_text[] =
     "  -f symbolized jeprof's symbolized profile: jeprof reads it on any "
     "machine, without the program\n"
     "  --objects     count objects instead of bytes\n"
+    "  --base OLD    what grew since the profile OLD (jeprof's --base)\n"
     "  --binary PATH the main program's file, when it is not where the "
     "profile says\n"
     "  -o FILE       write there instead of standard output\n";
@@ -77,10 +78,13 @@ int main(int argc, char *argv[])
 	static const struct option longopts[] = {
 	    {"binary", required_argument, NULL, 'b'},
 	    {"objects", no_argument, NULL, 'O'},
+	    {"base", required_argument, NULL, 'B'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *format = "text", *binary = NULL, *outpath = NULL;
+	const char *basepath = NULL;
+	struct heap_profile base = {0};
 	enum render_value v = RENDER_SPACE;
 	struct heap_profile hp;
 	struct symbolizer *sym;
@@ -103,6 +107,9 @@ int main(int argc, char *argv[])
 		case 'O':
 			v = RENDER_OBJECTS;
 			break;
+		case 'B':
+			basepath = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -122,13 +129,26 @@ int main(int argc, char *argv[])
 		return usage(optind == argc ? "no profile given"
 		                            : "one profile at a time",
 		    NULL);
+	if (basepath != NULL && strcmp(format, "text") != 0)
+		return usage("--base works with -f text (for now)", NULL);
 	if (heapprof_load(argv[optind], &hp, err, sizeof(err)) == -1) {
 		fprintf(stderr, "jm4lw-prof: %s\n", err);
+		return 1;
+	}
+	/* What grew since basepath: jeprof's --base. */
+	if (basepath != NULL &&
+	    (heapprof_load(basepath, &base, err, sizeof(err)) == -1 ||
+	        heapprof_subtract(&hp, &base) == -1)) {
+		fprintf(stderr, "jm4lw-prof: %s\n",
+		    base.pcs != NULL ? strerror(ENOMEM) : err);
+		heapprof_free(&hp);
+		heapprof_free(&base);
 		return 1;
 	}
 	if ((sym = sym_new(&hp, binary, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "jm4lw-prof: %s\n", err);
 		heapprof_free(&hp);
+		heapprof_free(&base);
 		return 1;
 	}
 	if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
@@ -136,6 +156,7 @@ int main(int argc, char *argv[])
 		    strerror(errno));
 		sym_free(sym);
 		heapprof_free(&hp);
+		heapprof_free(&base);
 		return 1;
 	}
 	if (strcmp(format, "symbolized") == 0)
@@ -153,5 +174,6 @@ int main(int argc, char *argv[])
 		fclose(out);
 	sym_free(sym);
 	heapprof_free(&hp);
+	heapprof_free(&base);
 	return r == -1 ? 1 : 0;
 }

@@ -443,3 +443,88 @@ out:
 	free(buf);
 	return rv;
 }
+
+/* A hash of a stack's frames. */
+static uint64_t hp_stack_hash(const struct hp_stack *st)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	for (i = 0; i < st->depth; i++)
+		h = (h ^ st->pc[i]) * 1099511628211ull;
+	return h | 1; /* 0 marks a free slot */
+}
+
+/* The same frames in the same order? */
+static int hp_same_stack(const struct hp_stack *a, const struct hp_stack *b)
+{
+	return a->depth == b->depth &&
+	    memcmp(a->pc, b->pc, a->depth * sizeof(*a->pc)) == 0;
+}
+
+int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
+{
+	size_t cap = 16, i, h, n = hp->nstacks, extra = 0;
+	struct {
+		uint64_t hash;
+		size_t k;
+	} * tab;
+	struct hp_stack *st, *ns;
+	char *matched;
+	uint64_t hh;
+
+	while (cap < n * 2)
+		cap *= 2;
+	if ((tab = calloc(cap, sizeof(*tab))) == NULL ||
+	    (matched = calloc(base->nstacks + 1, 1)) == NULL) {
+		free(tab);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		hh = hp_stack_hash(&hp->stacks[i]);
+		for (h = hh; tab[h & (cap - 1)].hash != 0; h++)
+			;
+		tab[h & (cap - 1)].hash = hh;
+		tab[h & (cap - 1)].k = i;
+	}
+	for (i = 0; i < base->nstacks; i++) {
+		const struct hp_stack *b = &base->stacks[i];
+		hh = hp_stack_hash(b);
+		for (h = hh; tab[h & (cap - 1)].hash != 0; h++) {
+			st = &hp->stacks[tab[h & (cap - 1)].k];
+			if (tab[h & (cap - 1)].hash == hh &&
+			    hp_same_stack(st, b)) {
+				st->u_objs -= b->u_objs;
+				st->u_bytes -= b->u_bytes;
+				st->u_accum_objs -= b->u_accum_objs;
+				st->u_accum_bytes -= b->u_accum_bytes;
+				matched[i] = 1;
+				break;
+			}
+		}
+		extra += !matched[i];
+	}
+	free(tab);
+	if (extra > 0) {
+		if ((ns = realloc(hp->stacks, (n + extra) * sizeof(*ns))) ==
+		    NULL) {
+			free(matched);
+			return -1;
+		}
+		hp->stacks = ns;
+		for (i = 0; i < base->nstacks; i++) {
+			if (matched[i])
+				continue;
+			st = &hp->stacks[hp->nstacks++];
+			*st = base->stacks[i];
+			st->u_objs = -st->u_objs;
+			st->u_bytes = -st->u_bytes;
+			st->u_accum_objs = -st->u_accum_objs;
+			st->u_accum_bytes = -st->u_accum_bytes;
+		}
+	}
+	free(matched);
+	hp->u_objs -= base->u_objs;
+	hp->u_bytes -= base->u_bytes;
+	return 0;
+}

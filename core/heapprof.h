@@ -67,4 +67,13 @@ int heapprof_load(const char *path, struct heap_profile *hp, char *err,
 
 void heapprof_free(struct heap_profile *hp);
 
+/*
+ * @p hp minus @p base, stack by stack (the same frames, in order): what
+ * grew is positive, what shrank negative, and a stack only in @p base is
+ * added with its counts negated (its frames stay @p base's: keep @p base
+ * until @p hp is done with). The unsampled counts and totals change; the
+ * sampled ones stay as dumped. 0, or -1 when memory runs out.
+ */
+int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base);
+
 #endif

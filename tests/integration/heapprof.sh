@@ -191,7 +191,42 @@ case_jeprof_host() {
 	stop_jeprof_host
 }
 
+# The leak hunt: two dumps of jeprof_host leaking ~25 MiB/s, and
+# jm4lw-prof --base against jeprof --base: the same Total: of the growth
+# and the same functions at the top.
+case_base() {
+	local a b d=$T/base
+	mkdir -p "$d"
+	start_jeprof_host leak_base JM4LW_TEST_LEAK=1 \
+		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:16 || return
+	a=$(ask jmfp)
+	sleep 1.5 # dump_min_interval, and ~35 MiB more leaked
+	b=$(ask jmfp)
+	[ -s "$a" ] && [ -s "$b" ] ||
+		{ fail "--base: two dumps" "$a" "$b"; return; }
+	timeout 300 jeprof --text --base="$a" "$JEPROF_HOST" "$b" \
+		>"$d/jeprof.txt" 2>/dev/null
+	assert_cmd "--base: jm4lw-prof --base exits 0" \
+		"$JM4LW_PROF" --base "$a" -o "$d/ours.txt" "$b" || return
+	assert_eq "--base: the growth's Total: is jeprof's" \
+		"$(head -1 "$d/jeprof.txt")" "$(head -1 "$d/ours.txt")"
+	top "$d/jeprof.txt" >"$d/jeprof.top"
+	top "$d/ours.txt" >"$d/ours.top"
+	if grep -q jm4lw_test_leaky_function "$d/ours.top" &&
+		cmp -s "$d/jeprof.top" "$d/ours.top"; then
+		pass "--base: the leak at the top, as jeprof has it ($(head -1 "$d/ours.top"))"
+	else
+		fail "--base: the same growth at the top as jeprof --base" \
+			"jeprof:" "$(cat "$d/jeprof.top")" "jm4lw-prof:" \
+			"$(cat "$d/ours.top")"
+	fi
+	"$JM4LW_PROF" -f collapsed --base "$a" "$b" >/dev/null 2>&1
+	assert_eq "--base with -f collapsed: exit 2 (text only, for now)" 2 "$?"
+	stop_jeprof_host
+}
+
 case_many_stacks
+case_base
 case_unknown_lines
 case_bad_files
 case_jeprof_host
