@@ -77,9 +77,9 @@ static int hp_line(struct hp_parse *p, const char **line, size_t *n)
 	return 1;
 }
 
-/* Grow *@p arr (of @p size-byte items) to hold @p need; -1 if memory
- * runs out. */
-static int hp_grow(void **arr, size_t *cap, size_t need, size_t size)
+/* Grow *@p arr (of @p size-byte items) to hold @p need, doubling; -1 if
+ * memory runs out. The one growth rule of the profile pipeline. */
+int hp_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 64;
 	void *n;

@@ -67,6 +67,10 @@ int heapprof_load(const char *path, struct heap_profile *hp, char *err,
 
 void heapprof_free(struct heap_profile *hp);
 
+/* Grow *@p arr (of @p size-byte items, *@p cap of them) to hold @p need,
+ * doubling: 0, or -1 if memory runs out (the array is left as it was). */
+int hp_grow(void **arr, size_t *cap, size_t need, size_t size);
+
 /*
  * @p hp minus @p base, stack by stack (the same frames, in order): what
  * grew is positive, what shrank negative, and a stack only in @p base is

@@ -61,15 +61,9 @@ static int view_stack(struct view *v, const struct hp_stack *st,
 				v->n = 0; /* the allocator and what it called */
 				continue;
 			}
-			if (v->n == v->cap) {
-				size_t cap = v->cap ? v->cap * 2 : 64;
-				const char **nf =
-				    realloc(v->f, cap * sizeof(*nf));
-				if (nf == NULL)
-					return -1;
-				v->f = nf;
-				v->cap = cap;
-			}
+			if (hp_grow((void **)&v->f, &v->cap, v->n + 1,
+			        sizeof(*v->f)) == -1)
+				return -1;
 			v->f[v->n++] = fr[i].func;
 		}
 	}

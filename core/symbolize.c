@@ -151,15 +151,9 @@ void sym_free(struct symbolizer *s)
 /* A string we own until sym_free(). */
 static const char *sym_keep(struct symbolizer *s, const char *str)
 {
-	char **n;
-
-	if (s->nstrs == s->cap_strs) {
-		size_t cap = s->cap_strs ? s->cap_strs * 2 : 64;
-		if ((n = realloc(s->strs, cap * sizeof(*n))) == NULL)
-			return "?";
-		s->strs = n;
-		s->cap_strs = cap;
-	}
+	if (hp_grow((void **)&s->strs, &s->cap_strs, s->nstrs + 1,
+	        sizeof(*s->strs)) == -1)
+		return "?";
 	if ((s->strs[s->nstrs] = strdup(str)) == NULL)
 		return "?";
 	return s->strs[s->nstrs++];
@@ -390,16 +384,9 @@ int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
 	n = sym_resolve(s, leaf || pc == 0 ? pc : pc - 1, tmp, SYM_INLINE_MAX);
 	if ((s->used + 1) * 2 > s->cap && sym_rehash(s) == -1)
 		goto nocache;
-	if (s->nframes + (size_t)n > s->cap_frames) {
-		size_t cap = s->cap_frames ? s->cap_frames * 2 : 4096;
-		struct sym_frame *f;
-		while (cap < s->nframes + (size_t)n)
-			cap *= 2;
-		if ((f = realloc(s->frames, cap * sizeof(*f))) == NULL)
-			goto nocache;
-		s->frames = f;
-		s->cap_frames = cap;
-	}
+	if (hp_grow((void **)&s->frames, &s->cap_frames, s->nframes + (size_t)n,
+	        sizeof(*s->frames)) == -1)
+		goto nocache;
 	memcpy(s->frames + s->nframes, tmp, (size_t)n * sizeof(*tmp));
 	for (h = (key * 0x9e3779b97f4a7c15ull) >> 20;
 	     s->tab[h & (s->cap - 1)].n != 0; h++)
