@@ -496,6 +496,8 @@ int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
 			    hp_same_stack(st, b)) {
 				st->u_objs -= b->u_objs;
 				st->u_bytes -= b->u_bytes;
+				st->b_objs = b->u_objs;
+				st->b_bytes = b->u_bytes;
 				st->u_accum_objs -= b->u_accum_objs;
 				st->u_accum_bytes -= b->u_accum_bytes;
 				matched[i] = 1;
@@ -517,6 +519,8 @@ int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
 				continue;
 			st = &hp->stacks[hp->nstacks++];
 			*st = base->stacks[i];
+			st->b_objs = st->u_objs;
+			st->b_bytes = st->u_bytes;
 			st->u_objs = -st->u_objs;
 			st->u_bytes = -st->u_bytes;
 			st->u_accum_objs = -st->u_accum_objs;
@@ -526,5 +530,6 @@ int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
 	free(matched);
 	hp->u_objs -= base->u_objs;
 	hp->u_bytes -= base->u_bytes;
+	hp->diff = 1;
 	return 0;
 }

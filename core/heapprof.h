@@ -30,6 +30,8 @@ struct hp_stack {
 	uint64_t accum_objs, accum_bytes; /* since start, when prof_accum */
 	double u_objs, u_bytes;           /* unsampled, as jeprof does */
 	double u_accum_objs, u_accum_bytes;
+	double b_objs, b_bytes; /* the base's unsampled counts, after
+	                           heapprof_subtract (0 otherwise) */
 };
 
 /* One line of MAPPED_LIBRARIES. */
@@ -49,6 +51,7 @@ struct heap_profile {
 	size_t nmaps;
 	char *text;             /* the mappings' paths */
 	double u_objs, u_bytes; /* totals of the unsampled counts */
+	int diff;               /* heapprof_subtract made it a difference */
 };
 
 /* The factor jeprof multiplies a stack's counts by: a stack of @p objs
@@ -76,7 +79,9 @@ int hp_grow(void **arr, size_t *cap, size_t need, size_t size);
  * grew is positive, what shrank negative, and a stack only in @p base is
  * added with its counts negated (its frames stay @p base's: keep @p base
  * until @p hp is done with). The unsampled counts and totals change; the
- * sampled ones stay as dumped. 0, or -1 when memory runs out.
+ * sampled ones stay as dumped; b_objs and b_bytes keep the base's, so a
+ * stack's new value is u_bytes + b_bytes (what differential flame graphs
+ * want). 0, or -1 when memory runs out.
  */
 int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base);
 

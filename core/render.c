@@ -1,10 +1,12 @@
 /*
- * Rendering. Every format walks the same view of a stack: its frames
- * expanded through inline chains, leaf first, with the allocator's own
- * frames cut off as jeprof does (everything up to and including the last
- * malloc-family frame), then each format sums what it needs.
+ * Rendering. Every format walks the same view of a stack
+ * (render_view_stack): its frames expanded through inline chains, leaf
+ * first, with the allocator's own frames cut off as jeprof does
+ * (everything up to and including the last malloc-family frame), then
+ * each format sums what it needs.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,15 +40,7 @@ static int skipped(const char *f)
 	    strncmp(f, "tcmalloc::", 10) == 0;
 }
 
-/* A stack's frames as the formats see them. */
-struct view {
-	const char **f;
-	size_t n, cap;
-};
-
-/* Fill @p v with stack @p st's frames, leaf first, the allocator's cut
- * off; -1 if memory runs out. */
-static int view_stack(struct view *v, const struct hp_stack *st,
+int render_view_stack(struct render_view *v, const struct hp_stack *st,
     struct symbolizer *sym)
 {
 	struct sym_frame fr[SYM_INLINE_MAX];
@@ -64,16 +58,30 @@ static int view_stack(struct view *v, const struct hp_stack *st,
 			if (hp_grow((void **)&v->f, &v->cap, v->n + 1,
 			        sizeof(*v->f)) == -1)
 				return -1;
-			v->f[v->n++] = fr[i].func;
+			v->f[v->n].f = fr[i];
+			v->f[v->n].pc = st->pc[d];
+			v->f[v->n].depth = d;
+			v->n++;
 		}
 	}
 	return 0;
 }
 
-/* The value a stack adds. */
-static double value(const struct hp_stack *st, enum render_value v)
+void render_view_free(struct render_view *v)
+{
+	free(v->f);
+	v->f = NULL;
+	v->n = v->cap = 0;
+}
+
+double render_value_of(const struct hp_stack *st, enum render_value v)
 {
 	return v == RENDER_OBJECTS ? st->u_objs : st->u_bytes;
+}
+
+double render_base_of(const struct hp_stack *st, enum render_value v)
+{
+	return v == RENDER_OBJECTS ? st->b_objs : st->b_bytes;
 }
 
 /* One function's sums for the text table. */
@@ -162,7 +170,7 @@ int render_text(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v)
 {
 	struct fn_table t = {0};
-	struct view vw = {0};
+	struct render_view vw = {0};
 	struct fn_row *r, *rows;
 	char a[32], b[16], c[16], d[32], e[16];
 	double total = 0, sum = 0, x;
@@ -170,12 +178,12 @@ int render_text(FILE *out, const struct heap_profile *hp,
 	int rv = -1;
 
 	for (k = 0; k < hp->nstacks; k++) {
-		if (view_stack(&vw, &hp->stacks[k], sym) == -1)
+		if (render_view_stack(&vw, &hp->stacks[k], sym) == -1)
 			goto out;
-		x = value(&hp->stacks[k], v);
+		x = render_value_of(&hp->stacks[k], v);
 		total += x;
 		for (i = 0; i < vw.n; i++) {
-			if ((r = fn_get(&t, vw.f[i])) == NULL)
+			if ((r = fn_get(&t, vw.f[i].f.func)) == NULL)
 				goto out;
 			if (i == 0)
 				r->flat += x;
@@ -210,43 +218,53 @@ out:
 	if (rv == -1 && errno == 0)
 		errno = ENOMEM;
 	free(t.rows);
-	free(vw.f);
+	render_view_free(&vw);
 	return rv;
+}
+
+/* Write @p f with any ';' as ':' (';' separates frames). */
+static void put_frame(FILE *out, const char *f)
+{
+	const char *semi;
+
+	while ((semi = strchr(f, ';')) != NULL) {
+		fwrite(f, 1, (size_t)(semi - f), out);
+		fputc(':', out);
+		f = semi + 1;
+	}
+	fputs(f, out);
 }
 
 int render_collapsed(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v)
 {
-	struct view vw = {0};
-	long long x;
+	struct render_view vw = {0};
+	long long x, old;
 	size_t k, i;
 
 	/* Stacks that symbolize alike are separate lines here: the tools
 	 * that read collapsed stacks (flamegraph.pl, speedscope, inferno)
 	 * add them up. */
 	for (k = 0; k < hp->nstacks; k++) {
-		if (view_stack(&vw, &hp->stacks[k], sym) == -1) {
-			free(vw.f);
+		if (render_view_stack(&vw, &hp->stacks[k], sym) == -1) {
+			render_view_free(&vw);
 			errno = ENOMEM;
 			return -1;
 		}
-		x = (long long)(value(&hp->stacks[k], v) + 0.5);
-		if (vw.n == 0 || x == 0)
+		x = llround(render_value_of(&hp->stacks[k], v));
+		old = llround(render_base_of(&hp->stacks[k], v));
+		if (vw.n == 0 || (x == 0 && (!hp->diff || old == 0)))
 			continue;
 		for (i = vw.n; i-- > 0;) {
-			/* ';' separates frames: never inside a name. */
-			const char *f = vw.f[i], *semi;
-			while ((semi = strchr(f, ';')) != NULL) {
-				fwrite(f, 1, (size_t)(semi - f), out);
-				fputc(':', out);
-				f = semi + 1;
-			}
-			fputs(f, out);
+			put_frame(out, vw.f[i].f.func);
 			fputc(i > 0 ? ';' : ' ', out);
 		}
-		fprintf(out, "%lld\n", x);
+		if (hp->diff) /* difffolded.pl's "old new" */
+			fprintf(out, "%lld %lld\n", old, old + x);
+		else
+			fprintf(out, "%lld\n", x);
 	}
-	free(vw.f);
+	render_view_free(&vw);
 	return ferror(out) ? -1 : 0;
 }
 

@@ -1,7 +1,13 @@
 /*
  * render — a symbolized heap profile as people and tools read it: jeprof's
- * --text table, and FlameGraph's collapsed stacks. Pure functions of the
- * parsed profile and a symbolizer.
+ * --text table, FlameGraph's collapsed stacks, jeprof's symbolized file
+ * (and, in their own files, the SVG flame graph and pprof). Pure functions
+ * of the parsed profile and a symbolizer.
+ *
+ * A profile after heapprof_subtract (hp->diff) renders as a difference:
+ * each stack's value is its growth (negative when it shrank), and the
+ * formats that can show both sides (collapsed, svg) take the base's value
+ * from b_bytes / b_objs.
  */
 #ifndef JM4LW_RENDER_H
 #define JM4LW_RENDER_H
@@ -16,6 +22,37 @@ enum render_value {
 	RENDER_OBJECTS, /* unsampled in-use objects */
 };
 
+/* One frame of a stack as every format sees it. */
+struct render_frame {
+	struct sym_frame f; /* f.func is the name the formats print */
+	uint64_t pc;        /* the address it came from, as dumped */
+	size_t depth;       /* where that address is in the stack, 0 = leaf */
+};
+
+/* A stack's frames, leaf first, the allocator's cut off. */
+struct render_view {
+	struct render_frame *f;
+	size_t n, cap;
+};
+
+/* Fill @p v with stack @p st's frames: each address through its inline
+ * chain (innermost first), then everything up to and including the last
+ * allocator entry point (jeprof's list: malloc, operator new, ...) cut
+ * off, so the stack starts where the program allocated. 0, or -1 when
+ * memory runs out. Reuse @p v across stacks; free with
+ * render_view_free(). */
+int render_view_stack(struct render_view *v, const struct hp_stack *st,
+    struct symbolizer *sym);
+
+void render_view_free(struct render_view *v);
+
+/* What stack @p st counts in @p v: its unsampled bytes or objects (its
+ * growth, for a difference). */
+double render_value_of(const struct hp_stack *st, enum render_value v);
+
+/* The base's value of @p st, for a difference (0 otherwise). */
+double render_base_of(const struct hp_stack *st, enum render_value v);
+
 /* jeprof --text: "Total:", then flat, flat%, sum%, cum, cum%, function,
  * sorted by flat. 0, or -1 with errno. */
 int render_text(FILE *out, const struct heap_profile *hp,
@@ -28,7 +65,10 @@ int render_text(FILE *out, const struct heap_profile *hp,
 int render_symbolized(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const char *binary, const char *raw, size_t rawlen);
 
-/* "outer;...;leaf value" lines, one per distinct stack. */
+/* "outer;...;leaf value" lines, one per stack with a value; for a
+ * difference "outer;...;leaf old new", the two-column form of
+ * FlameGraph's difffolded.pl that flamegraph.pl draws as a differential
+ * flame graph. */
 int render_collapsed(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v);
 

@@ -81,9 +81,12 @@ static int sym_elf_type(const char *path)
 	return t;
 }
 
-struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
-    char *err, size_t errlen)
+/* A symbolizer over @p hp's mappings; @p binary stands for the main
+ * program, @p self opens each object as this process maps it. */
+static struct symbolizer *sym_open(const struct heap_profile *hp,
+    const char *binary, int self, char *err, size_t errlen)
 {
+	char mapfile[64];
 	struct symbolizer *s;
 	const char *main_path = NULL, *path;
 	size_t i, j;
@@ -114,6 +117,14 @@ struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
 		        strcmp(m->path, main_path) == 0
 		    ? binary
 		    : m->path;
+		if (self) {
+			snprintf(mapfile, sizeof(mapfile),
+			    "/proc/self/map_files/%llx-%llx",
+			    (unsigned long long)m->start,
+			    (unsigned long long)m->end);
+			if (access(mapfile, R_OK) == 0)
+				path = mapfile;
+		}
 		/* A missing object leaves its addresses as hex, as jeprof
 		 * does; libdwfl ignores the base of an ET_EXEC. */
 		if ((t = sym_elf_type(path)) == -1)
@@ -127,6 +138,52 @@ struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
 		return NULL;
 	}
 	return s;
+}
+
+struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
+    char *err, size_t errlen)
+{
+	return sym_open(hp, binary, 0, err, errlen);
+}
+
+struct symbolizer *sym_new_self(const struct heap_profile *hp, char *err,
+    size_t errlen)
+{
+	return sym_open(hp, NULL, 1, err, errlen);
+}
+
+/* dwfl_getmodules: stop at the module named in *arg's path. */
+static int sym_find_module(Dwfl_Module *mod, void **userdata, const char *name,
+    Dwarf_Addr start, void *arg)
+{
+	struct {
+		const char *path;
+		Dwfl_Module *mod;
+	} *want = arg;
+
+	(void)userdata;
+	(void)start;
+	if (strcmp(name, want->path) != 0)
+		return DWARF_CB_OK;
+	want->mod = mod;
+	return DWARF_CB_ABORT;
+}
+
+size_t sym_build_id(struct symbolizer *s, const struct hp_map *m,
+    const unsigned char **bits)
+{
+	struct {
+		const char *path;
+		Dwfl_Module *mod;
+	} want = {m->path, NULL};
+	GElf_Addr vaddr;
+	int n;
+
+	(void)dwfl_getmodules(s->dwfl, sym_find_module, &want, 0);
+	if (want.mod == NULL ||
+	    (n = dwfl_module_build_id(want.mod, bits, &vaddr)) <= 0)
+		return 0;
+	return (size_t)n;
 }
 
 void sym_free(struct symbolizer *s)

@@ -38,6 +38,19 @@ struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
 int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
     struct sym_frame *out, int max);
 
+/* The same for the running process, whose heap profile @p hp is: each
+ * object is opened through /proc/self/map_files when it can be, so a
+ * program or library replaced on disk since it was started (an upgrade
+ * in place) is still read as the process has it mapped. */
+struct symbolizer *sym_new_self(const struct heap_profile *hp, char *err,
+    size_t errlen);
+
+/* The GNU build ID of the object mapped at @p m (by its path), for
+ * pprof's mappings: its length, with the bytes in *@p bits (valid until
+ * sym_free), or 0 when the object has none or was not found. */
+size_t sym_build_id(struct symbolizer *s, const struct hp_map *m,
+    const unsigned char **bits);
+
 void sym_free(struct symbolizer *s);
 
 #endif
