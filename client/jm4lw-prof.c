@@ -20,6 +20,10 @@
 #include "render.h"
 #include "symbolize.h"
 
+/* libstdc++'s demangler, linked in: C++ names as people read them. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+    int *status);
+
 static const char usage_text[] =
     "usage: jm4lw-prof [-f text|collapsed|symbolized] [--objects] "
     "[--base OLD] [--binary PATH] [-o FILE] PROFILE\n"
@@ -92,6 +96,7 @@ int main(int argc, char *argv[])
 	char err[512];
 	int ch, r;
 
+	sym_set_demangler(__cxa_demangle);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
 		switch (ch) {

@@ -9,6 +9,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -40,8 +41,19 @@ struct sym_module {
 	size_t n;
 };
 
+/* A name as the object has it, and as people read it. */
+struct sym_name {
+	const char *raw;  /* the key: libdw's string, stable until dwfl_end */
+	const char *full; /* demangled, with its parameters */
+	const char *func; /* demangled, without them (jeprof's short form) */
+	const char *inl;  /* func + " (inline)" */
+};
+
 struct symbolizer {
 	Dwfl *dwfl;
+	sym_demangle_fn *demangle;
+	struct sym_name *names; /* by raw pointer, open addressing */
+	size_t cap_names, nnames;
 	struct sym_module *mods;
 	size_t nmods;
 	struct sym_entry *tab; /* open addressing, a power of two */
@@ -51,6 +63,16 @@ struct symbolizer {
 	char **strs; /* names we made (hex fallbacks) */
 	size_t nstrs, cap_strs;
 };
+
+/* The C++ demangler: the one set, or libstdc++'s __cxa_demangle where
+ * the process has it (a C++ host). A C host needs no C++ runtime: it
+ * keeps names as the objects have them. */
+static sym_demangle_fn *sym_demangler;
+
+void sym_set_demangler(sym_demangle_fn *fn)
+{
+	sym_demangler = fn;
+}
 
 static const Dwfl_Callbacks sym_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
@@ -93,7 +115,11 @@ static struct symbolizer *sym_open(const struct heap_profile *hp,
 	int t, dup;
 
 	elf_version(EV_CURRENT);
-	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	if ((s = calloc(1, sizeof(*s))) != NULL)
+		s->demangle = sym_demangler != NULL
+		    ? sym_demangler
+		    : (sym_demangle_fn *)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	if (s == NULL ||
 	    (s->dwfl = dwfl_begin(&sym_callbacks)) == NULL) {
 		snprintf(err, errlen, "cannot start libdwfl: %s",
 		    s != NULL ? dwfl_errmsg(-1) : strerror(ENOMEM));
@@ -202,6 +228,7 @@ void sym_free(struct symbolizer *s)
 	free(s->strs);
 	free(s->tab);
 	free(s->frames);
+	free(s->names);
 	free(s);
 }
 
@@ -287,6 +314,82 @@ static const char *sym_nearest(struct symbolizer *s, Dwfl_Module *mod,
 	return m->syms[lo].name;
 }
 
+
+/* Where @p name's parameter list starts: the '(' matching its last ')',
+ * so "ns::f<int>(char*) const" gives "(char*) const"; NULL if none. */
+static const char *sym_params(const char *name)
+{
+	const char *p = strrchr(name, ')');
+	int depth = 0;
+
+	if (p == NULL || p == name)
+		return NULL;
+	for (; p >= name; p--) {
+		if (*p == ')')
+			depth++;
+		else if (*p == '(' && --depth == 0)
+			return p == name ? NULL : p;
+	}
+	return NULL;
+}
+
+/* Make @p n's forms of its raw name; -1 when memory runs out. */
+static int sym_name_make(struct symbolizer *s, struct sym_name *n)
+{
+	char *dem = NULL, buf[1024];
+	const char *full = n->raw, *par;
+	int status = -1;
+
+	if (s->demangle != NULL && strncmp(n->raw, "_Z", 2) == 0)
+		dem = s->demangle(n->raw, NULL, NULL, &status);
+	if (dem != NULL && status == 0)
+		full = dem;
+	n->full = full == n->raw ? n->raw : sym_keep(s, full);
+	if (full != n->raw && (par = sym_params(full)) != NULL)
+		snprintf(buf, sizeof(buf), "%.*s", (int)(par - full), full);
+	else
+		snprintf(buf, sizeof(buf), "%s", full);
+	free(dem);
+	n->func = strcmp(buf, n->full) == 0 ? n->full : sym_keep(s, buf);
+	snprintf(buf, sizeof(buf), "%s (inline)", n->func);
+	n->inl = sym_keep(s, buf);
+	return 0;
+}
+
+/* The forms of @p raw, made once per name; NULL when memory runs out. */
+static const struct sym_name *sym_name(struct symbolizer *s, const char *raw)
+{
+	struct sym_name *t;
+	size_t h, i, cap;
+
+	if ((s->nnames + 1) * 2 > s->cap_names) {
+		cap = s->cap_names ? s->cap_names * 2 : 1024;
+		if ((t = calloc(cap, sizeof(*t))) == NULL)
+			return NULL;
+		for (i = 0; i < s->cap_names; i++) {
+			if (s->names[i].raw == NULL)
+				continue;
+			for (h = ((uintptr_t)s->names[i].raw >> 3) *
+			         0x9e3779b97f4a7c15ull >>
+			     20;
+			     t[h & (cap - 1)].raw != NULL; h++)
+				;
+			t[h & (cap - 1)] = s->names[i];
+		}
+		free(s->names);
+		s->names = t;
+		s->cap_names = cap;
+	}
+	for (h = ((uintptr_t)raw >> 3) * 0x9e3779b97f4a7c15ull >> 20;
+	     (t = &s->names[h & (s->cap_names - 1)])->raw != NULL; h++)
+		if (t->raw == raw)
+			return t;
+	t->raw = raw;
+	s->nnames++;
+	sym_name_make(s, t);
+	return t;
+}
+
 /* The name of @p die, through its abstract origin for an inline. */
 static const char *sym_die_name(Dwarf_Die *die)
 {
@@ -324,6 +427,7 @@ static int sym_resolve(struct symbolizer *s, uint64_t addr,
 	Dwarf_Word line;
 	Dwfl_Line *l;
 	const char *file = NULL, *name;
+	const struct sym_name *nm;
 	char hex[32];
 	int n = 0, nscopes, i, lineno = 0, tag;
 
@@ -358,13 +462,13 @@ static int sym_resolve(struct symbolizer *s, uint64_t addr,
 				continue;
 			if ((name = sym_die_name(&scopes[i])) == NULL)
 				continue;
-			out[n].name = out[n].func = name;
+			if ((nm = sym_name(s, name)) == NULL)
+				continue;
+			out[n].name = nm->full;
+			out[n].raw = nm->raw;
 			/* jeprof's mark for a function inlined at this pc. */
-			if (tag == DW_TAG_inlined_subroutine) {
-				char buf[512];
-				snprintf(buf, sizeof(buf), "%s (inline)", name);
-				out[n].func = sym_keep(s, buf);
-			}
+			out[n].func = tag == DW_TAG_inlined_subroutine ? nm->inl
+			                                               : nm->func;
 			out[n].file = file;
 			out[n].line = lineno;
 			n++;
@@ -385,13 +489,15 @@ static int sym_resolve(struct symbolizer *s, uint64_t addr,
 	/* No DWARF: the symbol table. */
 	if (mod != NULL &&
 	    ((name = dwfl_module_addrname(mod, addr)) != NULL ||
-	        (name = sym_nearest(s, mod, addr)) != NULL)) {
-		out[0].func = name;
+	        (name = sym_nearest(s, mod, addr)) != NULL) &&
+	    (nm = sym_name(s, name)) != NULL) {
+		out[0].func = nm->func;
+		out[0].name = nm->full;
+		out[0].raw = nm->raw;
 	} else {
 		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
-		out[0].func = sym_keep(s, hex);
+		out[0].func = out[0].name = out[0].raw = sym_keep(s, hex);
 	}
-	out[0].name = out[0].func;
 	out[0].file = file;
 	out[0].line = lineno;
 	return 1;

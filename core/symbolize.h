@@ -18,9 +18,12 @@ struct symbolizer;
 /* One frame of a pc, innermost inline first. Strings live in the
  * symbolizer until sym_free(). */
 struct sym_frame {
-	const char *func; /* "0x7f12..." when nothing names it; an inlined
-	                     function's with " (inline)", as jeprof shows it */
-	const char *name; /* the same without that mark */
+	const char *func; /* what people read: demangled, without its
+	                     parameters (jeprof's short form); "0x7f12..."
+	                     when nothing names it; an inlined function's
+	                     with " (inline)", as jeprof shows it */
+	const char *name; /* demangled, with its parameters, no mark */
+	const char *raw;  /* as the object has it (mangled) */
 	const char *file; /* NULL when unknown */
 	int line;         /* 0 when unknown */
 };
@@ -52,5 +55,13 @@ size_t sym_build_id(struct symbolizer *s, const struct hp_map *m,
     const unsigned char **bits);
 
 void sym_free(struct symbolizer *s);
+
+/* __cxa_demangle's shape. */
+typedef char *sym_demangle_fn(const char *mangled, char *buf, size_t *len,
+    int *status);
+
+/* The demangler symbolizers made from now on use; by default the
+ * process's own __cxa_demangle, if it has one. */
+void sym_set_demangler(sym_demangle_fn *fn);
 
 #endif

@@ -6,7 +6,7 @@
 #                          redis-server for the preload agent's proof
 set -eu
 
-pkgs="cmake gcc make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev perl binutils"
+pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev perl binutils"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
