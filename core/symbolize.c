@@ -119,8 +119,7 @@ static struct symbolizer *sym_open(const struct heap_profile *hp,
 		s->demangle = sym_demangler != NULL
 		    ? sym_demangler
 		    : (sym_demangle_fn *)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-	if (s == NULL ||
-	    (s->dwfl = dwfl_begin(&sym_callbacks)) == NULL) {
+	if (s == NULL || (s->dwfl = dwfl_begin(&sym_callbacks)) == NULL) {
 		snprintf(err, errlen, "cannot start libdwfl: %s",
 		    s != NULL ? dwfl_errmsg(-1) : strerror(ENOMEM));
 		free(s);
@@ -314,7 +313,6 @@ static const char *sym_nearest(struct symbolizer *s, Dwfl_Module *mod,
 	return m->syms[lo].name;
 }
 
-
 /* Where @p name's parameter list starts: the '(' matching its last ')',
  * so "ns::f<int>(char*) const" gives "(char*) const"; NULL if none. */
 static const char *sym_params(const char *name)
@@ -370,8 +368,8 @@ static const struct sym_name *sym_name(struct symbolizer *s, const char *raw)
 			if (s->names[i].raw == NULL)
 				continue;
 			for (h = ((uintptr_t)s->names[i].raw >> 3) *
-			         0x9e3779b97f4a7c15ull >>
-			     20;
+			             0x9e3779b97f4a7c15ull >>
+			         20;
 			     t[h & (cap - 1)].raw != NULL; h++)
 				;
 			t[h & (cap - 1)] = s->names[i];
@@ -467,8 +465,9 @@ static int sym_resolve(struct symbolizer *s, uint64_t addr,
 			out[n].name = nm->full;
 			out[n].raw = nm->raw;
 			/* jeprof's mark for a function inlined at this pc. */
-			out[n].func = tag == DW_TAG_inlined_subroutine ? nm->inl
-			                                               : nm->func;
+			out[n].func = tag == DW_TAG_inlined_subroutine
+			    ? nm->inl
+			    : nm->func;
 			out[n].file = file;
 			out[n].line = lineno;
 			n++;
