@@ -48,7 +48,11 @@ int render_view_stack(struct render_view *v, const struct hp_stack *st,
 	int n, i;
 
 	v->n = 0;
-	for (d = 0; d < st->depth; d++) {
+	/* The allocator's library first: jemalloc's own frames, whatever
+	 * a stripped library calls them. */
+	for (d = 0; d < st->depth && sym_in_allocator(sym, st->pc[d]); d++)
+		;
+	for (; d < st->depth; d++) {
 		n = sym_lookup(sym, st->pc[d], d == 0, fr, SYM_INLINE_MAX);
 		for (i = 0; i < n; i++) {
 			if (skipped(fr[i].func)) {

@@ -36,9 +36,10 @@ struct render_view {
 };
 
 /* Fill @p v with stack @p st's frames: each address through its inline
- * chain (innermost first), then everything up to and including the last
- * allocator entry point (jeprof's list: malloc, operator new, ...) cut
- * off, so the stack starts where the program allocated. 0, or -1 when
+ * chain (innermost first), with the frames in the allocator's shared
+ * library and everything up to and including the last allocator entry
+ * point (jeprof's list: malloc, operator new, ...) cut off, so the stack
+ * starts where the program allocated. 0, or -1 when
  * memory runs out. Reuse @p v across stacks; free with
  * render_view_free(). */
 int render_view_stack(struct render_view *v, const struct hp_stack *st,

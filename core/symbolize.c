@@ -49,8 +49,17 @@ struct sym_name {
 	const char *inl;  /* func + " (inline)" */
 };
 
+/* Is a module the allocator's own library? */
+struct sym_alloc {
+	Dwfl_Module *mod;
+	int alloc;
+};
+
 struct symbolizer {
 	Dwfl *dwfl;
+	Dwfl_Module *main_mod; /* the program's, NULL if not found */
+	struct sym_alloc *allocs;
+	size_t nallocs;
 	sym_demangle_fn *demangle;
 	struct sym_name *names; /* by raw pointer, open addressing */
 	size_t cap_names, nnames;
@@ -162,6 +171,11 @@ static struct symbolizer *sym_open(const struct heap_profile *hp,
 		sym_free(s);
 		return NULL;
 	}
+	for (i = 0; i < hp->nmaps && s->main_mod == NULL; i++)
+		if (main_path != NULL && sym_reportable(&hp->maps[i]) &&
+		    strcmp(hp->maps[i].path, main_path) == 0)
+			s->main_mod =
+			    dwfl_addrmodule(s->dwfl, hp->maps[i].start);
 	return s;
 }
 
@@ -228,6 +242,7 @@ void sym_free(struct symbolizer *s)
 	free(s->tab);
 	free(s->frames);
 	free(s->names);
+	free(s->allocs);
 	free(s);
 }
 
@@ -500,6 +515,45 @@ static int sym_resolve(struct symbolizer *s, uint64_t addr,
 	out[0].file = file;
 	out[0].line = lineno;
 	return 1;
+}
+
+/* Does @p mod define jemalloc's mallctl? */
+static int sym_defines_mallctl(Dwfl_Module *mod)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	const char *name;
+	int k, n = dwfl_module_getsymtab(mod);
+
+	for (k = 1; k < n; k++) {
+		name = dwfl_module_getsym_info(mod, k, &sym, &addr, NULL, NULL,
+		    NULL);
+		if (name != NULL && sym.st_shndx != SHN_UNDEF &&
+		    (strcmp(name, "mallctl") == 0 ||
+		        strcmp(name, "je_mallctl") == 0))
+			return 1;
+	}
+	return 0;
+}
+
+int sym_in_allocator(struct symbolizer *s, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+	struct sym_alloc *na;
+	size_t i;
+
+	/* A jemalloc linked into the program is named, and cut by name. */
+	if (mod == NULL || mod == s->main_mod)
+		return 0;
+	for (i = 0; i < s->nallocs; i++)
+		if (s->allocs[i].mod == mod)
+			return s->allocs[i].alloc;
+	if ((na = realloc(s->allocs, (s->nallocs + 1) * sizeof(*na))) == NULL)
+		return 0;
+	s->allocs = na;
+	na[s->nallocs].mod = mod;
+	na[s->nallocs].alloc = sym_defines_mallctl(mod);
+	return na[s->nallocs++].alloc;
 }
 
 /* Grow the cache to twice its size. */

@@ -54,6 +54,12 @@ struct symbolizer *sym_new_self(const struct heap_profile *hp, char *err,
 size_t sym_build_id(struct symbolizer *s, const struct hp_map *m,
     const unsigned char **bits);
 
+/* Is @p pc in the allocator's shared library (one, other than the
+ * program, that defines mallctl)? Its frames lead every stack, and a
+ * stripped libjemalloc names its internal functions after the nearest
+ * exported symbol (malloc_usable_size), which no skip list can catch. */
+int sym_in_allocator(struct symbolizer *s, uint64_t pc);
+
 void sym_free(struct symbolizer *s);
 
 /* __cxa_demangle's shape. */
