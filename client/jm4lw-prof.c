@@ -167,7 +167,7 @@ int main(int argc, char *argv[])
 	if (strcmp(format, "symbolized") == 0)
 		r = symbolized(out, &hp, sym, binary, argv[optind]);
 	else if (strcmp(format, "text") == 0)
-		r = render_text(out, &hp, sym, v);
+		r = render_text(out, &hp, sym, v, 0);
 	else
 		r = render_collapsed(out, &hp, sym, v);
 	if (fflush(out) != 0)

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "jm4lw.h"
@@ -59,6 +60,7 @@ struct core_stats {
 	uint64_t dumps_refused;   /* dump_min_interval, dump_min_free, busy */
 	uint64_t dumps_scheduled; /* written by dump_interval/on_growth */
 	uint64_t dumps_deleted;   /* by dump_keep/dump_max_bytes */
+	uint64_t profiles_served; /* jmtp, jmcs, jmfg, jmdf answered */
 };
 
 /* The typed parts of the configuration, parsed once when it is loaded. */
@@ -66,6 +68,7 @@ struct core_policy {
 	unsigned long long growth_bytes; /* dump_on_growth in bytes, or 0 */
 	unsigned growth_pct;             /* dump_on_growth in %, or 0 */
 	int reset_lg;                    /* prof_reset_lg_sample; -1: keep */
+	int symbolized;                  /* dump_symbolized */
 };
 
 #define CORE_PATH_MAX (PATH_MAX + 128)
@@ -207,12 +210,31 @@ enum dump_status {
  * only ever called there). */
 #define DUMP_LOG_MAX 2048
 
+/* What a dump job makes of its dump besides the file. */
+enum dump_view {
+	DUMP_VIEW_NONE,      /* jmfp, the schedule: the dump is the answer */
+	DUMP_VIEW_TEXT,      /* jmtp: the top of the heap, jeprof --text */
+	DUMP_VIEW_COLLAPSED, /* jmcs: collapsed stacks */
+	DUMP_VIEW_SVG,       /* jmfg: a flame graph */
+	DUMP_VIEW_DIFF,      /* jmdf: kept, and its growth since the last */
+};
+
+/* Rows of the text views (jmtp, jmdf): the top, at a glance. */
+#define PROFILE_TOP_ROWS 30
+
 /* What one dump came to. */
 struct dump_result {
 	enum dump_status status;
+	enum dump_view view;
 	int err;                  /* errno behind a failure, or 0 */
 	double retry_after;       /* seconds, when refused for the rate */
-	char path[CORE_PATH_MAX]; /* the dump, when DUMP_OK */
+	char path[CORE_PATH_MAX]; /* the dump kept, when DUMP_OK; "" for a
+	                             view's dump, which is not kept */
+	int kept;                 /* path was kept, whatever the status */
+	int body;                 /* a view: its rendering is in body_fd */
+	int body_fd;              /* an unnamed file, rewound; the loop
+	                             sends and closes it */
+	size_t body_len;
 	char reason[CORE_PATH_MAX + 256]; /* one line, when not DUMP_OK */
 	uint64_t deleted;                 /* dumps retention removed */
 	int alloc_known; /* stats.allocated right after the dump */
@@ -235,6 +257,8 @@ struct dump_job {
 	struct jm4lw_config cfg;
 	int scheduled;
 	int want_alloc; /* read stats.allocated after (dump_on_growth) */
+	int symbolized; /* also write <dump>.symbolized (dump_symbolized) */
+	char base[CORE_PATH_MAX]; /* jmdf: the module's previous dump, or "" */
 	struct dumper *dumper;
 	struct dump_result res;
 };
@@ -243,15 +267,15 @@ struct dump_job {
 #define DUMP_TAIL_CHUNK 16384
 
 /*
- * On the loop, before a dump: profiling usable, no dump running, not
- * sooner than dump_min_interval. 0: go ahead (the dump is marked as
- * begun); -1: @p r says why not.
+ * On the loop, before a dump for word @p who (NULL: the schedule):
+ * profiling usable, no dump running, not sooner than dump_min_interval.
+ * 0: go ahead (the dump is marked as begun); -1: @p r says why not.
  */
-int core_dump_admit(struct core *c, int scheduled, struct dump_result *r);
+int core_dump_admit(struct core *c, const char *who, struct dump_result *r);
 
 /* Fill @p j for a dump core_dump_admit() let through. */
 void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
-    int scheduled);
+    int scheduled, enum dump_view view);
 
 /* The heavy part, on any thread: prof.dump, checks, rename, retention. */
 void dump_run(struct dump_job *j);
@@ -260,9 +284,29 @@ void dump_run(struct dump_job *j);
  * the job's log lines. */
 void core_dump_done(struct core *c, const struct dump_result *r);
 
-/* All three in a row, for callers without a worker (tests, fuzzer). */
-void core_dump_sync(struct core *c, struct dumper *d, int scheduled,
-    struct dump_result *r);
+/* All three in a row, for callers without a worker (tests, fuzzer, a
+ * host's jm4lw_reply_builtin). */
+void core_dump_sync(struct core *c, struct dumper *d, const char *who,
+    enum dump_view view, struct dump_result *r);
+
+/* Close a result's body, if it has one. */
+void dump_result_release(struct dump_result *r);
+
+/* --- profile: a dump made readable (heapprof, symbolize, render) ---- */
+
+/* Render @p view of the profile at @p dump (minus the one at @p base for
+ * DUMP_VIEW_DIFF; "" or NULL: no base, the live heap with a line saying
+ * so) into @p out, symbolized in this process. 0, or -1 with one line in
+ * @p err. On the worker: it reads files and allocates. */
+int profile_render(enum dump_view view, const char *dump, const char *base,
+    FILE *out, char *err, size_t errlen);
+
+/* Write jeprof's symbolized profile of @p dump to @p out: the symbols
+ * of every address, then the dump itself. 0, or -1 with @p err. */
+int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen);
+
+/* Which symbolizer this build has ("libdw" or "elf"), for conf/mntr. */
+const char *profile_symbolizer(void);
 
 /* Remove the staging directory this process made, if any. */
 void dumper_fini(struct dumper *d);

@@ -18,6 +18,12 @@
 
 #include "core.h"
 
+/* A failed dump, with the directory it was for. */
+#define FAIL(j, dir, e, why)                                                   \
+	dump_why(&(j)->res, DUMP_FAILED, (e),                                  \
+	    "heap profile dump to %s failed: %s", (dir), (why))
+#define FAIL_E(j, dir, e) FAIL(j, dir, e, strerror(e))
+
 /* Fill a refusal or failure's reason. */
 static void dump_why(struct dump_result *r, enum dump_status s, int err,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -47,15 +53,18 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
  * a second request while one runs is refused at once, not queued, so no
  * peer waits on a dump it did not ask for.
  */
-int core_dump_admit(struct core *c, int scheduled, struct dump_result *r)
+int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 {
-	const char *who = scheduled ? "dump" : "jmfp";
 	double ago, min = (double)c->cfg->dump_min_interval;
+	int scheduled = who == NULL;
 	struct timespec now;
 	enum prof_state s;
 	int e;
 
 	memset(r, 0, sizeof(*r));
+	r->body_fd = -1;
+	if (scheduled)
+		who = "dump";
 	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
 		r->status = DUMP_REFUSED;
 		r->err = e;
@@ -100,14 +109,121 @@ int core_dump_admit(struct core *c, int scheduled, struct dump_result *r)
 
 /* Copy what the heavy part needs: the loop may reload meanwhile. */
 void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
-    int scheduled)
+    int scheduled, enum dump_view view)
 {
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->scheduled = scheduled;
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
+	j->symbolized = c->pol.symbolized;
+	/* jmdf compares with the module's last kept dump. */
+	snprintf(j->base, sizeof(j->base), "%s",
+	    view == DUMP_VIEW_DIFF && c->last_dump_time != 0 ? c->last_dump
+	                                                     : "");
 	j->dumper = d;
 	memset(&j->res, 0, sizeof(j->res));
+	j->res.view = view;
+	j->res.body_fd = -1;
+}
+
+void dump_result_release(struct dump_result *r)
+{
+	if (r->body && r->body_fd != -1)
+		close(r->body_fd);
+	r->body = 0;
+	r->body_fd = -1;
+}
+
+/*
+ * An unnamed file in the staging directory for a rendering: O_TMPFILE
+ * where the filesystem has it, so nothing is ever left behind; else a
+ * name unlinked at once. Not memory: a flame graph of a big heap runs to
+ * megabytes, and the host's anonymous memory is not ours to take. -1
+ * and errno on failure.
+ */
+static int body_open(const char *stage)
+{
+	char path[CORE_PATH_MAX + 16];
+	int fd;
+
+#ifdef O_TMPFILE
+	if ((fd = open(stage, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) != -1)
+		return fd;
+#endif
+	snprintf(path, sizeof(path), "%s/body.XXXXXX", stage);
+	if ((fd = mkostemp(path, O_CLOEXEC)) != -1)
+		(void)unlink(path);
+	return fd;
+}
+
+/*
+ * Render the job's view of the profile at @p dump into a body file (or,
+ * with @p symbolized, write "<path>.symbolized" next to @p path). 0, or
+ * -1 with the job's result saying why.
+ */
+static int dump_render(struct dump_job *j, const char *dump, const char *dir)
+{
+	char err[CORE_PATH_MAX + 128];
+	FILE *f;
+	int fd, r;
+	off_t len;
+
+	if ((fd = body_open(j->dumper->stage)) == -1 ||
+	    (f = fdopen(dup(fd), "w+")) == NULL) {
+		FAIL_E(j, dir, errno);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	r = profile_render(j->res.view, dump, j->base, f, err, sizeof(err));
+	if (fflush(f) != 0 && r == 0) {
+		snprintf(err, sizeof(err), "cannot write the reply: %s",
+		    strerror(errno));
+		r = -1;
+	}
+	fclose(f);
+	if (r == -1 || (len = lseek(fd, 0, SEEK_END)) == -1 ||
+	    lseek(fd, 0, SEEK_SET) == -1) {
+		close(fd);
+		dump_why(&j->res, DUMP_FAILED, EIO, "%s", err);
+		return -1;
+	}
+	j->res.body = 1;
+	j->res.body_fd = fd;
+	j->res.body_len = (size_t)len;
+	return 0;
+}
+
+/*
+ * dump_symbolized: "<tmp>.symbolized" beside the dump in the staging
+ * directory, renamed in after the dump. A failure is logged, never the
+ * dump's failure: the dump itself is there.
+ */
+static void dump_write_symbolized(const char *tmp, const struct core_log *log)
+{
+	char err[CORE_PATH_MAX + 128], out[CORE_PATH_MAX + 160];
+	FILE *f = NULL;
+	int r, fd;
+
+	snprintf(out, sizeof(out), "%s.symbolized", tmp);
+	if ((fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
+	        -1 ||
+	    (f = fdopen(fd, "w")) == NULL) {
+		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", out,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	r = profile_symbolized(tmp, f, err, sizeof(err));
+	if (fclose(f) != 0 && r == 0) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		r = -1;
+	}
+	if (r == -1) {
+		(void)unlink(out);
+		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", out, err);
+	}
 }
 
 /* A job's log sink: lines wait in the result for the loop. */
@@ -233,11 +349,6 @@ static int stage_ready(struct dump_job *j, const char *dir,
 	return 0;
 }
 
-/* A failed dump, with the directory it was for. */
-#define FAIL(j, dir, e, why)                                                   \
-	dump_why(&(j)->res, DUMP_FAILED, (e),                                  \
-	    "heap profile dump to %s failed: %s", (dir), (why))
-
 /*
  * prof.dump to a file in the staging directory, then rename it into the
  * dump directory, so no reader ever sees half a profile (rename replaces a
@@ -250,6 +361,7 @@ void dump_run(struct dump_job *j)
 	struct core_log log = {.fn = job_log, .arg = &j->res};
 	struct dumper *d = j->dumper;
 	char dir[PATH_MAX], tmp[sizeof(d->stage) + 128];
+	char sym[sizeof(tmp) + 16], symto[CORE_PATH_MAX + 16];
 	char *path = j->res.path;
 	const char *tp = tmp;
 	struct stat sb;
@@ -332,13 +444,44 @@ void dump_run(struct dump_job *j)
 		    "full?)");
 		return;
 	}
+	/* jmtp, jmcs, jmfg: the dump is only the way to the answer, read
+	 * where it was written and never shown in dump_dir. */
+	if (e == 0 && j->res.view != DUMP_VIEW_NONE &&
+	    j->res.view != DUMP_VIEW_DIFF) {
+		path[0] = '\0';
+		if (dump_render(j, tmp, dir) == 0)
+			j->res.status = DUMP_OK;
+		(void)unlink(tmp);
+		return;
+	}
+	if (e == 0 && j->symbolized)
+		dump_write_symbolized(tmp, &log);
 	if (e != 0 || rename(tmp, path) == -1) {
 		e = e != 0 ? e : errno;
 		(void)unlink(tmp);
 		FAIL(j, dir, e, strerror(e));
 		return;
 	}
+	if (j->symbolized) { /* its companion follows it in */
+		snprintf(sym, sizeof(sym), "%s.symbolized", tmp);
+		snprintf(symto, sizeof(symto), "%s.symbolized", path);
+		if (access(sym, F_OK) == 0 && rename(sym, symto) == -1) {
+			core_logf(&log, JM4LW_LOG_WARN, "cannot write %s: %s",
+			    symto, strerror(errno));
+			(void)unlink(sym);
+		}
+	}
+	if (j->res.view == DUMP_VIEW_DIFF && dump_render(j, path, dir) == -1) {
+		/* The dump is kept all the same: say where it is. */
+		size_t n = strlen(j->res.reason);
+		snprintf(j->res.reason + n, sizeof(j->res.reason) - n,
+		    " (the dump is kept: %s)", path);
+		j->res.deleted = dumps_retain(&j->cfg, dir, path, &log);
+		j->res.kept = 1;
+		return;
+	}
 	j->res.status = DUMP_OK;
+	j->res.kept = 1;
 	/* dump_on_growth's new baseline; an epoch costs tens of us under
 	 * load, so only when growth is watched. */
 	if (j->want_alloc) {
@@ -367,8 +510,7 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 			c->log.fn(c->log.arg, s[0] - '0', line);
 	}
 	c->st.dumps_deleted += r->deleted;
-	switch (r->status) {
-	case DUMP_OK:
+	if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
 		c->st.dumps_written++;
 		snprintf(c->last_dump, sizeof(c->last_dump), "%s", r->path);
 		c->last_dump_time = time(NULL);
@@ -376,6 +518,11 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 		 * later reload that turns it on takes its first look. */
 		c->alloc_known = r->alloc_known;
 		c->alloc_at_dump = r->alloc;
+	}
+	switch (r->status) {
+	case DUMP_OK:
+		if (r->view != DUMP_VIEW_NONE)
+			c->st.profiles_served++;
 		break;
 	case DUMP_REFUSED:
 		c->st.dumps_refused++;
@@ -387,12 +534,12 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 }
 
 /* Admit, run and finish one dump on the calling thread. */
-void core_dump_sync(struct core *c, struct dumper *d, int scheduled,
-    struct dump_result *r)
+void core_dump_sync(struct core *c, struct dumper *d, const char *who,
+    enum dump_view view, struct dump_result *r)
 {
 	struct dump_job *j;
 
-	if (core_dump_admit(c, scheduled, r) == -1)
+	if (core_dump_admit(c, who, r) == -1)
 		return;
 	/* The job holds a whole configuration: keep it off the stack. */
 	if ((j = malloc(sizeof(*j))) == NULL) {
@@ -402,7 +549,7 @@ void core_dump_sync(struct core *c, struct dumper *d, int scheduled,
 		c->st.dumps_failed++;
 		return;
 	}
-	core_dump_prepare(c, j, d, scheduled);
+	core_dump_prepare(c, j, d, who == NULL, view);
 	dump_run(j);
 	core_dump_done(c, &j->res);
 	*r = j->res;

@@ -151,7 +151,19 @@ static void dumps_free(struct dump_entry *d, size_t n)
 	free(d);
 }
 
-/* Our regular files in @p dir, newest first; -1 with errno on error. */
+/* The stat of "<name>.symbolized" in @p dfd, if it is a regular file. */
+static int companion(int dfd, const char *name, struct stat *sb)
+{
+	char sym[NAME_MAX + 16];
+
+	snprintf(sym, sizeof(sym), "%s.symbolized", name);
+	if (fstatat(dfd, sym, sb, AT_SYMLINK_NOFOLLOW) == -1)
+		return -1;
+	return S_ISREG(sb->st_mode) ? 0 : -1;
+}
+
+/* Our regular files in @p dir, newest first (a dump's size counts its
+ * .symbolized companion); -1 with errno on error. */
 static int dumps_scan(const char *prefix, const char *dir,
     struct dump_entry **out, size_t *nout)
 {
@@ -182,6 +194,9 @@ static int dumps_scan(const char *prefix, const char *dir,
 			goto nomem;
 		d[n].size = (long long)sb.st_size;
 		d[n].mtime = sb.st_mtim;
+		/* dump_symbolized's companion counts with its dump. */
+		if (companion(dfd, de->d_name, &sb) == 0)
+			d[n].size += (long long)sb.st_size;
 		n++;
 	}
 	closedir(dp);
@@ -252,6 +267,14 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 			    path, strerror(errno));
 			continue;
 		}
+		/* The pair goes together. */
+		snprintf(path, sizeof(path), "%s/%s.symbolized", dir,
+		    d[i].name);
+		if (unlink(path) == -1 && errno != ENOENT)
+			core_logf(log, JM4LW_LOG_WARN,
+			    "retention: cannot delete %s: %s", path,
+			    strerror(errno));
+		snprintf(path, sizeof(path), "%s/%s", dir, d[i].name);
 		deleted++;
 		core_logf(log, JM4LW_LOG_INFO,
 		    "retention: deleted %s (%lld "

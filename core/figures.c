@@ -52,6 +52,15 @@ static int fig_jemalloc_version(const struct core *c, uint64_t *v,
 	return 1;
 }
 
+/* The symbolizer this build has. */
+static int fig_symbolizer(const struct core *c, uint64_t *v, const char **s)
+{
+	(void)c;
+	(void)v;
+	*s = profile_symbolizer();
+	return 1;
+}
+
 /* In mntr's order, which scripts may rely on. */
 const struct figure figures[] = {
     {"jm4lw_version", NULL, "jm4lw's version", FIG_TEXT, .fn = fig_version},
@@ -92,6 +101,13 @@ const struct figure figures[] = {
     {"jm4lw_dumps_deleted", "jm4lw_dumps_deleted_total",
         "Dumps deleted by dump_keep or dump_max_bytes", FIG_COUNTER,
         .stat = STAT(dumps_deleted)},
+    {"jm4lw_profiles_served", "jm4lw_profiles_served_total",
+        "Symbolized profiles answered (jmtp, jmcs, jmfg, jmdf)", FIG_COUNTER,
+        .stat = STAT(profiles_served)},
+    {"jm4lw_symbolizer", NULL,
+        "How profiles are symbolized: libdw (inline frames, file:line) or "
+        "elf (symbol tables only)",
+        FIG_TEXT, .fn = fig_symbolizer},
     {"jm4lw_last_dump", NULL, "Path of the last dump", FIG_TEXT,
         .fn = fig_last_dump},
     {"jm4lw_last_dump_time", "jm4lw_last_dump_timestamp_seconds",

@@ -171,7 +171,7 @@ static void percent(char *buf, size_t len, double x, double total)
 }
 
 int render_text(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym, enum render_value v)
+    struct symbolizer *sym, enum render_value v, size_t limit)
 {
 	struct fn_table t = {0};
 	struct render_view vw = {0};
@@ -206,6 +206,8 @@ int render_text(FILE *out, const struct heap_profile *hp,
 	unparse(a, sizeof(a), total, v);
 	fprintf(out, "Total: %s %s\n", a,
 	    v == RENDER_OBJECTS ? "objects" : "MB");
+	if (limit != 0 && limit < n)
+		n = limit;
 	for (i = 0; i < n; i++) {
 		sum += rows[i].flat;
 		unparse(a, sizeof(a), rows[i].flat, v);

@@ -55,9 +55,9 @@ double render_value_of(const struct hp_stack *st, enum render_value v);
 double render_base_of(const struct hp_stack *st, enum render_value v);
 
 /* jeprof --text: "Total:", then flat, flat%, sum%, cum, cum%, function,
- * sorted by flat. 0, or -1 with errno. */
+ * sorted by flat; the first @p limit rows (0: all). 0, or -1 with errno. */
 int render_text(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym, enum render_value v);
+    struct symbolizer *sym, enum render_value v, size_t limit);
 
 /* jeprof's symbolized profile: a "--- symbol" section naming every
  * address of the profile (as jeprof looks them up: callers' at pc - 1),

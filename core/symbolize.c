@@ -619,3 +619,8 @@ nocache:
 		out[i] = tmp[i];
 	return i;
 }
+
+const char *sym_backend(void)
+{
+	return "libdw";
+}

@@ -62,6 +62,9 @@ int sym_in_allocator(struct symbolizer *s, uint64_t pc);
 
 void sym_free(struct symbolizer *s);
 
+/* Which backend this build has: "libdw" or "elf". */
+const char *sym_backend(void);
+
 /* __cxa_demangle's shape. */
 typedef char *sym_demangle_fn(const char *mangled, char *buf, size_t *len,
     int *status);

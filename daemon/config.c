@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <ini.h>
 
@@ -32,6 +33,7 @@
 
 static int check_listen(const char *, int, char *, size_t, char *, size_t);
 static int check_allow(const char *, int, char *, size_t, char *, size_t);
+static int check_symbolized(const char *, int, char *, size_t, char *, size_t);
 static int check_dump_dir(const char *, int, char *, size_t, char *, size_t);
 static int check_dump_prefix(const char *, int, char *, size_t, char *, size_t);
 static int check_allow_from(const char *, int, char *, size_t, char *, size_t);
@@ -103,6 +105,9 @@ static const struct config_key config_keys[] = {
     {STRING_KEY(prof_reset_lg_sample, check_lg_sample), .def = "keep",
         .help = "sample rate `jmrs` sets: `keep` (the current one) or "
                 "0-62 (every 2^N bytes)"},
+    {STRING_KEY(dump_symbolized, check_symbolized), .def = "off",
+        .help = "`on`: each kept dump also gets `<dump>.symbolized`, which "
+                "jeprof and `jm4lw-prof` read without the program"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -485,6 +490,39 @@ static int copy_norm(const char *name, const char *v, char *norm,
 	return 0;
 }
 
+/* on/off, and the spellings people use for them: 1 on, 0 off, -1 not
+ * one of them. */
+static int parse_onoff(const char *v)
+{
+	static const char *const on[] = {"on", "yes", "true", "1"};
+	static const char *const off[] = {"off", "no", "false", "0"};
+	size_t i;
+
+	for (i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+		if (strcasecmp(v, on[i]) == 0)
+			return 1;
+		if (strcasecmp(v, off[i]) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* dump_symbolized: a switch, written back as on or off. */
+static int check_symbolized(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	char q[64];
+	int b = parse_onoff(v);
+
+	(void)flags;
+	if (b == -1)
+		return config_err(err, errlen,
+		    "dump_symbolized: %s is not a switch (want on or off)",
+		    quote(q, sizeof(q), v, strlen(v)));
+	return copy_norm("dump_symbolized", b ? "on" : "off", norm, normlen,
+	    err, errlen);
+}
+
 /* dump_on_growth as a checker: parse_growth() with the value kept. */
 static int check_growth(const char *v, int flags, char *norm, size_t normlen,
     char *err, size_t errlen)
@@ -763,7 +801,7 @@ int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
     char *err, size_t errlen)
 {
 	struct core_policy p;
-	const char *growth, *lg;
+	const char *growth, *lg, *sym;
 
 	if (cfg == NULL || pol == NULL)
 		return config_err(err, errlen, "no configuration");
@@ -775,6 +813,10 @@ int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
 	lg = key_string(cfg, key_find("prof_reset_lg_sample"), err, errlen);
 	if (lg == NULL || parse_lg_sample(lg, &p.reset_lg, err, errlen) == -1)
 		return -1;
+	sym = key_string(cfg, key_find("dump_symbolized"), err, errlen);
+	if (sym == NULL || (p.symbolized = parse_onoff(sym)) == -1)
+		return config_err(err, errlen,
+		    "dump_symbolized: want on or off");
 	*pol = p;
 	return 0;
 }

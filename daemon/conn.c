@@ -72,6 +72,31 @@ void conn_write_cb(void *arg, const void *buf, size_t len)
 		conn_log(c, JM4LW_LOG_ERR, "out of memory for reply");
 }
 
+/*
+ * A reply body from an open file (a view the worker rendered): mapped,
+ * not copied into memory, and the fd is the buffer's to close. Not
+ * sendfile: conn_flush() peeks the buffer into one sendmsg().
+ */
+void conn_write_file(struct conn *c, int fd, size_t len)
+{
+	struct evbuffer_file_segment *seg;
+
+	if (len == 0) {
+		close(fd);
+		return;
+	}
+	seg = evbuffer_file_segment_new(fd, 0, (ev_off_t)len,
+	    EVBUF_FS_DISABLE_SENDFILE | EVBUF_FS_CLOSE_ON_FREE);
+	if (seg == NULL) {
+		close(fd);
+		conn_log(c, JM4LW_LOG_ERR, "cannot map the reply");
+		return;
+	}
+	if (evbuffer_add_file_segment(c->out, seg, 0, (ev_off_t)len) == -1)
+		conn_log(c, JM4LW_LOG_ERR, "out of memory for reply");
+	evbuffer_file_segment_free(seg); /* the buffer holds its own ref */
+}
+
 /* Wait for bytes from the peer, with or without a deadline. */
 static void conn_want_read(struct conn *c, int seconds)
 {
@@ -176,7 +201,7 @@ static void conn_dispatch(struct conn *c)
 	event_remove_timer(c->rev);
 	if (r == PROTO_JOB) {
 		c->state = CONN_JOB;
-		module_dump(c->m, c, NULL);
+		module_dump(c->m, c, NULL, w->name, w->view);
 		return;
 	}
 	conn_send(c);

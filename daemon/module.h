@@ -101,7 +101,8 @@ void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
 void conn_log(struct conn *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A dump for peer @p c, or for the schedule @p why when @p c is NULL. */
-void module_dump(struct jm4lw *m, struct conn *c, const char *why);
+void module_dump(struct jm4lw *m, struct conn *c, const char *why,
+    const char *word, enum dump_view view);
 
 /* conn.c */
 void conn_accept(struct jm4lw *m, evutil_socket_t fd, const struct sockaddr *sa,
@@ -110,6 +111,8 @@ void conn_close(struct conn *c);
 /* The job's reply is in c->out: send it. */
 void conn_send(struct conn *c);
 void conn_write_cb(void *arg, const void *buf, size_t len);
+/* Append @p len bytes of the open file @p fd to the reply; fd is taken. */
+void conn_write_file(struct conn *c, int fd, size_t len);
 
 /* listen.c */
 int listen_init(struct jm4lw *m);

@@ -109,13 +109,20 @@ static void module_core_log(void *arg, int level, const char *msg)
 
 /* A dump's outcome for whoever asked: the peer, or the log. */
 static void module_dump_answer(struct jm4lw *m, struct conn *c, const char *why,
-    const struct dump_result *r)
+    struct dump_result *r)
 {
 	struct proto_out out;
 
 	if (c != NULL) {
 		out.write = conn_write_cb;
 		out.arg = c;
+		/* A view's body first (the file is the connection's now),
+		 * then what the word says after it. */
+		if (r->status == DUMP_OK && r->body) {
+			conn_write_file(c, r->body_fd, r->body_len);
+			r->body = 0;
+			r->body_fd = -1;
+		}
 		proto_render_dump(&out, r);
 		conn_send(c);
 		return;
@@ -140,6 +147,7 @@ static void module_job_done(void *arg, void *job)
 	/* A peer that left meanwhile is not answered; the dump stays. */
 	if (c != NULL || j->scheduled)
 		module_dump_answer(m, c, m->job_why, &j->res);
+	dump_result_release(&j->res);
 	module_unsampled_leave(m, was);
 }
 
@@ -154,6 +162,7 @@ static void module_job_orphan(void *job)
 {
 	struct module_job *mj = job;
 
+	dump_result_release(&mj->job.res);
 	dumper_fini(&mj->dumper);
 	free(mj);
 }
@@ -163,15 +172,17 @@ static void module_job_orphan(void *job)
  * here on the loop (one at a time, dump_min_interval), the dump on the
  * worker; a refusal is answered at once.
  */
-void module_dump(struct jm4lw *m, struct conn *c, const char *why)
+void module_dump(struct jm4lw *m, struct conn *c, const char *why,
+    const char *word, enum dump_view view)
 {
 	struct dump_job *j = &m->mj->job;
 
-	if (core_dump_admit(&m->core, c == NULL, &m->refusal) == -1) {
+	if (core_dump_admit(&m->core, c == NULL ? NULL : word, &m->refusal) ==
+	    -1) {
 		module_dump_answer(m, c, why, &m->refusal);
 		return;
 	}
-	core_dump_prepare(&m->core, j, &m->mj->dumper, c == NULL);
+	core_dump_prepare(&m->core, j, &m->mj->dumper, c == NULL, view);
 	m->job_conn = c;
 	m->job_why = why;
 	if (worker_submit(m->worker, module_job_run, j) == 0)

@@ -121,6 +121,11 @@ struct jm4lw_config {
 	/** `lg_sample` that `jmrs` passes to `prof.reset`: `keep` (default,
 	 *  the current rate) or 0-62. */
 	char prof_reset_lg_sample[8];
+	/** `on`: every kept dump (`jmfp`, `jmdf`, the schedule) also gets
+	 *  `<dump>.symbolized`, jeprof's symbolized profile, which reads
+	 *  anywhere without the program; retention treats the pair as one
+	 *  (default `off`). */
+	char dump_symbolized[8];
 };
 
 /** Fill @p cfg with the defaults. */

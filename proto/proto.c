@@ -242,6 +242,8 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 	const struct proto_word *w;
 
 	struct dump_result *d;
+	char buf[16384];
+	ssize_t n;
 	int rv;
 
 	if (word == NULL || strlen(word) != 4 ||
@@ -253,8 +255,12 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 	 * loop (admission still keeps it to one dump at a time). */
 	if ((d = malloc(sizeof(*d))) == NULL)
 		return jm4lw_reply_error(r, "%s", strerror(errno));
-	core_dump_sync(r->p->core, r->p->dumper, 0, d);
+	core_dump_sync(r->p->core, r->p->dumper, w->name, w->view, d);
+	if (d->status == DUMP_OK && d->body)
+		while ((n = read(d->body_fd, buf, sizeof(buf))) > 0)
+			out_write(r->out, buf, (size_t)n);
 	rv = proto_render_dump(r->out, d) == PROTO_OK ? 0 : -1;
+	dump_result_release(d);
 	free(d);
 	return rv;
 }

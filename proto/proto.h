@@ -48,13 +48,15 @@ struct jm4lw_reply {
 /* Work a word hands to the module's worker instead of answering at once. */
 enum proto_job {
 	PROTO_JOB_NONE,
-	PROTO_JOB_DUMP, /* jmfp: core_dump_admit(), dump_run(), render */
+	PROTO_JOB_DUMP, /* jmfp and the profile words: core_dump_admit(),
+	                   dump_run() (and the view), render */
 };
 
 struct proto_word {
 	const char *name; /* exactly 4 bytes + NUL */
 	int (*fn)(struct proto *, struct proto_out *);
-	enum proto_job job; /* instead of fn */
+	enum proto_job job;  /* instead of fn */
+	enum dump_view view; /* what a dump job answers with */
 	int flags;
 	const char *help;
 };
@@ -79,7 +81,9 @@ size_t proto_frame(const void *buf, size_t len, char word[4]);
 int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
     enum proto_job *job);
 
-/* A dump's reply: its path, or the error line. */
+/* A dump's reply: its path, or the error line. A view's body (jmtp's
+ * table, jmfg's SVG...) is the caller's to send first, from r->body_fd;
+ * then this writes what follows it (jmdf: the new dump's path). */
 int proto_render_dump(struct proto_out *out, const struct dump_result *r);
 
 /* The built-in word table entry for @p word (exact match), or NULL. */

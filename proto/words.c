@@ -114,6 +114,8 @@ static int word_conf(struct proto *p, struct proto_out *out)
 	for (i = 0; config_format(p->core->cfg, i, line, sizeof(line)) == 0;
 	     i++)
 		out_printf(out, "%s\n", line);
+	/* Not a key: what this build symbolizes profiles with. */
+	out_printf(out, "symbolizer=%s\n", profile_symbolizer());
 	return PROTO_OK;
 }
 
@@ -147,7 +149,8 @@ int proto_render_dump(struct proto_out *out, const struct dump_result *r)
 {
 	if (r->status != DUMP_OK)
 		return reply_error(out, r->reason);
-	out_printf(out, "%s\n", r->path);
+	if (r->view == DUMP_VIEW_NONE || r->view == DUMP_VIEW_DIFF)
+		out_printf(out, "%s\n", r->path);
 	return PROTO_OK;
 }
 
@@ -245,6 +248,23 @@ const struct proto_word proto_words[] = {
         .job = PROTO_JOB_DUMP,
         .flags = PROTO_F_MUTATES,
         .help = "dump a heap profile"},
+    {.name = "jmtp",
+        .job = PROTO_JOB_DUMP,
+        .view = DUMP_VIEW_TEXT,
+        .help = "the top of the live heap by function, symbolized"},
+    {.name = "jmcs",
+        .job = PROTO_JOB_DUMP,
+        .view = DUMP_VIEW_COLLAPSED,
+        .help = "the live heap as collapsed stacks (flamegraph.pl)"},
+    {.name = "jmfg",
+        .job = PROTO_JOB_DUMP,
+        .view = DUMP_VIEW_SVG,
+        .help = "the live heap as an SVG flame graph"},
+    {.name = "jmdf",
+        .job = PROTO_JOB_DUMP,
+        .view = DUMP_VIEW_DIFF,
+        .flags = PROTO_F_MUTATES,
+        .help = "dump, then what grew since the last dump"},
     {.name = "jmep",
         .fn = word_jmep,
         .flags = PROTO_F_MUTATES,

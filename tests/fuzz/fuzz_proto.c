@@ -755,10 +755,10 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 	CHECK(job == (is_job ? PROTO_JOB_DUMP : PROTO_JOB_NONE));
 	if (r == PROTO_JOB) {
 		CHECK(R.len == 0 && !core.dump_running);
-		core_dump_sync(&core, &dumper, 0, &D);
-		CHECK((D.status == DUMP_OK) ==
-		    (core.st.dumps_written == written + 1));
+		core_dump_sync(&core, &dumper, bw->name, bw->view, &D);
+		CHECK(D.kept == (core.st.dumps_written == written + 1));
 		r = proto_render_dump(&out, &D);
+		dump_result_release(&D);
 	}
 	/* Every dump has ended, a host word's in-place jmfp too. */
 	CHECK(!core.dump_running);
