@@ -1,0 +1,148 @@
+#!/bin/bash
+# The profile words on a real host under the real jemalloc: jmtp, jmcs,
+# jmfg and jmdf answer with the live heap symbolized in the process, leave
+# no file behind (jmdf's dump excepted), and agree with jm4lw-prof and
+# jeprof on the same dumps. dump_symbolized writes the companion that
+# jeprof reads without the program, and retention deletes the pair.
+#
+# The host (tests/host/jeprof_host, leak mode) churns a steady 64 MiB ring
+# through jm4lw_test_distinctive_alloc() and leaks ~25 MiB/s through
+# jm4lw_test_leaky_function() until 256 MiB.
+#
+#	bash words_profile.sh   (JEPROF_HOST, JM4LWD, JM4LW_PROF; else build/)
+. "$(dirname "$0")/../lib.sh"
+
+RING=jm4lw_test_distinctive_alloc
+LEAK=jm4lw_test_leaky_function
+
+need jeprof nc.openbsd timeout xmllint
+[ -x "$JEPROF_HOST" ] || die "$JEPROF_HOST is not executable"
+
+# files DIR: the names in DIR, hidden ones too, but not the staging
+# directory's own entry (its content is listed as stage/NAME).
+files() {
+	(cd "$1" && for f in * .*; do
+		case $f in . | .. | '*' | '.*') ;;
+		.jm4lw.*) for g in "$f"/*; do [ -e "$g" ] && echo "stage/${g#*/}"; done ;;
+		*) echo "$f" ;;
+		esac
+	done) | sort
+}
+
+# rows FILE: the table rows of a jeprof --text style report.
+rows() {
+	grep -E '^ *-?[0-9.]+ +-?[0-9.]+% +-?[0-9.]+% +-?[0-9.]+ +-?[0-9.]+% ' "$1"
+}
+
+case_words() {
+	local conf before after p1 p2 top sum
+	D=$(scratch words)
+	conf=$D/jm4lw.conf
+	printf 'dump_min_interval = 0\ndump_symbolized = on\ndump_keep = 2\n' >"$conf"
+	start_jeprof_host "$D" JM4LW_TEST_LEAK=1 JM4LW_CONF="$conf" || return 1
+	ask jmep >/dev/null
+	sleep 2 # the ring turns over under sampling
+
+	before=$(files "$D/dumps")
+	ask jmtp >"$D/jmtp.out"
+	assert_grep "jmtp: the heading" '^# live heap, top 30 functions by bytes in use$' "$D/jmtp.out"
+	assert_grep "jmtp: jeprof's Total line" '^Total: [0-9.]+ MB$' "$D/jmtp.out"
+	top=$(rows "$D/jmtp.out" | head -2 | awk '{ print $6 }' | sort | tr '\n' ' ')
+	assert_eq "jmtp: the ring and the leak are the top two, by name" \
+		"$RING $LEAK " "$top"
+	assert_eq "jmtp: at most 30 rows" 1 "$(($(rows "$D/jmtp.out" | wc -l) <= 30))"
+
+	ask jmcs >"$D/jmcs.out"
+	assert_no_grep "jmcs: every line is 'frames bytes'" '^$|[^0-9]$| [^ ]*[^0-9 ][^ ]*$' "$D/jmcs.out"
+	assert_no_grep "jmcs: no allocator frame left" '(^|;)(malloc|malloc_usable_size|je_[a-z_]*|imalloc[a-z_]*)( |;|$)' "$D/jmcs.out"
+	# The ring holds 256 blocks of 256 KiB: the unsampled estimate of
+	# what its function holds is 64 MiB give or take sampling error.
+	sum=$(awk -v f="$RING" 'index($0, f) { s += $NF } END { printf "%d", s / 1048576 }' "$D/jmcs.out")
+	assert_eq "jmcs: $RING holds ~64 MiB (got $sum MiB)" 1 "$((sum >= 48 && sum <= 80))"
+
+	ask jmfg >"$D/jmfg.svg"
+	if xmllint --noout "$D/jmfg.svg" 2>"$D/xmllint.err"; then
+		pass "jmfg: an SVG document xmllint accepts"
+	else
+		fail "jmfg: an SVG document xmllint accepts" "$(head -3 "$D/xmllint.err")" \
+			"$(head -c 300 "$D/jmfg.svg")"
+	fi
+	assert_grep "jmfg: names the leak" "$LEAK" "$D/jmfg.svg"
+
+	after=$(files "$D/dumps")
+	assert_eq "jmtp, jmcs, jmfg: no file left in dump_dir or its staging directory" \
+		"$before" "$after"
+
+	# jmdf: the first has nothing to compare with; its dump is kept.
+	ask jmdf >"$D/jmdf1.out"
+	assert_grep "jmdf: the first says there is no earlier dump" \
+		'^# no earlier dump by this process' "$D/jmdf1.out"
+	p1=$(tail -1 "$D/jmdf1.out")
+	assert_eq "jmdf: the last line is the kept dump" heap_v2/ "$(head -c 8 "$p1" 2>&1)"
+	assert_eq "dump_symbolized: the companion is there" yes \
+		"$([ -s "$p1.symbolized" ] && echo yes)"
+	# The companion reads without the program: copied away from it.
+	cp "$p1.symbolized" "$D/copy.symbolized"
+	if timeout 120 jeprof --text "$D/copy.symbolized" >"$D/jeprof-sym.out" 2>"$D/jeprof-sym.err"; then
+		assert_grep "jeprof --text reads the companion, no binary given" "$LEAK" "$D/jeprof-sym.out"
+	else
+		fail "jeprof --text reads the companion" "$(head -3 "$D/jeprof-sym.err")"
+	fi
+
+	sleep 2
+	ask jmdf >"$D/jmdf2.out"
+	assert_grep "jmdf: the second compares with the first" \
+		"^# growth since ${p1//./\\.}, " "$D/jmdf2.out"
+	p2=$(tail -1 "$D/jmdf2.out")
+	top=$(rows "$D/jmdf2.out" | head -1 | awk '{ print $6 }')
+	assert_eq "jmdf: the leak grew the most" "$LEAK" "$top"
+	# The same two dumps offline: the same growth, row for row.
+	"$JM4LW_PROF" --base "$p1" "$p2" 2>&1 | rows /dev/stdin | head -5 >"$D/offline.rows"
+	rows "$D/jmdf2.out" | head -5 >"$D/jmdf.rows"
+	if cmp -s "$D/offline.rows" "$D/jmdf.rows"; then
+		pass "jmdf: its table is jm4lw-prof --base's on the same dumps"
+	else
+		fail "jmdf: its table is jm4lw-prof --base's on the same dumps" \
+			"$(diff "$D/offline.rows" "$D/jmdf.rows")"
+	fi
+	# dump_keep = 2: a third dump takes the first pair, both files.
+	ask jmfp >/dev/null
+	assert_eq "retention: the oldest dump and its companion went together" \
+		"gone gone" "$([ -e "$p1" ] || echo gone) $([ -e "$p1.symbolized" ] || echo gone)"
+	assert_eq "retention: the newer pair stays" "yes yes" \
+		"$([ -e "$p2" ] && echo yes) $([ -e "$p2.symbolized" ] && echo yes)"
+	assert_eq "mntr: jm4lw_profiles_served counts jmtp jmcs jmfg jmdf jmdf" 5 \
+		"$(mntr_value jm4lw_profiles_served)"
+	assert_eq "mntr: jm4lw_symbolizer names the backend" libdw \
+		"$(mntr_value jm4lw_symbolizer)"
+	stop_jeprof_host
+}
+
+# The words are admitted like jmfp: the rate limit, and profiling off.
+case_refusals() {
+	D=$(scratch refusals)
+	mkdir -p "$D/dumps"
+	start_daemon -C "$D" -e MALLOC_CONF=prof:true,prof_active:false -- -l 127.0.0.1:0 -D dumps || return 1
+	ask jmtp >/dev/null
+	ask jmcs >"$D/jmcs.out"
+	assert_grep "jmcs right after jmtp: refused with the time to retry" \
+		'^error: jmcs refused: the last dump was [0-9.]+ s ago and dump_min_interval is 1 s; retry in [0-9.]+ s$' \
+		"$D/jmcs.out"
+	sleep 1.2
+	ask jmcs >"$D/jmcs2.out"
+	assert_grep "jmcs on a heap sampled before jmep: one error line" \
+		'^error: .*no samples.*jmep' "$D/jmcs2.out"
+	stop_daemon
+	start_daemon -C "$D" -- -l 127.0.0.1:0 -D dumps || return 1
+	for w in jmtp jmfg jmdf; do
+		ask $w >"$D/$w.off"
+		assert_grep "$w without MALLOC_CONF=prof:true: says how to start it" \
+			'^error: heap profiling is not enabled.*MALLOC_CONF=prof:true' "$D/$w.off"
+	done
+	alive "still serving after the refusals"
+	stop_daemon
+}
+
+case_words
+case_refusals
+finish
