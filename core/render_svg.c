@@ -393,6 +393,7 @@ static void emit(const struct svg_out *o, const struct svg_node *n, double x)
 	}
 }
 
+/* Monospace, so the C side and the script know what fits a box. */
 static const char svg_style[] =
     "text{font-family:monospace;font-size:12px;fill:#000}\n"
     "#title{font-size:17px;text-anchor:middle}\n"

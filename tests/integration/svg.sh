@@ -140,7 +140,7 @@ dom_check() {
 
 # A plain profile: jeprof_host's ring through jm4lw_test_distinctive_alloc.
 case_profile() {
-	local p d=$T/profile n name
+	local p d=$T/profile n name fill
 	mkdir -p "$d"
 	start_jeprof_host svg_host \
 		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:16 || return
