@@ -1,11 +1,12 @@
 /*
- * jm4lw-prof: a jemalloc heap profile, symbolized, as text people read or
- * collapsed stacks flame-graph tools read. Offline: the objects named in
- * the profile's MAPPED_LIBRARIES, as found on this machine, or --binary
- * for the main program.
+ * jm4lw-prof: a jemalloc heap profile, symbolized, as text people read,
+ * collapsed stacks flame-graph tools read, or a flame graph (SVG) a
+ * browser opens. Offline: the objects named in the profile's
+ * MAPPED_LIBRARIES, as found on this machine, or --binary for the main
+ * program.
  *
- *	jm4lw-prof [-f text|collapsed|symbolized] [--objects] [--binary PATH]
- *	           [-o FILE] PROFILE
+ *	jm4lw-prof [-f text|collapsed|symbolized|svg] [--objects]
+ *	           [--base OLD] [--binary PATH] [-o FILE] PROFILE
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
  * (one line on stderr), 2 usage.
@@ -18,6 +19,7 @@
 
 #include "heapprof.h"
 #include "render.h"
+#include "render_svg.h"
 #include "symbolize.h"
 
 /* libstdc++'s demangler, linked in: C++ names as people read them. */
@@ -25,14 +27,18 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
     int *status);
 
 static const char usage_text[] =
-    "usage: jm4lw-prof [-f text|collapsed|symbolized] [--objects] "
+    "usage: jm4lw-prof [-f text|collapsed|symbolized|svg] [--objects] "
     "[--base OLD] [--binary PATH] [-o FILE] PROFILE\n"
     "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
     "function (default)\n"
     "  -f collapsed  one \"outer;...;leaf bytes\" line per stack, for "
     "flamegraph.pl\n"
+    "                (with --base: \"outer;...;leaf old new\", which "
+    "flamegraph.pl draws as a difference)\n"
     "  -f symbolized jeprof's symbolized profile: jeprof reads it on any "
     "machine, without the program\n"
+    "  -f svg        an interactive flame graph, one self-contained file "
+    "(with --base: red grew, blue shrank)\n"
     "  --objects     count objects instead of bytes\n"
     "  --base OLD    what grew since the profile OLD (jeprof's --base)\n"
     "  --binary PATH the main program's file, when it is not where the "
@@ -126,16 +132,19 @@ int main(int argc, char *argv[])
 		}
 	}
 	if (strcmp(format, "text") != 0 && strcmp(format, "collapsed") != 0 &&
-	    strcmp(format, "symbolized") != 0)
-		return usage("unknown format (want text, collapsed or "
-		             "symbolized): ",
+	    strcmp(format, "symbolized") != 0 && strcmp(format, "svg") != 0)
+		return usage("unknown format (want text, collapsed, "
+		             "symbolized or svg): ",
 		    format);
 	if (optind + 1 != argc)
 		return usage(optind == argc ? "no profile given"
 		                            : "one profile at a time",
 		    NULL);
-	if (basepath != NULL && strcmp(format, "text") != 0)
-		return usage("--base works with -f text (for now)", NULL);
+	/* A symbolized file carries the profile as dumped: no difference. */
+	if (basepath != NULL && strcmp(format, "symbolized") == 0)
+		return usage("--base does not go with -f symbolized (it "
+		             "carries the profile as dumped)",
+		    NULL);
 	if (heapprof_load(argv[optind], &hp, err, sizeof(err)) == -1) {
 		fprintf(stderr, "jm4lw-prof: %s\n", err);
 		return 1;
@@ -168,6 +177,8 @@ int main(int argc, char *argv[])
 		r = symbolized(out, &hp, sym, binary, argv[optind]);
 	else if (strcmp(format, "text") == 0)
 		r = render_text(out, &hp, sym, v, 0);
+	else if (strcmp(format, "svg") == 0)
+		r = render_svg(out, &hp, sym, v, NULL);
 	else
 		r = render_collapsed(out, &hp, sym, v);
 	if (fflush(out) != 0)

@@ -12,6 +12,7 @@
 #include "core.h"
 #include "heapprof.h"
 #include "render.h"
+#include "render_svg.h"
 #include "symbolize.h"
 
 const char *profile_symbolizer(void)
@@ -81,8 +82,8 @@ int profile_render(enum dump_view view, const char *dump, const char *base,
 		r = render_collapsed(out, &hp, sym, RENDER_SPACE);
 		break;
 	case DUMP_VIEW_SVG:
-		errno = ENOSYS; /* render_svg lands next */
-		r = -1;
+		r = render_svg(out, &hp, sym, RENDER_SPACE,
+		    have_base ? "heap growth" : "live heap");
 		break;
 	case DUMP_VIEW_NONE:
 		r = 0;

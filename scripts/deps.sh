@@ -4,7 +4,9 @@
 #                          libdw; nc and redis-server for the README walkthrough
 #   scripts/deps.sh test   also the test suite's: cmocka, clang, valgrind, the
 #                          real clients the integration tests drive, and
-#                          redis-server for the preload agent's proof
+#                          redis-server for the preload agent's proof,
+#                          xmllint and headless Chromium (with a monospace
+#                          font) for the SVG flame graph
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev perl binutils \
@@ -12,7 +14,7 @@ netcat-openbsd redis-server redis-tools"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
-valgrind iproute2 libfuzzer-14-dev"
+valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium fonts-dejavu-core"
 fi
 
 missing=""

@@ -172,7 +172,7 @@ case_bad_files() {
 	assert_eq "jm4lw-prof on a cut profile: exit 1, one line" \
 		"1 jm4lw-prof: $T/cut.heap: the profile is cut short" \
 		"$rc ${out%% (*}"
-	"$JM4LW_PROF" -f svg "$T/big.heap" >/dev/null 2>&1
+	"$JM4LW_PROF" -f nosuch "$T/big.heap" >/dev/null 2>&1
 	assert_eq "jm4lw-prof -f with an unknown format: exit 2" 2 "$?"
 	"$JM4LW_PROF" >/dev/null 2>&1
 	assert_eq "jm4lw-prof without a profile: exit 2" 2 "$?"
