@@ -220,8 +220,16 @@ case_base() {
 			"jeprof:" "$(cat "$d/jeprof.top")" "jm4lw-prof:" \
 			"$(cat "$d/ours.top")"
 	fi
-	"$JM4LW_PROF" -f collapsed --base "$a" "$b" >/dev/null 2>&1
-	assert_eq "--base with -f collapsed: exit 2 (text only, for now)" 2 "$?"
+	# Collapsed --base: difffolded's "old new" columns, whose growth adds
+	# up to the text report's Total.
+	"$JM4LW_PROF" -f collapsed --base "$a" "$b" >"$d/diff.collapsed"
+	assert_no_grep "--base -f collapsed: every line is 'frames old new'" \
+		'^$| [^0-9 ]+ [0-9]+$| [0-9]+ [^0-9 ]+$|^[^ ]*$' "$d/diff.collapsed"
+	assert_eq "--base -f collapsed: the growth adds up to the text Total" \
+		"$("$JM4LW_PROF" --base "$a" "$b" | sed -n 's/^Total: \(.*\) MB$/\1/p')" \
+		"$(awk '{ s += $NF - $(NF - 1) } END { printf "%.1f", s / 1048576 }' "$d/diff.collapsed")"
+	"$JM4LW_PROF" -f symbolized --base "$a" "$b" >/dev/null 2>&1
+	assert_eq "--base with -f symbolized: exit 2 (it carries the dump as is)" 2 "$?"
 	stop_jeprof_host
 }
 
