@@ -1,12 +1,13 @@
 #!/bin/sh
 # Install the Debian packages jm4lw needs, only those that are missing.
-#   scripts/deps.sh        build + run: compiler, cmake, libevent, jemalloc, inih
+#   scripts/deps.sh        build + run: compiler, cmake, libevent, jemalloc, inih,
+#                          elfutils' libdw, zlib
 #   scripts/deps.sh test   also the test suite's: cmocka, clang, valgrind, the
 #                          real clients the integration tests drive, and
 #                          redis-server for the preload agent's proof
 set -eu
 
-pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev perl binutils"
+pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev zlib1g-dev perl binutils"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
