@@ -1,11 +1,12 @@
 /*
- * jm4lw-prof: a jemalloc heap profile, symbolized, as text people read or
- * collapsed stacks flame-graph tools read. Offline: the objects named in
- * the profile's MAPPED_LIBRARIES, as found on this machine, or --binary
- * for the main program.
+ * jm4lw-prof: a jemalloc heap profile, symbolized, as text people read,
+ * collapsed stacks flame-graph tools read, or pprof's protobuf for go
+ * tool pprof, Parca and Pyroscope. Offline: the objects named in the
+ * profile's MAPPED_LIBRARIES, as found on this machine, or --binary for
+ * the main program.
  *
- *	jm4lw-prof [-f text|collapsed|symbolized] [--objects] [--binary PATH]
- *	           [-o FILE] PROFILE
+ *	jm4lw-prof [-f text|collapsed|symbolized|pprof] [--objects]
+ *	           [--base OLD] [--binary PATH] [-o FILE] PROFILE
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
  * (one line on stderr), 2 usage.
@@ -18,6 +19,7 @@
 
 #include "heapprof.h"
 #include "render.h"
+#include "render_pprof.h"
 #include "symbolize.h"
 
 /* libstdc++'s demangler, linked in: C++ names as people read them. */
@@ -25,7 +27,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
     int *status);
 
 static const char usage_text[] =
-    "usage: jm4lw-prof [-f text|collapsed|symbolized] [--objects] "
+    "usage: jm4lw-prof [-f text|collapsed|symbolized|pprof] [--objects] "
     "[--base OLD] [--binary PATH] [-o FILE] PROFILE\n"
     "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
     "function (default)\n"
@@ -33,6 +35,8 @@ static const char usage_text[] =
     "flamegraph.pl\n"
     "  -f symbolized jeprof's symbolized profile: jeprof reads it on any "
     "machine, without the program\n"
+    "  -f pprof      gzipped pprof protobuf, Go's heap layout (go tool "
+    "pprof, Parca); --objects is moot\n"
     "  --objects     count objects instead of bytes\n"
     "  --base OLD    what grew since the profile OLD (jeprof's --base)\n"
     "  --binary PATH the main program's file, when it is not where the "
@@ -126,16 +130,18 @@ int main(int argc, char *argv[])
 		}
 	}
 	if (strcmp(format, "text") != 0 && strcmp(format, "collapsed") != 0 &&
-	    strcmp(format, "symbolized") != 0)
-		return usage("unknown format (want text, collapsed or "
-		             "symbolized): ",
+	    strcmp(format, "symbolized") != 0 && strcmp(format, "pprof") != 0)
+		return usage("unknown format (want text, collapsed, "
+		             "symbolized or pprof): ",
 		    format);
 	if (optind + 1 != argc)
 		return usage(optind == argc ? "no profile given"
 		                            : "one profile at a time",
 		    NULL);
-	if (basepath != NULL && strcmp(format, "text") != 0)
-		return usage("--base works with -f text (for now)", NULL);
+	if (basepath != NULL && strcmp(format, "text") != 0 &&
+	    strcmp(format, "pprof") != 0)
+		return usage("--base works with -f text and pprof (for now)",
+		    NULL);
 	if (heapprof_load(argv[optind], &hp, err, sizeof(err)) == -1) {
 		fprintf(stderr, "jm4lw-prof: %s\n", err);
 		return 1;
@@ -168,6 +174,8 @@ int main(int argc, char *argv[])
 		r = symbolized(out, &hp, sym, binary, argv[optind]);
 	else if (strcmp(format, "text") == 0)
 		r = render_text(out, &hp, sym, v);
+	else if (strcmp(format, "pprof") == 0) /* both values, always */
+		r = render_pprof(out, &hp, sym);
 	else
 		r = render_collapsed(out, &hp, sym, v);
 	if (fflush(out) != 0)
