@@ -4,14 +4,15 @@
 #                          elfutils' libdw, zlib
 #   scripts/deps.sh test   also the test suite's: cmocka, clang, valgrind, the
 #                          real clients the integration tests drive, and
-#                          redis-server for the preload agent's proof
+#                          redis-server for the preload agent's proof, go
+#                          (go tool pprof) and elfutils (eu-readelf) for pprof.sh
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev zlib1g-dev perl binutils"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
-valgrind iproute2 libfuzzer-14-dev"
+valgrind iproute2 libfuzzer-14-dev golang-go elfutils"
 fi
 
 missing=""
