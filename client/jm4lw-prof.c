@@ -1,11 +1,12 @@
 /*
  * jm4lw-prof: a jemalloc heap profile, symbolized, as text people read,
- * collapsed stacks flame-graph tools read, or a flame graph (SVG) a
- * browser opens. Offline: the objects named in the profile's
+ * collapsed stacks flame-graph tools read, a flame graph (SVG) a
+ * browser opens, or pprof's protobuf for go tool pprof, Parca and
+ * Pyroscope. Offline: the objects named in the profile's
  * MAPPED_LIBRARIES, as found on this machine, or --binary for the main
  * program.
  *
- *	jm4lw-prof [-f text|collapsed|symbolized|svg] [--objects]
+ *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof] [--objects]
  *	           [--base OLD] [--binary PATH] [-o FILE] PROFILE
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
@@ -20,6 +21,7 @@
 #include "heapprof.h"
 #include "render.h"
 #include "render_svg.h"
+#include "render_pprof.h"
 #include "symbolize.h"
 
 /* libstdc++'s demangler, linked in: C++ names as people read them. */
@@ -27,7 +29,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
     int *status);
 
 static const char usage_text[] =
-    "usage: jm4lw-prof [-f text|collapsed|symbolized|svg] [--objects] "
+    "usage: jm4lw-prof [-f text|collapsed|symbolized|svg|pprof] [--objects] "
     "[--base OLD] [--binary PATH] [-o FILE] PROFILE\n"
     "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
     "function (default)\n"
@@ -39,6 +41,8 @@ static const char usage_text[] =
     "machine, without the program\n"
     "  -f svg        an interactive flame graph, one self-contained file "
     "(with --base: red grew, blue shrank)\n"
+    "  -f pprof      gzipped pprof protobuf, Go's heap layout (go tool "
+    "pprof, Parca); --objects is moot\n"
     "  --objects     count objects instead of bytes\n"
     "  --base OLD    what grew since the profile OLD (jeprof's --base)\n"
     "  --binary PATH the main program's file, when it is not where the "
@@ -132,9 +136,10 @@ int main(int argc, char *argv[])
 		}
 	}
 	if (strcmp(format, "text") != 0 && strcmp(format, "collapsed") != 0 &&
-	    strcmp(format, "symbolized") != 0 && strcmp(format, "svg") != 0)
+	    strcmp(format, "symbolized") != 0 && strcmp(format, "svg") != 0 &&
+	    strcmp(format, "pprof") != 0)
 		return usage("unknown format (want text, collapsed, "
-		             "symbolized or svg): ",
+		             "symbolized, svg or pprof): ",
 		    format);
 	if (optind + 1 != argc)
 		return usage(optind == argc ? "no profile given"
@@ -179,6 +184,8 @@ int main(int argc, char *argv[])
 		r = render_text(out, &hp, sym, v, 0);
 	else if (strcmp(format, "svg") == 0)
 		r = render_svg(out, &hp, sym, v, NULL);
+	else if (strcmp(format, "pprof") == 0) /* both values, always */
+		r = render_pprof(out, &hp, sym);
 	else
 		r = render_collapsed(out, &hp, sym, v);
 	if (fflush(out) != 0)

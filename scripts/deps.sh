@@ -1,20 +1,23 @@
 #!/bin/sh
 # Install the Debian packages jm4lw needs, only those that are missing.
 #   scripts/deps.sh        build + run: compiler, cmake, libevent, jemalloc, inih,
-#                          libdw; nc and redis-server for the README walkthrough
+#                          libdw, zlib; nc and redis-server for the README
+#                          walkthrough
 #   scripts/deps.sh test   also the test suite's: cmocka, clang, valgrind, the
 #                          real clients the integration tests drive, and
 #                          redis-server for the preload agent's proof,
 #                          xmllint and headless Chromium (with a monospace
-#                          font) for the SVG flame graph
+#                          font) for the SVG flame graph, go (go tool pprof)
+#                          and elfutils (eu-readelf) for pprof.sh
 set -eu
 
-pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev perl binutils \
-netcat-openbsd redis-server redis-tools"
+pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev \
+zlib1g-dev perl binutils netcat-openbsd redis-server redis-tools"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
-valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium fonts-dejavu-core"
+valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium fonts-dejavu-core \
+golang-go elfutils"
 fi
 
 missing=""

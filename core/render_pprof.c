@@ -1,0 +1,676 @@
+/*
+ * pprof's profile.proto (github.com/google/pprof, proto/profile.proto),
+ * encoded by hand. The format needs four things of protobuf (varints,
+ * length-delimited fields, packed repeated varints, nested messages), a
+ * hundred-odd lines, which is what Go's own runtime/pprof does rather
+ * than carry a protobuf library; protobuf-c would add a dependency, a
+ * code generator and a copy of the schema for less code than it saves.
+ *
+ * The profile is streamed, not built: a Profile's fields may come in any
+ * order and its repeated ones interleaved (a decoder appends each to its
+ * list as it meets it), so each Function, Location, string and Sample is
+ * encoded on its own as soon as it is first needed and deflated straight
+ * to the file. What stays in memory is what dedup needs: the strings,
+ * and tables from (name, system name, file) to a function and from an
+ * address to a location. The Mappings go last, when what their
+ * locations had (names, files, lines) is known.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "render.h"
+#include "render_pprof.h"
+
+/* profile.proto's field numbers. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_PERIOD_TYPE = 11,
+	PROFILE_PERIOD = 12,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUE_TYPE_TYPE = 1,
+	VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1,
+	SAMPLE_VALUE = 2,
+	MAPPING_ID = 1,
+	MAPPING_MEMORY_START = 2,
+	MAPPING_MEMORY_LIMIT = 3,
+	MAPPING_FILE_OFFSET = 4,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
+	MAPPING_HAS_FILENAMES = 8,
+	MAPPING_HAS_LINE_NUMBERS = 9,
+	MAPPING_HAS_INLINE_FRAMES = 10,
+	LOCATION_ID = 1,
+	LOCATION_MAPPING_ID = 2,
+	LOCATION_ADDRESS = 3,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	LINE_LINE = 2,
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
+};
+
+/* Wire types. */
+#define PB_VARINT 0
+#define PB_LEN 2
+
+/* One message being encoded. */
+struct pb_buf {
+	unsigned char *p;
+	size_t n, cap;
+	int oom; /* a byte could not be added: the message is lost */
+};
+
+/* Append @p n bytes. */
+static void pb_raw(struct pb_buf *b, const void *p, size_t n)
+{
+	if (hp_grow((void **)&b->p, &b->cap, b->n + n, 1) == -1) {
+		b->oom = 1;
+		return;
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+/* Encode @p x in 7-bit groups, low first, the high bit saying "more". */
+static size_t pb_encode_varint(unsigned char *p, uint64_t x)
+{
+	size_t n = 0;
+
+	while (x >= 0x80) {
+		p[n++] = (unsigned char)(x | 0x80);
+		x >>= 7;
+	}
+	p[n++] = (unsigned char)x;
+	return n;
+}
+
+static void pb_varint(struct pb_buf *b, uint64_t x)
+{
+	unsigned char v[10];
+
+	pb_raw(b, v, pb_encode_varint(v, x));
+}
+
+/* A varint field. proto3 leaves a zero out (the reader's default), and so
+ * do we: ids start at 1 and string index 0 is "". An int64 goes as its
+ * two's complement (10 bytes when negative): profile.proto's values are
+ * int64, not sint64. */
+static void pb_uint(struct pb_buf *b, int field, uint64_t x)
+{
+	if (x == 0)
+		return;
+	pb_varint(b, (uint64_t)field << 3 | PB_VARINT);
+	pb_varint(b, x);
+}
+
+/* A length-delimited field: a string, a nested message or a packed
+ * repeated field, whose bytes are @p p. */
+static void pb_bytes(struct pb_buf *b, int field, const void *p, size_t n)
+{
+	pb_varint(b, (uint64_t)field << 3 | PB_LEN);
+	pb_varint(b, n);
+	pb_raw(b, p, n);
+}
+
+/* The gzip stream the profile goes out through. */
+struct gz {
+	FILE *out;
+	z_stream z;
+	int err; /* the errno of the first failure, sticky */
+	unsigned char buf[1 << 16];
+};
+
+/* Deflate @p n bytes into the file (@p flush Z_FINISH ends the stream).
+ * Messages are small, so @p n fits zlib's uInt. */
+static int gz_write(struct gz *g, const void *p, size_t n, int flush)
+{
+	size_t have;
+	int r;
+
+	if (g->err != 0)
+		return -1;
+	g->z.next_in = (Bytef *)(uintptr_t)p;
+	g->z.avail_in = (uInt)n;
+	do {
+		g->z.next_out = g->buf;
+		g->z.avail_out = sizeof(g->buf);
+		if ((r = deflate(&g->z, flush)) == Z_STREAM_ERROR) {
+			g->err = EIO;
+			return -1;
+		}
+		have = sizeof(g->buf) - g->z.avail_out;
+		if (have > 0 && fwrite(g->buf, 1, have, g->out) != have) {
+			g->err = errno != 0 ? errno : EIO;
+			return -1;
+		}
+	} while (
+	    g->z.avail_out == 0 || (flush == Z_FINISH && r != Z_STREAM_END));
+	return 0;
+}
+
+/* One interned string. */
+struct pp_str {
+	char *s;
+	size_t len;
+	uint64_t hash;
+};
+
+/* A table from a key of three numbers to an id (0: a free slot). */
+struct pp_kv {
+	uint64_t k[3];
+	uint64_t id;
+};
+
+struct pp_tab {
+	struct pp_kv *e;
+	size_t cap, n; /* a power of two; n <= cap / 2 */
+};
+
+/* An executable mapping and what its locations turned out to have. */
+struct pp_map {
+	const struct hp_map *m;
+	uint64_t id;
+	int fn, fl, ln, in; /* has_functions, _filenames, ... */
+};
+
+/* The encoder's state for one profile. */
+struct pprof {
+	struct gz gz;
+	struct symbolizer *sym;
+	struct pb_buf head, loc, line, fn, sample, packed;
+	struct pp_str *strs; /* by index: the string table */
+	size_t nstrs, cap_strs;
+	uint32_t *str_slots; /* index + 1, open addressing */
+	size_t cap_slots;
+	struct pp_tab funcs, locs;
+	struct pp_map *maps;      /* the executable ones, in profile order */
+	struct pp_map **by_start; /* the same, by address */
+	size_t nmaps;
+	double sum[4];    /* each value's unsampled sum so far */
+	long long put[4]; /* and what the samples so far got of it */
+	int err;          /* errno of the first failure, sticky */
+};
+
+/* Write message @p b as field @p field of the Profile, and empty it. */
+static void pp_emit(struct pprof *w, int field, struct pb_buf *b)
+{
+	unsigned char h[20];
+	size_t n;
+
+	if (b->oom && w->err == 0)
+		w->err = ENOMEM;
+	if (w->err == 0) {
+		n = pb_encode_varint(h, (uint64_t)field << 3 | PB_LEN);
+		n += pb_encode_varint(h + n, b->n);
+		if (gz_write(&w->gz, h, n, Z_NO_FLUSH) == -1 ||
+		    gz_write(&w->gz, b->p, b->n, Z_NO_FLUSH) == -1)
+			w->err = w->gz.err;
+	}
+	b->n = 0;
+	b->oom = 0;
+}
+
+/* FNV-1a. */
+static uint64_t pp_hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n-- > 0)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/* The string table's index of @p s (@p len bytes), which is added and
+ * written out if new; 0 (the "" every table starts with) on a failure,
+ * which is in w->err. */
+static uint64_t pp_string(struct pprof *w, const char *s, size_t len)
+{
+	uint64_t h = pp_hash_bytes(s, len);
+	struct pp_str *e;
+	size_t i, j, mask;
+
+	if (w->err != 0)
+		return 0;
+	if ((w->nstrs + 1) * 2 > w->cap_slots) {
+		size_t cap = w->cap_slots ? w->cap_slots * 2 : 4096;
+		uint32_t *ns = calloc(cap, sizeof(*ns));
+		if (ns == NULL || w->nstrs >= UINT32_MAX - 1) {
+			free(ns);
+			w->err = ENOMEM;
+			return 0;
+		}
+		for (i = 0; i < w->nstrs; i++) {
+			for (j = w->strs[i].hash; ns[j & (cap - 1)] != 0; j++)
+				;
+			ns[j & (cap - 1)] = (uint32_t)i + 1;
+		}
+		free(w->str_slots);
+		w->str_slots = ns;
+		w->cap_slots = cap;
+	}
+	mask = w->cap_slots - 1;
+	for (j = h; w->str_slots[j & mask] != 0; j++) {
+		e = &w->strs[w->str_slots[j & mask] - 1];
+		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
+			return w->str_slots[j & mask] - 1;
+	}
+	if (hp_grow((void **)&w->strs, &w->cap_strs, w->nstrs + 1,
+	        sizeof(*w->strs)) == -1 ||
+	    (w->strs[w->nstrs].s = malloc(len + 1)) == NULL) {
+		w->err = ENOMEM;
+		return 0;
+	}
+	e = &w->strs[w->nstrs];
+	memcpy(e->s, s, len);
+	e->s[len] = '\0';
+	e->len = len;
+	e->hash = h;
+	w->str_slots[j & mask] = (uint32_t)++w->nstrs;
+	pb_bytes(&w->head, PROFILE_STRING_TABLE, s, len);
+	if (!w->head.oom && w->err == 0 &&
+	    gz_write(&w->gz, w->head.p, w->head.n, Z_NO_FLUSH) == -1)
+		w->err = w->gz.err;
+	if (w->head.oom && w->err == 0)
+		w->err = ENOMEM;
+	w->head.n = 0;
+	w->head.oom = 0;
+	return w->nstrs - 1;
+}
+
+static uint64_t pp_str(struct pprof *w, const char *s)
+{
+	return pp_string(w, s, strlen(s));
+}
+
+/* The slot for key (@p a, @p b, @p c): its id is 0 if the key is new
+ * (the caller sets it). NULL when memory runs out. */
+static struct pp_kv *pp_tab_get(struct pp_tab *t, uint64_t a, uint64_t b,
+    uint64_t c)
+{
+	struct pp_kv *e;
+	uint64_t h;
+	size_t i;
+
+	if ((t->n + 1) * 2 > t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		struct pp_kv *ne = calloc(cap, sizeof(*ne));
+		if (ne == NULL)
+			return NULL;
+		for (i = 0; i < t->cap; i++) {
+			if (t->e[i].id == 0)
+				continue;
+			e = &t->e[i];
+			for (h = pp_hash_bytes((const char *)e->k,
+			         sizeof(e->k));
+			     ne[h & (cap - 1)].id != 0; h++)
+				;
+			ne[h & (cap - 1)] = *e;
+		}
+		free(t->e);
+		t->e = ne;
+		t->cap = cap;
+	}
+	{
+		uint64_t k[3] = {a, b, c};
+		for (h = pp_hash_bytes((const char *)k, sizeof(k));
+		     (e = &t->e[h & (t->cap - 1)])->id != 0; h++)
+			if (memcmp(e->k, k, sizeof(k)) == 0)
+				return e;
+		memcpy(e->k, k, sizeof(k));
+	}
+	t->n++;
+	return e;
+}
+
+/* Did the symbolizer name this frame? Its fallback is the address in
+ * hex: such a frame is left to whoever reads the profile, with the
+ * mapping and build ID to do it (no Line, as pprof has it for an
+ * unsymbolized address). */
+static int pp_named(const struct sym_frame *f)
+{
+	return f->raw != NULL && strncmp(f->raw, "0x", 2) != 0;
+}
+
+/* The Function of frame @p f, written out if new; 0 on a failure. */
+static uint64_t pp_function(struct pprof *w, const struct sym_frame *f)
+{
+	static const char mark[] = " (inline)";
+	size_t len = strlen(f->func), ml = sizeof(mark) - 1;
+	uint64_t name, sys, file;
+	struct pp_kv *e;
+
+	/* pprof marks inlined frames itself (a Line that is not its
+	 * Location's last), so the name goes without jeprof's mark. */
+	if (len > ml && strcmp(f->func + len - ml, mark) == 0)
+		len -= ml;
+	name = pp_string(w, f->func, len);
+	sys = pp_str(w, f->raw);
+	file = f->file != NULL ? pp_str(w, f->file) : 0;
+	if (w->err != 0)
+		return 0;
+	if ((e = pp_tab_get(&w->funcs, name, sys, file)) == NULL) {
+		w->err = ENOMEM;
+		return 0;
+	}
+	if (e->id != 0)
+		return e->id;
+	pb_uint(&w->fn, FUNCTION_ID, w->funcs.n);
+	pb_uint(&w->fn, FUNCTION_NAME, name);
+	pb_uint(&w->fn, FUNCTION_SYSTEM_NAME, sys);
+	pb_uint(&w->fn, FUNCTION_FILENAME, file);
+	pp_emit(w, PROFILE_FUNCTION, &w->fn);
+	if (w->err != 0)
+		return 0;
+	return e->id = w->funcs.n;
+}
+
+/* The executable mapping holding @p pc, or NULL. */
+static struct pp_map *pp_map_of(struct pprof *w, uint64_t pc)
+{
+	size_t lo = 0, hi = w->nmaps, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pc < w->by_start[mid]->m->start)
+			hi = mid;
+		else if (pc >= w->by_start[mid]->m->end)
+			lo = mid + 1;
+		else
+			return w->by_start[mid];
+	}
+	return NULL;
+}
+
+/*
+ * The Location of the @p n frames @p fr (one address, its inline chain
+ * innermost first, as pprof's Lines go), written out if new; 0 on a
+ * failure.
+ *
+ * Its address: the leaf's as dumped, a caller's minus 1. A caller's pc
+ * is a return address, the instruction after the call, which may be on
+ * another line or in another (inlined) function; pprof takes a
+ * Location's address as an instruction of its own: its legacy-profile
+ * parsers subtract 1 from return addresses themselves, Go's runtime
+ * writes the call's PC (runtime.Frame.PC), and a server that symbolizes
+ * (pprof's own symbolizer, Parca, Pyroscope) looks the address up as
+ * given. So the address is the one we looked up, and a server finds the
+ * same function and line we did. A pc that is a leaf in one stack and a
+ * caller in another is then two Locations, as it is two lookups here.
+ */
+static uint64_t pp_location(struct pprof *w, const struct render_frame *fr,
+    size_t n)
+{
+	uint64_t addr = fr[0].pc - (fr[0].depth > 0), fid;
+	struct pp_map *m;
+	struct pp_kv *e;
+	size_t i;
+
+	if ((e = pp_tab_get(&w->locs, addr, 0, 0)) == NULL) {
+		w->err = ENOMEM;
+		return 0;
+	}
+	if (e->id != 0)
+		return e->id;
+	m = pp_map_of(w, fr[0].pc);
+	pb_uint(&w->loc, LOCATION_ID, w->locs.n);
+	pb_uint(&w->loc, LOCATION_MAPPING_ID, m != NULL ? m->id : 0);
+	pb_uint(&w->loc, LOCATION_ADDRESS, addr);
+	for (i = 0; i < n; i++) {
+		const struct sym_frame *f = &fr[i].f;
+		if (!pp_named(f))
+			continue;
+		if ((fid = pp_function(w, f)) == 0)
+			return 0;
+		pb_uint(&w->line, LINE_FUNCTION_ID, fid);
+		pb_uint(&w->line, LINE_LINE,
+		    f->line > 0 ? (uint64_t)f->line : 0);
+		pb_bytes(&w->loc, LOCATION_LINE, w->line.p, w->line.n);
+		w->line.n = 0;
+		if (w->line.oom)
+			w->loc.oom = 1;
+		if (m == NULL)
+			continue;
+		m->fn = 1;
+		m->fl |= f->file != NULL;
+		m->ln |= f->line > 0;
+		/* Files and lines come from DWARF, and where there is
+		 * DWARF the symbolizer expands inline chains. */
+		m->in |= f->file != NULL || f->line > 0;
+	}
+	pp_emit(w, PROFILE_LOCATION, &w->loc);
+	if (w->err != 0)
+		return 0;
+	return e->id = w->locs.n;
+}
+
+/* A ValueType {type, unit} as Profile field @p field. */
+static void pp_value_type(struct pprof *w, int field, const char *type,
+    const char *unit)
+{
+	uint64_t t = pp_str(w, type), u = pp_str(w, unit);
+
+	pb_uint(&w->sample, VALUE_TYPE_TYPE, t);
+	pb_uint(&w->sample, VALUE_TYPE_UNIT, u);
+	pp_emit(w, field, &w->sample);
+}
+
+/* A top-level varint field. */
+static void pp_top_uint(struct pprof *w, int field, uint64_t x)
+{
+	pb_uint(&w->head, field, x);
+	if (w->head.oom && w->err == 0)
+		w->err = ENOMEM;
+	if (w->err == 0 && w->head.n > 0 &&
+	    gz_write(&w->gz, w->head.p, w->head.n, Z_NO_FLUSH) == -1)
+		w->err = w->gz.err;
+	w->head.n = 0;
+	w->head.oom = 0;
+}
+
+static int pp_by_start(const void *a, const void *b)
+{
+	const struct pp_map *x = *(struct pp_map *const *)a;
+	const struct pp_map *y = *(struct pp_map *const *)b;
+
+	return x->m->start < y->m->start ? -1 : x->m->start > y->m->start;
+}
+
+/* The executable mappings, ids from 1 in the profile's order (the main
+ * program's first: pprof takes the first mapping for it). */
+static int pp_maps_init(struct pprof *w, const struct heap_profile *hp)
+{
+	size_t i;
+
+	w->maps = calloc(hp->nmaps ? hp->nmaps : 1, sizeof(*w->maps));
+	w->by_start = calloc(hp->nmaps ? hp->nmaps : 1, sizeof(*w->by_start));
+	if (w->maps == NULL || w->by_start == NULL)
+		return -1;
+	for (i = 0; i < hp->nmaps; i++) {
+		if (!hp->maps[i].exec)
+			continue;
+		w->maps[w->nmaps].m = &hp->maps[i];
+		w->maps[w->nmaps].id = w->nmaps + 1;
+		w->by_start[w->nmaps] = &w->maps[w->nmaps];
+		w->nmaps++;
+	}
+	qsort(w->by_start, w->nmaps, sizeof(*w->by_start), pp_by_start);
+	return 0;
+}
+
+/* Every Mapping, with its build ID in hex (as `readelf -n` prints it,
+ * and as pprof, Parca and debuginfod look objects up). */
+static void pp_mappings(struct pprof *w)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *bits;
+	char id[2 * 128 + 1];
+	struct pb_buf *b = &w->loc;
+	uint64_t file, build;
+	size_t i, j, n;
+
+	for (i = 0; i < w->nmaps && w->err == 0; i++) {
+		const struct pp_map *m = &w->maps[i];
+		n = m->m->path[0] == '/' ? sym_build_id(w->sym, m->m, &bits)
+		                         : 0;
+		if (n > 128)
+			n = 0; /* not a GNU build ID (20 bytes, or 16) */
+		for (j = 0; j < n; j++) {
+			id[2 * j] = hex[bits[j] >> 4];
+			id[2 * j + 1] = hex[bits[j] & 15];
+		}
+		file = pp_str(w, m->m->path);
+		build = pp_string(w, id, 2 * n);
+		pb_uint(b, MAPPING_ID, m->id);
+		pb_uint(b, MAPPING_MEMORY_START, m->m->start);
+		pb_uint(b, MAPPING_MEMORY_LIMIT, m->m->end);
+		pb_uint(b, MAPPING_FILE_OFFSET, m->m->offset);
+		pb_uint(b, MAPPING_FILENAME, file);
+		pb_uint(b, MAPPING_BUILD_ID, build);
+		pb_uint(b, MAPPING_HAS_FUNCTIONS, (uint64_t)m->fn);
+		pb_uint(b, MAPPING_HAS_FILENAMES, (uint64_t)m->fl);
+		pb_uint(b, MAPPING_HAS_LINE_NUMBERS, (uint64_t)m->ln);
+		pb_uint(b, MAPPING_HAS_INLINE_FRAMES, (uint64_t)m->in);
+		pp_emit(w, PROFILE_MAPPING, b);
+	}
+}
+
+/* One Sample per stack with a value: its locations leaf first, then
+ * its values in sample_type's order. */
+static void pp_sample(struct pprof *w, const struct hp_stack *st,
+    struct render_view *vw, int accum)
+{
+	double x[4];
+	long long v[4];
+	size_t nv = 0, i, j;
+	uint64_t id;
+	int any = 0;
+
+	if (accum) {
+		x[nv++] = st->u_accum_objs;
+		x[nv++] = st->u_accum_bytes;
+	}
+	x[nv++] = st->u_objs;
+	x[nv++] = st->u_bytes;
+	/* pprof's values are integers and ours are not (1.4 objects,
+	 * unsampled). Rounding each stack would be off by up to half a
+	 * unit a stack, thousands of objects over a big profile; so each
+	 * stack gets what rounding the running sum adds (error
+	 * diffusion): every value stays within 1 of its own, and the
+	 * total within 0.5 of jeprof's. */
+	for (i = 0; i < nv; i++) {
+		w->sum[i] += x[i];
+		v[i] = llround(w->sum[i]) - w->put[i];
+		w->put[i] += v[i];
+		any |= v[i] != 0;
+	}
+	if (!any) /* nothing to count: pprof would drop it */
+		return;
+	if (render_view_stack(vw, st, w->sym) == -1) {
+		w->err = ENOMEM;
+		return;
+	}
+	/* A stack the allocator's frames were all of has no locations,
+	 * but its bytes still count in the total, as in jeprof's. */
+	for (i = 0; i < vw->n; i = j) {
+		for (j = i + 1; j < vw->n && vw->f[j].depth == vw->f[i].depth;
+		     j++)
+			;
+		if ((id = pp_location(w, &vw->f[i], j - i)) == 0)
+			return;
+		pb_varint(&w->packed, id);
+	}
+	if (w->packed.n > 0)
+		pb_bytes(&w->sample, SAMPLE_LOCATION_ID, w->packed.p,
+		    w->packed.n);
+	w->sample.oom |= w->packed.oom;
+	w->packed.n = 0;
+	w->packed.oom = 0;
+	for (i = 0; i < nv; i++)
+		pb_varint(&w->packed, (uint64_t)v[i]);
+	pb_bytes(&w->sample, SAMPLE_VALUE, w->packed.p, w->packed.n);
+	w->sample.oom |= w->packed.oom;
+	w->packed.n = 0;
+	w->packed.oom = 0;
+	pp_emit(w, PROFILE_SAMPLE, &w->sample);
+}
+
+int render_pprof(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym)
+{
+	struct render_view vw = {0};
+	struct pprof *w;
+	int accum = 0, rv = -1, zr;
+	size_t k;
+
+	/* calloc, not the stack: the gzip buffer is 64 KiB. */
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return -1;
+	w->gz.out = out;
+	w->sym = sym;
+	/* Go's level (gzip.BestSpeed): most of the time goes to
+	 * symbolizing anyway, and the file is a tenth of its protobuf. */
+	if ((zr = deflateInit2(&w->gz.z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8,
+	         Z_DEFAULT_STRATEGY)) != Z_OK) {
+		free(w);
+		errno = zr == Z_MEM_ERROR ? ENOMEM : EINVAL;
+		return -1;
+	}
+	if (pp_maps_init(w, hp) == -1)
+		w->err = ENOMEM;
+	for (k = 0; k < hp->nstacks && !accum; k++)
+		accum = hp->stacks[k].accum_objs != 0 ||
+		    hp->stacks[k].accum_bytes != 0;
+	(void)pp_string(w, "", 0); /* index 0, as the format wants */
+	/* Go's heap layout; alloc_* first, as Go and pprof's own heap
+	 * parser put them, so tools that take the first or last type
+	 * find inuse_space last. */
+	if (accum) {
+		pp_value_type(w, PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
+		pp_value_type(w, PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
+	}
+	pp_value_type(w, PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
+	pp_value_type(w, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
+	pp_top_uint(w, PROFILE_DEFAULT_SAMPLE_TYPE, pp_str(w, "inuse_space"));
+	pp_value_type(w, PROFILE_PERIOD_TYPE, "space", "bytes");
+	pp_top_uint(w, PROFILE_PERIOD, hp->period);
+	for (k = 0; k < hp->nstacks && w->err == 0; k++)
+		pp_sample(w, &hp->stacks[k], &vw, accum);
+	pp_mappings(w);
+	if (w->err == 0 && gz_write(&w->gz, NULL, 0, Z_FINISH) == -1)
+		w->err = w->gz.err;
+	if (w->err == 0 && ferror(out))
+		w->err = EIO;
+	rv = w->err != 0 ? -1 : 0;
+	if (rv == -1)
+		errno = w->err;
+	(void)deflateEnd(&w->gz.z);
+	render_view_free(&vw);
+	for (k = 0; k < w->nstrs; k++)
+		free(w->strs[k].s);
+	free(w->strs);
+	free(w->str_slots);
+	free(w->funcs.e);
+	free(w->locs.e);
+	free(w->maps);
+	free(w->by_start);
+	free(w->head.p);
+	free(w->loc.p);
+	free(w->line.p);
+	free(w->fn.p);
+	free(w->sample.p);
+	free(w->packed.p);
+	free(w);
+	return rv;
+}
