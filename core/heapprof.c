@@ -23,7 +23,9 @@ double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period)
 {
 	double ratio;
 
-	if (objs == 0 || period == 0)
+	/* No bytes for some objects: nothing jemalloc writes, and
+	 * 1 / (1 - exp(0)) is infinite (jeprof dies on it): as dumped. */
+	if (objs == 0 || bytes == 0 || period == 0)
 		return 1;
 	ratio = ((double)bytes / (double)objs) / (double)period;
 	return 1 / (1 - exp(-ratio));
@@ -337,11 +339,12 @@ static int hp_symbols(struct hp_parse *p)
 	struct heap_profile *hp = p->hp;
 	const char *s, *save = p->s, *eq;
 	unsigned long line = p->line;
-	size_t n, i, j;
+	size_t n = 0, i, j;
+	int got;
 
-	if (!hp_header_line(p, &s, &n) || !hp_marker(s, n, "symbol")) {
+	if (!(got = hp_header_line(p, &s, &n)) || !hp_marker(s, n, "symbol")) {
 		/* jeprof also takes a bare "--- heap" before the header. */
-		if (n == 0 ||
+		if (!got ||
 		    !(hp_marker(s, n, "heap") || hp_marker(s, n, "growth"))) {
 			p->s = save;
 			p->line = line;
@@ -405,7 +408,8 @@ static void hp_finish_symbols(struct hp_parse *p)
 
 	for (k = 0; k < hp->nsyms; k++)
 		hp->syms[k].names = hp->text + p->sym_off[k];
-	qsort(hp->syms, hp->nsyms, sizeof(*hp->syms), hp_symbol_cmp);
+	if (hp->nsyms > 0) /* qsort wants an array, even of none */
+		qsort(hp->syms, hp->nsyms, sizeof(*hp->syms), hp_symbol_cmp);
 	for (k = 0; k < hp->nsyms; k++) {
 		if (n > 0 && hp->syms[n - 1].addr == hp->syms[k].addr)
 			n--;
