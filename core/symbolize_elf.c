@@ -341,7 +341,8 @@ static int elf_symbols(struct elf_obj *o)
 	}
 	if (elf_symtab(o, &o->f, SHT_DYNSYM, &cap) == -1)
 		return -1;
-	qsort(o->syms, o->nsyms, sizeof(*o->syms), elf_sym_cmp);
+	if (o->nsyms > 0) /* qsort wants an array, even of none */
+		qsort(o->syms, o->nsyms, sizeof(*o->syms), elf_sym_cmp);
 	/* .symtab and .dynsym repeat the exported names: the lookup only
 	 * ever takes the first of an address, so one per address does. */
 	for (i = 0, n = 0; i < o->nsyms; i++)
