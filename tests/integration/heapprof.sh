@@ -15,6 +15,15 @@
 . "$(dirname "$0")/../lib.sh"
 
 need jeprof nc.openbsd timeout
+
+# jm4lw-prof built without libdw (JM4LW_SYMBOLIZER=elf, from ctest) reads
+# symbol tables only, no DWARF inline frames: its peer is then jeprof
+# without addr2line, which names addresses through nm alone.
+if [ "${JM4LW_SYMBOLIZER:-libdw}" = elf ]; then
+	JEPROF_TOOLS="addr2line:/bin/false,$(dirname "$(command -v nm)")/"
+	export JEPROF_TOOLS
+	echo "# ELF symbol tables only: jeprof with nm alone ($JEPROF_TOOLS)"
+fi
 [ -x "$HEAPPROF_DUMP" ] || die "$HEAPPROF_DUMP is not executable"
 [ -x "$BENCH_HOST" ] || die "$BENCH_HOST is not executable"
 [ -x "$JM4LW_PROF" ] || die "$JM4LW_PROF is not executable"
