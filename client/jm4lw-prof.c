@@ -4,7 +4,9 @@
  * browser opens, or pprof's protobuf for go tool pprof, Parca and
  * Pyroscope. Offline: the objects named in the profile's
  * MAPPED_LIBRARIES, as found on this machine, or --binary for the main
- * program.
+ * program. A symbolized profile (jeprof's, ClickHouse's
+ * .heap.symbolized, our -f symbolized) names its own addresses and
+ * needs neither.
  *
  *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof] [--objects]
  *	           [--base OLD] [--binary PATH] [-o FILE] PROFILE
@@ -50,15 +52,18 @@ static const char usage_text[] =
     "  -o FILE       write there instead of standard output\n";
 
 /* -f symbolized: the symbols, then the profile file itself, as read
- * again (the parser keeps only what it understood). */
+ * again (the parser keeps only what it understood); of a symbolized
+ * file, its profile part, after its own symbols. */
 static int symbolized(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const char *binary, const char *path)
 {
 	char *raw = NULL;
-	size_t len = 0, i;
+	size_t len = 0, i, hp_off;
 	FILE *in;
 	int r;
 
+	if (binary == NULL) /* a symbolized file's, as it names it */
+		binary = hp->binary;
 	if (binary == NULL) /* the main program, as the profile names it */
 		for (i = 0; i < hp->nmaps && binary == NULL; i++)
 			if (hp->maps[i].path[0] == '/')
@@ -72,8 +77,12 @@ static int symbolized(FILE *out, const struct heap_profile *hp,
 	}
 	len = raw != NULL ? strlen(raw) : 0;
 	fclose(in);
-	r = render_symbolized(out, hp, sym, binary, raw != NULL ? raw : "",
-	    len);
+	if (hp->profile_offset > len) /* changed since it was read */
+		hp_off = len;
+	else
+		hp_off = hp->profile_offset;
+	r = render_symbolized(out, hp, sym, binary,
+	    raw != NULL ? raw + hp_off : "", len - hp_off);
 	free(raw);
 	return r;
 }

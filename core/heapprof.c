@@ -23,7 +23,9 @@ double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period)
 {
 	double ratio;
 
-	if (objs == 0 || period == 0)
+	/* No bytes for some objects: nothing jemalloc writes, and
+	 * 1 / (1 - exp(0)) is infinite (jeprof dies on it): as dumped. */
+	if (objs == 0 || bytes == 0 || period == 0)
 		return 1;
 	ratio = ((double)bytes / (double)objs) / (double)period;
 	return 1 / (1 - exp(-ratio));
@@ -37,6 +39,8 @@ struct hp_parse {
 	struct heap_profile *hp;
 	size_t cap_stacks, cap_first, cap_pcs, cap_maps, cap_text, used_text;
 	size_t *first; /* each stack's first pc, as an index while pcs grows */
+	size_t *sym_off, cap_syms, cap_sym_off; /* symbols' names in text */
+	size_t binary_off;                      /* binary=, if hp->binary */
 	char *err;
 	size_t errlen;
 };
@@ -273,6 +277,149 @@ static int hp_map(struct hp_parse *p, const char *s, size_t n, size_t *path_off)
 	return 0;
 }
 
+/* Does s[0..n) start with "---", blanks, then @p word (jeprof's
+ * /^--- *word/)? */
+static int hp_marker(const char *s, size_t n, const char *word)
+{
+	size_t i = 3, w = strlen(word);
+
+	if (n < 3 || memcmp(s, "---", 3) != 0)
+		return 0;
+	while (i < n && s[i] == ' ')
+		i++;
+	return n - i >= w && memcmp(s + i, word, w) == 0;
+}
+
+/* The next line that is not one of jeprof's "%command" lines (it skips
+ * them before a profile's header); 0 at the end. */
+static int hp_header_line(struct hp_parse *p, const char **s, size_t *n)
+{
+	while (hp_line(p, s, n))
+		if (*n == 0 || (*s)[0] != '%')
+			return 1;
+	return 0;
+}
+
+/* "0x<addr> <names>" of a symbol section. */
+static int hp_symbol(struct hp_parse *p, const char *s, size_t n)
+{
+	struct heap_profile *hp = p->hp;
+	size_t i = 0, start;
+	uint64_t addr;
+
+	if (hp_hex(s, n, &i, &addr) == -1 ||
+	    (i < n && s[i] != ' ' && s[i] != '\t'))
+		return hp_err(p, "a symbol's address is not an address");
+	hp_blanks(s, n, &i);
+	start = i;
+	if (start == n)
+		return hp_err(p, "a symbol's address with no name");
+	if (hp_grow((void **)&hp->syms, &p->cap_syms, hp->nsyms + 1,
+	        sizeof(*hp->syms)) == -1 ||
+	    hp_grow((void **)&p->sym_off, &p->cap_sym_off, hp->nsyms + 1,
+	        sizeof(*p->sym_off)) == -1 ||
+	    hp_text(p, s + start, n - start, &p->sym_off[hp->nsyms]) == -1)
+		return hp_err(p, "out of memory");
+	hp->syms[hp->nsyms].addr = addr;
+	hp->syms[hp->nsyms].names = NULL; /* text may move: at the end */
+	hp->nsyms++;
+	return 0;
+}
+
+/*
+ * A symbolized profile's symbol section, as jeprof's ReadSymbols reads
+ * it: "0x<addr> <names>" lines, "name=value" variables (binary= is the
+ * program), anything else skipped, up to a line starting "---". Then the
+ * "--- heap" (or "--- growth") line before the profile. Leaves the
+ * cursor at the profile's header line; a file without a symbol section
+ * is left as it was.
+ */
+static int hp_symbols(struct hp_parse *p)
+{
+	struct heap_profile *hp = p->hp;
+	const char *s, *save = p->s, *eq;
+	unsigned long line = p->line;
+	size_t n = 0, i, j;
+	int got;
+
+	if (!(got = hp_header_line(p, &s, &n)) || !hp_marker(s, n, "symbol")) {
+		/* jeprof also takes a bare "--- heap" before the header. */
+		if (!got ||
+		    !(hp_marker(s, n, "heap") || hp_marker(s, n, "growth"))) {
+			p->s = save;
+			p->line = line;
+		}
+		return 0;
+	}
+	hp->symbolized = 1;
+	for (;;) {
+		if (!hp_line(p, &s, &n)) {
+			p->line = 0;
+			return hp_err(p,
+			    "the symbolized profile is cut short (its symbol "
+			    "section has no --- line)");
+		}
+		if (n >= 3 && memcmp(s, "---", 3) == 0)
+			break;
+		if (n >= 2 && s[0] == '0' && s[1] == 'x') {
+			if (hp_symbol(p, s, n) == -1)
+				return -1;
+		} else if (n > 0 && s[0] >= 'a' && s[0] <= 'z' &&
+		    (eq = memchr(s, '=', n)) != NULL && (size_t)(eq - s) == 6 &&
+		    memcmp(s, "binary", 6) == 0) {
+			/* Blanks around the value are not the path's. */
+			for (i = 7, j = n;
+			     i < j && (s[i] == ' ' || s[i] == '\t'); i++)
+				;
+			while (j > i && (s[j - 1] == ' ' || s[j - 1] == '\t'))
+				j--;
+			if (hp_text(p, s + i, j - i, &p->binary_off) == -1)
+				return hp_err(p, "out of memory");
+			hp->binary = ""; /* resolved at the end */
+		}
+		/* Other variables and lines: jeprof ignores them too. */
+	}
+	/* The profile's own marker, if it has one: skipped as jeprof does. */
+	save = p->s;
+	line = p->line;
+	if (!hp_header_line(p, &s, &n) ||
+	    !(hp_marker(s, n, "heap") || hp_marker(s, n, "growth"))) {
+		p->s = save;
+		p->line = line;
+	}
+	return 0;
+}
+
+/* By address; among equal ones, the later line (jeprof keeps the last). */
+static int hp_symbol_cmp(const void *a, const void *b)
+{
+	const struct hp_symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->names < y->names ? -1 : x->names > y->names;
+}
+
+/* Point the symbols into the final text; sort them, one per address. */
+static void hp_finish_symbols(struct hp_parse *p)
+{
+	struct heap_profile *hp = p->hp;
+	size_t k, n = 0;
+
+	for (k = 0; k < hp->nsyms; k++)
+		hp->syms[k].names = hp->text + p->sym_off[k];
+	if (hp->nsyms > 0) /* qsort wants an array, even of none */
+		qsort(hp->syms, hp->nsyms, sizeof(*hp->syms), hp_symbol_cmp);
+	for (k = 0; k < hp->nsyms; k++) {
+		if (n > 0 && hp->syms[n - 1].addr == hp->syms[k].addr)
+			n--;
+		hp->syms[n++] = hp->syms[k];
+	}
+	hp->nsyms = n;
+	if (hp->binary != NULL)
+		hp->binary = hp->text + p->binary_off;
+}
+
 /* Free what a profile holds; it is empty after. */
 void heapprof_free(struct heap_profile *hp)
 {
@@ -280,6 +427,7 @@ void heapprof_free(struct heap_profile *hp)
 	free(hp->pcs);
 	free(hp->maps);
 	free(hp->text);
+	free(hp->syms);
 	memset(hp, 0, sizeof(*hp));
 }
 
@@ -306,6 +454,7 @@ static void hp_finish(struct hp_parse *p, size_t *path_off)
 	}
 	for (k = 0; k < hp->nmaps; k++)
 		hp->maps[k].path = hp->text + path_off[k];
+	hp_finish_symbols(p);
 }
 
 int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
@@ -322,13 +471,23 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 	int all, r, maps = 0, counted = 1;
 
 	memset(hp, 0, sizeof(*hp));
-	if (!hp_line(&p, &s, &n) || n < 8 || memcmp(s, "heap_v2/", 8) != 0) {
-		p.line = 0;
-		r = hp_err(&p,
-		    "not a jemalloc heap profile (no heap_v2/ "
-		    "header)");
+	if ((r = hp_symbols(&p)) != 0)
+		goto fail;
+	if (!hp_header_line(&p, &s, &n) || n < 8 ||
+	    memcmp(s, "heap_v2/", 8) != 0) {
+		if (hp->symbolized)
+			r = hp_err(&p,
+			    "the symbolized profile holds no jemalloc heap "
+			    "profile (no heap_v2/ header after its symbols)");
+		else {
+			p.line = 0;
+			r = hp_err(&p,
+			    "not a jemalloc heap profile (no heap_v2/ "
+			    "header)");
+		}
 		goto fail;
 	}
+	hp->profile_offset = (size_t)(s - buf);
 	i = 8;
 	if (hp_dec(s, n, &i, &hp->period) == -1 || i != n) {
 		r = hp_err(&p, "bad sampling period in the heap_v2 header");
@@ -379,6 +538,7 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 	}
 	hp_finish(&p, path_off);
 	free(p.first);
+	free(p.sym_off);
 	free(path_off);
 	return 0;
 fail:
@@ -391,6 +551,7 @@ fail:
 		    "with no MAPPED_LIBRARIES section)");
 	}
 	free(p.first);
+	free(p.sym_off);
 	free(path_off);
 	heapprof_free(hp);
 	return -1;
@@ -462,6 +623,34 @@ static int hp_same_stack(const struct hp_stack *a, const struct hp_stack *b)
 	    memcmp(a->pc, b->pc, a->depth * sizeof(*a->pc)) == 0;
 }
 
+/* Add @p base's symbols for addresses @p hp has none for: the stacks only
+ * in the base (what was freed) are named too. Both are sorted. */
+static int hp_merge_symbols(struct heap_profile *hp,
+    const struct heap_profile *base)
+{
+	struct hp_symbol *m;
+	size_t i = 0, j = 0, n = 0;
+
+	if (base->nsyms == 0)
+		return 0;
+	if ((m = calloc(hp->nsyms + base->nsyms, sizeof(*m))) == NULL)
+		return -1;
+	while (i < hp->nsyms || j < base->nsyms) {
+		if (j == base->nsyms ||
+		    (i < hp->nsyms && hp->syms[i].addr <= base->syms[j].addr)) {
+			if (j < base->nsyms &&
+			    hp->syms[i].addr == base->syms[j].addr)
+				j++; /* hp's own name wins */
+			m[n++] = hp->syms[i++];
+		} else
+			m[n++] = base->syms[j++];
+	}
+	free(hp->syms);
+	hp->syms = m;
+	hp->nsyms = n;
+	return 0;
+}
+
 int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
 {
 	size_t cap = 16, i, h, n = hp->nstacks, extra = 0;
@@ -528,6 +717,8 @@ int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
 		}
 	}
 	free(matched);
+	if (hp->symbolized && hp_merge_symbols(hp, base) == -1)
+		return -1;
 	hp->u_objs -= base->u_objs;
 	hp->u_bytes -= base->u_bytes;
 	hp->diff = 1;

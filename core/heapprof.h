@@ -15,6 +15,19 @@
  *
  * Lines it does not know (a jemalloc fork's "f:" lines, blank lines) are
  * skipped; a profile that is not heap_v2, or is cut short, is one error.
+ *
+ * jeprof's symbolized profile (what `jeprof --raw`, `jm4lw-prof -f
+ * symbolized` and ClickHouse's .heap.symbolized write) is read too: the
+ * profile above after a symbol section that names its addresses:
+ *
+ *	--- symbol
+ *	binary=<the program>
+ *	0x<addr> <function>                  (addr: a caller's pc - 1)
+ *	0x<addr> <outer>--<inlined>--<inner> (an inline chain, callers first)
+ *	---
+ *	--- heap
+ *	heap_v2/<period>
+ *	...
  */
 #ifndef JM4LW_HEAPPROF_H
 #define JM4LW_HEAPPROF_H
@@ -41,6 +54,14 @@ struct hp_map {
 	const char *path; /* "" for anonymous; into heap_profile.text */
 };
 
+/* One line of a symbolized profile's symbol section: an address as
+ * jeprof looks it up (a caller's return address minus 1) and its names,
+ * as written: one function, or an inline chain "outer--...--inner". */
+struct hp_symbol {
+	uint64_t addr;
+	const char *names; /* into heap_profile.text */
+};
+
 struct heap_profile {
 	uint64_t period; /* the mean bytes between samples */
 	struct hp_stack *stacks;
@@ -52,6 +73,11 @@ struct heap_profile {
 	char *text;             /* the mappings' paths */
 	double u_objs, u_bytes; /* totals of the unsampled counts */
 	int diff;               /* heapprof_subtract made it a difference */
+	int symbolized;         /* a symbolized profile: syms name its pcs */
+	struct hp_symbol *syms; /* its symbol section, by address */
+	size_t nsyms;
+	const char *binary;    /* its binary= line, NULL if none */
+	size_t profile_offset; /* where heap_v2/ starts in the input */
 };
 
 /* The factor jeprof multiplies a stack's counts by: a stack of @p objs
@@ -59,8 +85,8 @@ struct heap_profile {
  * average, was sampled with probability 1 - exp(-(bytes/objs)/period). */
 double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period);
 
-/* Parse @p len bytes: 0, or -1 with one line in @p err (and @p hp
- * empty). Free with heapprof_free(). */
+/* Parse @p len bytes, a heap_v2 profile or a symbolized one: 0, or -1
+ * with one line in @p err (and @p hp empty). Free with heapprof_free(). */
 int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
     char *err, size_t errlen);
 
@@ -78,7 +104,9 @@ int hp_grow(void **arr, size_t *cap, size_t need, size_t size);
  * @p hp minus @p base, stack by stack (the same frames, in order): what
  * grew is positive, what shrank negative, and a stack only in @p base is
  * added with its counts negated (its frames stay @p base's: keep @p base
- * until @p hp is done with). The unsampled counts and totals change; the
+ * until @p hp is done with; a symbolized @p hp also takes @p base's
+ * symbols for addresses it has none for, pointing into @p base's text).
+ * The unsampled counts and totals change; the
  * sampled ones stay as dumped; b_objs and b_bytes keep the base's, so a
  * stack's new value is u_bytes + b_bytes (what differential flame graphs
  * want). 0, or -1 when memory runs out.

@@ -3,7 +3,9 @@
  * and file:line where DWARF has them, through elfutils' libdwfl (ELF symbol
  * tables, .debug_* and separate debuginfo found by build ID). Offline: the
  * objects named in the profile's MAPPED_LIBRARIES as found on this machine,
- * or another file for the main program.
+ * or another file for the main program. Built without libdw, the objects'
+ * ELF symbol tables only (no inline frames, no file:line); sym_backend()
+ * says which. A symbolized profile is answered from its own table.
  */
 #ifndef JM4LW_SYMBOLIZE_H
 #define JM4LW_SYMBOLIZE_H
@@ -32,7 +34,9 @@ struct sym_frame {
 
 /* A symbolizer over @p hp's executable mappings; @p binary, if not NULL,
  * stands for the mapping of the main program (the first one with a
- * path). NULL with a reason in @p err. */
+ * path). A symbolized @p hp (hp->symbolized) gets sym_new_table()'s:
+ * its own names, whatever is on this machine. NULL with a reason in
+ * @p err. */
 struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
     char *err, size_t errlen);
 
@@ -60,9 +64,21 @@ size_t sym_build_id(struct symbolizer *s, const struct hp_map *m,
  * exported symbol (malloc_usable_size), which no skip list can catch. */
 int sym_in_allocator(struct symbolizer *s, uint64_t pc);
 
+/* A symbolizer answering from @p hp's symbol table (a symbolized
+ * profile's, see heapprof.h; copied, @p hp may go first): each address
+ * as its line names it (an inline chain split at "--" into frames,
+ * innermost first, jeprof's " (inline)" on all but the outermost), any
+ * other as hex. No file:line and no build IDs. NULL with a reason in
+ * @p err. */
+struct symbolizer *sym_new_table(const struct heap_profile *hp, char *err,
+    size_t errlen);
+
 void sym_free(struct symbolizer *s);
 
-/* Which backend this build has: "libdw" or "elf". */
+/* Where this build's symbolizer reads objects: "libdw" (elfutils:
+ * symbols, DWARF inline frames and file:line, separate debuginfo) or
+ * "elf" (built without libdw: the objects' ELF symbol tables only), for
+ * conf and mntr. */
 const char *sym_backend(void);
 
 /* __cxa_demangle's shape. */

@@ -3,6 +3,9 @@
 #   0. the style: clang-format --dry-run --Werror over every C file;
 #   1. gcc build, warnings as errors, every test (unit, integration with the real clients, jeprof);
 #   2. clang build, warnings as errors, unit tests;
+#   2b. without libdw (ELF symbol tables only): jm4lw-prof, the heap
+#      profile's unit and integration tests (against jeprof with nm alone),
+#      and the profile words in a host;
 #   3. AddressSanitizer + UndefinedBehaviorSanitizer build: unit and
 #      integration tests (jm4lwd itself sanitized, driven by the real clients);
 #   4. ThreadSanitizer build, the thread-mode tests;
@@ -27,6 +30,13 @@ cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
 	>/dev/null
 cmake --build build-clang -j"$jobs"
 (cd build-clang && ctest --output-on-failure -j"$jobs" -L unit)
+
+# libdw is optional: only what symbolizes is built and run (~1 min).
+cmake -S . -B build-nodw -DCMAKE_C_COMPILER=gcc -DJM4LW_WERROR=ON \
+	-DJM4LW_LIBDW=OFF >/dev/null
+cmake --build build-nodw -j"$jobs" --target jm4lw_prof test_heapprof \
+	test_symbolize heapprof_dump jeprof_host bench_host jm4lwd
+(cd build-nodw && ctest --output-on-failure -R 'heapprof|symbolize|words_profile')
 
 cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
 	-DJM4LW_SANITIZE=address,undefined >/dev/null

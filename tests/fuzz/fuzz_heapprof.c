@@ -2,7 +2,10 @@
  * libFuzzer target: core/heapprof.c on any bytes. It must never crash,
  * leak or read out of bounds; a parse either fails with one line of error
  * and an empty profile, or yields a profile whose every stack points into
- * its frames and whose totals are the sums of its stacks.
+ * its frames and whose totals are the sums of its stacks. A symbolized
+ * profile's table then answers every address of it through the table
+ * backend (core/symbolize_table.c): at least one named frame each. (No
+ * object backend: that would open whatever files the input names.)
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "heapprof.h"
+#include "symbolize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,6 +27,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 			abort();                                               \
 		}                                                              \
 	} while (0)
+
+/* Every address of @p hp, as a leaf and as a caller, through its table. */
+static void check_table(const struct heap_profile *hp)
+{
+	struct sym_frame fr[SYM_INLINE_MAX];
+	struct symbolizer *s;
+	char err[256];
+	size_t i;
+	int n, k, leaf;
+
+	if ((s = sym_new(hp, NULL, err, sizeof(err))) == NULL)
+		return; /* out of memory, under the fuzzer's limit */
+	for (i = 0; i < hp->npcs; i++)
+		for (leaf = 0; leaf < 2; leaf++) {
+			n = sym_lookup(s, hp->pcs[i], leaf, fr, SYM_INLINE_MAX);
+			CHECK(n >= 1 && n <= SYM_INLINE_MAX);
+			for (k = 0; k < n; k++)
+				CHECK(fr[k].func != NULL &&
+				    fr[k].name != NULL &&
+				    fr[k].func[0] != '\0');
+			(void)sym_in_allocator(s, hp->pcs[i]);
+		}
+	sym_free(s);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -52,6 +80,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < hp.nmaps; i++)
 		CHECK(
 		    hp.maps[i].path != NULL && strlen(hp.maps[i].path) < size);
+	for (i = 1; i < hp.nsyms; i++)
+		CHECK(hp.syms[i - 1].addr < hp.syms[i].addr);
+	if (hp.symbolized)
+		check_table(&hp);
 	heapprof_free(&hp);
 	return 0;
 }

@@ -15,6 +15,15 @@
 . "$(dirname "$0")/../lib.sh"
 
 need jeprof nc.openbsd timeout
+
+# jm4lw-prof built without libdw (JM4LW_SYMBOLIZER=elf, from ctest) reads
+# symbol tables only, no DWARF inline frames: its peer is then jeprof
+# without addr2line, which names addresses through nm alone.
+if [ "${JM4LW_SYMBOLIZER:-libdw}" = elf ]; then
+	JEPROF_TOOLS="addr2line:/bin/false,$(dirname "$(command -v nm)")/"
+	export JEPROF_TOOLS
+	echo "# ELF symbol tables only: jeprof with nm alone ($JEPROF_TOOLS)"
+fi
 [ -x "$HEAPPROF_DUMP" ] || die "$HEAPPROF_DUMP is not executable"
 [ -x "$BENCH_HOST" ] || die "$BENCH_HOST is not executable"
 [ -x "$JM4LW_PROF" ] || die "$JM4LW_PROF is not executable"
@@ -61,6 +70,13 @@ top() {
 		sed -E -e 's/@@[^ ]*//' -e 's/([^ ])\([^()]*\)/\1/g' -e 's/  */ /g'
 }
 
+# moved_away PROFILE: the profile as it would be read on another machine,
+# every mapping's file under a directory that does not exist.
+moved_away() {
+	awk '/^MAPPED_LIBRARIES:/ { m = 1; print; next }
+		m && $6 ~ /^\// { sub(/ \//, " /moved-away/") } { print }' "$1"
+}
+
 # same_tables NAME BINARY PROFILE: jm4lw-prof's text and jeprof's.
 same_tables() {
 	local name=$1 bin=$2 prof=$3 d=$T/$1
@@ -99,7 +115,36 @@ same_tables() {
 			"with the program:" "$(cat "$d/jeprof.top")" \
 			"symbolized, without:" "$(cat "$d/jeprof-sym.top")"
 	fi
+	# ... and jm4lw-prof reads it back to the same tables, inline marks
+	# and all, here and where the program and libraries are not: a copy
+	# whose mappings name paths that do not exist.
+	"$JM4LW_PROF" "$d/sym.heap" >"$d/sym.txt" 2>&1
+	assert_eq "$name: jm4lw-prof -f text on its symbolized profile: the same table" \
+		"$(cat "$d/ours.txt")" "$(cat "$d/sym.txt")"
+	"$JM4LW_PROF" --objects "$d/sym.heap" >"$d/sym.objs" 2>&1
+	assert_eq "$name: ... and in objects" \
+		"$(cat "$d/ours.objs")" "$(cat "$d/sym.objs")"
+	moved_away "$d/sym.heap" >"$d/elsewhere.sym.heap"
+	moved_away "$prof" >"$d/elsewhere.heap"
+	"$JM4LW_PROF" "$d/elsewhere.sym.heap" >"$d/elsewhere.sym.txt" 2>&1
+	"$JM4LW_PROF" "$d/elsewhere.heap" >"$d/elsewhere.txt" 2>&1
+	if cmp -s "$d/ours.txt" "$d/elsewhere.sym.txt" &&
+		! cmp -s "$d/ours.txt" "$d/elsewhere.txt"; then
+		pass "$name: ... without the program and its libraries (the raw profile then is hex)"
+	else
+		fail "$name: the symbolized profile reads the same without the program" \
+			"$(diff "$d/ours.txt" "$d/elsewhere.sym.txt" | head -5)" \
+			"raw profile there: $(sed -n 2p "$d/elsewhere.txt")"
+	fi
 	"$JM4LW_PROF" -f collapsed "$prof" >"$d/ours.collapsed"
+	"$JM4LW_PROF" -f collapsed "$d/sym.heap" >"$d/sym.collapsed"
+	assert_eq "$name: collapsed stacks from the symbolized profile: the same" \
+		"$(cat "$d/ours.collapsed")" "$(cat "$d/sym.collapsed")"
+	# Symbolized again: the same file (its profile part, not its symbols
+	# nested in another's).
+	"$JM4LW_PROF" -f symbolized "$d/sym.heap" >"$d/sym2.heap"
+	assert_eq "$name: a symbolized profile symbolized again is itself" \
+		"$(sort "$d/sym.heap")" "$(sort "$d/sym2.heap")"
 	assert_cmd "$name: collapsed stacks add up to the total (1 B a line)" \
 		awk -v t="$("$HEAPPROF_DUMP" "$prof" | awk '$1 == "inuse_space" { print $2 }')" \
 		'{ s += $NF; n++ } END { d = s - t; if (d < 0) d = -d; exit !(n > 0 && d <= n) }' \
@@ -230,6 +275,19 @@ case_base() {
 		"$(awk '{ s += $NF - $(NF - 1) } END { printf "%.1f", s / 1048576 }' "$d/diff.collapsed")"
 	"$JM4LW_PROF" -f symbolized --base "$a" "$b" >/dev/null 2>&1
 	assert_eq "--base with -f symbolized: exit 2 (it carries the dump as is)" 2 "$?"
+	# Between symbolized profiles and raw dumps: stacks are addresses in
+	# both, the names come from whichever has them.
+	"$JM4LW_PROF" -f symbolized "$a" >"$d/a.sym"
+	"$JM4LW_PROF" -f symbolized "$b" >"$d/b.sym"
+	"$JM4LW_PROF" --base "$d/a.sym" "$b" >"$d/sym-raw.txt" 2>&1
+	assert_eq "--base a symbolized profile: the same growth table" \
+		"$(cat "$d/ours.txt")" "$(cat "$d/sym-raw.txt")"
+	"$JM4LW_PROF" --base "$d/a.sym" "$d/b.sym" >"$d/sym-sym.txt" 2>&1
+	assert_eq "--base between two symbolized profiles: the same growth table" \
+		"$(cat "$d/ours.txt")" "$(cat "$d/sym-sym.txt")"
+	"$JM4LW_PROF" --base "$a" "$d/b.sym" >"$d/raw-sym.txt" 2>&1
+	assert_eq "--base a raw dump, from a symbolized profile: the same Total:" \
+		"$(head -1 "$d/ours.txt")" "$(head -1 "$d/raw-sym.txt")"
 	stop_jeprof_host
 }
 

@@ -113,7 +113,7 @@ case_words() {
 		"$([ -e "$p2" ] && echo yes) $([ -e "$p2.symbolized" ] && echo yes)"
 	assert_eq "mntr: jm4lw_profiles_served counts jmtp jmcs jmfg jmdf jmdf" 5 \
 		"$(mntr_value jm4lw_profiles_served)"
-	assert_eq "mntr: jm4lw_symbolizer names the backend" libdw \
+	assert_eq "mntr: jm4lw_symbolizer names the backend" "${JM4LW_SYMBOLIZER:-libdw}" \
 		"$(mntr_value jm4lw_symbolizer)"
 	stop_jeprof_host
 }

@@ -81,6 +81,8 @@ static void test_unsamples_as_jeprof(void **state)
 	assert_true(fabs(hp.u_bytes - (1024 * s0 + 1048576 * s1)) < 1e-6);
 	assert_true(heapprof_scale(0, 0, 524288) == 1);
 	assert_true(heapprof_scale(1, 4096, 0) == 1);
+	/* Found by fuzz_heapprof: objects of no bytes, once infinite. */
+	assert_true(heapprof_scale(2, 0, 524288) == 1);
 	heapprof_free(&hp);
 }
 

@@ -1,0 +1,501 @@
+/*
+ * The ELF backend: each object's function symbols from its .symtab and
+ * .dynsym (or a separate debuginfo file's .symtab, found by build ID),
+ * the nearest one at or below an address, as jeprof's nm-based lookup
+ * names it. No inline frames, no file:line: that is DWARF, libdw's.
+ *
+ * Why an ELF reader of our own rather than libelf: this backend is what
+ * a build without libdw symbolizes with, and libelf comes with libdw
+ * (both are elfutils; Debian's libdw-dev depends on libelf-dev), so a
+ * build without libdw is one without libelf, by choice (a smaller
+ * image, fewer libraries in the process). What we read is small: the
+ * ELF header, the program headers (the load segments, the build ID
+ * note) and the section headers (symbol tables and their strings), of
+ * ELF64 little-endian objects (x86-64, aarch64); anything else is left
+ * in hex. Every offset the file gives is checked against its size: a
+ * profile names whatever files it likes.
+ */
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize_impl.h"
+
+/* A file mapped whole, read-only. */
+struct elf_file {
+	const unsigned char *p;
+	size_t size;
+};
+
+/* One function symbol. */
+struct elf_sym {
+	uint64_t addr;
+	const char *name; /* into the mapped file: stable until sym_free */
+	int rank;         /* a global name before a weak one before a local */
+	size_t idx;       /* then the first in the tables (libdwfl's pick) */
+};
+
+/* One object of the profile. */
+struct elf_obj {
+	char *path; /* as the profile names it */
+	struct elf_file f, dbg;
+	uint64_t bias;   /* a run-time address minus the file's */
+	uint64_t lo, hi; /* its load segments, at run time */
+	struct elf_sym *syms;
+	size_t nsyms;
+	const unsigned char *build_id;
+	size_t build_id_len;
+	int main;  /* the program's */
+	int alloc; /* defines mallctl */
+};
+
+/* The backend's state. */
+struct sym_elf {
+	struct elf_obj *objs;
+	size_t nobjs;
+};
+
+static int elf_resolve(struct symbolizer *s, uint64_t addr,
+    struct sym_frame *out, int max);
+static int elf_in_allocator(struct symbolizer *s, uint64_t pc);
+static size_t elf_build_id(struct symbolizer *s, const struct hp_map *m,
+    const unsigned char **bits);
+static void elf_free(struct symbolizer *s);
+
+static const struct sym_ops elf_ops = {
+    .resolve = elf_resolve,
+    .in_allocator = elf_in_allocator,
+    .build_id = elf_build_id,
+    .free = elf_free,
+};
+
+/* @p len bytes at @p off of @p f copied to @p dst: 0, or -1 if they are
+ * not all in the file. A copy, not a cast: the file's offsets need not
+ * be aligned. */
+static int elf_get(const struct elf_file *f, uint64_t off, void *dst,
+    size_t len)
+{
+	if (off > f->size || len > f->size - off)
+		return -1;
+	memcpy(dst, f->p + off, len);
+	return 0;
+}
+
+/* Map the file at @p path: 0, or -1 (not there, not a regular file). */
+static int elf_map(const char *path, struct elf_file *f)
+{
+	struct stat sb;
+	void *p;
+	int fd;
+
+	f->p = NULL;
+	f->size = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    (size_t)sb.st_size < sizeof(Elf64_Ehdr) ||
+	    (p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd,
+	         0)) == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	f->p = p;
+	f->size = (size_t)sb.st_size;
+	return 0;
+}
+
+static void elf_unmap(struct elf_file *f)
+{
+	if (f->p != NULL)
+		munmap((void *)f->p, f->size);
+	f->p = NULL;
+}
+
+/* @p f's header, if it is an ELF64 little-endian file we can read on
+ * this (little-endian) host: 0, or -1. */
+static int elf_header(const struct elf_file *f, Elf64_Ehdr *eh)
+{
+	if (elf_get(f, 0, eh, sizeof(*eh)) == -1 ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		return -1;
+	if (eh->e_phnum > 0 && eh->e_phentsize != sizeof(Elf64_Phdr))
+		return -1;
+	if (eh->e_shnum > 0 && eh->e_shentsize != sizeof(Elf64_Shdr))
+		return -1;
+	return 0;
+}
+
+/* Program header @p i of @p f. */
+static int elf_phdr(const struct elf_file *f, const Elf64_Ehdr *eh, size_t i,
+    Elf64_Phdr *ph)
+{
+	return elf_get(f, eh->e_phoff + i * sizeof(*ph), ph, sizeof(*ph));
+}
+
+/* Section header @p i of @p f. */
+static int elf_shdr(const struct elf_file *f, const Elf64_Ehdr *eh, size_t i,
+    Elf64_Shdr *sh)
+{
+	return elf_get(f, eh->e_shoff + i * sizeof(*sh), sh, sizeof(*sh));
+}
+
+/* The GNU build ID among the notes at @p off, @p size bytes aligned to
+ * @p align: 0 and o->build_id set, or -1. */
+static int elf_notes(struct elf_obj *o, uint64_t off, uint64_t size,
+    uint64_t align)
+{
+	const struct elf_file *f = &o->f;
+	Elf64_Nhdr nh;
+	uint64_t end, name, desc;
+
+	align = align == 8 ? 8 : 4;
+	if (off > f->size || size > f->size - off)
+		return -1;
+	end = off + size;
+	while (end - off >= sizeof(nh)) {
+		elf_get(f, off, &nh, sizeof(nh));
+		name = off + sizeof(nh);
+		desc = name + ((nh.n_namesz + align - 1) & ~(align - 1));
+		if (desc > end || nh.n_descsz > end - desc)
+			return -1;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(f->p + name, "GNU", 4) == 0 && nh.n_descsz > 0) {
+			o->build_id = f->p + desc;
+			o->build_id_len = nh.n_descsz;
+			return 0;
+		}
+		off = desc + ((nh.n_descsz + align - 1) & ~(align - 1));
+		if (off > end)
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * Where the object is at run time, from the mapping @p m the profile
+ * saw: its bias (a run-time address minus the file's virtual address)
+ * through the load segment that mapping's file offset falls in, and the
+ * span of all its load segments (libdwfl's module range). Its build ID
+ * from a PT_NOTE (or, if none, an SHT_NOTE section).
+ */
+static void elf_layout(struct elf_obj *o, const Elf64_Ehdr *eh,
+    const struct hp_map *m)
+{
+	Elf64_Phdr ph;
+	Elf64_Shdr sh;
+	uint64_t lo = UINT64_MAX, hi = 0, vaddr = m->offset, align;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (elf_phdr(&o->f, eh, i, &ph) == -1)
+			break;
+		if (ph.p_type == PT_NOTE && o->build_id == NULL)
+			(void)elf_notes(o, ph.p_offset, ph.p_filesz,
+			    ph.p_align);
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+		/* The mapping starts at the page its segment starts in. */
+		align = ph.p_align > 1 ? ph.p_align : 1;
+		if (!found && (ph.p_flags & PF_X) &&
+		    m->offset >= (ph.p_offset & ~(align - 1)) &&
+		    m->offset <= ph.p_offset + ph.p_filesz) {
+			vaddr = ph.p_vaddr - (ph.p_offset - m->offset);
+			found = 1;
+		}
+	}
+	for (i = 0; o->build_id == NULL && i < eh->e_shnum; i++)
+		if (elf_shdr(&o->f, eh, i, &sh) == 0 && sh.sh_type == SHT_NOTE)
+			(void)elf_notes(o, sh.sh_offset, sh.sh_size,
+			    sh.sh_addralign);
+	/* An ET_EXEC is where its addresses say. */
+	o->bias = eh->e_type == ET_EXEC ? 0 : m->start - vaddr;
+	if (lo > hi) { /* no load segment: the mapping itself */
+		o->lo = m->start;
+		o->hi = m->end;
+		return;
+	}
+	o->lo = lo + o->bias;
+	o->hi = hi + o->bias;
+}
+
+/* How much a name's binding is worth when several share an address:
+ * libdwfl's preference (global, then weak, then local). */
+static int elf_rank(unsigned char info)
+{
+	switch (ELF64_ST_BIND(info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+/* Add @p f's function symbols from its tables of type @p type (and note
+ * whether it defines mallctl): 1 if it has such a table, 0 if not, -1
+ * when memory runs out. */
+static int elf_symtab(struct elf_obj *o, const struct elf_file *f,
+    unsigned type, size_t *cap)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, str;
+	Elf64_Sym sym;
+	const char *name;
+	uint64_t k, n;
+	size_t i;
+	int has = 0;
+
+	if (elf_header(f, &eh) == -1)
+		return 0;
+	for (i = 0; i < eh.e_shnum; i++) {
+		if (elf_shdr(f, &eh, i, &sh) == -1 || sh.sh_type != type ||
+		    sh.sh_entsize != sizeof(sym) || sh.sh_link >= eh.e_shnum ||
+		    elf_shdr(f, &eh, sh.sh_link, &str) == -1 ||
+		    str.sh_offset > f->size ||
+		    str.sh_size > f->size - str.sh_offset)
+			continue;
+		has = 1;
+		n = sh.sh_size / sizeof(sym);
+		for (k = 1; k < n; k++) {
+			if (elf_get(f, sh.sh_offset + k * sizeof(sym), &sym,
+			        sizeof(sym)) == -1)
+				break;
+			if (sym.st_shndx == SHN_UNDEF ||
+			    sym.st_name >= str.sh_size)
+				continue;
+			name = (const char *)f->p + str.sh_offset + sym.st_name;
+			if (name[0] == '\0' ||
+			    memchr(name, '\0', str.sh_size - sym.st_name) ==
+			        NULL)
+				continue;
+			if (strcmp(name, "mallctl") == 0 ||
+			    strcmp(name, "je_mallctl") == 0)
+				o->alloc = 1;
+			if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC &&
+			    ELF64_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
+				continue;
+			if (hp_grow((void **)&o->syms, cap, o->nsyms + 1,
+			        sizeof(*o->syms)) == -1)
+				return -1;
+			o->syms[o->nsyms].addr = sym.st_value;
+			o->syms[o->nsyms].name = name;
+			o->syms[o->nsyms].idx = o->nsyms;
+			o->syms[o->nsyms++].rank = elf_rank(sym.st_info);
+		}
+	}
+	return has;
+}
+
+/* By address, the best name first (binding, then the first in the
+ * tables, as libdwfl picks among aliases). */
+static int elf_sym_cmp(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return y->rank - x->rank;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* @p o's symbols: .symtab, else the separate debuginfo's (a stripped
+ * library with its -dbg package installed), and .dynsym. -1 when memory
+ * runs out. */
+static int elf_symbols(struct elf_obj *o)
+{
+	char dbg[PATH_MAX];
+	size_t cap = 0, i, n, len;
+	int r;
+
+	if ((r = elf_symtab(o, &o->f, SHT_SYMTAB, &cap)) == -1)
+		return -1;
+	if (r == 0 && o->build_id != NULL && o->build_id_len > 1) {
+		len = (size_t)snprintf(dbg, sizeof(dbg),
+		    "/usr/lib/debug/.build-id/%02x/", o->build_id[0]);
+		for (i = 1; i < o->build_id_len && len + 3 < sizeof(dbg); i++)
+			len += (size_t)snprintf(dbg + len, sizeof(dbg) - len,
+			    "%02x", o->build_id[i]);
+		snprintf(dbg + len, sizeof(dbg) - len, ".debug");
+		if (elf_map(dbg, &o->dbg) == 0 &&
+		    elf_symtab(o, &o->dbg, SHT_SYMTAB, &cap) == -1)
+			return -1;
+	}
+	if (elf_symtab(o, &o->f, SHT_DYNSYM, &cap) == -1)
+		return -1;
+	if (o->nsyms > 0) /* qsort wants an array, even of none */
+		qsort(o->syms, o->nsyms, sizeof(*o->syms), elf_sym_cmp);
+	/* .symtab and .dynsym repeat the exported names: the lookup only
+	 * ever takes the first of an address, so one per address does. */
+	for (i = 0, n = 0; i < o->nsyms; i++)
+		if (n == 0 || o->syms[n - 1].addr != o->syms[i].addr)
+			o->syms[n++] = o->syms[i];
+	o->nsyms = n;
+	return 0;
+}
+
+struct symbolizer *sym_elf_open(const struct heap_profile *hp,
+    const char *binary, int self, char *err, size_t errlen)
+{
+	char mapfile[64];
+	struct symbolizer *s;
+	struct sym_elf *e;
+	struct elf_obj *o;
+	Elf64_Ehdr eh;
+	const char *main_path = sym_main_path(hp), *path;
+	size_t i, j;
+	int dup;
+
+	if ((s = sym_alloc(&elf_ops, err, errlen)) == NULL)
+		return NULL;
+	if ((e = s->be = calloc(1, sizeof(*e))) == NULL ||
+	    (e->objs = calloc(hp->nmaps + 1, sizeof(*e->objs))) == NULL)
+		goto nomem;
+	for (i = 0; i < hp->nmaps; i++) {
+		const struct hp_map *m = &hp->maps[i];
+		if (!sym_reportable(m))
+			continue;
+		for (dup = 0, j = 0; j < i && !dup; j++)
+			dup = sym_reportable(&hp->maps[j]) &&
+			    strcmp(hp->maps[j].path, m->path) == 0;
+		if (dup)
+			continue;
+		path = binary != NULL && main_path != NULL &&
+		        strcmp(m->path, main_path) == 0
+		    ? binary
+		    : m->path;
+		if (self) {
+			snprintf(mapfile, sizeof(mapfile),
+			    "/proc/self/map_files/%llx-%llx",
+			    (unsigned long long)m->start,
+			    (unsigned long long)m->end);
+			if (access(mapfile, R_OK) == 0)
+				path = mapfile;
+		}
+		o = &e->objs[e->nobjs];
+		/* A missing or foreign object leaves its addresses in hex,
+		 * as jeprof does. */
+		if (elf_map(path, &o->f) == -1)
+			continue;
+		if (elf_header(&o->f, &eh) == -1 ||
+		    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+			elf_unmap(&o->f);
+			continue;
+		}
+		e->nobjs++;
+		if ((o->path = strdup(m->path)) == NULL)
+			goto nomem;
+		o->main = main_path != NULL && strcmp(m->path, main_path) == 0;
+		elf_layout(o, &eh, m);
+		if (elf_symbols(o) == -1)
+			goto nomem;
+	}
+	return s;
+nomem:
+	snprintf(err, errlen, "symbolizer: %s", strerror(ENOMEM));
+	sym_free(s);
+	return NULL;
+}
+
+/* The object @p addr is in, or NULL. */
+static struct elf_obj *elf_obj_at(struct sym_elf *e, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < e->nobjs; i++)
+		if (addr >= e->objs[i].lo && addr < e->objs[i].hi)
+			return &e->objs[i];
+	return NULL;
+}
+
+/* The function symbol at or below @p addr (the object's own, below
+ * its lowest symbol: jeprof names that after the lowest too). */
+static int elf_resolve(struct symbolizer *s, uint64_t addr,
+    struct sym_frame *out, int max)
+{
+	struct elf_obj *o = elf_obj_at(s->be, addr);
+	const struct sym_name *nm;
+	size_t lo = 0, hi, mid;
+	uint64_t a;
+
+	if (o == NULL || o->nsyms == 0 || max < 1)
+		return 0;
+	a = addr - o->bias;
+	hi = o->nsyms;
+	if (o->syms[0].addr <= a) {
+		while (hi - lo > 1) { /* syms[lo].addr <= a < syms[hi].addr */
+			mid = lo + (hi - lo) / 2;
+			if (o->syms[mid].addr <= a)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	if ((nm = sym_name(s, o->syms[lo].name)) == NULL)
+		return 0;
+	memset(&out[0], 0, sizeof(out[0]));
+	out[0].func = nm->func;
+	out[0].name = nm->full;
+	out[0].raw = nm->raw;
+	return 1;
+}
+
+/* sym_in_allocator: a library other than the program that defines
+ * mallctl. */
+static int elf_in_allocator(struct symbolizer *s, uint64_t pc)
+{
+	struct elf_obj *o = elf_obj_at(s->be, pc);
+
+	return o != NULL && !o->main && o->alloc;
+}
+
+/* sym_build_id: read from the note when the object was opened. */
+static size_t elf_build_id(struct symbolizer *s, const struct hp_map *m,
+    const unsigned char **bits)
+{
+	struct sym_elf *e = s->be;
+	size_t i;
+
+	for (i = 0; i < e->nobjs; i++)
+		if (strcmp(e->objs[i].path, m->path) == 0) {
+			*bits = e->objs[i].build_id;
+			return e->objs[i].build_id_len;
+		}
+	return 0;
+}
+
+/* What sym_free needs of this backend. */
+static void elf_free(struct symbolizer *s)
+{
+	struct sym_elf *e = s->be;
+	size_t i;
+
+	if (e == NULL)
+		return;
+	for (i = 0; i < e->nobjs; i++) {
+		elf_unmap(&e->objs[i].f);
+		elf_unmap(&e->objs[i].dbg);
+		free(e->objs[i].syms);
+		free(e->objs[i].path);
+	}
+	free(e->objs);
+	free(e);
+}

@@ -1,0 +1,82 @@
+/*
+ * symbolize_impl — what the symbolizer's backends share, private to
+ * core/symbolize*.c. symbolize.c owns the part every backend needs (the
+ * per-pc cache, names in their three forms, the demangler, strings we
+ * made); a backend (libdwfl, our own ELF reader, a symbolized file's
+ * table) only answers "which functions are at this address" through
+ * struct sym_ops.
+ */
+#ifndef JM4LW_SYMBOLIZE_IMPL_H
+#define JM4LW_SYMBOLIZE_IMPL_H
+
+#include "symbolize.h"
+
+/* A name as the object has it, and as people read it. */
+struct sym_name {
+	const char *raw;  /* the key: a string the backend keeps stable
+	                     (and unique per name) until sym_free */
+	const char *full; /* demangled, with its parameters */
+	const char *func; /* demangled, without them (jeprof's short form) */
+	const char *inl;  /* func + " (inline)" */
+};
+
+/* What a backend does. */
+struct sym_ops {
+	/* The frames at @p addr (already a call's address, not a return
+	 * address), innermost first, at most @p max: how many, 0 when
+	 * nothing names it (the caller writes it in hex). */
+	int (*resolve)(struct symbolizer *s, uint64_t addr,
+	    struct sym_frame *out, int max);
+	int (*in_allocator)(struct symbolizer *s, uint64_t pc);
+	size_t (*build_id)(struct symbolizer *s, const struct hp_map *m,
+	    const unsigned char **bits);
+	void (*free)(struct symbolizer *s); /* the backend's state only */
+};
+
+struct sym_entry; /* symbolize.c's cache */
+
+struct symbolizer {
+	const struct sym_ops *ops;
+	void *be; /* the backend's state */
+	sym_demangle_fn *demangle;
+	struct sym_name *names; /* by raw pointer, open addressing */
+	size_t cap_names, nnames;
+	struct sym_entry *tab; /* open addressing, a power of two */
+	size_t cap, used;
+	struct sym_frame *frames;
+	size_t nframes, cap_frames;
+	char **strs; /* names we made (hex fallbacks, demangled forms) */
+	size_t nstrs, cap_strs;
+};
+
+/* A symbolizer with @p ops and no backend state yet; NULL (with the
+ * reason in @p err) when memory runs out. */
+struct symbolizer *sym_alloc(const struct sym_ops *ops, char *err,
+    size_t errlen);
+
+/* The forms of @p raw, made once per (pointer to a) name; NULL when
+ * memory runs out. */
+const struct sym_name *sym_name(struct symbolizer *s, const char *raw);
+
+/* A copy of @p str owned by @p s until sym_free(). */
+const char *sym_keep(struct symbolizer *s, const char *str);
+
+/* Is @p m one of the profile's mappings an object backend reports (an
+ * executable mapping of a file)? */
+int sym_reportable(const struct hp_map *m);
+
+/* The path of the main program in @p hp: the first mapping with a path
+ * (jeprof's reading); NULL if none. */
+const char *sym_main_path(const struct heap_profile *hp);
+
+/* The object backends: each opens the objects of @p hp's executable
+ * mappings (@p binary for the main program, through
+ * /proc/self/map_files when @p self). */
+#ifdef JM4LW_HAVE_LIBDW
+struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
+    const char *binary, int self, char *err, size_t errlen);
+#endif
+struct symbolizer *sym_elf_open(const struct heap_profile *hp,
+    const char *binary, int self, char *err, size_t errlen);
+
+#endif

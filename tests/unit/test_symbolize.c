@@ -1,0 +1,498 @@
+/*
+ * Unit tests of the symbolizer: a symbolized profile read back (its
+ * symbol section parsed by core/heapprof.c, answered by the table
+ * backend, rendered by core/render.c), the odd shapes jeprof accepts,
+ * one clear error for each broken one; and the ELF backend on this very
+ * process, against its own function addresses, its build ID as the
+ * loader has it in memory, and libdw's answers when built with libdw.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heapprof.h"
+#include "render.h"
+#include "symbolize.h"
+#include "symbolize_impl.h"
+
+static struct heap_profile hp;
+static char err[256];
+
+/* Parse @p text; the result in hp and err. */
+static int parse(const char *text)
+{
+	return heapprof_parse(text, strlen(text), &hp, err, sizeof(err));
+}
+
+#define MAPS                                                                   \
+	"MAPPED_LIBRARIES:\n"                                                  \
+	"00001000-00009000 r-xp 00001000 fd:01 1 /usr/bin/x\n"                 \
+	"7f0000000000-7f0000100000 r-xp 00000000 fd:01 2 "                     \
+	"/usr/lib/libjemalloc.so.2\n"
+
+/* A symbolized profile as jm4lw-prof and ClickHouse write it: callers'
+ * addresses at pc - 1, inline chains callers first. */
+static const char symbolized[] = "--- symbol\n"
+                                 "binary=/usr/bin/x\n"
+                                 "0x0000000000001000 main\n"
+                                 "0x1fff outer_fn--mid_fn--leaf_fn\n"
+                                 "0x2fff ns::foo(int) const\n"
+                                 "0x3fff X::operator--(int)--inner_fn\n"
+                                 "0x4000 dup_old\n"
+                                 "0x4000 dup_new\n"
+                                 "0x6000 malloc\n"
+                                 "0x6fff _Z3bari\n"
+                                 "---\n"
+                                 "--- heap\n"
+                                 "heap_v2/524288\n"
+                                 "@ 0x1000 0x2000 0x3000 0x4001 0x5000\n"
+                                 "  t*: 1: 100 [0: 0]\n"
+                                 "@ 0x6000 0x7000 0x2000\n"
+                                 "  t*: 1: 1048576 [0: 0]\n" MAPS;
+
+/* A stand-in for __cxa_demangle that knows one name. */
+static char *fake_demangle(const char *mangled, char *buf, size_t *len,
+    int *status)
+{
+	(void)buf;
+	(void)len;
+	*status = strcmp(mangled, "_Z3bari") == 0 ? 0 : -2;
+	return *status == 0 ? strdup("bar(int)") : NULL;
+}
+
+/* The frames of @p pc, "func|func|..." innermost first. */
+static const char *frames(struct symbolizer *s, uint64_t pc, int leaf)
+{
+	static char buf[512];
+	struct sym_frame fr[SYM_INLINE_MAX];
+	size_t len = 0;
+	int n, i;
+
+	n = sym_lookup(s, pc, leaf, fr, SYM_INLINE_MAX);
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+		    i ? "|" : "", fr[i].func);
+	return buf;
+}
+
+/* The section is read; the profile after it is the profile. */
+static void test_table_parse(void **state)
+{
+	(void)state;
+	assert_int_equal(parse(symbolized), 0);
+	assert_true(hp.symbolized);
+	assert_string_equal(hp.binary, "/usr/bin/x");
+	assert_int_equal(hp.nsyms, 7); /* the two 0x4000 lines are one */
+	assert_int_equal(hp.syms[0].addr, 0x1000);
+	assert_string_equal(hp.syms[0].names, "main");
+	assert_int_equal(hp.syms[4].addr, 0x4000);
+	assert_string_equal(hp.syms[4].names, "dup_new"); /* the last */
+	assert_int_equal(hp.nstacks, 2);
+	assert_int_equal(hp.stacks[0].depth, 5);
+	assert_int_equal(hp.nmaps, 2);
+	assert_memory_equal(symbolized + hp.profile_offset, "heap_v2/", 8);
+	heapprof_free(&hp);
+}
+
+/* Each address as its line names it, looked up as jeprof does. */
+static void test_table_lookup(void **state)
+{
+	struct symbolizer *s;
+	struct sym_frame fr[SYM_INLINE_MAX];
+
+	(void)state;
+	sym_set_demangler(fake_demangle);
+	assert_int_equal(parse(symbolized), 0);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	assert_string_equal(frames(s, 0x1000, 1), "main");
+	/* A caller: the line of pc - 1, innermost first, jeprof's marks. */
+	assert_string_equal(frames(s, 0x2000, 0),
+	    "leaf_fn (inline)|mid_fn (inline)|outer_fn");
+	assert_int_equal(sym_lookup(s, 0x2000, 0, fr, SYM_INLINE_MAX), 3);
+	assert_string_equal(fr[2].name, "outer_fn");
+	assert_null(fr[0].file);
+	/* Short names without parameters; the full one kept. */
+	assert_string_equal(frames(s, 0x3000, 0), "ns::foo");
+	sym_lookup(s, 0x3000, 0, fr, 1);
+	assert_string_equal(fr[0].name, "ns::foo(int) const");
+	/* operator-- is a name, not a separator. */
+	assert_string_equal(frames(s, 0x4000, 0),
+	    "inner_fn (inline)|X::operator--");
+	assert_string_equal(frames(s, 0x4001, 0), "dup_new");
+	/* Mangled names are demangled as an object's would be. */
+	assert_string_equal(frames(s, 0x7000, 0), "bar");
+	/* Not in the table: hex, of the address looked up. */
+	assert_string_equal(frames(s, 0x5000, 0), "0x4fff");
+	assert_string_equal(frames(s, 0x1000, 0), "0xfff");
+	assert_string_equal(frames(s, 0x5000, 1), "0x5000");
+	/* Twice, from the cache. */
+	assert_string_equal(frames(s, 0x2000, 0),
+	    "leaf_fn (inline)|mid_fn (inline)|outer_fn");
+	/* The allocator: by its library's mapping. */
+	assert_true(sym_in_allocator(s, 0x7f0000000100));
+	assert_false(sym_in_allocator(s, 0x1000));
+	assert_int_equal(sym_build_id(s, &hp.maps[0],
+	                     &(const unsigned char *){NULL}),
+	    0);
+	sym_free(s);
+	heapprof_free(&hp);
+	sym_set_demangler(NULL);
+}
+
+/* What the renderers make of it: the inline frames count, the
+ * allocator's entry point and what it called are cut. */
+static void test_table_render(void **state)
+{
+	struct symbolizer *s;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	sym_set_demangler(fake_demangle);
+	assert_int_equal(parse(symbolized), 0);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	assert_non_null(out = open_memstream(&text, &len));
+	assert_int_equal(render_collapsed(out, &hp, s, RENDER_OBJECTS), 0);
+	fclose(out);
+	/* Unsampled object counts, 1 / (1 - exp(-(B/N)/period)) each:
+	 * 1 / (1 - exp(-100/524288)) = 5243.4 and 1 / (1 - exp(-2)) =
+	 * 1.16; callers first; malloc and what it called cut. */
+	assert_string_equal(text,
+	    "0x4fff;dup_new;ns::foo;outer_fn;mid_fn (inline);leaf_fn "
+	    "(inline);main 5243\n"
+	    "outer_fn;mid_fn (inline);leaf_fn (inline);bar 1\n");
+	free(text);
+	sym_free(s);
+	heapprof_free(&hp);
+	sym_set_demangler(NULL);
+}
+
+/* Shapes jeprof reads too. */
+static void test_table_odd(void **state)
+{
+	struct symbolizer *s;
+
+	(void)state;
+	/* Commands before the marker, CRLF, other variables and lines,
+	 * no "--- heap" (the --- line ends the symbols), empty pieces. */
+	assert_int_equal(parse("%warn something\r\n"
+	                       "---symbol\r\n"
+	                       "build=1234\r\n"
+	                       "whatever\r\n"
+	                       "0x10\ta----b\r\n"
+	                       "--- heap\r\n"
+	                       "heap_v2/4096\r\n"
+	                       "@ 0x11\r\n  t*: 1: 8 [0: 0]\r\n"
+	                       "MAPPED_LIBRARIES:\r\n"),
+	    0);
+	assert_true(hp.symbolized);
+	assert_null(hp.binary);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	assert_string_equal(frames(s, 0x11, 0), "b (inline)|a");
+	sym_free(s);
+	heapprof_free(&hp);
+	/* No symbols at all, a growth marker: every address in hex. */
+	assert_int_equal(parse("--- symbol\n---\n--- growth\nheap_v2/4096\n"
+	                       "@ 0x11\n  t*: 1: 8 [0: 0]\n" MAPS),
+	    0);
+	assert_int_equal(hp.nsyms, 0);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	assert_string_equal(frames(s, 0x11, 1), "0x11");
+	sym_free(s);
+	heapprof_free(&hp);
+	/* A bare "--- heap" before a raw profile: not symbolized. */
+	assert_int_equal(parse("--- heap\nheap_v2/4096\n" MAPS), 0);
+	assert_false(hp.symbolized);
+	heapprof_free(&hp);
+}
+
+/* Each broken symbolized profile: -1, one line, nothing kept. */
+static void test_table_errors(void **state)
+{
+	static const struct {
+		const char *in, *why;
+	} bad[] = {
+	    {"--- symbol\n0x1 f\n",
+	        "the symbolized profile is cut short (its symbol section has "
+	        "no --- line)"},
+	    {"--- symbol\n0x1 f",
+	        "the symbolized profile is cut short (its symbol section has "
+	        "no --- line)"},
+	    {"--- symbol\n",
+	        "the symbolized profile is cut short (its symbol "
+	        "section has no --- line)"},
+	    {"--- symbol\n0xzz f\n---\n",
+	        "line 2: a symbol's address is not an address"},
+	    {"--- symbol\n0x12x f\n---\n",
+	        "line 2: a symbol's address is not an address"},
+	    {"--- symbol\n0x11112222333344445 f\n---\n",
+	        "line 2: a symbol's address is not an address"},
+	    {"--- symbol\n0x12\n---\n",
+	        "line 2: a symbol's address with no name"},
+	    {"--- symbol\n0x12  \t\n---\n",
+	        "line 2: a symbol's address with no name"},
+	    {"--- symbol\n---\n--- profile\n\x01\x02\x03",
+	        "line 3: the symbolized profile holds no jemalloc heap profile "
+	        "(no heap_v2/ header after its symbols)"},
+	    {"--- symbol\n---\n",
+	        "line 2: the symbolized profile holds no jemalloc heap profile "
+	        "(no heap_v2/ header after its symbols)"},
+	    {"--- symbol\n0x1 f\n---\n--- heap\nheap_v2/4096\n@ 0x1 0x",
+	        "the profile is cut short (it ends inside a line, with no "
+	        "MAPPED_LIBRARIES section)"},
+	    {"--- symbol\n0x1 f\n---\n--- heap\nheap_v2/4096\n@ 0x1\n",
+	        "the profile is cut short (no MAPPED_LIBRARIES section at its "
+	        "end)"},
+	    {"\x7f"
+	     "ELF\x02\x01\x01",
+	        "not a jemalloc heap profile (no heap_v2/ header)"},
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (heapprof_parse(bad[i].in, strlen(bad[i].in), &hp, err,
+		        sizeof(err)) != -1)
+			fail_msg("case %zu parsed", i);
+		assert_string_equal(err, bad[i].why);
+		assert_null(strchr(err, '\n'));
+		assert_null(hp.syms);
+		assert_int_equal(hp.nsyms, 0);
+		assert_false(hp.symbolized);
+	}
+}
+
+/* --base between two symbolized profiles: the base's names for the
+ * stacks only it has. */
+static void test_table_subtract(void **state)
+{
+	struct heap_profile base;
+	struct symbolizer *s;
+	static const char a[] = "--- symbol\n0x1fff old_name\n0x2fff gone\n"
+	                        "---\nheap_v2/1\n@ 0x1 0x3000\n"
+	                        "  t*: 1: 8 [0: 0]\n" MAPS;
+	static const char b[] = "--- symbol\n0x1fff new_name\n---\n"
+	                        "heap_v2/1\n@ 0x1 0x2000\n"
+	                        "  t*: 1: 8 [0: 0]\n" MAPS;
+
+	(void)state;
+	assert_int_equal(heapprof_parse(a, strlen(a), &base, err, sizeof(err)),
+	    0);
+	assert_int_equal(parse(b), 0);
+	assert_int_equal(heapprof_subtract(&hp, &base), 0);
+	assert_int_equal(hp.nsyms, 2);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	assert_string_equal(frames(s, 0x2000, 0), "new_name");
+	assert_string_equal(frames(s, 0x3000, 0), "gone");
+	sym_free(s);
+	heapprof_free(&hp);
+	heapprof_free(&base);
+}
+
+/* Functions of this program to look up: not inlined, not merged. */
+__attribute__((noinline, used)) int sym_test_target_a(int x);
+__attribute__((noinline, used)) int sym_test_target_b(int x);
+
+int sym_test_target_a(int x)
+{
+	return x * 3 + (int)getpid();
+}
+
+int sym_test_target_b(int x)
+{
+	return sym_test_target_a(x) + 7;
+}
+
+/* This process as a profile: its maps and one stack of @p n pcs. */
+static void self_profile(const uint64_t *pcs, int n)
+{
+	char *text = NULL, line[512];
+	size_t len = 0;
+	FILE *out, *maps;
+	int i;
+
+	assert_non_null(out = open_memstream(&text, &len));
+	fprintf(out, "heap_v2/1\n@");
+	for (i = 0; i < n; i++)
+		fprintf(out, " 0x%llx", (unsigned long long)pcs[i]);
+	fprintf(out, "\n  t*: 1: 8 [0: 0]\nMAPPED_LIBRARIES:\n");
+	assert_non_null(maps = fopen("/proc/self/maps", "re"));
+	while (fgets(line, sizeof(line), maps) != NULL)
+		fputs(line, out);
+	fclose(maps);
+	fclose(out);
+	assert_int_equal(heapprof_parse(text, len, &hp, err, sizeof(err)), 0);
+	free(text);
+}
+
+/* dl_iterate_phdr: the main program's build ID, from its notes in
+ * memory (the first object the loader reports). */
+static int self_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct {
+		const unsigned char *id;
+		size_t len;
+	} *want = arg;
+	const ElfW(Nhdr) * nh;
+	const unsigned char *p, *end;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_NOTE)
+			continue;
+		p = (const unsigned char *)(info->dlpi_addr +
+		    info->dlpi_phdr[i].p_vaddr);
+		end = p + info->dlpi_phdr[i].p_memsz;
+		while (p + sizeof(*nh) <= end) {
+			nh = (const void *)p;
+			p += sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+			if (nh->n_type == NT_GNU_BUILD_ID) {
+				want->id = p;
+				want->len = nh->n_descsz;
+				return 1;
+			}
+			p += (nh->n_descsz + 3) & ~3u;
+		}
+	}
+	return 1; /* only the first: the program */
+}
+
+/* The ELF backend names this program's functions, at a leaf and at a
+ * return address; finds its build ID; and libc is not the allocator. */
+static void test_elf_self(void **state)
+{
+	struct {
+		const unsigned char *id;
+		size_t len;
+	} mem = {NULL, 0};
+	uint64_t pcs[3] = {(uintptr_t)sym_test_target_a,
+	    (uintptr_t)sym_test_target_b + 4, (uintptr_t)getpid};
+	struct symbolizer *s;
+	const unsigned char *bits;
+	const struct hp_map *main_map = NULL;
+	size_t i, n;
+
+	(void)state;
+	assert_int_equal(sym_test_target_b(1) > 0, 1);
+	self_profile(pcs, 3);
+	assert_non_null(s = sym_elf_open(&hp, NULL, 0, err, sizeof(err)));
+	assert_string_equal(frames(s, pcs[0], 1), "sym_test_target_a");
+	assert_string_equal(frames(s, pcs[1], 0), "sym_test_target_b");
+	assert_non_null(strstr(frames(s, pcs[2], 1), "getpid"));
+	assert_false(sym_in_allocator(s, pcs[2]));
+	assert_false(sym_in_allocator(s, pcs[0]));
+	for (i = 0; i < hp.nmaps && main_map == NULL; i++)
+		if (hp.maps[i].exec && hp.maps[i].path[0] == '/')
+			main_map = &hp.maps[i];
+	assert_non_null(main_map);
+	dl_iterate_phdr(self_build_id, &mem);
+	n = sym_build_id(s, main_map, &bits);
+	assert_int_equal(n, mem.len);
+	assert_true(n >= 16);
+	assert_memory_equal(bits, mem.id, n);
+	sym_free(s);
+	/* In-process, through /proc/self/map_files: the same. */
+	assert_non_null(s = sym_new_self(&hp, err, sizeof(err)));
+	assert_string_equal(frames(s, pcs[0], 1), "sym_test_target_a");
+	sym_free(s);
+	heapprof_free(&hp);
+}
+
+/* Built with libdw: the two backends agree on names and build IDs. */
+static void test_elf_as_libdw(void **state)
+{
+#ifdef JM4LW_HAVE_LIBDW
+	/* This program's functions: a library's aliases (fopen,
+	 * _IO_new_fopen, fopen@@GLIBC_2.2.5 at one address) are picked in
+	 * an order libdwfl does not promise. */
+	uint64_t pcs[2] = {(uintptr_t)sym_test_target_a,
+	    (uintptr_t)sym_test_target_b + 4};
+	struct symbolizer *e, *d;
+	struct sym_frame fe[SYM_INLINE_MAX], fd[SYM_INLINE_MAX];
+	const unsigned char *be, *bd;
+	size_t i, ne, nd;
+	int k, n;
+
+	(void)state;
+	assert_string_equal(sym_backend(), "libdw");
+	self_profile(pcs, 2);
+	assert_non_null(e = sym_elf_open(&hp, NULL, 0, err, sizeof(err)));
+	assert_non_null(d = sym_dwfl_open(&hp, NULL, 0, err, sizeof(err)));
+	for (k = 0; k < 2; k++) {
+		sym_lookup(e, pcs[k], k != 1, fe, SYM_INLINE_MAX);
+		/* libdw's outermost frame is the function the symbol
+		 * table names. */
+		n = sym_lookup(d, pcs[k], k != 1, fd, SYM_INLINE_MAX);
+		assert_string_equal(fe[0].func, fd[n - 1].func);
+	}
+	for (i = 0; i < hp.nmaps; i++) {
+		if (!hp.maps[i].exec || hp.maps[i].path[0] != '/')
+			continue;
+		ne = sym_build_id(e, &hp.maps[i], &be);
+		nd = sym_build_id(d, &hp.maps[i], &bd);
+		assert_int_equal(ne, nd);
+		if (ne > 0)
+			assert_memory_equal(be, bd, ne);
+	}
+	sym_free(e);
+	sym_free(d);
+	heapprof_free(&hp);
+#else
+	(void)state;
+	assert_string_equal(sym_backend(), "elf");
+	skip();
+#endif
+}
+
+/* A file that is no ELF, or not there: its addresses stay hex. */
+static void test_elf_missing(void **state)
+{
+	struct symbolizer *s;
+
+	(void)state;
+	assert_int_equal(parse("heap_v2/1\n@ 0x1010\n  t*: 1: 8 [0: 0]\n"
+	                       "MAPPED_LIBRARIES:\n"
+	                       "00001000-00009000 r-xp 00000000 fd:01 1 "
+	                       "/proc/self/status\n"
+	                       "00010000-00019000 r-xp 00000000 fd:01 1 "
+	                       "/nonexistent/lib.so\n"),
+	    0);
+	assert_non_null(s = sym_elf_open(&hp, NULL, 0, err, sizeof(err)));
+	assert_string_equal(frames(s, 0x1010, 1), "0x1010");
+	assert_string_equal(frames(s, 0x10010, 1), "0x10010");
+	assert_int_equal(sym_build_id(s, &hp.maps[0],
+	                     &(const unsigned char *){NULL}),
+	    0);
+	sym_free(s);
+	heapprof_free(&hp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_table_parse),
+	    cmocka_unit_test(test_table_lookup),
+	    cmocka_unit_test(test_table_render),
+	    cmocka_unit_test(test_table_odd),
+	    cmocka_unit_test(test_table_errors),
+	    cmocka_unit_test(test_table_subtract),
+	    cmocka_unit_test(test_elf_self),
+	    cmocka_unit_test(test_elf_as_libdw),
+	    cmocka_unit_test(test_elf_missing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
