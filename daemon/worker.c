@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -54,6 +55,40 @@ void worker_unsampled(const struct core_ops *ops)
 	(void)ops->mallctl("thread.prof.active", NULL, NULL, &off, sizeof(off));
 }
 
+/*
+ * An arena of the worker's own: what a job allocates (a parsed profile,
+ * libdw's tables, the symbol cache) neither fragments the host's arenas
+ * nor stays in them after the job. 0 if there is none (no arenas.create:
+ * the host's arenas serve, as before).
+ */
+static unsigned worker_own_arena(const struct core_ops *ops)
+{
+	unsigned ind = 0;
+	size_t len = sizeof(ind);
+
+	if (ops->mallctl("arenas.create", &ind, &len, NULL, 0) != 0 ||
+	    ops->mallctl("thread.arena", NULL, NULL, &ind, sizeof(ind)) != 0)
+		return 0;
+	return ind;
+}
+
+/*
+ * After a job: its memory back to the system at once, rather than when
+ * jemalloc's decay gets to it seconds later, so a host's RSS is back
+ * where it was when the reply goes out. Only the worker's arena is
+ * purged; the host's dirty pages are the host's business.
+ */
+static void worker_release(const struct core_ops *ops, unsigned arena)
+{
+	char name[64];
+
+	if (arena == 0)
+		return;
+	(void)ops->mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
+	snprintf(name, sizeof(name), "arena.%u.purge", arena);
+	(void)ops->mallctl(name, NULL, NULL, NULL, 0);
+}
+
 /* Free what the worker holds; the thread is gone or is this one. */
 static void worker_destroy(struct worker *w)
 {
@@ -81,11 +116,13 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	uint64_t one = 1;
+	unsigned arena;
 	void *job;
 
 	pthread_setname_np(pthread_self(), "jm4lw-worker");
 	worker_unsampled(w->ops);
 	worker_lowest_priority();
+	arena = worker_own_arena(w->ops);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		while (w->state != W_QUEUED && !w->stop)
@@ -95,6 +132,7 @@ static void *worker_main(void *arg)
 		w->state = W_RUNNING;
 		pthread_mutex_unlock(&w->lock);
 		w->fn(w->job);
+		worker_release(w->ops, arena);
 		pthread_mutex_lock(&w->lock);
 		if (w->orphan != NULL) {
 			/* The module is gone: nobody to tell. */
