@@ -248,7 +248,7 @@ else
 	rc=1
 fi
 
-o "| program | dump | objects mapped executable | their function symbols | DWARF |"
+o "| program | dump | objects mapped executable | their defined symbols (nm -D or nm, per object) | DWARF |"
 o "| --- | --- | --- | --- | --- |"
 if [ -n "${CLANG_DUMP:-}" ]; then
 	o "| clang | $(grep -c '^@' "$CLANG_DUMP") stacks, $(awk '/^@/ { for (i = 2; i <= NF; i++) a[$i] } END { print length(a) }' "$CLANG_DUMP") addresses | $(sed -n '/^MAPPED_LIBRARIES:/,$p' "$CLANG_DUMP" | awk '$2 ~ /x/ && $6 ~ /^\// { print $6 }' | sort -u | wc -l) | $(symbols "$CLANG_DUMP") (libLLVM-14.so.1 $(nm -D --defined-only /usr/lib/llvm-14/lib/libLLVM-14.so.1 | wc -l), libclang-cpp.so.14 $(nm -D --defined-only /usr/lib/x86_64-linux-gnu/libclang-cpp.so.14 | wc -l)) | none (stripped Debian packages) |"
