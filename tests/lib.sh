@@ -349,6 +349,43 @@ wait_log() {
 	return 1
 }
 
+# --- profiles against jeprof -------------------------------------------------------
+
+# same_totals NAME BINARY PROFILE [BASE]: core/heapprof.c's unsampled
+# totals (tests/host/heapprof_dump, $HEAPPROF_DUMP) and jeprof's, bytes
+# and objects; with BASE, of PROFILE minus BASE (jeprof --base). jeprof
+# prints its float sum truncated; ours, truncated, must be equal (one
+# unit apart at most: the two sum in different orders).
+same_totals() {
+	local name=$1 bin=$2 prof=$3 ours jb jo ob oo base=()
+	[ -n "${4:-}" ] && base=(--base "$4")
+	ours=$("$HEAPPROF_DUMP" "${base[@]}" "$prof" 2>&1) || {
+		fail "$name: heapprof_dump reads it" "$ours"
+		return
+	}
+	echo "# $name: $(echo "$ours" | tr '\n' ' ')"
+	jb=$(timeout 300 jeprof --text --show_bytes ${4:+--base="$4"} "$bin" "$prof" 2>/dev/null |
+		sed -n 's/^Total: \([0-9]*\) B$/\1/p')
+	jo=$(timeout 300 jeprof --text --inuse_objects ${4:+--base="$4"} "$bin" "$prof" 2>/dev/null |
+		sed -n 's/^Total: \([0-9]*\) objects$/\1/p')
+	ob=$(echo "$ours" | awk '$1 == "inuse_space" { printf "%d", $2 }')
+	oo=$(echo "$ours" | awk '$1 == "inuse_objects" { printf "%d", $2 }')
+	if [ -n "$jb" ] && [ -n "$ob" ] && [ "$jb" -gt 0 ] &&
+		[ $((ob - jb)) -le 1 ] && [ $((jb - ob)) -le 1 ]; then
+		pass "$name: inuse_space $ob B, jeprof's Total: $jb B"
+	else
+		fail "$name: inuse_space equals jeprof's Total" "ours: $ob" \
+			"jeprof: ${jb:-none}"
+	fi
+	if [ -n "$jo" ] && [ -n "$oo" ] && [ $((oo - jo)) -le 1 ] &&
+		[ $((jo - oo)) -le 1 ]; then
+		pass "$name: inuse_objects $oo, jeprof's Total: $jo objects"
+	else
+		fail "$name: inuse_objects equals jeprof's Total" "ours: $oo" \
+			"jeprof: ${jo:-none}"
+	fi
+}
+
 # --- talking to the daemon ---------------------------------------------------------
 
 # start_jeprof_host NAME|DIR [VAR=VALUE...]: tests/host/jeprof_host with

@@ -17,6 +17,10 @@
 #      jm4lwd's default max_connections (64); its descriptors after
 #   (7 and 8 print figures, never a verdict: they show jm4lw before and
 #   after the dump moves to a worker thread and idle peers are evicted.)
+#   9. offline profiles: jm4lw-prof -f collapsed against jeprof --collapsed
+#      (binutils addr2line, and llvm-addr2line) on clang-14 and on a
+#      program with > 50 MB of DWARF: wall, peak RSS, instructions
+#      (tests/bench/prof_speed.sh; figures only; skipped by --smoke)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
 # 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
 # order reversed every other round; a ratio is the median of the per-round
@@ -36,7 +40,7 @@
 # full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
 # KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
-# name: floor zk jmfp idle redis stall flood; e.g. ONLY="stall flood"; the
+# name: floor zk jmfp idle redis stall flood prof; e.g. ONLY="stall flood"; the
 # report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
 # then has dashes for the others). redis also brings the callgrind counts.
 #
@@ -101,7 +105,7 @@ declare -A R        # results: key -> "v1 v2 ..." (one value per round)
 declare -A PORTNAME # port -> name, for the commands shown in the report
 
 log() { echo "run.sh: $*" >&2; }
-# Is section NAME (floor zk jmfp idle redis stall flood) to run? ONLY=...
+# Is section NAME (floor zk jmfp idle redis stall flood prof) to run? ONLY=...
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 fail() {
 	FAILURES+=("$*")
@@ -1003,6 +1007,19 @@ fi
 
 stop "$JPID"
 stop "$FPID"
+
+# ================================================================ 9. prof
+# Offline profiles: jm4lw-prof against jeprof (and jeprof with
+# llvm-addr2line), dump file to collapsed stacks; figures only. Minutes:
+# --smoke writes a line saying it skipped.
+SECTION=12
+if want prof; then
+	log "9. offline profiles: jm4lw-prof vs jeprof"
+	MODE=$MODE JM4LW_PROF=$BUILD/jm4lw-prof PB_DIR=$BUILD/prof-bench \
+		"$BENCH_SRC/prof_speed.sh" "$MD/$SECTION" ||
+		fail "prof: tests/bench/prof_speed.sh (see its lines above)"
+fi
+
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 T_END=$(date +%s)
 
@@ -1574,7 +1591,7 @@ done
 		printf -- '- %s\n' "${FAILURES[@]}"
 		echo ""
 	fi
-	for s in 1 2 3 4 5 6 10 11 7 9 8; do
+	for s in 1 2 3 4 5 6 10 11 12 7 9 8; do
 		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
 	done
 	cat <<'EOF2'
@@ -1632,6 +1649,7 @@ EOF2
 	echo "cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release && cmake --build build-bench -j2"
 	echo "tests/bench/run.sh            # full run (~$(( (T_END - T_START + 59) / 60 )) min here), writes BENCHMARKS.md"
 	echo "tests/bench/run.sh --smoke    # ~1 s per case, one round: proves the harness (CI)"
+	echo "ONLY=prof tests/bench/run.sh  # section 9 alone: jm4lw-prof against jeprof (minutes; llvm-14, time, clang-14)"
 	echo '```'
 	echo ""
 	echo "\`loadgen\` without \`-p\` lists its options; \`loadgen -p PORT -c 32 -d 5 -w mntr\` is the basic use, \`-k N\` holds N idle"
