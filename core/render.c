@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,40 @@ static int skipped(const char *f)
 	    strncmp(f, "tcmalloc::", 10) == 0;
 }
 
+/* skipped(@p f), remembered in @p v by the name's pointer. */
+static int view_skipped(struct render_view *v, const char *f)
+{
+	struct render_seen *t, *e;
+	size_t i, h, cap;
+
+	if ((v->nseen + 1) * 2 > v->cap_seen) {
+		cap = v->cap_seen ? v->cap_seen * 2 : 1024;
+		if ((t = calloc(cap, sizeof(*t))) == NULL)
+			return skipped(f); /* no memory to remember: ask */
+		for (i = 0; i < v->cap_seen; i++) {
+			if (v->seen[i].name == NULL)
+				continue;
+			for (h = ((uintptr_t)v->seen[i].name >> 3) *
+			             0x9e3779b97f4a7c15ull >>
+			         20;
+			     t[h & (cap - 1)].name != NULL; h++)
+				;
+			t[h & (cap - 1)] = v->seen[i];
+		}
+		free(v->seen);
+		v->seen = t;
+		v->cap_seen = cap;
+	}
+	for (h = ((uintptr_t)f >> 3) * 0x9e3779b97f4a7c15ull >> 20;
+	     (e = &v->seen[h & (v->cap_seen - 1)])->name != NULL; h++)
+		if (e->name == f)
+			return e->skip;
+	e->name = f;
+	e->skip = skipped(f);
+	v->nseen++;
+	return e->skip;
+}
+
 int render_view_stack(struct render_view *v, const struct hp_stack *st,
     struct symbolizer *sym)
 {
@@ -55,7 +90,7 @@ int render_view_stack(struct render_view *v, const struct hp_stack *st,
 	for (; d < st->depth; d++) {
 		n = sym_lookup(sym, st->pc[d], d == 0, fr, SYM_INLINE_MAX);
 		for (i = 0; i < n; i++) {
-			if (skipped(fr[i].func)) {
+			if (view_skipped(v, fr[i].func)) {
 				v->n = 0; /* the allocator and what it called */
 				continue;
 			}
@@ -74,8 +109,8 @@ int render_view_stack(struct render_view *v, const struct hp_stack *st,
 void render_view_free(struct render_view *v)
 {
 	free(v->f);
-	v->f = NULL;
-	v->n = v->cap = 0;
+	free(v->seen);
+	memset(v, 0, sizeof(*v));
 }
 
 double render_value_of(const struct hp_stack *st, enum render_value v)

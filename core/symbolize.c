@@ -143,11 +143,16 @@ const char *sym_keep(struct symbolizer *s, const char *str)
  * if that is a namespace's "(anonymous namespace)". */
 static const char *sym_params(const char *name)
 {
-	const char *p = strrchr(name, ')');
+	const char *p = strrchr(name, ')'), *q;
 	int depth = 0;
 
 	if (p == NULL || p == name)
 		return NULL;
+	/* Only a list that ends the name, but for its qualifiers: a name
+	 * ending in template arguments ("f<g()::<lambda()> >") has none. */
+	for (q = p + 1; *q != '\0'; q++)
+		if (strchr(" constvlaier&", *q) == NULL)
+			return NULL;
 	for (; p >= name; p--) {
 		if (*p == ')')
 			depth++;
