@@ -212,12 +212,28 @@ enum dump_status {
 
 /* What a dump job makes of its dump besides the file. */
 enum dump_view {
-	DUMP_VIEW_NONE,      /* jmfp, the schedule: the dump is the answer */
-	DUMP_VIEW_TEXT,      /* jmtp: the top of the heap, jeprof --text */
-	DUMP_VIEW_COLLAPSED, /* jmcs: collapsed stacks */
-	DUMP_VIEW_SVG,       /* jmfg: a flame graph */
-	DUMP_VIEW_DIFF,      /* jmdf: kept, and its growth since the last */
+	DUMP_VIEW_NONE,       /* jmfp, the schedule: the dump is the answer */
+	DUMP_VIEW_TEXT,       /* jmtp: the top of the heap, jeprof --text */
+	DUMP_VIEW_COLLAPSED,  /* jmcs: collapsed stacks */
+	DUMP_VIEW_SVG,        /* jmfg: a flame graph */
+	DUMP_VIEW_DIFF,       /* jmdf: kept, and its growth since the last */
+	DUMP_VIEW_PPROF,      /* gzipped pprof (HTTP) */
+	DUMP_VIEW_RAW,        /* the heap_v2 dump itself (HTTP, jeprof) */
+	DUMP_VIEW_SYMBOLIZED, /* jeprof's symbolized profile (HTTP) */
 };
+
+/* Is a view's dump kept in dump_dir (jmfp, jmdf, the schedule), or only
+ * the way to its answer? */
+#define DUMP_VIEW_KEEPS(v) ((v) == DUMP_VIEW_NONE || (v) == DUMP_VIEW_DIFF)
+
+/* What the worker does with a job. */
+enum job_kind {
+	JOB_DUMP,    /* dump_run: a dump, and its view */
+	JOB_SYMBOLS, /* name the addresses of job->addrs (/pprof/symbol) */
+};
+
+/* Addresses one symbol lookup may ask about. */
+#define PROFILE_ADDRS_MAX (1 << 20)
 
 /* Rows of the text views (jmtp, jmdf): the top, at a glance. */
 #define PROFILE_TOP_ROWS 30
@@ -257,8 +273,12 @@ struct dump_job {
 	struct jm4lw_config cfg;
 	int scheduled;
 	int want_alloc; /* read stats.allocated after (dump_on_growth) */
+	enum job_kind kind;
 	int symbolized; /* also write <dump>.symbolized (dump_symbolized) */
-	char base[CORE_PATH_MAX]; /* jmdf: the module's previous dump, or "" */
+	int with_base;  /* compare with base (jmdf; HTTP's base=previous) */
+	char base[CORE_PATH_MAX]; /* the module's previous kept dump, or "" */
+	char *addrs;              /* JOB_SYMBOLS: the request body, owned */
+	size_t addrs_len;
 	struct dumper *dumper;
 	struct dump_result res;
 };
@@ -273,9 +293,21 @@ struct dump_job {
  */
 int core_dump_admit(struct core *c, const char *who, struct dump_result *r);
 
-/* Fill @p j for a dump core_dump_admit() let through. */
+/* Fill @p j for a dump core_dump_admit() let through; @p with_base: the
+ * view compares with the module's last kept dump (always for
+ * DUMP_VIEW_DIFF). */
 void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
-    int scheduled, enum dump_view view);
+    int scheduled, enum dump_view view, int with_base);
+
+/* A symbol lookup for the @p len bytes of @p addrs (0x<hex> separated by
+ * '+' or white space, as jeprof and go tool pprof post them): admitted
+ * when the worker is free (no rate limit: jeprof asks right after its
+ * dump), or -1 with @p r saying why not. On 0, @p j owns a copy. */
+int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
+    const char *addrs, size_t len, struct dump_result *r);
+
+/* Free what a job owns (the symbol lookup's addresses). */
+void dump_job_release(struct dump_job *j);
 
 /* The heavy part, on any thread: prof.dump, checks, rename, retention. */
 void dump_run(struct dump_job *j);
@@ -294,12 +326,26 @@ void dump_result_release(struct dump_result *r);
 
 /* --- profile: a dump made readable (heapprof, symbolize, render) ---- */
 
-/* Render @p view of the profile at @p dump (minus the one at @p base for
- * DUMP_VIEW_DIFF; "" or NULL: no base, the live heap with a line saying
- * so) into @p out, symbolized in this process. 0, or -1 with one line in
+/* Render @p view of the profile at @p dump into @p out, symbolized in
+ * this process; with @p with_base, minus the one at @p base (for
+ * DUMP_VIEW_DIFF, "" is the live heap with a line saying there is no
+ * earlier dump; for the others, an error). 0, or -1 with one line in
  * @p err. On the worker: it reads files and allocates. */
-int profile_render(enum dump_view view, const char *dump, const char *base,
-    FILE *out, char *err, size_t errlen);
+int profile_render(enum dump_view view, const char *dump, int with_base,
+    const char *base, FILE *out, char *err, size_t errlen);
+
+/* /pprof/symbol: "0x<addr> <names>" for each address of @p addrs (@p len
+ * bytes, see core_symbols_admit), looked up in this process as call
+ * addresses (callers' addresses come already adjusted), an inline chain
+ * outermost first joined by "--", jeprof's reading. 0, or -1 with @p err
+ * (a token that is not an address, too many). */
+int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
+    size_t errlen);
+
+/* Parse @p len bytes of addresses into @p out (at most @p max): how many,
+ * or -1 with @p err. Pure, for the fuzzer. */
+long profile_parse_addrs(const char *addrs, size_t len, uint64_t *out,
+    size_t max, char *err, size_t errlen);
 
 /* Write jeprof's symbolized profile of @p dump to @p out: the symbols
  * of every address, then the dump itself. 0, or -1 with @p err. */

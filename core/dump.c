@@ -109,21 +109,60 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 
 /* Copy what the heavy part needs: the loop may reload meanwhile. */
 void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
-    int scheduled, enum dump_view view)
+    int scheduled, enum dump_view view, int with_base)
 {
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
+	j->kind = JOB_DUMP;
 	j->scheduled = scheduled;
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
 	j->symbolized = c->pol.symbolized;
 	/* jmdf compares with the module's last kept dump. */
+	j->with_base = with_base || view == DUMP_VIEW_DIFF;
 	snprintf(j->base, sizeof(j->base), "%s",
-	    view == DUMP_VIEW_DIFF && c->last_dump_time != 0 ? c->last_dump
-	                                                     : "");
+	    j->with_base && c->last_dump_time != 0 ? c->last_dump : "");
+	j->addrs = NULL;
+	j->addrs_len = 0;
 	j->dumper = d;
 	memset(&j->res, 0, sizeof(j->res));
 	j->res.view = view;
 	j->res.body_fd = -1;
+}
+
+int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
+    const char *addrs, size_t len, struct dump_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->body_fd = -1;
+	if (c->dump_running) {
+		dump_why(r, DUMP_REFUSED, EBUSY,
+		    "symbol lookup refused: a dump is in progress; retry "
+		    "when it is done");
+		r->retry_after = 1;
+		return -1;
+	}
+	memset(j, 0, sizeof(*j));
+	j->ops = c->ops;
+	j->cfg = *c->cfg;
+	j->kind = JOB_SYMBOLS;
+	j->dumper = d;
+	j->res.body_fd = -1;
+	if ((j->addrs = malloc(len + 1)) == NULL) {
+		dump_why(r, DUMP_FAILED, ENOMEM, "symbol lookup failed: %s",
+		    strerror(ENOMEM));
+		return -1;
+	}
+	memcpy(j->addrs, addrs, len);
+	j->addrs_len = len;
+	c->dump_running = 1;
+	return 0;
+}
+
+void dump_job_release(struct dump_job *j)
+{
+	free(j->addrs);
+	j->addrs = NULL;
+	j->addrs_len = 0;
 }
 
 void dump_result_release(struct dump_result *r)
@@ -175,7 +214,10 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 			close(fd);
 		return -1;
 	}
-	r = profile_render(j->res.view, dump, j->base, f, err, sizeof(err));
+	r = j->kind == JOB_SYMBOLS
+	    ? profile_symbols(j->addrs, j->addrs_len, f, err, sizeof(err))
+	    : profile_render(j->res.view, dump, j->with_base, j->base, f, err,
+	          sizeof(err));
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
 		    strerror(errno));
@@ -192,6 +234,47 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 	j->res.body_fd = fd;
 	j->res.body_len = (size_t)len;
 	return 0;
+}
+
+static int stage_ready(struct dump_job *j, const char *dir,
+    const struct core_log *log);
+static void job_log(void *arg, int level, const char *msg);
+
+/* The raw view: the dump file itself as the body. */
+static void dump_raw_body(struct dump_job *j, const char *tmp, const char *dir)
+{
+	struct stat sb;
+	int fd;
+
+	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
+	    fstat(fd, &sb) == -1) {
+		FAIL_E(j, dir, errno);
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	j->res.body = 1;
+	j->res.body_fd = fd;
+	j->res.body_len = (size_t)sb.st_size;
+	j->res.status = DUMP_OK;
+}
+
+/* A symbol lookup (JOB_SYMBOLS): its lines into a body file in the
+ * staging directory of dump_dir, where the dumps' go. */
+static void symbols_run(struct dump_job *j)
+{
+	struct core_log log = {.fn = job_log, .arg = &j->res};
+	char dir[PATH_MAX];
+
+	if (core_dump_dir(j->cfg.dump_dir, 1, dir, sizeof(dir)) == -1 ||
+	    stage_ready(j, dir, &log) == -1) {
+		dump_why(&j->res, DUMP_FAILED, errno,
+		    "symbol lookup failed: cannot stage in %s: %s",
+		    j->cfg.dump_dir, strerror(errno));
+		return;
+	}
+	if (dump_render(j, NULL, dir) == 0)
+		j->res.status = DUMP_OK;
 }
 
 /*
@@ -369,6 +452,10 @@ void dump_run(struct dump_job *j)
 	long pid = (long)getpid();
 	int e, fd, tries, whole;
 
+	if (j->kind == JOB_SYMBOLS) {
+		symbols_run(j);
+		return;
+	}
 	if (core_dump_dir(j->cfg.dump_dir, 0, dir, sizeof(dir)) == -1) {
 		FAIL(j, j->cfg.dump_dir, errno, strerror(errno));
 		return;
@@ -444,12 +531,14 @@ void dump_run(struct dump_job *j)
 		    "full?)");
 		return;
 	}
-	/* jmtp, jmcs, jmfg: the dump is only the way to the answer, read
-	 * where it was written and never shown in dump_dir. */
-	if (e == 0 && j->res.view != DUMP_VIEW_NONE &&
-	    j->res.view != DUMP_VIEW_DIFF) {
+	/* jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
+	 * answer, read where it was written and never shown in dump_dir;
+	 * the raw view answers with the dump itself, unlinked but open. */
+	if (e == 0 && !DUMP_VIEW_KEEPS(j->res.view)) {
 		path[0] = '\0';
-		if (dump_render(j, tmp, dir) == 0)
+		if (j->res.view == DUMP_VIEW_RAW)
+			dump_raw_body(j, tmp, dir);
+		else if (dump_render(j, tmp, dir) == 0)
 			j->res.status = DUMP_OK;
 		(void)unlink(tmp);
 		return;
@@ -549,7 +638,7 @@ void core_dump_sync(struct core *c, struct dumper *d, const char *who,
 		c->st.dumps_failed++;
 		return;
 	}
-	core_dump_prepare(c, j, d, who == NULL, view);
+	core_dump_prepare(c, j, d, who == NULL, view, 0);
 	dump_run(j);
 	core_dump_done(c, &j->res);
 	*r = j->res;

@@ -5,13 +5,16 @@
  * allocations jemalloc does not sample; everything it builds is freed
  * before it returns, so nothing stays in the host between jobs.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
 #include "heapprof.h"
 #include "render.h"
+#include "render_pprof.h"
 #include "render_svg.h"
 #include "symbolize.h"
 
@@ -24,47 +27,56 @@ const char *profile_symbolizer(void)
 static void profile_heading(FILE *out, enum dump_view view, const char *base,
     int have_base)
 {
-	if (view == DUMP_VIEW_TEXT)
+	if (view != DUMP_VIEW_TEXT && view != DUMP_VIEW_DIFF)
+		return;
+	if (!have_base && view == DUMP_VIEW_TEXT)
 		fprintf(out, "# live heap, top %d functions by bytes in use\n",
 		    PROFILE_TOP_ROWS);
-	else if (view == DUMP_VIEW_DIFF && have_base)
+	else if (have_base)
 		fprintf(out,
 		    "# growth since %s, top %d functions by bytes grown "
 		    "(negative: shrank)\n",
 		    base, PROFILE_TOP_ROWS);
 }
 
-int profile_render(enum dump_view view, const char *dump, const char *base,
-    FILE *out, char *err, size_t errlen)
+int profile_render(enum dump_view view, const char *dump, int with_base,
+    const char *base, FILE *out, char *err, size_t errlen)
 {
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
 	char why[512];
 	int r = -1, have_base = 0;
 
+	if (view == DUMP_VIEW_SYMBOLIZED)
+		return profile_symbolized(dump, out, err, errlen);
 	if (heapprof_load(dump, &hp, err, errlen) == -1)
 		return -1;
-	if (view == DUMP_VIEW_DIFF) {
-		/* No earlier dump, or retention took it: the live heap, and
-		 * a line saying why there is no growth to show. */
+	if (with_base) {
+		/* No earlier dump, or retention took it: jmdf shows the live
+		 * heap with a line saying why; the others cannot. */
 		if (base == NULL || base[0] == '\0')
-			fprintf(out,
-			    "# no earlier dump by this process to compare "
-			    "with; the next jmdf compares with this one\n");
+			snprintf(why, sizeof(why),
+			    "no earlier dump by this process to compare with "
+			    "(jmfp and jmdf keep one)");
 		else if (heapprof_load(base, &old, why, sizeof(why)) == -1)
-			fprintf(out,
-			    "# cannot compare with the last dump: %s\n", why);
+			;
 		else if (heapprof_subtract(&hp, &old) == -1) {
 			snprintf(err, errlen, "%s", strerror(ENOMEM));
 			goto out;
 		} else
 			have_base = 1;
+		if (!have_base && view != DUMP_VIEW_DIFF) {
+			snprintf(err, errlen, "cannot compare: %s", why);
+			goto out;
+		}
 		if (!have_base)
-			fprintf(out, "# live heap, top %d functions\n",
-			    PROFILE_TOP_ROWS);
+			fprintf(out,
+			    "# %s; the next jmdf compares with this "
+			    "one\n# live heap, top %d functions\n",
+			    why, PROFILE_TOP_ROWS);
 	}
 	/* Collapsed stacks have no room for a remark: say it instead. */
-	if (view == DUMP_VIEW_COLLAPSED && hp.u_bytes == 0) {
+	if (view == DUMP_VIEW_COLLAPSED && hp.u_bytes == 0 && !have_base) {
 		snprintf(err, errlen,
 		    "the heap profile has no samples (is prof.active "
 		    "false? jmep turns it on)");
@@ -85,7 +97,12 @@ int profile_render(enum dump_view view, const char *dump, const char *base,
 		r = render_svg(out, &hp, sym, RENDER_SPACE,
 		    have_base ? "heap growth" : "live heap");
 		break;
+	case DUMP_VIEW_PPROF:
+		r = render_pprof(out, &hp, sym);
+		break;
 	case DUMP_VIEW_NONE:
+	case DUMP_VIEW_RAW:
+	case DUMP_VIEW_SYMBOLIZED:
 		r = 0;
 		break;
 	}
@@ -97,6 +114,132 @@ out:
 	heapprof_free(&hp);
 	heapprof_free(&old);
 	return r;
+}
+
+long profile_parse_addrs(const char *addrs, size_t len, uint64_t *out,
+    size_t max, char *err, size_t errlen)
+{
+	const char *p = addrs, *end = addrs + len, *tok;
+	char shown[64];
+	uint64_t v;
+	size_t n = 0;
+	int digits;
+
+	for (;;) {
+		while (p < end &&
+		    (*p == '+' || *p == ' ' || *p == '\t' || *p == '\r' ||
+		        *p == '\n'))
+			p++;
+		if (p == end)
+			return (long)n;
+		tok = p;
+		if (end - p < 3 || p[0] != '0' || (p[1] != 'x' && p[1] != 'X'))
+			goto bad;
+		for (p += 2, v = 0, digits = 0;
+		     p < end && isxdigit((unsigned char)*p); p++, digits++) {
+			if (digits == 16)
+				goto bad; /* wider than 64 bits */
+			v = v << 4 |
+			    (uint64_t)(isdigit((unsigned char)*p)
+			            ? *p - '0'
+			            : (tolower((unsigned char)*p) - 'a' + 10));
+		}
+		if (digits == 0 ||
+		    (p < end && *p != '+' && !isspace((unsigned char)*p)))
+			goto bad;
+		if (n == max) {
+			snprintf(err, errlen,
+			    "too many addresses (at most %zu at a time)", max);
+			return -1;
+		}
+		out[n++] = v;
+	}
+bad:
+	while (p < end && *p != '+' && !isspace((unsigned char)*p))
+		p++;
+	snprintf(err, errlen,
+	    "%s is not an address (want 0x<hex> separated by +)",
+	    quote(shown, sizeof(shown), tok, (size_t)(p - tok)));
+	return -1;
+}
+
+/* The process's own mappings, as a heap profile the symbolizer reads:
+ * what a dump's MAPPED_LIBRARIES would say now. */
+static int profile_self_maps(struct heap_profile *hp, char *err, size_t errlen)
+{
+	static const char head[] = "heap_v2/1\nMAPPED_LIBRARIES:\n";
+	char *buf = NULL, chunk[16384];
+	size_t len = 0, cap = 0, n;
+	FILE *f;
+	int r = -1;
+
+	if ((f = fopen("/proc/self/maps", "re")) == NULL) {
+		snprintf(err, errlen, "/proc/self/maps: %s", strerror(errno));
+		return -1;
+	}
+	if (hp_grow((void **)&buf, &cap, sizeof(head), 1) == 0) {
+		memcpy(buf, head, sizeof(head) - 1);
+		len = sizeof(head) - 1;
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+			if (hp_grow((void **)&buf, &cap, len + n, 1) == -1)
+				break;
+			memcpy(buf + len, chunk, n);
+			len += n;
+		}
+		if (!ferror(f) && n == 0)
+			r = heapprof_parse(buf, len, hp, err, errlen);
+		else
+			snprintf(err, errlen, "/proc/self/maps: %s",
+			    strerror(ferror(f) ? EIO : ENOMEM));
+	} else
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	free(buf);
+	fclose(f);
+	return r;
+}
+
+int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
+    size_t errlen)
+{
+	struct sym_frame fr[SYM_INLINE_MAX];
+	struct heap_profile hp;
+	struct symbolizer *sym;
+	uint64_t *pcs;
+	long n, i;
+	int k, nf;
+
+	/* At most one address per 3 bytes ("0x1+"): no bigger array. */
+	if ((pcs = calloc(len / 3 + 1, sizeof(*pcs))) == NULL) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	if ((n = profile_parse_addrs(addrs, len, pcs, PROFILE_ADDRS_MAX, err,
+	         errlen)) == -1 ||
+	    profile_self_maps(&hp, err, errlen) == -1) {
+		free(pcs);
+		return -1;
+	}
+	if ((sym = sym_new_self(&hp, err, errlen)) == NULL) {
+		heapprof_free(&hp);
+		free(pcs);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		/* Callers come adjusted (pc - 1): look each up as is. */
+		nf = sym_lookup(sym, pcs[i], 1, fr, SYM_INLINE_MAX);
+		fprintf(out, "0x%llx ", (unsigned long long)pcs[i]);
+		for (k = nf; k-- > 0;)
+			fprintf(out, "%s%s", fr[k].name, k ? "--" : "\n");
+	}
+	sym_free(sym);
+	heapprof_free(&hp);
+	free(pcs);
+	if (ferror(out)) {
+		snprintf(err, errlen, "cannot write the symbols: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen)

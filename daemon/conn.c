@@ -54,8 +54,7 @@ void conn_close(struct conn *c)
 		m->nrejecting--;
 	else
 		m->core.st.conns_open--;
-	if (m->job_conn == c)
-		m->job_conn = NULL; /* the job ends without a reader */
+	module_job_forget(m, c);
 	event_del(c->rev);
 	event_del(c->wev);
 	evbuffer_free(c->out);
@@ -201,7 +200,8 @@ static void conn_dispatch(struct conn *c)
 	event_remove_timer(c->rev);
 	if (r == PROTO_JOB) {
 		c->state = CONN_JOB;
-		module_dump(c->m, c, NULL, w->name, w->view);
+		struct job_waiter jw = {conn_answer_job, c};
+		module_dump(c->m, &jw, NULL, w->name, w->view, 0);
 		return;
 	}
 	conn_send(c);

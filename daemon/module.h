@@ -60,6 +60,13 @@ struct module_job {
 	struct dumper dumper;
 };
 
+/* Who waits for a job: answered on the loop when it ends (or at once,
+ * refused). */
+struct job_waiter {
+	void (*answer)(struct jm4lw *m, void *arg, struct dump_result *r);
+	void *arg;
+};
+
 struct jm4lw {
 	struct event_base *base;
 	struct jm4lw_config cfg; /* cfg.listen shows what is bound */
@@ -79,7 +86,7 @@ struct jm4lw {
 	int nacl;
 	struct worker *worker;
 	struct module_job *mj;      /* the one dump job */
-	struct conn *job_conn;      /* the peer waiting for it, or NULL */
+	struct job_waiter waiter;   /* who waits for the job, if anyone */
 	const char *job_why;        /* or the schedule that asked for it */
 	struct dump_result refusal; /* a dump refused on the loop */
 	jm4lw_log_fn logfn;
@@ -101,8 +108,15 @@ void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
 void conn_log(struct conn *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A dump for peer @p c, or for the schedule @p why when @p c is NULL. */
-void module_dump(struct jm4lw *m, struct conn *c, const char *why,
-    const char *word, enum dump_view view);
+void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
+    const char *word, enum dump_view view, int with_base);
+/* A /pprof/symbol lookup on the worker. */
+void module_symbols(struct jm4lw *m, const struct job_waiter *w,
+    const char *addrs, size_t len);
+/* @p arg, a waiter, is gone: its job ends unanswered. */
+void module_job_forget(struct jm4lw *m, void *arg);
+/* A word's job ended: answer its connection (a job_waiter's answer). */
+void conn_answer_job(struct jm4lw *m, void *arg, struct dump_result *r);
 
 /* conn.c */
 void conn_accept(struct jm4lw *m, evutil_socket_t fd, const struct sockaddr *sa,

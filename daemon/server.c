@@ -107,26 +107,27 @@ static void module_core_log(void *arg, int level, const char *msg)
 		m->logfn(level, msg, m->logarg);
 }
 
-/* A dump's outcome for whoever asked: the peer, or the log. */
-static void module_dump_answer(struct jm4lw *m, struct conn *c, const char *why,
-    struct dump_result *r)
+/* A word's dump job ended: its peer gets the reply (a view's body
+ * first, the file is the connection's now, then what the word says). */
+void conn_answer_job(struct jm4lw *m, void *arg, struct dump_result *r)
 {
-	struct proto_out out;
+	struct conn *c = arg;
+	struct proto_out out = {.write = conn_write_cb, .arg = c};
 
-	if (c != NULL) {
-		out.write = conn_write_cb;
-		out.arg = c;
-		/* A view's body first (the file is the connection's now),
-		 * then what the word says after it. */
-		if (r->status == DUMP_OK && r->body) {
-			conn_write_file(c, r->body_fd, r->body_len);
-			r->body = 0;
-			r->body_fd = -1;
-		}
-		proto_render_dump(&out, r);
-		conn_send(c);
-		return;
+	(void)m;
+	if (r->status == DUMP_OK && r->body) {
+		conn_write_file(c, r->body_fd, r->body_len);
+		r->body = 0;
+		r->body_fd = -1;
 	}
+	proto_render_dump(&out, r);
+	conn_send(c);
+}
+
+/* A scheduled dump's outcome: the log. */
+static void module_log_dump(struct jm4lw *m, const char *why,
+    const struct dump_result *r)
+{
 	if (r->status == DUMP_OK) {
 		m->core.st.dumps_scheduled++;
 		log_msg(m, JM4LW_LOG_INFO, "%s dump: %s", why, r->path);
@@ -134,24 +135,33 @@ static void module_dump_answer(struct jm4lw *m, struct conn *c, const char *why,
 		log_msg(m, JM4LW_LOG_WARN, "%s dump: %s", why, r->reason);
 }
 
-/* On the loop: the worker finished the dump job. */
+/* On the loop: the worker finished the job. */
 static void module_job_done(void *arg, void *job)
 {
 	struct jm4lw *m = arg;
 	struct dump_job *j = job;
-	struct conn *c = m->job_conn;
+	struct job_waiter w = m->waiter;
 	int was = module_unsampled_enter(m);
 
-	m->job_conn = NULL;
+	m->waiter.answer = NULL;
 	core_dump_done(&m->core, &j->res);
 	/* A peer that left meanwhile is not answered; the dump stays. */
-	if (c != NULL || j->scheduled)
-		module_dump_answer(m, c, m->job_why, &j->res);
+	if (w.answer != NULL)
+		w.answer(m, w.arg, &j->res);
+	else if (j->scheduled)
+		module_log_dump(m, m->job_why, &j->res);
 	dump_result_release(&j->res);
+	dump_job_release(j);
 	module_unsampled_leave(m, was);
 }
 
-/* The worker's end of a dump. */
+void module_job_forget(struct jm4lw *m, void *arg)
+{
+	if (m->waiter.answer != NULL && m->waiter.arg == arg)
+		m->waiter.answer = NULL; /* the job ends without a reader */
+}
+
+/* The worker's end of a job. */
 static void module_job_run(void *job)
 {
 	dump_run(job);
@@ -163,37 +173,59 @@ static void module_job_orphan(void *job)
 	struct module_job *mj = job;
 
 	dump_result_release(&mj->job.res);
+	dump_job_release(&mj->job);
 	dumper_fini(&mj->dumper);
 	free(mj);
 }
 
-/*
- * A dump for peer @p c, or for the schedule @p why. Admission happens
- * here on the loop (one at a time, dump_min_interval), the dump on the
- * worker; a refusal is answered at once.
- */
-void module_dump(struct jm4lw *m, struct conn *c, const char *why,
-    const char *word, enum dump_view view)
+/* Hand the prepared job to the worker, or run it here without one. */
+static void module_submit(struct jm4lw *m, const struct job_waiter *w)
 {
 	struct dump_job *j = &m->mj->job;
 
-	if (core_dump_admit(&m->core, c == NULL ? NULL : word, &m->refusal) ==
-	    -1) {
-		module_dump_answer(m, c, why, &m->refusal);
-		return;
-	}
-	core_dump_prepare(&m->core, j, &m->mj->dumper, c == NULL, view);
-	m->job_conn = c;
-	m->job_why = why;
+	m->waiter = w != NULL ? *w : (struct job_waiter){0};
 	if (worker_submit(m->worker, module_job_run, j) == 0)
 		return;
-	/* No thread to be had: the dump still happens, on the loop. */
+	/* No thread to be had: the job still happens, on the loop. */
 	log_msg(m, JM4LW_LOG_WARN,
-	    "worker thread unavailable (%s); dumping "
-	    "on the event loop",
+	    "worker thread unavailable (%s); working on the event loop",
 	    strerror(errno));
 	dump_run(j);
 	module_job_done(m, j);
+}
+
+/*
+ * A dump for waiter @p w (a peer's word, an HTTP request), or with @p w
+ * NULL for the schedule @p why. Admission happens here on the loop (one
+ * at a time, dump_min_interval), the dump on the worker; a refusal is
+ * answered at once.
+ */
+void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
+    const char *word, enum dump_view view, int with_base)
+{
+	if (core_dump_admit(&m->core, w == NULL ? NULL : word, &m->refusal) ==
+	    -1) {
+		if (w != NULL)
+			w->answer(m, w->arg, &m->refusal);
+		else
+			module_log_dump(m, why, &m->refusal);
+		return;
+	}
+	core_dump_prepare(&m->core, &m->mj->job, &m->mj->dumper, w == NULL,
+	    view, with_base);
+	m->job_why = why;
+	module_submit(m, w);
+}
+
+void module_symbols(struct jm4lw *m, const struct job_waiter *w,
+    const char *addrs, size_t len)
+{
+	if (core_symbols_admit(&m->core, &m->mj->job, &m->mj->dumper, addrs,
+	        len, &m->refusal) == -1) {
+		w->answer(m, w->arg, &m->refusal);
+		return;
+	}
+	module_submit(m, w);
 }
 
 void server_set_mode(struct jm4lw *m, const char *mode)

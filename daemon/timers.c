@@ -17,7 +17,7 @@ static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	module_dump(arg, NULL, "interval", NULL, DUMP_VIEW_NONE);
+	module_dump(arg, NULL, "interval", NULL, DUMP_VIEW_NONE, 0);
 	module_unsampled_leave(arg, was);
 }
 
@@ -30,7 +30,7 @@ static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	if (core_growth_due(&m->core))
-		module_dump(m, NULL, "growth", NULL, DUMP_VIEW_NONE);
+		module_dump(m, NULL, "growth", NULL, DUMP_VIEW_NONE, 0);
 	module_unsampled_leave(m, was);
 }
 

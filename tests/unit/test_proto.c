@@ -1230,7 +1230,7 @@ static void test_dump_in_progress(void **state)
 	assert_int_equal(proto_add_word(&P, "hjfp", host_jmfp, NULL, 0), 0);
 	assert_int_equal(core_dump_admit(&core, "jmfp", &r), 0);
 	assert_true(core.dump_running);
-	core_dump_prepare(&core, &job, &dumper, 0, DUMP_VIEW_NONE);
+	core_dump_prepare(&core, &job, &dumper, 0, DUMP_VIEW_NONE, 0);
 
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_string_equal(R.buf, "error: jmfp " BUSY "\n");
