@@ -61,6 +61,7 @@ struct core_stats {
 	uint64_t dumps_scheduled; /* written by dump_interval/on_growth */
 	uint64_t dumps_deleted;   /* by dump_keep/dump_max_bytes */
 	uint64_t profiles_served; /* jmtp, jmcs, jmfg, jmdf answered */
+	uint64_t http_requests;   /* requests the HTTP face took */
 };
 
 /* The typed parts of the configuration, parsed once when it is loaded. */

@@ -38,6 +38,7 @@ __attribute__((constructor)) static void agent_start(void)
 	const char *conf = getenv("JM4LW_CONF");
 	const char *listen = getenv("JM4LW_LISTEN");
 	const char *dir = getenv("JM4LW_DUMP_DIR");
+	const char *http = getenv("JM4LW_HTTP_LISTEN");
 	struct jm4lw_thread_opts opts = {.log = agent_log};
 	char err[512];
 
@@ -58,6 +59,10 @@ __attribute__((constructor)) static void agent_start(void)
 		goto fail;
 	if (dir != NULL && dir[0] != '\0' &&
 	    jm4lw_config_set(&cfg, "dump_dir", dir, err, sizeof(err)) == -1)
+		goto fail;
+	/* Set and empty turns HTTP off. */
+	if (http != NULL &&
+	    jm4lw_config_set(&cfg, "http_listen", http, err, sizeof(err)) == -1)
 		goto fail;
 	agent = jm4lw_start_thread_ex(&cfg, &opts, err, sizeof(err));
 	if (agent == NULL)

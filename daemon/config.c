@@ -6,6 +6,7 @@
  */
 #include <sys/socket.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,8 @@
 static int check_listen(const char *, int, char *, size_t, char *, size_t);
 static int check_allow(const char *, int, char *, size_t, char *, size_t);
 static int check_symbolized(const char *, int, char *, size_t, char *, size_t);
+static int check_http_listen(const char *, int, char *, size_t, char *, size_t);
+static int check_hosts(const char *, int, char *, size_t, char *, size_t);
 static int check_dump_dir(const char *, int, char *, size_t, char *, size_t);
 static int check_dump_prefix(const char *, int, char *, size_t, char *, size_t);
 static int check_allow_from(const char *, int, char *, size_t, char *, size_t);
@@ -108,6 +111,21 @@ static const struct config_key config_keys[] = {
     {STRING_KEY(dump_symbolized, check_symbolized), .def = "off",
         .help = "`on`: each kept dump also gets `<dump>.symbolized`, which "
                 "jeprof and `jm4lw-prof` read without the program"},
+    {STRING_KEY(http_listen, check_http_listen),
+        .def = JM4LW_DEFAULT_HTTP_LISTEN,
+        .help = "the HTTP face's addresses, like `listen`; empty turns HTTP "
+                "off"},
+    {STRING_KEY(http_allowed_hosts, check_hosts), .def = "",
+        .help = "host names an HTTP request's `Host` may name besides IP "
+                "literals and `localhost` (DNS rebinding guard)"},
+    {NUMBER_KEY(http_max_header_bytes, 1024, 1048576, " bytes"), .def = "8192",
+        .help = "largest HTTP request header block; bigger gets 431"},
+    {BYTES_KEY(http_max_body_bytes), .def = "4M",
+        .help = "largest HTTP request body (a `/pprof/symbol` lookup); "
+                "bigger gets 413"},
+    {NUMBER_KEY(http_keepalive_requests, 1, 100000, ""), .def = "100",
+        .help = "requests one HTTP connection may make before it is "
+                "closed"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -259,6 +277,56 @@ static int check_listen(const char *v, int flags, char *norm, size_t normlen,
 		if (list_append(norm, normlen, &used, item, n) == -1)
 			return config_err(err, errlen,
 			    "listen: value too long");
+	}
+	return 0;
+}
+
+/* http_listen: listen's rules, or empty for no HTTP. */
+static int check_http_listen(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	size_t n = strlen(v);
+
+	if (trim(v, &n) != NULL && n == 0) {
+		norm[0] = '\0';
+		return 0;
+	}
+	if (check_listen(v, flags, norm, normlen, err, errlen) == -1) {
+		/* Its errors name listen: say which key. */
+		char why[256];
+		snprintf(why, sizeof(why), "%s", err);
+		return config_err(err, errlen, "http_%s", why);
+	}
+	return 0;
+}
+
+/* http_allowed_hosts: host names, letters, digits, '.', '-'. */
+static int check_hosts(const char *v, int flags, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	const char *s = v, *item;
+	size_t n, i, used = 0;
+	char q[80];
+
+	(void)flags;
+	norm[0] = '\0';
+	while (s != NULL) {
+		item = list_next(&s, &n);
+		if (n == 0 && s == NULL && used == 0)
+			break; /* empty: none */
+		for (i = 0; i < n; i++)
+			if (!isalnum((unsigned char)item[i]) &&
+			    item[i] != '.' && item[i] != '-')
+				break;
+		if (n == 0 || i < n || n > 253)
+			return config_err(err, errlen,
+			    "http_allowed_hosts: %s is not a host name (want "
+			    "letters, digits, '.' and '-', several separated "
+			    "by commas)",
+			    quote(q, sizeof(q), item, n));
+		if (list_append(norm, normlen, &used, item, n) == -1)
+			return config_err(err, errlen,
+			    "http_allowed_hosts: value too long");
 	}
 	return 0;
 }

@@ -21,6 +21,7 @@ struct daemon {
 	struct jm4lw *m;
 	const char *conf_file;  /* -f */
 	const char *listen_opt; /* -l, wins over the file */
+	const char *http_opt;   /* -W, likewise; "" turns HTTP off */
 	const char *dir_opt;    /* -D, wins over the file */
 	int verbose;
 };
@@ -39,9 +40,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: jm4lwd [-nv] [-f file] [-l addr:port[,addr:port...]] "
-	    "[-D dump_dir]\n"
+	    "[-W addr:port] [-D dump_dir]\n"
 	    "  -f file   read the configuration from file (INI)\n"
 	    "  -l addr   listen here instead of the configured addresses\n"
+	    "  -W addr   serve HTTP here instead of http_listen (\"\": none)\n"
 	    "  -D dir    write heap profiles here instead of dump_dir\n"
 	    "  -n        check the configuration, print \"configuration OK\"\n"
 	    "  -v        log every connection\n"
@@ -64,6 +66,12 @@ static int daemon_config(const struct daemon *d, struct jm4lw_config *cfg,
 	if (d->listen_opt != NULL &&
 	    jm4lw_config_set(cfg, "listen", d->listen_opt, why, sizeof(why))) {
 		snprintf(err, errlen, "-l %s: %s", d->listen_opt, why);
+		return -1;
+	}
+	if (d->http_opt != NULL &&
+	    jm4lw_config_set(cfg, "http_listen", d->http_opt, why,
+	        sizeof(why))) {
+		snprintf(err, errlen, "-W %s: %s", d->http_opt, why);
 		return -1;
 	}
 	if (d->dir_opt != NULL &&
@@ -129,13 +137,16 @@ int main(int argc, char *argv[])
 	bool check_only = false;
 	int ch, i, status = 1;
 
-	while ((ch = getopt(argc, argv, "f:l:D:nvh")) != -1) {
+	while ((ch = getopt(argc, argv, "f:l:W:D:nvh")) != -1) {
 		switch (ch) {
 		case 'f':
 			d.conf_file = optarg;
 			break;
 		case 'l':
 			d.listen_opt = optarg;
+			break;
+		case 'W':
+			d.http_opt = optarg;
 			break;
 		case 'D':
 			d.dir_opt = optarg;
@@ -183,7 +194,7 @@ int main(int argc, char *argv[])
 	server_keep_sampling(d.m);
 	jm4lw_set_log(d.m, daemon_log, &d);
 	jm4lw_set_log_level(d.m, d.verbose ? JM4LW_LOG_DEBUG : JM4LW_LOG_INFO);
-	if (jm4lw_listen(d.m, NULL) == -1)
+	if (jm4lw_listen(d.m, NULL) == -1 || jm4lw_http_listen(d.m, NULL) == -1)
 		goto done;
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(d.base, signums[i], daemon_signal, &d);

@@ -149,8 +149,12 @@ static int listen_adopt(struct jm4lw *m, int fd)
 	return 0;
 }
 
-/* Bind one address, IPv6 sockets v6-only so [::] and 0.0.0.0 coexist. */
-static int listen_bind(struct jm4lw *m, const char *addr)
+/*
+ * A listening socket on @p addr, IPv6 sockets v6-only so [::] and 0.0.0.0
+ * coexist; -1 with the reason logged under the key @p key (listen,
+ * http_listen).
+ */
+int listen_socket(struct jm4lw *m, const char *key, const char *addr)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr *sa = (struct sockaddr *)&ss;
@@ -159,8 +163,8 @@ static int listen_bind(struct jm4lw *m, const char *addr)
 
 	if (addr_parse(addr, &ss, &len) == -1) {
 		log_msg(m, JM4LW_LOG_ERR,
-		    "listen %s: not an address (want ADDR:PORT or [ADDR6]:PORT)",
-		    addr);
+		    "%s %s: not an address (want ADDR:PORT or [ADDR6]:PORT)",
+		    key, addr);
 		return -1;
 	}
 	if ((fd = socket(sa->sa_family,
@@ -173,14 +177,28 @@ static int listen_bind(struct jm4lw *m, const char *addr)
 		goto fail;
 	if (bind(fd, sa, len) == -1 || listen(fd, SOMAXCONN) == -1)
 		goto fail;
-	if (listen_adopt(m, fd) == -1)
-		goto fail;
-	return 0;
+	return fd;
 fail:
-	log_msg(m, JM4LW_LOG_ERR, "listen %s: %s", addr, strerror(errno));
+	log_msg(m, JM4LW_LOG_ERR, "%s %s: %s", key, addr, strerror(errno));
 	if (fd != -1)
 		close(fd);
 	return -1;
+}
+
+/* Bind one address for the words. */
+static int listen_bind(struct jm4lw *m, const char *addr)
+{
+	int fd;
+
+	if ((fd = listen_socket(m, "listen", addr)) == -1)
+		return -1;
+	if (listen_adopt(m, fd) == -1) {
+		log_msg(m, JM4LW_LOG_ERR, "listen %s: %s", addr,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return 0;
 }
 
 /* Warn about allow entries that name no word we serve (a typo, or a host

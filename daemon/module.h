@@ -19,6 +19,7 @@
 struct evbuffer;
 struct evconnlistener;
 struct worker;
+struct http;
 
 /* Listeners a module has at most (listen's list, jm4lw_listen_fd). */
 #define MODULE_LISTENERS JM4LW_LISTENERS_MAX
@@ -91,10 +92,14 @@ struct jm4lw {
 	struct dump_result refusal; /* a dump refused on the loop */
 	jm4lw_log_fn logfn;
 	void *logarg;
-	int log_max;  /* levels above it are not even formatted */
-	int own_loop; /* thread mode: the loop thread samples nothing */
-	int sampled;  /* jm4lwd: the module's allocations are the host's */
+	int log_max;       /* levels above it are not even formatted */
+	int own_loop;      /* thread mode: the loop thread samples nothing */
+	int sampled;       /* jm4lwd: the module's allocations are the host's */
+	struct http *http; /* the HTTP face, once bound (http/http.c) */
 };
+
+/* listen.c: a listening socket on @p addr, or -1 logged under @p key. */
+int listen_socket(struct jm4lw *m, const char *key, const char *addr);
 
 /* server.c */
 /* Around a callback on the loop that allocates for the module: the

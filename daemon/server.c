@@ -12,6 +12,7 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "http.h"
 #include "module.h"
 #include "worker.h"
 
@@ -363,6 +364,10 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	m->cfg = *cfg;
 	/* Listeners stay as they are; conf keeps showing what is bound. */
 	memcpy(m->cfg.listen, old.listen, sizeof(m->cfg.listen));
+	if (m->http != NULL)
+		memcpy(m->cfg.http_listen, old.http_listen,
+		    sizeof(m->cfg.http_listen));
+	http_reconfigure(m);
 	memcpy(m->acl, acl, sizeof(acl));
 	m->nacl = nacl;
 	m->core.pol = pol;
@@ -377,6 +382,7 @@ JM4LW_API void jm4lw_free(struct jm4lw *m)
 		return;
 	while (!TAILQ_EMPTY(&m->conns))
 		conn_close(TAILQ_FIRST(&m->conns));
+	http_free(m);
 	listen_free(m);
 	timers_free(m);
 	/* A dump still running keeps its block until it ends. */

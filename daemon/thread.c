@@ -172,6 +172,9 @@ jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
 		    t->err[0] ? t->err : "listen failed");
 		goto fail;
 	}
+	/* HTTP that cannot bind (a second process on the default port) is
+	 * logged; the words still serve. */
+	(void)jm4lw_http_listen(t->m, NULL);
 	t->nlfd = server_listen_fds(t->m, t->lfd, MODULE_LISTENERS);
 	if ((t->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
 		snprintf(err, errlen, "eventfd: %s", strerror(errno));

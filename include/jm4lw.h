@@ -41,6 +41,9 @@ extern "C" {
  *  by mistake exposes nothing until allow_from is set too. */
 #define JM4LW_DEFAULT_ALLOW_FROM "127.0.0.0/8,::1"
 
+/** Where the HTTP face listens by default, next to the words. */
+#define JM4LW_DEFAULT_HTTP_LISTEN "127.0.0.1:9182"
+
 /* Public symbols are the only ones the shared library exports. */
 #if defined(JM4LW_BUILDING) && defined(__GNUC__)
 #define JM4LW_API __attribute__((visibility("default")))
@@ -126,6 +129,22 @@ struct jm4lw_config {
 	 *  anywhere without the program; retention treats the pair as one
 	 *  (default `off`). */
 	char dump_symbolized[8];
+	/** Comma-separated listen addresses of the HTTP face (`/metrics`,
+	 *  pprof, `/jemalloc`, `/4lw/<word>`); empty: no HTTP (default
+	 *  `127.0.0.1:9182`). */
+	char http_listen[512];
+	/** Host names (besides IP literals and `localhost`) an HTTP request
+	 *  may name in its `Host` header; others are refused, against DNS
+	 *  rebinding (default empty). */
+	char http_allowed_hosts[512];
+	/** Largest HTTP request header block, bytes (default 8192). */
+	unsigned http_max_header_bytes;
+	/** Largest HTTP request body, bytes (a `/pprof/symbol` lookup;
+	 *  default 4 MiB). */
+	unsigned long long http_max_body_bytes;
+	/** Requests one HTTP connection may make before it is closed
+	 *  (keep-alive cap; default 100). */
+	unsigned http_keepalive_requests;
 };
 
 /** Fill @p cfg with the defaults. */
@@ -216,6 +235,17 @@ JM4LW_API void jm4lw_free(struct jm4lw *m);
  * still the caller's).
  */
 JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd);
+
+/**
+ * Serve the HTTP face (Prometheus `/metrics`, `/debug/pprof/heap` for
+ * `go tool pprof`, jeprof's remote `/pprof/heap`, Keeper's `/jemalloc`
+ * paths, every word as `/4lw/<word>`) on @p addr (`ADDR:PORT`), or on
+ * every address of the configuration's `http_listen` when @p addr is
+ * NULL (none when it is empty). The same module, loop, allow lists and
+ * caps as the words. Returns 0, or -1 (logged) if an address could not
+ * be bound.
+ */
+JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr);
 
 /** @name Host words
  * A host adds its own words, or replaces a built-in one, with a handler

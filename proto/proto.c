@@ -144,6 +144,19 @@ static struct proto_hostword *host_lookup(struct proto *p, const char word[4])
 }
 
 /* Has the host added @p word? */
+int proto_word_flags(struct proto *p, const char word[4],
+    const struct proto_word **builtin)
+{
+	const struct proto_hostword *h;
+
+	*builtin = NULL;
+	if ((h = host_lookup(p, word)) != NULL)
+		return h->flags;
+	if ((*builtin = proto_lookup(word)) != NULL)
+		return (*builtin)->flags;
+	return -1;
+}
+
 int proto_host_known(struct proto *p, const char word[4])
 {
 	return host_lookup(p, word) != NULL;

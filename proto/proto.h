@@ -105,6 +105,11 @@ int proto_word_valid(const char *word);
 /* Has the host added @p word? */
 int proto_host_known(struct proto *p, const char word[4]);
 
+/* @p word's flags as dispatch finds it (a host word first), or -1 when
+ * nobody serves it; *@p builtin is its table entry when it is ours. */
+int proto_word_flags(struct proto *p, const char word[4],
+    const struct proto_word **builtin);
+
 /* Add or replace a host word; -1 if the table is full or @p word bad. */
 int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
     void *arg, int flags);

@@ -33,6 +33,9 @@ SLOW=1
 # The documented way to run with profiling on but sampling off until jmep.
 # shellcheck disable=SC2034 # used by the scripts sourcing this
 PROF_ON=MALLOC_CONF=prof:true,prof_active:false
+# The agent's HTTP on a free port (the default 9182 is one port for every
+# suite running in parallel); a case that tests HTTP sets its own.
+export JM4LW_HTTP_LISTEN=${JM4LW_HTTP_LISTEN-127.0.0.1:0}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/jm4lw-test.XXXXXX") || exit 2
 passed=0
@@ -265,6 +268,7 @@ _forget() {
 # "listening on" lines and sets:
 #	PID    the daemon's pid
 #	PORT   the first listener's port;  PORTS  all of them
+#	HTTP_PORT  the HTTP listener's (-W 127.0.0.1:0 unless ARGS say -W)
 #	ADDRS  the listeners as logged (127.0.0.1:PORT, [::1]:PORT)
 #	D      its directory;  DLOG  its stderr
 # Returns 1 after recording a failure if it does not come up.
@@ -283,6 +287,12 @@ start_daemon() {
 		esac
 	done
 	[ -n "$D" ] || D=$(scratch daemon)
+	# HTTP on a free port unless the case says where (-W): suites run in
+	# parallel, and the default 9182 is one port for all of them.
+	case " $* " in
+	*" -W "*) ;;
+	*) set -- -W 127.0.0.1:0 "$@" ;;
+	esac
 	DLOG=$D/jm4lwd.log
 	: >"$DLOG"
 	(cd "$D" && exec env -u MALLOC_CONF "${envs[@]}" "${wrap[@]}" "$JM4LWD" "$@") \
@@ -303,6 +313,15 @@ start_daemon() {
 			"$(show_tail "$DLOG")"
 		return 1
 	fi
+	# HTTP binds right after the words: its port, unless -W "" is off.
+	HTTP_PORT=
+	for i in $(seq $((20 * SLOW))); do
+		HTTP_PORT=$(sed -n 's/^jm4lwd: HTTP listening on .*:\([0-9]*\)$/\1/p' "$DLOG" | head -1)
+		[ -n "$HTTP_PORT" ] && break
+		case " $* " in *" -W  "*) break ;; esac
+		_alive "$PID" || break
+		sleep 0.05
+	done
 	mapfile -t ADDRS < <(grep -E "$re" "$DLOG" | sed 's/^jm4lwd: listening on //')
 	PORTS=()
 	for i in "${ADDRS[@]}"; do

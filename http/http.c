@@ -1,0 +1,690 @@
+/*
+ * The HTTP face's shell: evhttp on listeners we bind, the limits
+ * (header and body size, timeouts, keep-alive cap), and what every
+ * request passes before its route runs:
+ *   - allow_from, as for the words (403);
+ *   - the connection cap: HTTP connections count from their first
+ *     request against max_connections (503); one that never sends one is
+ *     closed by read_timeout;
+ *   - the Host header: an IP literal, localhost or a name listed in
+ *     http_allowed_hosts, else 403 (a page the operator's browser loads
+ *     from elsewhere cannot reach us through DNS rebinding);
+ *   - for a route that changes state: POST, the X-Jm4lw header that no
+ *     cross-site form can send, and no foreign Origin or Sec-Fetch-Site
+ *     (403).
+ * Replies never carry Access-Control-Allow-Origin: another origin's
+ * script reads nothing.
+ *
+ * Why evhttp: it is libevent's, already linked, and parses HTTP/1.x with
+ * its own limits; no parser of ours. Its 2.1 API cannot hand it a socket
+ * we accepted, so caps apply at the first request rather than at accept,
+ * and descriptor exhaustion (EMFILE) pauses its listeners as ours.
+ */
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+
+#include "http.h"
+#include "module.h"
+
+#define HTTP_LISTENERS JM4LW_LISTENERS_MAX
+#define HTTP_PAUSE_SECONDS 1 /* accept back-off after EMFILE */
+
+struct http_listener {
+	struct evhttp_bound_socket *bs;
+	struct evconnlistener *lev;
+	struct event *resume; /* ends an accept pause */
+	char addr[64];
+	struct http *h;
+};
+
+/* A connection that has sent a request: counted, and its requests. */
+struct http_conn {
+	TAILQ_ENTRY(http_conn) entry;
+	struct evhttp_connection *evcon;
+	struct http *h;
+	unsigned requests;
+	struct http_pending *pending; /* a request waiting on the worker */
+};
+
+/* A request waiting on the worker: the job's waiter. */
+struct http_pending {
+	struct http *h;
+	struct evhttp_request *req; /* NULL once its connection is gone */
+	struct http_conn *hc;
+	const char *ctype;
+	int word; /* /4lw/: the word's reply around the body */
+};
+
+struct http {
+	struct jm4lw *m;
+	struct evhttp *eh;
+	struct http_listener ls[HTTP_LISTENERS];
+	int nls;
+	TAILQ_HEAD(, http_conn) conns;
+	unsigned nconns;
+	struct http_pending *pending;
+	struct http *next; /* every module's, for listener errors */
+};
+
+/*
+ * evhttp owns its listeners' callback argument, so an accept error comes
+ * to us with evhttp's pointer, not ours: the modules' HTTP states are
+ * kept in a list to find the listener by (a few modules at most).
+ */
+static pthread_mutex_t http_all_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct http *http_all;
+
+/* Find @p lev's listener among every module's. */
+static struct http_listener *http_listener_of(struct evconnlistener *lev)
+{
+	struct http_listener *l = NULL;
+	struct http *h;
+	int i;
+
+	pthread_mutex_lock(&http_all_lock);
+	for (h = http_all; h != NULL && l == NULL; h = h->next)
+		for (i = 0; i < h->nls; i++)
+			if (h->ls[i].lev == lev)
+				l = &h->ls[i];
+	pthread_mutex_unlock(&http_all_lock);
+	return l;
+}
+
+/* The accept pause is over. */
+static void http_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_listener *l = arg;
+
+	(void)fd;
+	(void)what;
+	evconnlistener_enable(l->lev);
+}
+
+/* accept() failed: out of descriptors, pause this listener rather than
+ * spin on a backlog it cannot take, as the words' listeners do. */
+static void http_listen_error(struct evconnlistener *lev, void *arg)
+{
+	struct timeval tv = {.tv_sec = HTTP_PAUSE_SECONDS};
+	struct http_listener *l = http_listener_of(lev);
+	int e = EVUTIL_SOCKET_ERROR();
+
+	(void)arg;
+	if (l == NULL ||
+	    !(e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM))
+		return;
+	log_msg(l->h->m, JM4LW_LOG_WARN,
+	    "http accept: %s; pausing accept for %d s", strerror(e),
+	    HTTP_PAUSE_SECONDS);
+	evconnlistener_disable(lev);
+	event_add(l->resume, &tv);
+}
+
+/* Headers every reply carries: nothing cached, no type sniffing. */
+static void http_common_headers(struct evhttp_request *req, const char *ctype)
+{
+	struct evkeyvalq *o = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(o, "Content-Type", ctype);
+	evhttp_add_header(o, "Cache-Control", "no-store");
+	evhttp_add_header(o, "X-Content-Type-Options", "nosniff");
+	/* An SVG or a page of ours may run its own inline script, and
+	 * nothing from anywhere else, itself included. */
+	evhttp_add_header(o, "Content-Security-Policy",
+	    "default-src 'none'; script-src 'unsafe-inline'; "
+	    "style-src 'unsafe-inline'; img-src data:; "
+	    "connect-src 'self'; form-action 'none'; frame-ancestors 'none'");
+}
+
+/* The reason phrase of @p code. */
+static const char *http_reason(int code)
+{
+	switch (code) {
+	case 200:
+		return "OK";
+	case 400:
+		return "Bad Request";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 409:
+		return "Conflict";
+	case 413:
+		return "Payload Too Large";
+	case 429:
+		return "Too Many Requests";
+	case 500:
+		return "Internal Server Error";
+	case 501:
+		return "Not Implemented";
+	case 503:
+		return "Service Unavailable";
+	default:
+		return "Error";
+	}
+}
+
+void http_reply(struct evhttp_request *req, int code, const char *ctype,
+    struct evbuffer *body)
+{
+	http_common_headers(req, ctype);
+	evhttp_send_reply(req, code, http_reason(code), body);
+	if (body != NULL)
+		evbuffer_free(body);
+}
+
+void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
+{
+	struct evbuffer *b = evbuffer_new();
+	char line[1024];
+	va_list ap;
+	size_t i;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	for (i = 0; line[i] != '\0'; i++) /* one line, whatever came in */
+		if (line[i] == '\n' || line[i] == '\r')
+			line[i] = ' ';
+	if (b != NULL)
+		evbuffer_add_printf(b, JM4LW_ERROR_PREFIX "%s\n", line);
+	http_reply(req, code, "text/plain; charset=utf-8", b);
+}
+
+void http_job_error(struct evhttp_request *req, const struct dump_result *r)
+{
+	struct evkeyvalq *o = evhttp_request_get_output_headers(req);
+	char retry[32];
+	int code;
+
+	if (r->retry_after > 0) {
+		snprintf(retry, sizeof(retry), "%d",
+		    (int)(r->retry_after + 0.999));
+		evhttp_add_header(o, "Retry-After", retry);
+	}
+	if (r->status == DUMP_REFUSED)
+		code = r->err == EBUSY ? 409
+		    : r->err == EAGAIN ? 429
+		    : r->err == ENOSPC ? 503
+		                       : 501; /* profiling not enabled */
+	else
+		code = r->err == ENOSPC ? 503 : 500;
+	http_error(req, code, "%s", r->reason);
+}
+
+/* proto_out into an evbuffer. */
+void http_out(void *arg, const void *buf, size_t len)
+{
+	(void)evbuffer_add(arg, buf, len);
+}
+
+/* The job's end (or its refusal, at once): the reply. */
+static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
+{
+	struct http_pending *p = arg;
+	struct evbuffer *b;
+	struct evbuffer_file_segment *seg;
+
+	(void)m;
+	if (p->hc != NULL)
+		p->hc->pending = NULL;
+	if (p->h->pending == p)
+		p->h->pending = NULL;
+	if (p->req == NULL) { /* its connection went meanwhile */
+		free(p);
+		return;
+	}
+	if (r->status != DUMP_OK) {
+		http_job_error(p->req, r);
+		free(p);
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL) {
+		http_error(p->req, 500, "%s", strerror(ENOMEM));
+		free(p);
+		return;
+	}
+	/* The rendering, mapped from its unnamed file: page cache, not the
+	 * host's memory. The buffer closes the file when it is sent. */
+	if (r->body && r->body_len > 0) {
+		seg = evbuffer_file_segment_new(r->body_fd, 0,
+		    (ev_off_t)r->body_len,
+		    EVBUF_FS_DISABLE_SENDFILE | EVBUF_FS_CLOSE_ON_FREE);
+		if (seg != NULL) {
+			r->body = 0;
+			r->body_fd = -1;
+			(void)evbuffer_add_file_segment(b, seg, 0,
+			    (ev_off_t)r->body_len);
+			evbuffer_file_segment_free(seg);
+		}
+	}
+	if (p->word) { /* jmfp's path, jmdf's after its table */
+		struct proto_out out = {.write = http_out, .arg = b};
+		proto_render_dump(&out, r);
+	}
+	http_reply(p->req, 200, p->ctype, b);
+	free(p);
+}
+
+void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
+    const char *ctype, int word)
+{
+	struct evhttp_connection *evcon =
+	    evhttp_request_get_connection(ctx->req);
+	struct http *h = ctx->m->http;
+	struct http_conn *hc;
+	struct http_pending *p;
+	struct job_waiter w;
+	struct evbuffer *in;
+	const char *addrs;
+	size_t len;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	p->h = h;
+	p->req = ctx->req;
+	p->ctype = ctype;
+	p->word = word;
+	TAILQ_FOREACH(hc, &h->conns, entry)
+		if (hc->evcon == evcon) {
+			hc->pending = p;
+			p->hc = hc;
+			break;
+		}
+	w.answer = http_job_answer;
+	w.arg = p;
+	h->pending = p;
+	if (view == -1) {
+		in = evhttp_request_get_input_buffer(ctx->req);
+		len = evbuffer_get_length(in);
+		addrs = (const char *)evbuffer_pullup(in, -1);
+		module_symbols(ctx->m, &w, addrs != NULL ? addrs : "", len);
+	} else
+		module_dump(ctx->m, &w, NULL, who, (enum dump_view)view,
+		    with_base);
+}
+
+/* Is @p host (the Host header, port cut off) one we answer to? */
+static int http_host_allowed(const struct jm4lw *m, const char *host)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	char name[256];
+	const char *s = m->cfg.http_allowed_hosts, *item, *end;
+	size_t n;
+
+	/* [v6]:port, v4:port, name:port */
+	if (host[0] == '[') {
+		if ((end = strchr(host, ']')) == NULL ||
+		    (size_t)(end - host - 1) >= sizeof(name))
+			return 0;
+		memcpy(name, host + 1, (size_t)(end - host - 1));
+		name[end - host - 1] = '\0';
+		return inet_pton(AF_INET6, name, &a6) == 1;
+	}
+	n = strcspn(host, ":");
+	if (n >= sizeof(name))
+		return 0;
+	memcpy(name, host, n);
+	name[n] = '\0';
+	if (inet_pton(AF_INET, name, &a4) == 1 ||
+	    strcasecmp(name, "localhost") == 0)
+		return 1;
+	while (s != NULL) {
+		item = list_next(&s, &n);
+		if (n > 0 && n == strlen(name) &&
+		    strncasecmp(item, name, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* May this request change state? The header a form cannot send, and
+ * nothing saying it comes from another site. */
+const char *http_csrf_refusal(struct evhttp_request *req)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *origin = evhttp_find_header(in, "Origin");
+	const char *site = evhttp_find_header(in, "Sec-Fetch-Site");
+	const char *host = evhttp_find_header(in, "Host");
+
+	if (evhttp_find_header(in, "X-Jm4lw") == NULL)
+		return "this request changes state: send it as POST with the "
+		       "header X-Jm4lw: 1";
+	if (site != NULL && strcmp(site, "same-origin") != 0 &&
+	    strcmp(site, "none") != 0)
+		return "a request from another site may not change state";
+	if (origin != NULL && strcmp(origin, "null") != 0 &&
+	    (host == NULL || strncmp(origin, "http://", 7) != 0 ||
+	        strcmp(origin + 7, host) != 0))
+		return "a request from another origin may not change state";
+	if (origin != NULL && strcmp(origin, "null") == 0)
+		return "a request from another origin may not change state";
+	return NULL;
+}
+
+/* The connection went: forget it, and any job it waited for. */
+static void http_conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+	struct http_conn *hc = arg;
+	struct http *h = hc->h;
+
+	(void)evcon;
+	if (hc->pending != NULL) {
+		hc->pending->req = NULL;
+		hc->pending->hc = NULL;
+	}
+	TAILQ_REMOVE(&h->conns, hc, entry);
+	h->nconns--;
+	h->m->core.st.conns_open--;
+	free(hc);
+}
+
+/* The connection of @p req, counted from its first request; NULL with
+ * the reply sent when the cap is reached. */
+static struct http_conn *http_conn_of(struct http *h,
+    struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct http_conn *hc;
+
+	TAILQ_FOREACH(hc, &h->conns, entry)
+		if (hc->evcon == evcon)
+			return hc;
+	if (h->nconns >= h->m->cfg.max_connections) {
+		h->m->core.st.conns_rejected++;
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Connection", "close");
+		http_error(req, 503,
+		    "too many connections (max_connections=%u)",
+		    h->m->cfg.max_connections);
+		return NULL;
+	}
+	if ((hc = calloc(1, sizeof(*hc))) == NULL) {
+		http_error(req, 503, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	hc->evcon = evcon;
+	hc->h = h;
+	TAILQ_INSERT_TAIL(&h->conns, hc, entry);
+	h->nconns++;
+	h->m->core.st.conns_open++;
+	h->m->core.st.conns_total++;
+	evhttp_connection_set_closecb(evcon, http_conn_closed, hc);
+	return hc;
+}
+
+/* The route for @p path, or NULL. */
+static const struct http_route *http_route_of(const char *path)
+{
+	const struct http_route *r;
+
+	for (r = http_routes; r->path != NULL; r++)
+		if ((r->flags & HTTP_PREFIX)
+		        ? strncmp(path, r->path, strlen(r->path)) == 0
+		        : strcmp(path, r->path) == 0)
+			return r;
+	return NULL;
+}
+
+/* Every request: the checks, then its route. */
+static void http_request(struct evhttp_request *req, void *arg)
+{
+	struct http *h = arg;
+	struct jm4lw *m = h->m;
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	struct evkeyvalq query;
+	const struct sockaddr *sa = evhttp_connection_get_addr(evcon);
+	const struct http_route *r;
+	struct http_ctx ctx;
+	struct http_conn *hc;
+	const char *host, *path, *q, *why;
+	char peer[64];
+	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+	int was = module_unsampled_enter(m);
+
+	m->core.st.http_requests++;
+	if (sa == NULL || !acl_match(m->acl, m->nacl, sa)) {
+		m->core.st.conns_denied++;
+		if (sa != NULL)
+			addr_format(sa, peer, sizeof(peer));
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Connection", "close");
+		http_error(req, 403, "%s is not in allow_from",
+		    sa != NULL ? peer : "this peer");
+		goto out;
+	}
+	if ((hc = http_conn_of(h, req)) == NULL)
+		goto out;
+	if (++hc->requests >= m->cfg.http_keepalive_requests)
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Connection", "close");
+	/* Browsers always send Host; a client without one is no page. */
+	if ((host = evhttp_find_header(in, "Host")) != NULL &&
+	    !http_host_allowed(m, host)) {
+		http_error(req, 403,
+		    "Host %.80s is not an IP address, localhost or in "
+		    "http_allowed_hosts",
+		    host);
+		goto out;
+	}
+	path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
+	if (path == NULL || path[0] == '\0')
+		path = "/";
+	if ((r = http_route_of(path)) == NULL) {
+		http_error(req, 404, "no such path: %.200s (see /)", path);
+		goto out;
+	}
+	if (cmd == EVHTTP_REQ_POST ? !(r->flags & HTTP_POST)
+	                           : !(r->flags & HTTP_GET)) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Allow", (r->flags & HTTP_GET) ? "GET, HEAD" : "POST");
+		http_error(req, 405, "%s takes %s", r->path,
+		    (r->flags & HTTP_GET) ? "GET" : "POST");
+		goto out;
+	}
+	if ((r->flags & HTTP_MUTATES) && (why = http_csrf_refusal(req))) {
+		http_error(req, 403, "%s", why);
+		goto out;
+	}
+	TAILQ_INIT(&query);
+	q = uri != NULL ? evhttp_uri_get_query(uri) : NULL;
+	if (q != NULL && evhttp_parse_query_str(q, &query) == -1) {
+		http_error(req, 400, "the query string is not name=value&...");
+		goto out;
+	}
+	ctx.m = m;
+	ctx.req = req;
+	ctx.path = path;
+	ctx.query = &query;
+	ctx.post = cmd == EVHTTP_REQ_POST;
+	r->fn(&ctx);
+	evhttp_clear_headers(&query);
+out:
+	module_unsampled_leave(m, was);
+}
+
+/* The limits of the configuration, on evhttp. */
+static void http_limits(struct http *h)
+{
+	struct timeval tv = {.tv_sec = h->m->cfg.read_timeout};
+
+	evhttp_set_max_headers_size(h->eh,
+	    (ev_ssize_t)h->m->cfg.http_max_header_bytes);
+	evhttp_set_max_body_size(h->eh,
+	    (ev_ssize_t)h->m->cfg.http_max_body_bytes);
+	/* Headers, body and an idle keep-alive, each: read_timeout. */
+	evhttp_set_timeout_tv(h->eh, &tv);
+}
+
+void http_reconfigure(struct jm4lw *m)
+{
+	if (m->http != NULL)
+		http_limits(m->http);
+}
+
+/* The module's HTTP state, made on first bind. */
+static struct http *http_get(struct jm4lw *m)
+{
+	struct http *h;
+
+	if (m->http != NULL)
+		return m->http;
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return NULL;
+	if ((h->eh = evhttp_new(m->base)) == NULL) {
+		free(h);
+		return NULL;
+	}
+	h->m = m;
+	TAILQ_INIT(&h->conns);
+	evhttp_set_allowed_methods(h->eh,
+	    EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST);
+	evhttp_set_default_content_type(h->eh, "text/plain; charset=utf-8");
+	evhttp_set_gencb(h->eh, http_request, h);
+	http_limits(h);
+	pthread_mutex_lock(&http_all_lock);
+	h->next = http_all;
+	http_all = h;
+	pthread_mutex_unlock(&http_all_lock);
+	m->http = h;
+	return h;
+}
+
+int http_bind(struct jm4lw *m, const char *addr)
+{
+	struct http *h = http_get(m);
+	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof(ss);
+	struct http_listener *l;
+	int fd;
+
+	if (h == NULL) {
+		log_msg(m, JM4LW_LOG_ERR, "http: %s", strerror(ENOMEM));
+		return -1;
+	}
+	if (h->nls == HTTP_LISTENERS) {
+		log_msg(m, JM4LW_LOG_ERR, "http_listen %s: more than %d", addr,
+		    HTTP_LISTENERS);
+		return -1;
+	}
+	if ((fd = listen_socket(m, "http_listen", addr)) == -1)
+		return -1;
+	l = &h->ls[h->nls];
+	if ((l->bs = evhttp_accept_socket_with_handle(h->eh, fd)) == NULL ||
+	    (l->resume = evtimer_new(m->base, http_resume, l)) == NULL) {
+		log_msg(m, JM4LW_LOG_ERR, "http_listen %s: %s", addr,
+		    strerror(errno ? errno : ENOMEM));
+		if (l->bs != NULL)
+			evhttp_del_accept_socket(h->eh, l->bs);
+		else
+			close(fd);
+		l->bs = NULL;
+		return -1;
+	}
+	l->lev = evhttp_bound_socket_get_listener(l->bs);
+	l->h = h;
+	evconnlistener_set_error_cb(l->lev, http_listen_error);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sslen) == 0)
+		addr_format((struct sockaddr *)&ss, l->addr, sizeof(l->addr));
+	pthread_mutex_lock(&http_all_lock);
+	h->nls++;
+	pthread_mutex_unlock(&http_all_lock);
+	log_msg(m, JM4LW_LOG_INFO, "HTTP listening on %s", l->addr);
+	return 0;
+}
+
+void http_bound(const struct jm4lw *m, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i, n;
+
+	buf[0] = '\0';
+	for (i = 0; m->http != NULL && i < m->http->nls; i++) {
+		n = snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+		    m->http->ls[i].addr);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+void http_free(struct jm4lw *m)
+{
+	struct http *h = m->http, **pp;
+	int i;
+
+	if (h == NULL)
+		return;
+	pthread_mutex_lock(&http_all_lock);
+	for (pp = &http_all; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == h) {
+			*pp = h->next;
+			break;
+		}
+	pthread_mutex_unlock(&http_all_lock);
+	/* A job still out answers nobody. */
+	if (h->pending != NULL) {
+		module_job_forget(m, h->pending);
+		free(h->pending);
+	}
+	for (i = 0; i < h->nls; i++)
+		if (h->ls[i].resume != NULL)
+			event_free(h->ls[i].resume);
+	/* Frees the listeners and connections; their close callbacks
+	 * empty our list. */
+	evhttp_free(h->eh);
+	while (!TAILQ_EMPTY(&h->conns)) {
+		struct http_conn *hc = TAILQ_FIRST(&h->conns);
+		TAILQ_REMOVE(&h->conns, hc, entry);
+		free(hc);
+	}
+	free(h);
+	m->http = NULL;
+}
+
+JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
+{
+	char a[sizeof(m->cfg.http_listen)];
+	const char *s = m->cfg.http_listen, *item;
+	size_t n;
+	int r = 0, was = module_unsampled_enter(m);
+
+	if (addr != NULL)
+		r = http_bind(m, addr);
+	else
+		while (s != NULL) {
+			item = list_next(&s, &n);
+			if (n == 0)
+				continue;
+			memcpy(a, item, n);
+			a[n] = '\0';
+			if (http_bind(m, a) == -1)
+				r = -1;
+		}
+	/* conf shows what is bound, as for listen. */
+	if (m->http != NULL)
+		http_bound(m, m->cfg.http_listen, sizeof(m->cfg.http_listen));
+	module_unsampled_leave(m, was);
+	return r;
+}

@@ -1,0 +1,87 @@
+/*
+ * The HTTP face: libevent's evhttp on listeners of the module's own loop,
+ * in front of the same core as the words. http.c owns the listeners, the
+ * limits and the checks every request passes (allow_from, caps, Host,
+ * CSRF); routes.c the paths; metrics.c Prometheus' text format.
+ */
+#ifndef JM4LW_HTTP_H
+#define JM4LW_HTTP_H
+
+#include <stddef.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+
+#include "core.h"
+
+struct jm4lw;
+struct http;
+
+/* Bind @p addr (one ADDR:PORT) for HTTP: 0, or -1 logged. */
+int http_bind(struct jm4lw *m, const char *addr);
+
+/* Close every HTTP listener and connection. */
+void http_free(struct jm4lw *m);
+
+/* A configuration was taken: the limits follow it. */
+void http_reconfigure(struct jm4lw *m);
+
+/* "ADDR:PORT,..." of the bound HTTP listeners into @p buf. */
+void http_bound(const struct jm4lw *m, char *buf, size_t len);
+
+/* What a route answers with. */
+struct http_ctx {
+	struct jm4lw *m;
+	struct evhttp_request *req;
+	const char *path;        /* the request's path */
+	struct evkeyvalq *query; /* its parsed query */
+	int post;                /* POST (else GET or HEAD) */
+};
+
+/* A route's handler: reply to ctx->req now, or hand a job over whose
+ * end replies (http_job). */
+typedef void (*http_route_fn)(struct http_ctx *ctx);
+
+/* Route flags. */
+#define HTTP_GET 0x1
+#define HTTP_POST 0x2
+#define HTTP_MUTATES 0x4 /* POST only, and the anti-CSRF header */
+#define HTTP_PREFIX 0x8  /* path is a prefix (/4lw/) */
+
+struct http_route {
+	const char *path;
+	int flags;
+	http_route_fn fn;
+	const char *help; /* for the index pages */
+};
+
+extern const struct http_route http_routes[];
+
+/* Reply @p code with @p body (taken) of type @p ctype. */
+void http_reply(struct evhttp_request *req, int code, const char *ctype,
+    struct evbuffer *body);
+
+/* Reply @p code with one line "error: <reason>" (text/plain). */
+void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The status and headers for a refused or failed job's result. */
+void http_job_error(struct evhttp_request *req, const struct dump_result *r);
+
+/* A dump job with @p view for this request (and @p with_base), answered
+ * with @p ctype, or a symbol lookup of the request's body when @p view
+ * is -1; @p who names it in a refusal. With @p word, the reply is the
+ * word's (a view's body, then what the word says after it). */
+void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
+    const char *ctype, int word);
+
+/* Why this request may not change state (NULL: it may). */
+const char *http_csrf_refusal(struct evhttp_request *req);
+
+/* A proto_out's write into the evbuffer @p arg. */
+void http_out(void *arg, const void *buf, size_t len);
+
+/* Prometheus' text format 0.0.4 of the figures. */
+void http_metrics(struct core *c, struct evbuffer *out);
+
+#endif

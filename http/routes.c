@@ -1,0 +1,347 @@
+/*
+ * The HTTP face's paths, one const table: what Prometheus, go tool pprof,
+ * Parca and Pyroscope, remote jeprof and ClickHouse Keeper's tooling ask
+ * for, and every word as /4lw/<word>. Handlers ask core and render; the
+ * heavy ones hand a job to the worker (http_job), as the words do.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/keyvalq_struct.h>
+
+#include "http.h"
+#include "module.h"
+#include "proto.h"
+
+#define TEXT "text/plain; charset=utf-8"
+#define HTML "text/html; charset=utf-8"
+#define JSON "application/json"
+#define BINARY "application/octet-stream"
+#define SVG "image/svg+xml"
+
+/* The content type of a view's reply. */
+static const char *view_type(enum dump_view v)
+{
+	switch (v) {
+	case DUMP_VIEW_SVG:
+		return SVG;
+	case DUMP_VIEW_PPROF:
+	case DUMP_VIEW_RAW:
+		return BINARY;
+	default:
+		return TEXT;
+	}
+}
+
+/* /, /jemalloc, /debug/pprof/: what there is, as links. */
+static void route_index(struct http_ctx *ctx)
+{
+	struct evbuffer *b = evbuffer_new();
+	const struct http_route *r;
+
+	if (b == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	evbuffer_add_printf(b,
+	    "<!doctype html>\n<html><head><meta charset=\"utf-8\">"
+	    "<title>jm4lw</title></head><body>\n<h1>jm4lw %s</h1>\n<ul>\n",
+	    JM4LW_VERSION);
+	for (r = http_routes; r->path != NULL; r++)
+		if (r->help != NULL)
+			evbuffer_add_printf(b,
+			    "<li><a href=\"%s\">%s</a> &mdash; %s</li>\n",
+			    r->path, r->path, r->help);
+	evbuffer_add_printf(b, "</ul>\n</body></html>\n");
+	http_reply(ctx->req, 200, HTML, b);
+}
+
+/* /metrics */
+static void route_metrics(struct http_ctx *ctx)
+{
+	struct evbuffer *b = evbuffer_new();
+
+	if (b == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	http_metrics(&ctx->m->core, b);
+	http_reply(ctx->req, 200, "text/plain; version=0.0.4; charset=utf-8",
+	    b);
+}
+
+/* /debug/pprof/heap and /allocs: pprof, symbolized here. */
+static void route_pprof_heap(struct http_ctx *ctx)
+{
+	evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
+	    "Content-Disposition", "attachment; filename=\"heap.pb.gz\"");
+	http_job(ctx, ctx->path, DUMP_VIEW_PPROF, 0, BINARY, 0);
+}
+
+/* /pprof/heap: the raw heap_v2 dump, for remote jeprof. */
+static void route_raw_heap(struct http_ctx *ctx)
+{
+	http_job(ctx, ctx->path, DUMP_VIEW_RAW, 0, BINARY, 0);
+}
+
+/* /pprof/symbol, /debug/pprof/symbol: GET says symbols are there; POST
+ * names the addresses it is sent, on the worker. */
+static void route_symbol(struct http_ctx *ctx)
+{
+	struct evbuffer *b;
+
+	if (ctx->post) {
+		http_job(ctx, ctx->path, -1, 0, TEXT, 0);
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	evbuffer_add_printf(b, "num_symbols: 1\n");
+	http_reply(ctx->req, 200, TEXT, b);
+}
+
+/* /pprof/cmdline, /debug/pprof/cmdline: the arguments, NUL-separated. */
+static void route_cmdline(struct http_ctx *ctx)
+{
+	struct evbuffer *b = evbuffer_new();
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	if (b == NULL ||
+	    (fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) == -1) {
+		if (b != NULL)
+			evbuffer_free(b);
+		http_error(ctx->req, 500, "/proc/self/cmdline: %s",
+		    strerror(errno));
+		return;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		evbuffer_add(b, buf, (size_t)n);
+	close(fd);
+	http_reply(ctx->req, 200, TEXT, b);
+}
+
+/* /jemalloc/profile?format=...&base=previous: Keeper's path. */
+static void route_profile(struct http_ctx *ctx)
+{
+	static const struct {
+		const char *name;
+		enum dump_view view;
+		int base; /* may compare with the last dump */
+	} formats[] = {
+	    {"collapsed", DUMP_VIEW_COLLAPSED, 1},
+	    {"raw", DUMP_VIEW_RAW, 0},
+	    {"svg", DUMP_VIEW_SVG, 1},
+	    {"pprof", DUMP_VIEW_PPROF, 1},
+	    {"text", DUMP_VIEW_TEXT, 1},
+	    {"symbolized", DUMP_VIEW_SYMBOLIZED, 0},
+	};
+	const char *fmt = evhttp_find_header(ctx->query, "format");
+	const char *base = evhttp_find_header(ctx->query, "base");
+	size_t i;
+
+	if (fmt == NULL)
+		fmt = "collapsed";
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(fmt, formats[i].name) == 0)
+			break;
+	if (i == sizeof(formats) / sizeof(formats[0])) {
+		http_error(ctx->req, 400,
+		    "unknown format \"%.40s\" (want collapsed, raw, svg, "
+		    "pprof, text or symbolized)",
+		    fmt);
+		return;
+	}
+	if (base != NULL && strcmp(base, "previous") != 0) {
+		http_error(ctx->req, 400,
+		    "unknown base \"%.40s\" (want previous: the last dump this "
+		    "process kept)",
+		    base);
+		return;
+	}
+	if (base != NULL && !formats[i].base) {
+		http_error(ctx->req, 400,
+		    "format=%s carries the dump as it is: no base", fmt);
+		return;
+	}
+	http_job(ctx, "/jemalloc/profile", formats[i].view, base != NULL,
+	    view_type(formats[i].view), 0);
+}
+
+/* malloc_stats_print's pieces into an evbuffer. */
+static void stats_cb(void *arg, const char *s)
+{
+	evbuffer_add(arg, s, strlen(s));
+}
+
+/* /jemalloc/stats[?format=json] */
+static void route_stats(struct http_ctx *ctx)
+{
+	const char *fmt = evhttp_find_header(ctx->query, "format");
+	struct evbuffer *b;
+	int json = fmt != NULL && strcmp(fmt, "json") == 0;
+
+	if (fmt != NULL && !json && strcmp(fmt, "text") != 0) {
+		http_error(ctx->req, 400,
+		    "unknown format \"%.40s\" (want text or json)", fmt);
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	ctx->m->core.ops->stats_print(stats_cb, b, json ? "J" : NULL);
+	if (json)
+		evbuffer_add(b, "\n", 1);
+	http_reply(ctx->req, 200, json ? JSON : TEXT, b);
+}
+
+/* A JSON string (the figures' texts: versions and a path). */
+static void json_str(struct evbuffer *b, const char *s)
+{
+	evbuffer_add(b, "\"", 1);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			evbuffer_add_printf(b, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			evbuffer_add_printf(b, "\\u%04x", (unsigned char)*s);
+		else
+			evbuffer_add(b, s, 1);
+	}
+	evbuffer_add(b, "\"", 1);
+}
+
+/* /jemalloc/status: the figures as one JSON object, Keeper's names for
+ * profiling first. */
+static void route_status(struct http_ctx *ctx)
+{
+	struct figure_value v[FIGURES_MAX];
+	const struct figure_value *x;
+	struct evbuffer *b = evbuffer_new();
+	size_t i;
+
+	if (b == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	figures_read(&ctx->m->core, v);
+	x = figure_find(v, "jemalloc_opt_prof");
+	evbuffer_add_printf(b, "{\"prof_enabled\": %s",
+	    x != NULL && x->u ? "true" : "false");
+	x = figure_find(v, "jemalloc_prof_active");
+	evbuffer_add_printf(b, ", \"prof_active\": %s",
+	    x != NULL && x->u ? "true" : "false");
+	if ((x = figure_find(v, "jemalloc_lg_prof_sample")) != NULL)
+		evbuffer_add_printf(b, ", \"lg_sample\": %llu",
+		    (unsigned long long)x->u);
+	for (i = 0; i < figures_count; i++) {
+		if (!v[i].have)
+			continue;
+		evbuffer_add_printf(b, ", ");
+		json_str(b, figures[i].key);
+		evbuffer_add_printf(b, ": ");
+		if (figures[i].type == FIG_TEXT)
+			json_str(b, v[i].s);
+		else if (figures[i].type == FIG_BOOL)
+			evbuffer_add_printf(b, "%s", v[i].u ? "true" : "false");
+		else
+			evbuffer_add_printf(b, "%llu",
+			    (unsigned long long)v[i].u);
+	}
+	evbuffer_add_printf(b, "}\n");
+	http_reply(ctx->req, 200, JSON, b);
+}
+
+/* /4lw/<word>: exactly what the word answers on the raw port. */
+static void route_word(struct http_ctx *ctx)
+{
+	const char *w = ctx->path + strlen("/4lw/"), *why;
+	const struct proto_word *bw;
+	struct proto_out out;
+	struct evbuffer *b;
+	enum proto_job job = PROTO_JOB_NONE;
+	int flags, r;
+
+	if (strlen(w) != 4 ||
+	    (flags = proto_word_flags(&ctx->m->proto, w, &bw)) == -1) {
+		http_error(ctx->req, 404, "unknown word at %.60s", ctx->path);
+		return;
+	}
+	if ((flags & PROTO_F_MUTATES) && !ctx->post) {
+		evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
+		    "Allow", "POST");
+		http_error(ctx->req, 405, "%s changes state: POST it", w);
+		return;
+	}
+	if ((flags & PROTO_F_MUTATES) &&
+	    (why = http_csrf_refusal(ctx->req)) != NULL) {
+		http_error(ctx->req, 403, "%s", why);
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	out.write = http_out;
+	out.arg = b;
+	r = proto_dispatch(&ctx->m->proto, w, &out, &job);
+	if (r == PROTO_JOB) {
+		evbuffer_free(b);
+		http_job(ctx, bw->name, bw->view, 0, view_type(bw->view), 1);
+		return;
+	}
+	if (r == PROTO_OK) {
+		http_reply(ctx->req, 200, TEXT, b);
+		return;
+	}
+	/* The word's own error line, under the status that says it. */
+	if (evbuffer_search(b, JM4LW_NOT_ALLOWED, strlen(JM4LW_NOT_ALLOWED),
+	        NULL)
+	        .pos != -1)
+		r = 403;
+	else if (evbuffer_search(b, "MALLOC_CONF", 11, NULL).pos != -1)
+		r = 501;
+	else
+		r = 500;
+	http_reply(ctx->req, r, TEXT, b);
+}
+
+const struct http_route http_routes[] = {
+    {"/", HTTP_GET, route_index, NULL},
+    {"/jemalloc", HTTP_GET, route_index, NULL},
+    {"/jemalloc/", HTTP_GET, route_index, NULL},
+    {"/metrics", HTTP_GET, route_metrics,
+        "Prometheus metrics: allocator figures and the module's counters"},
+    {"/jemalloc/status", HTTP_GET, route_status,
+        "profiling state and figures, JSON"},
+    {"/jemalloc/stats", HTTP_GET, route_stats,
+        "malloc_stats_print (?format=json for JSON)"},
+    {"/jemalloc/profile", HTTP_GET, route_profile,
+        "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
+        "symbolized, &amp;base=previous for the growth since the last dump"},
+    {"/debug/pprof/", HTTP_GET, route_index, NULL},
+    {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
+        "pprof of the live heap, symbolized (go tool pprof)"},
+    {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
+        "the same, with allocation totals when prof_accum is on"},
+    {"/debug/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
+        "address to function, as Go's net/http/pprof"},
+    {"/debug/pprof/cmdline", HTTP_GET, route_cmdline,
+        "the process's arguments"},
+    {"/pprof/heap", HTTP_GET, route_raw_heap,
+        "a raw heap_v2 dump for jeprof http://host:port/pprof/heap"},
+    {"/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
+        "jeprof's symbol lookup"},
+    {"/pprof/cmdline", HTTP_GET, route_cmdline, "the program, for jeprof"},
+    {"/4lw/", HTTP_GET | HTTP_POST | HTTP_PREFIX, route_word,
+        "every word: GET /4lw/ruok; words that change state by POST with "
+        "X-Jm4lw: 1"},
+    {NULL, 0, NULL, NULL},
+};
