@@ -614,6 +614,7 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 	int accum = 0, rv = -1, zr;
 	size_t k;
 
+	sym_want_lines(sym); /* pprof's Line entries carry them */
 	/* calloc, not the stack: the gzip buffer is 64 KiB. */
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return -1;

@@ -84,6 +84,17 @@ static struct symbolizer *sym_objects(const struct heap_profile *hp,
 #endif
 }
 
+void sym_want_lines(struct symbolizer *s)
+{
+	if (s->lines)
+		return;
+	s->lines = 1;
+	if (s->cap > 0)
+		memset(s->tab, 0, s->cap * sizeof(*s->tab));
+	s->used = 0;
+	s->nframes = 0;
+}
+
 struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
     char *err, size_t errlen)
 {

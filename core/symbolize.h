@@ -73,6 +73,12 @@ int sym_in_allocator(struct symbolizer *s, uint64_t pc);
 struct symbolizer *sym_new_table(const struct heap_profile *hp, char *err,
     size_t errlen);
 
+/* Fill sym_frame's file and line too. Off by default: reading a unit's
+ * line table is a third of the time on a program with much DWARF, and
+ * only pprof shows lines. Call before the first lookup (the cache made
+ * without them is dropped). */
+void sym_want_lines(struct symbolizer *s);
+
 void sym_free(struct symbolizer *s);
 
 /* Where this build's symbolizer reads objects: "libdw" (elfutils:

@@ -582,7 +582,7 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 
 	if (mod == NULL)
 		return 0;
-	if ((l = dwfl_module_getsrc(mod, addr)) != NULL)
+	if (s->lines && (l = dwfl_module_getsrc(mod, addr)) != NULL)
 		file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
 	if ((cu = dwfl_module_addrdie(mod, addr, &bias)) != NULL &&
 	    (ix = cu_index(d, cu)) != NULL)
@@ -606,6 +606,10 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 		out[n].file = file;
 		out[n].line = lineno;
 		n++;
+		/* The unit's file table costs its whole line program in
+		 * libdw: only when lines are wanted. */
+		if (!s->lines)
+			continue;
 		file = sym_call_file(cu, &die);
 		lineno = dwarf_formudata(dwarf_attr(&die, DW_AT_call_line, &a),
 		             &line) == 0

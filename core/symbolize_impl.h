@@ -37,7 +37,8 @@ struct sym_entry; /* symbolize.c's cache */
 
 struct symbolizer {
 	const struct sym_ops *ops;
-	void *be; /* the backend's state */
+	void *be;  /* the backend's state */
+	int lines; /* file:line wanted (sym_want_lines) */
 	sym_demangle_fn *demangle;
 	struct sym_name *names; /* by raw pointer, open addressing */
 	size_t cap_names, nnames;
