@@ -322,26 +322,38 @@ void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
 		    with_base);
 }
 
-/* Is @p host (the Host header, port cut off) one we answer to? */
-static int http_host_allowed(const struct jm4lw *m, const char *host)
+/* Is @p port (what follows the host name) nothing, or ':' and digits? */
+static int http_port_ok(const char *port)
+{
+	size_t n;
+
+	if (*port == '\0')
+		return 1;
+	n = strspn(port + 1, "0123456789");
+	return port[0] == ':' && n > 0 && n <= 5 && port[1 + n] == '\0';
+}
+
+int http_host_allowed(const char *allowed, const char *host)
 {
 	struct in6_addr a6;
 	struct in_addr a4;
 	char name[256];
-	const char *s = m->cfg.http_allowed_hosts, *item, *end;
+	const char *s = allowed, *item, *end;
 	size_t n;
 
-	/* [v6]:port, v4:port, name:port */
+	/* [v6]:port, v4:port, name:port; the port digits only, so that no
+	 * "127.0.0.1:x.evil" or "[::1]evil" passes for an IP literal. */
 	if (host[0] == '[') {
 		if ((end = strchr(host, ']')) == NULL ||
-		    (size_t)(end - host - 1) >= sizeof(name))
+		    (size_t)(end - host - 1) >= sizeof(name) ||
+		    !http_port_ok(end + 1))
 			return 0;
 		memcpy(name, host + 1, (size_t)(end - host - 1));
 		name[end - host - 1] = '\0';
 		return inet_pton(AF_INET6, name, &a6) == 1;
 	}
 	n = strcspn(host, ":");
-	if (n >= sizeof(name))
+	if (n >= sizeof(name) || !http_port_ok(host + n))
 		return 0;
 	memcpy(name, host, n);
 	name[n] = '\0';
@@ -432,8 +444,7 @@ static struct http_conn *http_conn_of(struct http *h,
 	return hc;
 }
 
-/* The route for @p path, or NULL. */
-static const struct http_route *http_route_of(const char *path)
+const struct http_route *http_route_of(const char *path)
 {
 	const struct http_route *r;
 
@@ -481,7 +492,7 @@ static void http_request(struct evhttp_request *req, void *arg)
 		    "Connection", "close");
 	/* Browsers always send Host; a client without one is no page. */
 	if ((host = evhttp_find_header(in, "Host")) != NULL &&
-	    !http_host_allowed(m, host)) {
+	    !http_host_allowed(m->cfg.http_allowed_hosts, host)) {
 		http_error(req, 403,
 		    "Host %.80s is not an IP address, localhost or in "
 		    "http_allowed_hosts",

@@ -128,8 +128,8 @@ static void route_cmdline(struct http_ctx *ctx)
 	http_reply(ctx->req, 200, TEXT, b);
 }
 
-/* /jemalloc/profile?format=...&base=previous: Keeper's path. */
-static void route_profile(struct http_ctx *ctx)
+int http_profile_args(struct evkeyvalq *query, enum dump_view *view,
+    int *with_base, char *why, size_t len)
 {
 	static const struct {
 		const char *name;
@@ -143,8 +143,8 @@ static void route_profile(struct http_ctx *ctx)
 	    {"text", DUMP_VIEW_TEXT, 1},
 	    {"symbolized", DUMP_VIEW_SYMBOLIZED, 0},
 	};
-	const char *fmt = evhttp_find_header(ctx->query, "format");
-	const char *base = evhttp_find_header(ctx->query, "base");
+	const char *fmt = evhttp_find_header(query, "format");
+	const char *base = evhttp_find_header(query, "base");
 	size_t i;
 
 	if (fmt == NULL)
@@ -153,26 +153,42 @@ static void route_profile(struct http_ctx *ctx)
 		if (strcmp(fmt, formats[i].name) == 0)
 			break;
 	if (i == sizeof(formats) / sizeof(formats[0])) {
-		http_error(ctx->req, 400,
+		snprintf(why, len,
 		    "unknown format \"%.40s\" (want collapsed, raw, svg, "
 		    "pprof, text or symbolized)",
 		    fmt);
-		return;
+		return -1;
 	}
 	if (base != NULL && strcmp(base, "previous") != 0) {
-		http_error(ctx->req, 400,
+		snprintf(why, len,
 		    "unknown base \"%.40s\" (want previous: the last dump this "
 		    "process kept)",
 		    base);
-		return;
+		return -1;
 	}
 	if (base != NULL && !formats[i].base) {
-		http_error(ctx->req, 400,
+		snprintf(why, len,
 		    "format=%s carries the dump as it is: no base", fmt);
+		return -1;
+	}
+	*view = formats[i].view;
+	*with_base = base != NULL;
+	return 0;
+}
+
+/* /jemalloc/profile?format=...&base=previous: Keeper's path. */
+static void route_profile(struct http_ctx *ctx)
+{
+	enum dump_view view;
+	char why[256];
+	int base;
+
+	if (http_profile_args(ctx->query, &view, &base, why, sizeof(why)) ==
+	    -1) {
+		http_error(ctx->req, 400, "%s", why);
 		return;
 	}
-	http_job(ctx, "/jemalloc/profile", formats[i].view, base != NULL,
-	    view_type(formats[i].view), 0);
+	http_job(ctx, "/jemalloc/profile", view, base, view_type(view), 0);
 }
 
 /* malloc_stats_print's pieces into an evbuffer. */
