@@ -42,6 +42,7 @@
 
 #define HTTP_LISTENERS JM4LW_LISTENERS_MAX
 #define HTTP_PAUSE_SECONDS 1 /* accept back-off after EMFILE */
+#define HTTP_HEADER_SLACK 4  /* evhttp's header limit: ours times this */
 
 struct http_listener {
 	struct evhttp_bound_socket *bs;
@@ -169,6 +170,8 @@ static const char *http_reason(int code)
 		return "Payload Too Large";
 	case 429:
 		return "Too Many Requests";
+	case 431:
+		return "Request Header Fields Too Large";
 	case 500:
 		return "Internal Server Error";
 	case 501:
@@ -456,6 +459,20 @@ const struct http_route *http_route_of(const char *path)
 	return NULL;
 }
 
+/* The bytes of @p req's request line and header lines, as sent (give
+ * or take the blanks around each ':'). */
+static size_t http_header_bytes(struct evhttp_request *req)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *uri = evhttp_request_get_uri(req);
+	struct evkeyval *kv;
+	size_t n = sizeof("POST  HTTP/1.1\r\n") - 1 + (uri ? strlen(uri) : 0);
+
+	TAILQ_FOREACH(kv, in, next)
+		n += strlen(kv->key) + strlen(kv->value) + 4; /* ": ", CRLF */
+	return n;
+}
+
 /* Every request: the checks, then its route. */
 static void http_request(struct evhttp_request *req, void *arg)
 {
@@ -487,6 +504,18 @@ static void http_request(struct evhttp_request *req, void *arg)
 	}
 	if ((hc = http_conn_of(h, req)) == NULL)
 		goto out;
+	/* evhttp stops reading at HTTP_HEADER_SLACK times the limit, with
+	 * a 400 that says nothing; below that the limit is ours, and says
+	 * what it is. */
+	if (http_header_bytes(req) > m->cfg.http_max_header_bytes) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Connection", "close");
+		http_error(req, 431,
+		    "the request's headers are larger than "
+		    "http_max_header_bytes=%u",
+		    (unsigned)m->cfg.http_max_header_bytes);
+		goto out;
+	}
 	if (++hc->requests >= m->cfg.http_keepalive_requests)
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Connection", "close");
@@ -540,8 +569,10 @@ static void http_limits(struct http *h)
 {
 	struct timeval tv = {.tv_sec = h->m->cfg.read_timeout};
 
+	/* evhttp's own limit answers 400 and no reason: it is only the
+	 * backstop, http_request() answers 431 below it. */
 	evhttp_set_max_headers_size(h->eh,
-	    (ev_ssize_t)h->m->cfg.http_max_header_bytes);
+	    (ev_ssize_t)h->m->cfg.http_max_header_bytes * HTTP_HEADER_SLACK);
 	evhttp_set_max_body_size(h->eh,
 	    (ev_ssize_t)h->m->cfg.http_max_body_bytes);
 	/* Headers, body and an idle keep-alive, each: read_timeout. */
