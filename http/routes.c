@@ -137,13 +137,16 @@ static void route_symbol(struct http_ctx *ctx)
 /* /pprof/cmdline, /debug/pprof/cmdline: the arguments, NUL-separated. */
 static void route_cmdline(struct http_ctx *ctx)
 {
-	struct evbuffer *b = evbuffer_new();
+	struct evbuffer *raw = evbuffer_new(), *b = evbuffer_new();
 	char buf[4096];
+	size_t len;
 	ssize_t n;
 	int fd;
 
-	if (b == NULL ||
+	if (raw == NULL || b == NULL ||
 	    (fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) == -1) {
+		if (raw != NULL)
+			evbuffer_free(raw);
 		if (b != NULL)
 			evbuffer_free(b);
 		http_error(ctx->req, 500, "/proc/self/cmdline: %s",
@@ -151,8 +154,15 @@ static void route_cmdline(struct http_ctx *ctx)
 		return;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		evbuffer_add(b, buf, (size_t)n);
+		evbuffer_add(raw, buf, (size_t)n);
 	close(fd);
+	/* The kernel ends every argument in a NUL; Go's net/http/pprof
+	 * joins them with NUL: the last one goes. */
+	len = evbuffer_get_length(raw);
+	if (len > 0 && evbuffer_pullup(raw, -1)[len - 1] == '\0')
+		len--;
+	evbuffer_remove_buffer(raw, b, len);
+	evbuffer_free(raw);
 	http_reply(ctx->req, 200, TEXT, b);
 }
 
