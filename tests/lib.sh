@@ -580,7 +580,7 @@ assert_http() {
 closed_after() {
 	python3 -c 'import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
-s.sendall(sys.argv[2].encode("latin-1"))
+s.sendall(sys.argv[2][:-1].encode("latin-1"))
 t0 = time.monotonic(); got = b""; s.settimeout(float(sys.argv[3]))
 try:
     while True:
@@ -593,5 +593,5 @@ except socket.timeout:
 except OSError:
     end = "reset"
 print("%.2f %s %d bytes: %r" % (time.monotonic() - t0, end, len(got), got[:40]))' \
-		"$1" "$(printf -- "$2")" "${3:-30}"
+		"$1" "$(printf -- "$2" && echo .)" "${3:-30}"
 }
