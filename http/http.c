@@ -42,6 +42,7 @@
 
 #define HTTP_LISTENERS JM4LW_LISTENERS_MAX
 #define HTTP_PAUSE_SECONDS 1 /* accept back-off after EMFILE */
+#define HTTP_HEADER_SLACK 4  /* evhttp's header limit: ours times this */
 
 struct http_listener {
 	struct evhttp_bound_socket *bs;
@@ -169,6 +170,8 @@ static const char *http_reason(int code)
 		return "Payload Too Large";
 	case 429:
 		return "Too Many Requests";
+	case 431:
+		return "Request Header Fields Too Large";
 	case 500:
 		return "Internal Server Error";
 	case 501:
@@ -322,26 +325,38 @@ void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
 		    with_base);
 }
 
-/* Is @p host (the Host header, port cut off) one we answer to? */
-static int http_host_allowed(const struct jm4lw *m, const char *host)
+/* Is @p port (what follows the host name) nothing, or ':' and digits? */
+static int http_port_ok(const char *port)
+{
+	size_t n;
+
+	if (*port == '\0')
+		return 1;
+	n = strspn(port + 1, "0123456789");
+	return port[0] == ':' && n > 0 && n <= 5 && port[1 + n] == '\0';
+}
+
+int http_host_allowed(const char *allowed, const char *host)
 {
 	struct in6_addr a6;
 	struct in_addr a4;
 	char name[256];
-	const char *s = m->cfg.http_allowed_hosts, *item, *end;
+	const char *s = allowed, *item, *end;
 	size_t n;
 
-	/* [v6]:port, v4:port, name:port */
+	/* [v6]:port, v4:port, name:port; the port digits only, so that no
+	 * "127.0.0.1:x.evil" or "[::1]evil" passes for an IP literal. */
 	if (host[0] == '[') {
 		if ((end = strchr(host, ']')) == NULL ||
-		    (size_t)(end - host - 1) >= sizeof(name))
+		    (size_t)(end - host - 1) >= sizeof(name) ||
+		    !http_port_ok(end + 1))
 			return 0;
 		memcpy(name, host + 1, (size_t)(end - host - 1));
 		name[end - host - 1] = '\0';
 		return inet_pton(AF_INET6, name, &a6) == 1;
 	}
 	n = strcspn(host, ":");
-	if (n >= sizeof(name))
+	if (n >= sizeof(name) || !http_port_ok(host + n))
 		return 0;
 	memcpy(name, host, n);
 	name[n] = '\0';
@@ -432,8 +447,7 @@ static struct http_conn *http_conn_of(struct http *h,
 	return hc;
 }
 
-/* The route for @p path, or NULL. */
-static const struct http_route *http_route_of(const char *path)
+const struct http_route *http_route_of(const char *path)
 {
 	const struct http_route *r;
 
@@ -443,6 +457,20 @@ static const struct http_route *http_route_of(const char *path)
 		        : strcmp(path, r->path) == 0)
 			return r;
 	return NULL;
+}
+
+/* The bytes of @p req's request line and header lines, as sent (give
+ * or take the blanks around each ':'). */
+static size_t http_header_bytes(struct evhttp_request *req)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *uri = evhttp_request_get_uri(req);
+	struct evkeyval *kv;
+	size_t n = sizeof("POST  HTTP/1.1\r\n") - 1 + (uri ? strlen(uri) : 0);
+
+	TAILQ_FOREACH(kv, in, next)
+		n += strlen(kv->key) + strlen(kv->value) + 4; /* ": ", CRLF */
+	return n;
 }
 
 /* Every request: the checks, then its route. */
@@ -476,12 +504,24 @@ static void http_request(struct evhttp_request *req, void *arg)
 	}
 	if ((hc = http_conn_of(h, req)) == NULL)
 		goto out;
+	/* evhttp stops reading at HTTP_HEADER_SLACK times the limit, with
+	 * a 400 that says nothing; below that the limit is ours, and says
+	 * what it is. */
+	if (http_header_bytes(req) > m->cfg.http_max_header_bytes) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Connection", "close");
+		http_error(req, 431,
+		    "the request's headers are larger than "
+		    "http_max_header_bytes=%u",
+		    (unsigned)m->cfg.http_max_header_bytes);
+		goto out;
+	}
 	if (++hc->requests >= m->cfg.http_keepalive_requests)
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Connection", "close");
 	/* Browsers always send Host; a client without one is no page. */
 	if ((host = evhttp_find_header(in, "Host")) != NULL &&
-	    !http_host_allowed(m, host)) {
+	    !http_host_allowed(m->cfg.http_allowed_hosts, host)) {
 		http_error(req, 403,
 		    "Host %.80s is not an IP address, localhost or in "
 		    "http_allowed_hosts",
@@ -529,8 +569,10 @@ static void http_limits(struct http *h)
 {
 	struct timeval tv = {.tv_sec = h->m->cfg.read_timeout};
 
+	/* evhttp's own limit answers 400 and no reason: it is only the
+	 * backstop, http_request() answers 431 below it. */
 	evhttp_set_max_headers_size(h->eh,
-	    (ev_ssize_t)h->m->cfg.http_max_header_bytes);
+	    (ev_ssize_t)h->m->cfg.http_max_header_bytes * HTTP_HEADER_SLACK);
 	evhttp_set_max_body_size(h->eh,
 	    (ev_ssize_t)h->m->cfg.http_max_body_bytes);
 	/* Headers, body and an idle keep-alive, each: read_timeout. */

@@ -75,6 +75,19 @@ void http_job_error(struct evhttp_request *req, const struct dump_result *r);
 void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
     const char *ctype, int word);
 
+/* The route for @p path, or NULL (not static: the fuzzer calls it). */
+const struct http_route *http_route_of(const char *path);
+
+/* Is @p host (a Host header, port and all) an IP literal, localhost or
+ * one of the comma list @p allowed? (Not static: the fuzzer calls it.) */
+int http_host_allowed(const char *allowed, const char *host);
+
+/* /jemalloc/profile's query: the view and whether to compare with the
+ * last dump, or -1 with a one-line reason in @p why. Pure, for the
+ * fuzzer. */
+int http_profile_args(struct evkeyvalq *query, enum dump_view *view, int *base,
+    char *why, size_t len);
+
 /* Why this request may not change state (NULL: it may). */
 const char *http_csrf_refusal(struct evhttp_request *req);
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,31 @@ static void route_raw_heap(struct http_ctx *ctx)
 	http_job(ctx, ctx->path, DUMP_VIEW_RAW, 0, BINARY, 0);
 }
 
+/* A symbol lookup's body that is no list of addresses is the client's
+ * mistake: 400 with the parser's line, here on the loop (the parse is
+ * linear and allocates one array), rather than a 500 from the worker. */
+static int symbol_body_bad(struct http_ctx *ctx)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(ctx->req);
+	size_t len = evbuffer_get_length(in);
+	const char *body = (const char *)evbuffer_pullup(in, -1);
+	char why[256];
+	uint64_t *pcs;
+	long n;
+
+	/* At most one address per 3 bytes ("0x1+"), as profile_symbols. */
+	if ((pcs = calloc(len / 3 + 1, sizeof(*pcs))) == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return 1;
+	}
+	n = profile_parse_addrs(body != NULL ? body : "", len, pcs,
+	    PROFILE_ADDRS_MAX, why, sizeof(why));
+	free(pcs);
+	if (n == -1)
+		http_error(ctx->req, 400, "%s", why);
+	return n == -1;
+}
+
 /* /pprof/symbol, /debug/pprof/symbol: GET says symbols are there; POST
  * names the addresses it is sent, on the worker. */
 static void route_symbol(struct http_ctx *ctx)
@@ -95,6 +121,8 @@ static void route_symbol(struct http_ctx *ctx)
 	struct evbuffer *b;
 
 	if (ctx->post) {
+		if (symbol_body_bad(ctx))
+			return;
 		http_job(ctx, ctx->path, -1, 0, TEXT, 0);
 		return;
 	}
@@ -109,13 +137,16 @@ static void route_symbol(struct http_ctx *ctx)
 /* /pprof/cmdline, /debug/pprof/cmdline: the arguments, NUL-separated. */
 static void route_cmdline(struct http_ctx *ctx)
 {
-	struct evbuffer *b = evbuffer_new();
+	struct evbuffer *raw = evbuffer_new(), *b = evbuffer_new();
 	char buf[4096];
+	size_t len;
 	ssize_t n;
 	int fd;
 
-	if (b == NULL ||
+	if (raw == NULL || b == NULL ||
 	    (fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) == -1) {
+		if (raw != NULL)
+			evbuffer_free(raw);
 		if (b != NULL)
 			evbuffer_free(b);
 		http_error(ctx->req, 500, "/proc/self/cmdline: %s",
@@ -123,13 +154,20 @@ static void route_cmdline(struct http_ctx *ctx)
 		return;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		evbuffer_add(b, buf, (size_t)n);
+		evbuffer_add(raw, buf, (size_t)n);
 	close(fd);
+	/* The kernel ends every argument in a NUL; Go's net/http/pprof
+	 * joins them with NUL: the last one goes. */
+	len = evbuffer_get_length(raw);
+	if (len > 0 && evbuffer_pullup(raw, -1)[len - 1] == '\0')
+		len--;
+	evbuffer_remove_buffer(raw, b, len);
+	evbuffer_free(raw);
 	http_reply(ctx->req, 200, TEXT, b);
 }
 
-/* /jemalloc/profile?format=...&base=previous: Keeper's path. */
-static void route_profile(struct http_ctx *ctx)
+int http_profile_args(struct evkeyvalq *query, enum dump_view *view,
+    int *with_base, char *why, size_t len)
 {
 	static const struct {
 		const char *name;
@@ -143,8 +181,8 @@ static void route_profile(struct http_ctx *ctx)
 	    {"text", DUMP_VIEW_TEXT, 1},
 	    {"symbolized", DUMP_VIEW_SYMBOLIZED, 0},
 	};
-	const char *fmt = evhttp_find_header(ctx->query, "format");
-	const char *base = evhttp_find_header(ctx->query, "base");
+	const char *fmt = evhttp_find_header(query, "format");
+	const char *base = evhttp_find_header(query, "base");
 	size_t i;
 
 	if (fmt == NULL)
@@ -153,26 +191,42 @@ static void route_profile(struct http_ctx *ctx)
 		if (strcmp(fmt, formats[i].name) == 0)
 			break;
 	if (i == sizeof(formats) / sizeof(formats[0])) {
-		http_error(ctx->req, 400,
+		snprintf(why, len,
 		    "unknown format \"%.40s\" (want collapsed, raw, svg, "
 		    "pprof, text or symbolized)",
 		    fmt);
-		return;
+		return -1;
 	}
 	if (base != NULL && strcmp(base, "previous") != 0) {
-		http_error(ctx->req, 400,
+		snprintf(why, len,
 		    "unknown base \"%.40s\" (want previous: the last dump this "
 		    "process kept)",
 		    base);
-		return;
+		return -1;
 	}
 	if (base != NULL && !formats[i].base) {
-		http_error(ctx->req, 400,
+		snprintf(why, len,
 		    "format=%s carries the dump as it is: no base", fmt);
+		return -1;
+	}
+	*view = formats[i].view;
+	*with_base = base != NULL;
+	return 0;
+}
+
+/* /jemalloc/profile?format=...&base=previous: Keeper's path. */
+static void route_profile(struct http_ctx *ctx)
+{
+	enum dump_view view;
+	char why[256];
+	int base;
+
+	if (http_profile_args(ctx->query, &view, &base, why, sizeof(why)) ==
+	    -1) {
+		http_error(ctx->req, 400, "%s", why);
 		return;
 	}
-	http_job(ctx, "/jemalloc/profile", formats[i].view, base != NULL,
-	    view_type(formats[i].view), 0);
+	http_job(ctx, "/jemalloc/profile", view, base, view_type(view), 0);
 }
 
 /* malloc_stats_print's pieces into an evbuffer. */

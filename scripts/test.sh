@@ -50,7 +50,7 @@ cmake --build build-tsan -j"$jobs" --target test_thread test_worker
 
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_FUZZ=ON \
 	-DJM4LW_WERROR=ON >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_proto fuzz_heapprof
+cmake --build build-fuzz -j"$jobs" --target fuzz_proto fuzz_heapprof fuzz_http
 (cd build-fuzz && ctest --output-on-failure -L fuzz)
 
 # The bench harness end to end, ~1 s a case: every server must start and

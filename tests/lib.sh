@@ -540,3 +540,58 @@ raw_case() {
 		return 1
 	fi
 }
+
+# --- HTTP --------------------------------------------------------------------------
+
+# hreq NAME PATH [CURL ARGS...]: one request to the daemon's HTTP face
+# ($HTTP_PORT) with curl; the body in $T/NAME.body, the headers in
+# $T/NAME.head, and the status printed ("000": no answer).
+hreq() {
+	local name=$1 path=$2
+	shift 2
+	timeout $((30 * SLOW)) curl -s -o "$T/$name.body" -D "$T/$name.head" \
+		-w '%{http_code}' "$@" "http://127.0.0.1:$HTTP_PORT$path"
+}
+
+# hheader NAME HEADER: the value of HEADER in $T/NAME.head (CR cut off).
+hheader() {
+	awk -v h="$2" '
+		index(tolower($0), tolower(h) ":") == 1 {
+			sub(/^[^:]*:[ \t]*/, ""); sub(/\r$/, ""); print; exit }' "$T/$1.head"
+}
+
+# assert_http DESC WANT NAME PATH [CURL ARGS...]: hreq answers WANT.
+assert_http() {
+	local desc=$1 want=$2 name=$3 got
+	shift 3
+	got=$(hreq "$name" "$@")
+	if [ "$got" = "$want" ]; then
+		pass "$desc ($want)"
+	else
+		fail "$desc" "expected status $want, got $got" \
+			"$(head -c 300 "$T/$name.body" 2>/dev/null)"
+		return 1
+	fi
+}
+
+# closed_after PORT BYTES [BOUND]: connect to 127.0.0.1:PORT, send BYTES
+# (a printf format) and nothing more; print the seconds until the server
+# closed and what it sent ("eof"/"reset"), or "timeout" past BOUND (30) s.
+closed_after() {
+	python3 -c 'import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(sys.argv[2][:-1].encode("latin-1"))
+t0 = time.monotonic(); got = b""; s.settimeout(float(sys.argv[3]))
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            end = "eof"; break
+        got += b
+except socket.timeout:
+    end = "timeout"
+except OSError:
+    end = "reset"
+print("%.2f %s %d bytes: %r" % (time.monotonic() - t0, end, len(got), got[:40]))' \
+		"$1" "$(printf -- "$2" && echo .)" "${3:-30}"
+}

@@ -1,0 +1,183 @@
+/*
+ * libFuzzer target: what the HTTP face decides from a request's bytes
+ * before any handler runs, with no socket and no module: the route of a
+ * path (http_route_of), the Host check (http_host_allowed), the query of
+ * /jemalloc/profile (evhttp's parser, then http_profile_args), and the
+ * body of a /pprof/symbol POST (profile_parse_addrs).
+ *
+ * The input is lines (LF): the request target (as on the request line),
+ * the Host header, http_allowed_hosts, then the rest is the POST body.
+ * A missing line is empty. Every violated invariant is an abort().
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sys/queue.h>
+
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "http.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* server.c's link wants the allocator's table; no module is made here. */
+const struct core_ops *core_jemalloc(void)
+{
+	return NULL;
+}
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "fuzz_http: %s:%d: %s\n", __FILE__,    \
+			    __LINE__, #cond);                                  \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+/* The next LF-ended line of [*p, end) as a C string (malloc'ed). */
+static char *next_line(const char **p, const char *end)
+{
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	size_t n = (nl != NULL ? nl : end) - *p;
+	char *s = malloc(n + 1);
+
+	CHECK(s != NULL);
+	memcpy(s, *p, n);
+	s[n] = '\0';
+	*p += n + (nl != NULL);
+	return s;
+}
+
+/* The route table against a path: what came back matches it, and a
+ * path that is a route's own always finds a route that matches. */
+static void check_route(const char *path)
+{
+	const struct http_route *r = http_route_of(path), *t;
+
+	if (r != NULL) {
+		CHECK(r->fn != NULL);
+		CHECK((r->flags & HTTP_PREFIX)
+		        ? strncmp(path, r->path, strlen(r->path)) == 0
+		        : strcmp(path, r->path) == 0);
+		/* Only GET, POST or both; a mutating one is POST only. */
+		CHECK(r->flags & (HTTP_GET | HTTP_POST));
+		CHECK(!(r->flags & HTTP_MUTATES) || !(r->flags & HTTP_GET));
+	}
+	for (t = http_routes; t->path != NULL; t++)
+		CHECK(http_route_of(t->path) != NULL);
+}
+
+/* The query of /jemalloc/profile: a view and base, or one line why. */
+static void check_query(const char *query)
+{
+	struct evkeyvalq q;
+	enum dump_view view = DUMP_VIEW_NONE;
+	char why[256];
+	int base = -1, r;
+
+	TAILQ_INIT(&q);
+	if (evhttp_parse_query_str(query, &q) == 0) {
+		why[0] = '\0';
+		r = http_profile_args(&q, &view, &base, why, sizeof(why));
+		if (r == 0) {
+			CHECK(base == 0 || base == 1);
+			CHECK(view == DUMP_VIEW_COLLAPSED ||
+			    view == DUMP_VIEW_RAW || view == DUMP_VIEW_SVG ||
+			    view == DUMP_VIEW_PPROF || view == DUMP_VIEW_TEXT ||
+			    view == DUMP_VIEW_SYMBOLIZED);
+			/* The dump as it is has nothing to subtract. */
+			CHECK(!base ||
+			    (view != DUMP_VIEW_RAW &&
+			        view != DUMP_VIEW_SYMBOLIZED));
+		} else {
+			CHECK(r == -1);
+			CHECK(why[0] != '\0' && strchr(why, '\n') == NULL);
+		}
+	}
+	evhttp_clear_headers(&q);
+}
+
+/* The Host check: 0 or 1; what it allows is a name and at most a port
+ * of digits; localhost and a listed name are allowed with any port. */
+static void check_host(const char *host, const char *allowed)
+{
+	char with_port[600];
+	const char *tail;
+	int ok = http_host_allowed(allowed, host);
+
+	CHECK(ok == 0 || ok == 1);
+	if (ok) {
+		tail = host[0] == '[' ? strchr(host, ']') + 1
+		                      : host + strcspn(host, ":");
+		CHECK(*tail == '\0' ||
+		    (tail[0] == ':' &&
+		        tail[1 + strspn(tail + 1, "0123456789")] == '\0'));
+	}
+	CHECK(http_host_allowed(allowed, "localhost:9182") == 1);
+	CHECK(http_host_allowed(allowed, "127.0.0.1") == 1);
+	CHECK(http_host_allowed(allowed, "[::1]:1") == 1);
+	/* No port: adding one changes nothing. */
+	if (strchr(host, ':') == NULL && host[0] != '[' && strlen(host) < 500) {
+		snprintf(with_port, sizeof(with_port), "%s:80", host);
+		CHECK(http_host_allowed(allowed, with_port) == ok);
+	}
+}
+
+/* The /pprof/symbol body: what it parses prints back and parses again
+ * to the same addresses. */
+static void check_addrs(const char *body, size_t len)
+{
+	uint64_t a[64], b[64];
+	char err[256], again[64 * 20 + 1];
+	long n, m, i;
+	size_t used = 0;
+
+	err[0] = '\0';
+	n = profile_parse_addrs(body, len, a, 64, err, sizeof(err));
+	if (n == -1) {
+		CHECK(err[0] != '\0' && strchr(err, '\n') == NULL);
+		return;
+	}
+	CHECK(n >= 0 && n <= 64);
+	for (i = 0; i < n; i++)
+		used += (size_t)snprintf(again + used, sizeof(again) - used,
+		    "%s0x%llx", i ? "+" : "", (unsigned long long)a[i]);
+	m = profile_parse_addrs(again, used, b, 64, err, sizeof(err));
+	CHECK(m == n);
+	CHECK(n == 0 || memcmp(a, b, (size_t)n * sizeof(a[0])) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *p = (const char *)data, *end = p + size;
+	char *target = next_line(&p, end);
+	char *host = next_line(&p, end);
+	char *allowed = next_line(&p, end);
+	struct evhttp_uri *uri;
+	const char *path, *query;
+
+	/* As http_request() takes them: evhttp's URI parser, then ours. */
+	uri = evhttp_uri_parse_with_flags(target, 0);
+	if (uri != NULL) {
+		path = evhttp_uri_get_path(uri);
+		if (path == NULL || path[0] == '\0')
+			path = "/";
+		check_route(path);
+		if ((query = evhttp_uri_get_query(uri)) != NULL)
+			check_query(query);
+		evhttp_uri_free(uri);
+	}
+	check_route(target);
+	check_query(target);
+	check_host(host, allowed);
+	check_addrs(p, (size_t)(end - p));
+	free(target);
+	free(host);
+	free(allowed);
+	return 0;
+}
