@@ -627,7 +627,8 @@ start_redis_agent() {
 	shift
 	RDIR=$(scratch "$name")
 	RPORT=$(free_port)
-	APORT= AHTTP=
+	APORT=
+	AHTTP=
 	(cd "$RDIR" && exec env JM4LW_DUMP_DIR="$RDIR" \
 		JM4LW_HTTP_LISTEN=127.0.0.1:0 "$@" "$JM4LW_RUN" --prof-active \
 		-l 127.0.0.1:0 -- redis-server --port "$RPORT" --bind 127.0.0.1 \

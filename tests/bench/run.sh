@@ -21,6 +21,8 @@
 #      (binutils addr2line, and llvm-addr2line) on clang-14 and on a
 #      program with > 50 MB of DWARF: wall, peak RSS, instructions
 #      (tests/bench/prof_speed.sh; figures only; skipped by --smoke)
+#  11. the HTTP face: /metrics against mntr (latency, CPU per request),
+#      /debug/pprof/heap against jm4lw-prof -f pprof (tests/bench/http_bench.sh)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
 # 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
 # order reversed every other round; a ratio is the median of the per-round
@@ -40,7 +42,7 @@
 # full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
 # KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
-# name: floor zk jmfp idle redis stall flood prof; e.g. ONLY="stall flood"; the
+# name: floor zk jmfp idle redis stall flood prof http; e.g. ONLY="stall flood"; the
 # report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
 # then has dashes for the others). redis also brings the callgrind counts.
 #
@@ -1020,6 +1022,17 @@ if want prof; then
 		fail "prof: tests/bench/prof_speed.sh (see its lines above)"
 fi
 
+# ================================================================ 11. http
+SECTION=http
+if want http; then
+	log "11. the HTTP face: /metrics against mntr, /debug/pprof/heap against jm4lw-prof"
+	MODE=$MODE ROUNDS=$ROUNDS HEAP_MB=$HEAP_MB JM4LWD=$JM4LWD LOADGEN=$LOADGEN \
+		BENCH_HOST=$BIN/bench_host JM4LW_PROF=$BUILD/jm4lw-prof CC=$CC \
+		CLIENT_CPU=${CCPU:-} SERVER_CPU=${SCPU:-} \
+		"$BENCH_SRC/http_bench.sh" "$MD/$SECTION" ||
+		fail "http: tests/bench/http_bench.sh (see its lines above)"
+fi
+
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 T_END=$(date +%s)
 
@@ -1591,7 +1604,7 @@ done
 		printf -- '- %s\n' "${FAILURES[@]}"
 		echo ""
 	fi
-	for s in 1 2 3 4 5 6 10 11 12 7 9 8; do
+	for s in 1 2 3 4 5 6 10 11 12 http 7 9 8; do
 		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
 	done
 	cat <<'EOF2'
