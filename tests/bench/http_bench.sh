@@ -246,8 +246,8 @@ measure() {
 # wait_line FILE ERE: the port of the first line of FILE matching ERE
 # (20 s, or 300 s for bench_host's heap), from its "127.0.0.1:PORT".
 wait_line() {
-	local i p
-	for i in $(seq 1 "$(( ${3:-20} * 10 ))"); do
+	local p
+	for _ in $(seq 1 "$(( ${3:-20} * 10 ))"); do
 		p=$(grep -E "$2" "$1" | head -1 | sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p')
 		[ -n "$p" ] && { echo "$p"; return 0; }
 		sleep 0.1
