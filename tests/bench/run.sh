@@ -463,6 +463,8 @@ max_connections_per_peer = 2000
 dump_min_interval = 0
 read_timeout = 600
 dump_dir = $WORK/dumps
+# No HTTP: its default port is one for every jm4lwd here (section 11 has its own).
+http_listen =
 EOF
 
 log "mode $MODE: $ROUNDS round(s) of ${DUR}s per case; report -> $OUT"
@@ -760,8 +762,8 @@ fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 SECTION=11
 if want flood; then
 	log "8. ruok through a flood of $IDLE_CONNS idle connections at the default max_connections"
-	note_cmd "${ON_SERVER[*]} jm4lwd -l 127.0.0.1:0   # no -f: the defaults"
-	start flood-jm4lwd "${ON_SERVER[@]}" "$JM4LWD" -l 127.0.0.1:0
+	note_cmd "${ON_SERVER[*]} jm4lwd -l 127.0.0.1:0 -W ''   # no -f: the defaults, no HTTP"
+	start flood-jm4lwd "${ON_SERVER[@]}" "$JM4LWD" -l 127.0.0.1:0 -W ""
 	DPID=$STARTED
 	if DPORT=$(wait_listen flood-jm4lwd "$DPID" "jm4lwd: listening on" 20); then
 		PORTNAME[$DPORT]=JM4LWD_DEFAULT_PORT
