@@ -8,8 +8,8 @@
 #                          redis-server for the preload agent's proof,
 #                          xmllint and headless Chromium (with a monospace
 #                          font) for the SVG flame graph, go (go tool pprof)
-#                          and elfutils (eu-readelf) for pprof.sh, curl for
-#                          the HTTP face's tests
+#                          and elfutils (eu-readelf) for pprof.sh, prometheus
+#                          (with promtool) and curl for the HTTP face
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev \
@@ -18,7 +18,7 @@ if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
 valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium fonts-dejavu-core \
-golang-go elfutils curl"
+golang-go elfutils prometheus curl"
 fi
 
 missing=""

@@ -12,6 +12,7 @@
 #	JM4LWD        jm4lwd
 #	JM4LW_CLIENT  the jm4lw client
 #	JEPROF_HOST   tests/host/jeprof_host
+#	JM4LW_RUN     jm4lw-run (the preload agent's wrapper)
 # KEEP_TMP=1 keeps the scratch directory for a post-mortem.
 # JM4LWD_WRAP, if set, is a command prefix start_daemon puts before jm4lwd
 # (split on white space, e.g. "valgrind --error-exitcode=99 --quiet"); the
@@ -25,6 +26,7 @@ ROOT=$(cd "$TESTS_DIR/.." && pwd)
 JM4LWD=${JM4LWD:-$ROOT/build/jm4lwd}
 JM4LW_CLIENT=${JM4LW_CLIENT:-$ROOT/build/jm4lw}
 JEPROF_HOST=${JEPROF_HOST:-$ROOT/build/tests/host/jeprof_host}
+JM4LW_RUN=${JM4LW_RUN:-$ROOT/build/jm4lw-run}
 JM4LWD_WRAP=${JM4LWD_WRAP:-}
 read -ra _wrap <<<"$JM4LWD_WRAP"
 SLOW=1
@@ -405,6 +407,76 @@ same_totals() {
 	fi
 }
 
+# table_by_name COLUMN [FILTER] < TABLE: a --text table's rows as
+# "figure<TAB>rows<TAB>name", the figure (column 1 flat, 4 cum) summed per
+# name in jeprof's short form (c++filt, symbol versions off, argument
+# lists and template arguments off, a leading return type off; see
+# differential.sh's header), the largest first; only names matching the
+# Perl regex FILTER, if given. Our "inlined_buffer (inline)" goes under
+# the name jeprof gives it (differential.sh's [binutils-inline-static]).
+table_by_name() {
+	c++filt | perl -e '
+		use strict; use warnings;
+		my ($col, $filter) = @ARGV;
+		my (%f, %r);
+		while (<STDIN>) {
+			next if $. == 1;
+			chomp;
+			my @c = split " ", $_, 6;
+			next unless @c == 6;
+			my $n = $c[5];
+			$n =~ s/\@\@?[A-Za-z0-9_.]+//g;
+			my $inl = ($n =~ s/ \(inline\)$//) ? " (inline)" : "";
+			while ($n =~ s/\([^()]*\)(\s*const)?//g) { }
+			while ($n =~ s/<[^<>]*>//g) { }
+			$n =~ s/^.*\s+(\w+::)/$1/;
+			$n = "cxxhost::make_buffers" if $n eq "inlined_buffer";
+			next if defined $filter && "$n$inl" !~ /$filter/;
+			$f{"$n$inl"} += $c[$col - 1];
+			$r{"$n$inl"}++;
+		}
+		printf "%.1f\t%d\t%s\n", $f{$_}, $r{$_}, $_
+		    for sort { $f{$b} <=> $f{$a} || $a cmp $b } keys %f;' "$@"
+}
+
+# same_rows DESC N OURS JEPROF: the first N rows with a figure above 0 of
+# each table_by_name list are the same names, and each of those names has
+# the same figure on both sides within 0.05 MB per table row that went
+# into it (each row is rounded to 0.1 MB before they are summed). Prints
+# both sides on failure.
+same_rows() {
+	local desc=$1 n=$2 ours=$3 jep=$4 bad
+	bad=$(perl -e '
+		use strict; use warnings;
+		my ($n, $of, $jf) = @ARGV;
+		my (%o, %j, %rows, @top);
+		for my $side ([$of, \%o], [$jf, \%j]) {
+			open(my $fh, "<", $side->[0]) or die;
+			my $k = 0;
+			while (my $l = <$fh>) {
+				chomp $l;
+				my ($v, $r, $name) = split /\t/, $l, 3;
+				$side->[1]{$name} = $v;
+				$rows{$name} += $r;
+				push @top, $name if $v > 0 && $k++ < $n;
+			}
+		}
+		my %seen;
+		for my $name (grep { !$seen{$_}++ } @top) {
+			my ($a, $b) = ($o{$name}, $j{$name});
+			my $ok = defined $a && defined $b &&
+			    abs($a - $b) <= 0.05 * $rows{$name} + 0.001;
+			printf "%s %8s %8s  %s\n", $ok ? "  " : "!!",
+			    $a // "-", $b // "-", $name;
+		}' "$n" "$ours" "$jep")
+	if [ -n "$bad" ] && ! grep -q '^!!' <<<"$bad"; then
+		pass "$desc ($(head -1 "$ours" | cut -f3) first)"
+	else
+		fail "$desc" "   jm4lw-prof  jeprof (MB; !! where they differ)" \
+			"${bad:-nothing to compare}"
+	fi
+}
+
 # --- talking to the daemon ---------------------------------------------------------
 
 # start_jeprof_host NAME|DIR [VAR=VALUE...]: tests/host/jeprof_host with
@@ -594,4 +666,49 @@ except OSError:
     end = "reset"
 print("%.2f %s %d bytes: %r" % (time.monotonic() - t0, end, len(got), got[:40]))' \
 		"$1" "$(printf -- "$2" && echo .)" "${3:-30}"
+}
+
+# --- the agent in a real program --------------------------------------------------
+
+# start_redis_agent NAME [VAR=VALUE...]: Debian's redis-server with the
+# preload agent (jm4lw-run --prof-active: sampling on), its words and its
+# HTTP on ports the kernel picks, in scratch dir NAME, with the VARs in
+# its environment (say MALLOC_CONF=lg_prof_sample:15). Waits (20 s) for
+# the agent's two "listening on" lines and redis's PING. Sets RDIR, RPID
+# (redis-server's pid: jm4lw-run execs it), RPORT (redis's port), APORT
+# (the words') and AHTTP (HTTP's); returns 1 after recording a failure.
+start_redis_agent() {
+	local name=$1 i
+	shift
+	RDIR=$(scratch "$name")
+	RPORT=$(free_port)
+	APORT=
+	AHTTP=
+	(cd "$RDIR" && exec env JM4LW_DUMP_DIR="$RDIR" \
+		JM4LW_HTTP_LISTEN=127.0.0.1:0 "$@" "$JM4LW_RUN" --prof-active \
+		-l 127.0.0.1:0 -- redis-server --port "$RPORT" --bind 127.0.0.1 \
+		--save "" --appendonly no --dir "$RDIR") \
+		</dev/null >"$RDIR/out" 2>"$RDIR/err" &
+	RPID=$!
+	track "$RPID"
+	for i in $(seq 200); do
+		APORT=$(sed -n 's/^jm4lw agent\[[0-9]*\]: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$RDIR/err" | head -1)
+		AHTTP=$(sed -n 's/^jm4lw agent\[[0-9]*\]: HTTP listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$RDIR/err" | head -1)
+		[ -n "$APORT" ] && [ -n "$AHTTP" ] &&
+			redis-cli -p "$RPORT" ping 2>/dev/null | grep -qx PONG && return 0
+		_alive "$RPID" || break
+		sleep 0.1
+	done
+	fail "$name: redis-server with the agent: words, HTTP and PING within 20 s" \
+		"words port: ${APORT:-none}, HTTP port: ${AHTTP:-none}" \
+		"$(show_tail "$RDIR/err")"
+	return 1
+}
+
+# http_get URL OUT: GET URL into OUT with curl (bounded); status 0 when
+# the reply is 200.
+http_get() {
+	local code
+	code=$(timeout $((60 * SLOW)) curl -sS -o "$2" -w '%{http_code}' "$1" 2>"$2.err")
+	[ "$code" = 200 ]
 }

@@ -21,6 +21,8 @@
 #      (binutils addr2line, and llvm-addr2line) on clang-14 and on a
 #      program with > 50 MB of DWARF: wall, peak RSS, instructions
 #      (tests/bench/prof_speed.sh; figures only; skipped by --smoke)
+#  11. the HTTP face: /metrics against mntr (latency, CPU per request),
+#      /debug/pprof/heap against jm4lw-prof -f pprof (tests/bench/http_bench.sh)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
 # 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
 # order reversed every other round; a ratio is the median of the per-round
@@ -40,7 +42,7 @@
 # full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
 # KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
-# name: floor zk jmfp idle redis stall flood prof; e.g. ONLY="stall flood"; the
+# name: floor zk jmfp idle redis stall flood prof http; e.g. ONLY="stall flood"; the
 # report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
 # then has dashes for the others). redis also brings the callgrind counts.
 #
@@ -461,6 +463,8 @@ max_connections_per_peer = 2000
 dump_min_interval = 0
 read_timeout = 600
 dump_dir = $WORK/dumps
+# No HTTP: its default port is one for every jm4lwd here (section 11 has its own).
+http_listen =
 EOF
 
 log "mode $MODE: $ROUNDS round(s) of ${DUR}s per case; report -> $OUT"
@@ -758,8 +762,8 @@ fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 SECTION=11
 if want flood; then
 	log "8. ruok through a flood of $IDLE_CONNS idle connections at the default max_connections"
-	note_cmd "${ON_SERVER[*]} jm4lwd -l 127.0.0.1:0   # no -f: the defaults"
-	start flood-jm4lwd "${ON_SERVER[@]}" "$JM4LWD" -l 127.0.0.1:0
+	note_cmd "${ON_SERVER[*]} jm4lwd -l 127.0.0.1:0 -W ''   # no -f: the defaults, no HTTP"
+	start flood-jm4lwd "${ON_SERVER[@]}" "$JM4LWD" -l 127.0.0.1:0 -W ""
 	DPID=$STARTED
 	if DPORT=$(wait_listen flood-jm4lwd "$DPID" "jm4lwd: listening on" 20); then
 		PORTNAME[$DPORT]=JM4LWD_DEFAULT_PORT
@@ -1018,6 +1022,17 @@ if want prof; then
 	MODE=$MODE JM4LW_PROF=$BUILD/jm4lw-prof PB_DIR=$BUILD/prof-bench \
 		"$BENCH_SRC/prof_speed.sh" "$MD/$SECTION" ||
 		fail "prof: tests/bench/prof_speed.sh (see its lines above)"
+fi
+
+# ================================================================ 11. http
+SECTION=http
+if want http; then
+	log "11. the HTTP face: /metrics against mntr, /debug/pprof/heap against jm4lw-prof"
+	MODE=$MODE ROUNDS=$ROUNDS HEAP_MB=$HEAP_MB JM4LWD=$JM4LWD LOADGEN=$LOADGEN \
+		BENCH_HOST=$BIN/bench_host JM4LW_PROF=$BUILD/jm4lw-prof CC=$CC \
+		CLIENT_CPU=${CCPU:-} SERVER_CPU=${SCPU:-} \
+		"$BENCH_SRC/http_bench.sh" "$MD/$SECTION" ||
+		fail "http: tests/bench/http_bench.sh (see its lines above)"
 fi
 
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -1591,7 +1606,7 @@ done
 		printf -- '- %s\n' "${FAILURES[@]}"
 		echo ""
 	fi
-	for s in 1 2 3 4 5 6 10 11 12 7 9 8; do
+	for s in 1 2 3 4 5 6 10 11 12 http 7 9 8; do
 		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
 	done
 	cat <<'EOF2'
