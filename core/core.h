@@ -335,6 +335,10 @@ void dump_result_release(struct dump_result *r);
 int profile_render(enum dump_view view, const char *dump, int with_base,
     const char *base, FILE *out, char *err, size_t errlen);
 
+/* profile_render's answer when there is no base to compare with: not a
+ * failure of the dump, a request that cannot be met (HTTP's 409). */
+#define PROFILE_NO_BASE (-2)
+
 /* /pprof/symbol: "0x<addr> <names>" for each address of @p addrs (@p len
  * bytes, see core_symbols_admit), looked up in this process as call
  * addresses (callers' addresses come already adjusted), an inline chain

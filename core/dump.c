@@ -224,10 +224,13 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 		r = -1;
 	}
 	fclose(f);
-	if (r == -1 || (len = lseek(fd, 0, SEEK_END)) == -1 ||
+	if (r != 0 || (len = lseek(fd, 0, SEEK_END)) == -1 ||
 	    lseek(fd, 0, SEEK_SET) == -1) {
 		close(fd);
-		dump_why(&j->res, DUMP_FAILED, EIO, "%s", err);
+		if (r == PROFILE_NO_BASE)
+			dump_why(&j->res, DUMP_REFUSED, ENOENT, "%s", err);
+		else
+			dump_why(&j->res, DUMP_FAILED, EIO, "%s", err);
 		return -1;
 	}
 	j->res.body = 1;

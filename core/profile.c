@@ -67,6 +67,7 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 			have_base = 1;
 		if (!have_base && view != DUMP_VIEW_DIFF) {
 			snprintf(err, errlen, "cannot compare: %s", why);
+			r = PROFILE_NO_BASE;
 			goto out;
 		}
 		if (!have_base)

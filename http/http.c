@@ -222,8 +222,8 @@ void http_job_error(struct evhttp_request *req, const struct dump_result *r)
 		evhttp_add_header(o, "Retry-After", retry);
 	}
 	if (r->status == DUMP_REFUSED)
-		code = r->err == EBUSY ? 409
-		    : r->err == EAGAIN ? 429
+		code = r->err == EBUSY || r->err == ENOENT ? 409
+		    : r->err == EAGAIN                     ? 429
 		    : r->err == ENOSPC ? 503
 		                       : 501; /* profiling not enabled */
 	else
@@ -473,6 +473,19 @@ static size_t http_header_bytes(struct evhttp_request *req)
 	return n;
 }
 
+int http_word_allowed(struct http_ctx *ctx, const char *w)
+{
+	const struct proto_word *bw;
+	int flags = proto_word_flags(&ctx->m->proto, w, &bw);
+
+	if (proto_allowed(ctx->m->cfg.allow, w, flags < 0 ? 0 : flags))
+		return 1;
+	ctx->m->core.st.words_refused++;
+	http_error(ctx->req, 403,
+	    "%s is served as %s, which is not in the allow list", ctx->path, w);
+	return 0;
+}
+
 /* Every request: the checks, then its route. */
 static void http_request(struct evhttp_request *req, void *arg)
 {
@@ -558,7 +571,8 @@ static void http_request(struct evhttp_request *req, void *arg)
 	ctx.path = path;
 	ctx.query = &query;
 	ctx.post = cmd == EVHTTP_REQ_POST;
-	r->fn(&ctx);
+	if (r->word == NULL || http_word_allowed(&ctx, r->word))
+		r->fn(&ctx);
 	evhttp_clear_headers(&query);
 out:
 	module_unsampled_leave(m, was);

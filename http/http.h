@@ -53,7 +53,13 @@ struct http_route {
 	int flags;
 	http_route_fn fn;
 	const char *help; /* for the index pages */
+	const char *word; /* whose entry in the allow list governs it (NULL:
+	                     always served; the route checks it itself) */
 };
+
+/* Is the word @p w allowed (the allow list governs both faces)? 1, or 0
+ * with a 403 sent that names the word. */
+int http_word_allowed(struct http_ctx *ctx, const char *w);
 
 extern const struct http_route http_routes[];
 

@@ -226,6 +226,11 @@ static void route_profile(struct http_ctx *ctx)
 		http_error(ctx->req, 400, "%s", why);
 		return;
 	}
+	/* The word that renders the same: jmcs, jmfg, else jmtp. */
+	if (!http_word_allowed(ctx, view == DUMP_VIEW_COLLAPSED ? "jmcs"
+	            : view == DUMP_VIEW_SVG                 ? "jmfg"
+	                                                    : "jmtp"))
+		return;
 	http_job(ctx, "/jemalloc/profile", view, base, view_type(view), 0);
 }
 
@@ -247,6 +252,8 @@ static void route_stats(struct http_ctx *ctx)
 		    "unknown format \"%.40s\" (want text or json)", fmt);
 		return;
 	}
+	if (!http_word_allowed(ctx, json ? "jmsj" : "jmst"))
+		return;
 	if ((b = evbuffer_new()) == NULL) {
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
 		return;
@@ -368,34 +375,38 @@ static void route_word(struct http_ctx *ctx)
 }
 
 const struct http_route http_routes[] = {
-    {"/", HTTP_GET, route_index, NULL},
-    {"/jemalloc", HTTP_GET, route_index, NULL},
-    {"/jemalloc/", HTTP_GET, route_index, NULL},
+    {"/", HTTP_GET, route_index, NULL, NULL},
+    {"/jemalloc", HTTP_GET, route_index, NULL, NULL},
+    {"/jemalloc/", HTTP_GET, route_index, NULL, NULL},
     {"/metrics", HTTP_GET, route_metrics,
-        "Prometheus metrics: allocator figures and the module's counters"},
+        "Prometheus metrics: allocator figures and the module's counters",
+        "mntr"},
     {"/jemalloc/status", HTTP_GET, route_status,
-        "profiling state and figures, JSON"},
+        "profiling state and figures, JSON", "mntr"},
     {"/jemalloc/stats", HTTP_GET, route_stats,
-        "malloc_stats_print (?format=json for JSON)"},
+        "malloc_stats_print (?format=json for JSON)", NULL},
     {"/jemalloc/profile", HTTP_GET, route_profile,
         "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
-        "symbolized, &amp;base=previous for the growth since the last dump"},
-    {"/debug/pprof/", HTTP_GET, route_index, NULL},
+        "symbolized, &amp;base=previous for the growth since the last dump",
+        NULL},
+    {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
-        "pprof of the live heap, symbolized (go tool pprof)"},
+        "pprof of the live heap, symbolized (go tool pprof)", "jmtp"},
     {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
-        "the same, with allocation totals when prof_accum is on"},
+        "the same, with allocation totals when prof_accum is on", "jmtp"},
     {"/debug/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
-        "address to function, as Go's net/http/pprof"},
+        "address to function, as Go's net/http/pprof", "jmtp"},
     {"/debug/pprof/cmdline", HTTP_GET, route_cmdline,
-        "the process's arguments"},
+        "the process's arguments", "conf"},
     {"/pprof/heap", HTTP_GET, route_raw_heap,
-        "a raw heap_v2 dump for jeprof http://host:port/pprof/heap"},
+        "a raw heap_v2 dump for jeprof http://host:port/pprof/heap", "jmtp"},
     {"/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
-        "jeprof's symbol lookup"},
-    {"/pprof/cmdline", HTTP_GET, route_cmdline, "the program, for jeprof"},
+        "jeprof's symbol lookup", "jmtp"},
+    {"/pprof/cmdline", HTTP_GET, route_cmdline, "the program, for jeprof",
+        "conf"},
     {"/4lw/", HTTP_GET | HTTP_POST | HTTP_PREFIX, route_word,
         "every word: GET /4lw/ruok; words that change state by POST with "
-        "X-Jm4lw: 1"},
-    {NULL, 0, NULL, NULL},
+        "X-Jm4lw: 1",
+        NULL},
+    {NULL, 0, NULL, NULL, NULL},
 };

@@ -120,6 +120,15 @@ case_refusals() {
 	assert_http "403 for a word not in allow" 403 nallow /4lw/conf
 	assert_bytes "... with ZooKeeper's whitelist line" "$T/nallow.body" \
 		'conf is not executed because it is not in the whitelist.\n'
+	# The allow list governs the paths too, through the word that
+	# answers the same: mntr is allowed, jmtp/jmfg/jmst/conf are not.
+	assert_http "200 for /metrics (mntr is allowed)" 200 amet /metrics
+	assert_http "403 for /debug/pprof/heap (jmtp is not)" 403 approf /debug/pprof/heap
+	assert_grep '... naming the word' '^error: /debug/pprof/heap is served as jmtp, which is not in the allow list$' "$T/approf.body"
+	assert_http "403 for /jemalloc/profile?format=svg (jmfg is not)" 403 asvg '/jemalloc/profile?format=svg'
+	assert_http "403 for /jemalloc/stats (jmst is not)" 403 astats /jemalloc/stats
+	assert_http "403 for /pprof/symbol (jmtp is not)" 403 asym /pprof/symbol
+	assert_http "403 for /pprof/cmdline (conf is not)" 403 acmd /pprof/cmdline
 
 	# DNS rebinding: a Host that is no IP literal, localhost or listed.
 	assert_http "403 for Host: evil.example" 403 host /metrics -H 'Host: evil.example'

@@ -1,0 +1,81 @@
+#!/bin/bash
+# The HTTP face's profile paths with profiling on, on jm4lwd under the real
+# jemalloc: every /jemalloc/profile format is what its consumer reads
+# (xmllint for svg, go tool pprof for pprof, jeprof's markers for raw and
+# symbolized), base=previous compares with the last kept dump (409 before
+# there is one), and dumps refused for the rate or the disk are 429 with
+# Retry-After and 503, each with the word's one-line reason. Real-program
+# consumers (go tool pprof and jeprof on the agent in redis-server,
+# Prometheus) are in http_pprof.sh and prometheus.sh.
+#
+#	bash http_prof.sh   (JM4LWD, else build/)
+. "$(dirname "$0")/../lib.sh"
+
+need curl xmllint go timeout
+
+case_formats() {
+	local d
+	d=$(scratch formats)
+	printf 'dump_min_interval = 0\n' >"$d/jm4lwd.conf"
+	start_daemon -C "$d" -e MALLOC_CONF=prof:true,lg_prof_sample:10 -- \
+		-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	ask mntr >/dev/null # something sampled besides the start
+
+	assert_http "format=text" 200 ftext '/jemalloc/profile?format=text'
+	assert_grep "... jeprof's Total line under our heading" '^Total: [0-9.]+ MB$' "$T/ftext.body"
+	assert_http "format=collapsed (the default)" 200 fcol /jemalloc/profile
+	assert_no_grep "... every line 'frames bytes'" '^$|[^0-9]$' "$T/fcol.body"
+	assert_http "format=svg" 200 fsvg '/jemalloc/profile?format=svg'
+	assert_eq "... as image/svg+xml" image/svg+xml "$(hheader fsvg Content-Type)"
+	assert_cmd "... which xmllint reads" xmllint --noout "$T/fsvg.body"
+	assert_http "format=raw" 200 fraw '/jemalloc/profile?format=raw'
+	assert_eq "... a heap_v2 dump" heap_v2/ "$(head -c 8 "$T/fraw.body")"
+	assert_http "format=symbolized" 200 fsym '/jemalloc/profile?format=symbolized'
+	assert_eq "... jeprof's symbolized file" "--- symbol" "$(head -1 "$T/fsym.body")"
+	assert_grep "... with the dump after --- heap" '^heap_v2/' "$T/fsym.body"
+	assert_http "/debug/pprof/heap" 200 pheap /debug/pprof/heap
+	assert_eq "... gzip" 1f8b "$(head -c 2 "$T/pheap.body" | od -An -tx1 | tr -d ' \n')"
+	mkdir -p "$d/go"
+	if HOME=$d/go GOCACHE=$d/go/cache timeout 60 go tool pprof -raw "$T/pheap.body" \
+		>"$T/pheap.raw" 2>&1; then
+		assert_grep "go tool pprof reads it: inuse_space samples" 'inuse_space/bytes' "$T/pheap.raw"
+	else
+		fail "go tool pprof reads /debug/pprof/heap" "$(head -3 "$T/pheap.raw")"
+	fi
+	assert_http "unknown format: 400" 400 fbad '/jemalloc/profile?format=dot'
+
+	# base=previous: no kept dump yet, then a jmfp.
+	assert_http "base=previous before any kept dump: 409" 409 nobase \
+		'/jemalloc/profile?format=text&base=previous'
+	assert_grep "... saying there is nothing to compare with" \
+		'^error: cannot compare: no earlier dump' "$T/nobase.body"
+	assert_http "POST /4lw/jmfp keeps a dump" 200 kept /4lw/jmfp -X POST -H 'X-Jm4lw: 1'
+	assert_eq "... its path, as the word's" heap_v2/ "$(head -c 8 "$(cat "$T/kept.body")")"
+	assert_http "base=previous after it" 200 wbase '/jemalloc/profile?format=text&base=previous'
+	assert_grep "... the growth since that dump" "^# growth since $(cat "$T/kept.body"), " "$T/wbase.body"
+	assert_http "base= with format=raw: 400" 400 rawbase '/jemalloc/profile?format=raw&base=previous'
+	stop_daemon
+}
+
+case_refused() {
+	local d
+	d=$(scratch refused)
+	start_daemon -C "$d" -e MALLOC_CONF=prof:true -- -l 127.0.0.1:0 -D "$d" || return
+	hreq first /debug/pprof/heap >/dev/null
+	assert_http "a second dump within dump_min_interval: 429" 429 rate /debug/pprof/heap
+	# dump_min_interval (1 s) less the time since, rounded up.
+	assert_eq "... with Retry-After: 1 or 2 (s)" yes \
+		"$(case $(hheader rate Retry-After) in 1 | 2) echo yes ;; esac)"
+	assert_grep "... and jmfp's reason" 'refused: the last dump was .* retry in' "$T/rate.body"
+	stop_daemon
+	printf 'dump_min_free = 1000T\n' >"$d/jm4lwd.conf"
+	start_daemon -C "$d" -e MALLOC_CONF=prof:true -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	assert_http "the disk guard: 503" 503 disk '/jemalloc/profile?format=text'
+	assert_grep "... with dump_min_free's reason" 'dump_min_free is' "$T/disk.body"
+	alive "the port still answers"
+	stop_daemon
+}
+
+case_formats
+case_refused
+finish
