@@ -224,7 +224,7 @@ void http_job_error(struct evhttp_request *req, const struct dump_result *r)
 	if (r->status == DUMP_REFUSED)
 		code = r->err == EBUSY || r->err == ENOENT ? 409
 		    : r->err == EAGAIN                     ? 429
-		    : r->err == ENOSPC ? 503
+		    : r->err == ENOSPC                     ? 503
 		                       : 501; /* profiling not enabled */
 	else
 		code = r->err == ENOSPC ? 503 : 500;

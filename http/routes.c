@@ -227,9 +227,10 @@ static void route_profile(struct http_ctx *ctx)
 		return;
 	}
 	/* The word that renders the same: jmcs, jmfg, else jmtp. */
-	if (!http_word_allowed(ctx, view == DUMP_VIEW_COLLAPSED ? "jmcs"
-	            : view == DUMP_VIEW_SVG                 ? "jmfg"
-	                                                    : "jmtp"))
+	if (!http_word_allowed(ctx,
+	        view == DUMP_VIEW_COLLAPSED ? "jmcs"
+	            : view == DUMP_VIEW_SVG ? "jmfg"
+	                                    : "jmtp"))
 		return;
 	http_job(ctx, "/jemalloc/profile", view, base, view_type(view), 0);
 }
@@ -396,8 +397,8 @@ const struct http_route http_routes[] = {
         "the same, with allocation totals when prof_accum is on", "jmtp"},
     {"/debug/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
         "address to function, as Go's net/http/pprof", "jmtp"},
-    {"/debug/pprof/cmdline", HTTP_GET, route_cmdline,
-        "the process's arguments", "conf"},
+    {"/debug/pprof/cmdline", HTTP_GET, route_cmdline, "the process's arguments",
+        "conf"},
     {"/pprof/heap", HTTP_GET, route_raw_heap,
         "a raw heap_v2 dump for jeprof http://host:port/pprof/heap", "jmtp"},
     {"/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
