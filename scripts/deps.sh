@@ -13,7 +13,7 @@
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev \
-zlib1g-dev perl binutils netcat-openbsd redis-server redis-tools"
+zlib1g-dev perl binutils netcat-openbsd redis-server redis-tools curl"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
