@@ -28,8 +28,9 @@ and dump=PATH, a profile kept by a jmfp at the end for offline analysis
 (valgrind massif of jm4lw-prof over the same heap; the caller removes it).
 
 massif: the peak snapshot of a massif.out file, for what the peak consists
-of: "peak_bytes=N" then "site_bytes=N site=FUNCTION" for the largest
-allocation sites (the first level of massif's tree), largest first.
+of: "peak_bytes=N" then "site_bytes=N site=F1 < F2 < ..." for the
+largest allocation sites (the first level of massif's tree), largest
+first, each named by its call chain down to the program's own code.
 
 Exit 1 if a word did not answer or answered an error line.
 """
@@ -240,8 +241,8 @@ def frame(desc):
 
 def massif(path):
     """The peak snapshot's total and first-level allocation sites, each
-    named by its chain of named functions up to the first frame with a
-    source line (the caller that asked for it)."""
+    named by its chain of named functions down to the program's own code
+    (two frames of it: the function that asked, and its caller)."""
     with open(path) as f:
         snaps = f.read().split("#-----------\nsnapshot=")[1:]
     peak = next((s for s in snaps if "heap_tree=peak" in s), None)
@@ -260,18 +261,18 @@ def massif(path):
     for i, (depth, size, desc) in enumerate(tree):
         if depth != 1:
             continue
-        names, j, d = [], i, depth
-        # Down the largest child (the first line one level deeper).
-        while j < len(tree) and tree[j][0] == d:
+        names, j, d, ours = [], i, depth, 0
+        # Down the largest child (the first line one level deeper), to
+        # the second frame of the program's own code (not a .so).
+        while j < len(tree) and tree[j][0] == d and ours < 2:
             fn, where = frame(tree[j][2])
             if fn is None:
                 names.append(where)
                 break
             if fn != "???":
                 names.append(fn)
-            if re.search(r"\.(c|cc|cpp):\d+$", where):
-                names[-1] = "%s (%s)" % (fn, where)
-                break
+            if not re.search(r"\.so(\.[0-9.]+)?$", where):
+                ours += 1
             j, d = j + 1, d + 1
         print("site_bytes=%d site=%s" % (size, " < ".join(names)))
     return 0
