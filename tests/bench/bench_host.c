@@ -336,9 +336,12 @@ static void *churn_main(void *arg)
 		c->live[i] = churn_alloc(&c->rng);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!atomic_load_explicit(&set->stop, memory_order_relaxed)) {
-		start_ns = (uint64_t)next.tv_sec * 1000000000ull +
-		    (uint64_t)next.tv_nsec;
+		/* The window starts when the thread runs, not when it was
+		 * due: a late wake-up (a halted CPU) must not shorten it, or
+		 * ops/s would measure how often the CPU idles. */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+		start_ns =
+		    (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec;
 		do {
 			i = (size_t)(c->rng >> 20) % CHURN_LIVE;
 			free(c->live[i]);
