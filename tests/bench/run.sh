@@ -81,7 +81,7 @@ if [ "$MODE" = smoke ]; then
 	ZK_WARM=2
 	IDLE_SECS=1
 	STALL_SECS=1 FLOOD_SECS=1          # sections 7 and 8, per case
-	INPROC_ROUNDS=1 INPROC_SECS=1      # section 10
+	INPROC_ROUNDS=1 INPROC_SECS=1 INPROC_STALL_ROUNDS=1 # section 10
 	export INPROC_SETTLE=0.3           # inproc.py: the "after" read
 	RB_KV_N1=3000 RB_KV_N32=15000      # redis-benchmark -t set,get
 	RB_MS_N1=300 RB_MS_N32=600         # MEMORY MALLOC-STATS
@@ -95,7 +95,7 @@ else
 	ZK_WARM=15
 	IDLE_SECS=5
 	STALL_SECS=10 FLOOD_SECS=10
-	INPROC_ROUNDS=5 INPROC_SECS=10
+	INPROC_ROUNDS=5 INPROC_SECS=5 INPROC_STALL_ROUNDS=3
 	RB_KV_N1=60000 RB_KV_N32=200000
 	RB_MS_N1=2000 RB_MS_N32=3000
 	OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
@@ -912,8 +912,16 @@ if want inproc; then
 	fi
 	stop "$IPID"
 	rm -rf "$WORK/idumps"
-	stall inproc.thread jmfg "$INPROC_SECS" -T -A "$CHURN_THREADS" -P "$CHURN_PCT"
-	[ "$MODE" = full ] && stall inproc.embedded jmfg "$INPROC_SECS" -A "$CHURN_THREADS" -P "$CHURN_PCT"
+	# Rounds of both modes in alternation: a shared machine's load moves
+	# between the idle and the busy window of one round less than across.
+	for r in $(seq 1 "$INPROC_STALL_ROUNDS"); do
+		for m in $(order "$r" thread embedded); do
+			[ "$MODE" = smoke ] && [ $m = embedded ] && continue
+			t=()
+			[ $m = thread ] && t=(-T)
+			stall "inproc.$m" jmfg "$INPROC_SECS" "${t[@]}" -A "$CHURN_THREADS" -P "$CHURN_PCT"
+		done
+	done
 fi
 
 # ================================================================ 3 and 5. Redis
@@ -1483,19 +1491,22 @@ if want inproc; then
 	out "freeing one block of a live set of 1024 (32 B – 4 KiB) and allocating its successor, sampled like the rest of"
 	out "the heap, $CHURN_PCT % of every 4 ms (a service that is not saturated: the process, pinned to one CPU, leaves CPU to the"
 	out "module); each operation (free + malloc + a write) timed with \`clock_gettime\` into the thread's own fixed"
-	out "histogram. The host word \`alst\` reads the operations since its last call. Over ${INPROC_SECS} s with only the ruok prober"
+	out "histogram. The host word \`alst\` reads the operations since its last call. $INPROC_STALL_ROUNDS round(s) per mode, the modes alternating, each a fresh"
+	out "process: over ${INPROC_SECS} s with only the ruok prober"
 	out "of section 7 (one connection a millisecond), then over ${INPROC_SECS} s while one loadgen sends \`jmfg\` back to back"
 	out "(\`dump_min_interval\` is 0) and the prober runs; *thread*: the module on its own thread (\`-T\`), *embedded*: on"
-	out "the host's libevent loop. Latencies include \`clock_gettime\` itself and any preemption: the host's threads, its"
+	out "the host's libevent loop. Figures are medians over the rounds; the ratio is the median of the per-round ratios (range"
+	out "in brackets). Latencies include \`clock_gettime\` itself and any preemption: the host's threads, its"
 	out "loop and the worker share one CPU, so an operation's max is at least a scheduler's time slice of a sibling's."
 	out ""
-	out "| mode | jmfg replies, median / max ms | ops/s idle | ops/s during | **during ÷ idle** | op p50 / p99 / max µs, idle | **during** | ruok p99 / max ms, idle | **during** |"
+	out "| mode | jmfg replies per round, median / max ms | ops/s idle | ops/s during | **during ÷ idle** | op p50 / p99 / max µs, idle | **during** | ruok p99 / max ms, idle | **during** |"
 	out "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 	us() { fmt "$(awk -v a="$(med "$1")" 'BEGIN { if (a == "nan") print a; else print a / 1000 }')" "${2:-%.2f}"; }
 	for m in thread embedded; do
 		k=inproc.$m
-		r=$(div "$(med $k.alst.during.ops_per_s)" "$(med $k.alst.idle.ops_per_s)" %.3f)
-		out "| $m | $(fmt "$(med $k.dumps)"), $(us $k.dump.p50 %.0f) / $(us $k.dump.max %.0f) | $(fmt "$(med $k.alst.idle.ops_per_s)") | $(fmt "$(med $k.alst.during.ops_per_s)") | **$r** | $(us $k.alst.idle.p50_ns %.3f) / $(us $k.alst.idle.p99_ns) / $(us $k.alst.idle.max_ns %.0f) | **$(us $k.alst.during.p50_ns %.3f) / $(us $k.alst.during.p99_ns) / $(us $k.alst.during.max_ns %.0f)** | $(us $k.quiet.p99) / $(us $k.quiet.max) | **$(us $k.ruok.p99) / $(us $k.ruok.max)** |"
+		[ -n "${R[$k.alst.idle.ops_per_s]:-}" ] || continue
+		r=$(fmt "$(pmed $k.alst.during.ops_per_s $k.alst.idle.ops_per_s)" %.3f)
+		out "| $m | $(fmt "$(med $k.dumps)"), $(us $k.dump.p50 %.0f) / $(us $k.dump.max %.0f) | $(fmt "$(med $k.alst.idle.ops_per_s)") | $(fmt "$(med $k.alst.during.ops_per_s)") | **$r** ($(prng $k.alst.during.ops_per_s $k.alst.idle.ops_per_s)) | $(us $k.alst.idle.p50_ns %.3f) / $(us $k.alst.idle.p99_ns) / $(us $k.alst.idle.max_ns %.0f) | **$(us $k.alst.during.p50_ns %.3f) / $(us $k.alst.during.p99_ns) / $(us $k.alst.during.max_ns %.0f)** | $(us $k.quiet.p99) / $(us $k.quiet.max) | **$(us $k.ruok.p99) / $(us $k.ruok.max)** |"
 		summary "10. host threads' alloc ops/s during back-to-back jmfg ÷ idle, $m mode (op max µs idle → during)" "$r ($(us $k.alst.idle.max_ns %.0f) → $(us $k.alst.during.max_ns %.0f))" "—" "figure only"
 	done
 	cmds
