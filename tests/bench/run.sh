@@ -917,9 +917,9 @@ if want inproc; then
 	for r in $(seq 1 "$INPROC_STALL_ROUNDS"); do
 		for m in $(order "$r" thread embedded); do
 			[ "$MODE" = smoke ] && [ $m = embedded ] && continue
-			t=()
-			[ $m = thread ] && t=(-T)
-			stall "inproc.$m" jmfg "$INPROC_SECS" "${t[@]}" -A "$CHURN_THREADS" -P "$CHURN_PCT"
+			tflag=()
+			[ $m = thread ] && tflag=(-T)
+			stall "inproc.$m" jmfg "$INPROC_SECS" "${tflag[@]}" -A "$CHURN_THREADS" -P "$CHURN_PCT"
 		done
 	done
 fi
