@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/bench/run.sh [--smoke] — jm4lw's benchmark suite.
 #
-# Starts everything on loopback, measures six comparisons and writes a
+# Starts everything on loopback, measures these comparisons and writes a
 # Markdown report (BENCHMARKS.md at the repository root for the full run):
 #   1. ruok conn/s: jm4lwd / floor (tests/bench/floor.c)        target >= 0.90
 #   2. ruok and mntr conn/s: jm4lwd / ZooKeeper 3.8             target mntr >= 5
@@ -21,6 +21,13 @@
 #      (binutils addr2line, and llvm-addr2line) on clang-14 and on a
 #      program with > 50 MB of DWARF: wall, peak RSS, instructions
 #      (tests/bench/prof_speed.sh; figures only; skipped by --smoke)
+#  10. in-process profiles (jmtp, jmcs, jmfg): the host's extra RssAnon at
+#      the peak and after, in clangd under jm4lw-run and in bench_host -S
+#      (tests/bench/inproc.py; massif says what the peak is made of), and
+#      the host's own allocating threads (bench_host -A, word alst) and
+#      ruok while jmfg runs back to back, thread and embedded mode
+#                                target: extra RssAnon <= 16 MiB, back after
+#      (--smoke: bench_host only, one round, thread mode)
 #  11. the HTTP face: /metrics against mntr (latency, CPU per request),
 #      /debug/pprof/heap against jm4lw-prof -f pprof (tests/bench/http_bench.sh)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
@@ -42,12 +49,13 @@
 # full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
 # KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
-# name: floor zk jmfp idle redis stall flood prof http; e.g. ONLY="stall flood"; the
+# name: floor zk jmfp idle redis stall flood prof inproc http; e.g. ONLY="stall flood"; the
 # report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
 # then has dashes for the others). redis also brings the callgrind counts.
 #
 # Needs: gcc or cc, python3 (a free port), taskset, java + Debian's
-# zookeeper, redis-server + redis-benchmark + redis-cli. perf is optional.
+# zookeeper, redis-server + redis-benchmark + redis-cli. perf, valgrind
+# (callgrind, massif) and clangd (section 10) are optional.
 set -uo pipefail
 
 usage() {
@@ -75,6 +83,8 @@ if [ "$MODE" = smoke ]; then
 	ZK_WARM=2
 	IDLE_SECS=1
 	STALL_SECS=1 FLOOD_SECS=1          # sections 7 and 8, per case
+	INPROC_ROUNDS=1 INPROC_SECS=1 INPROC_STALL_ROUNDS=1 # section 10
+	export INPROC_SETTLE=0.3           # inproc.py: the "after" read
 	RB_KV_N1=3000 RB_KV_N32=15000      # redis-benchmark -t set,get
 	RB_MS_N1=300 RB_MS_N32=600         # MEMORY MALLOC-STATS
 	OUT=${BENCH_OUT:-$BUILD/BENCHMARKS-smoke.md}
@@ -87,6 +97,7 @@ else
 	ZK_WARM=15
 	IDLE_SECS=5
 	STALL_SECS=10 FLOOD_SECS=10
+	INPROC_ROUNDS=5 INPROC_SECS=5 INPROC_STALL_ROUNDS=3
 	RB_KV_N1=60000 RB_KV_N32=200000
 	RB_MS_N1=2000 RB_MS_N32=3000
 	OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
@@ -96,6 +107,7 @@ fi
 CONCS="1 32"
 IDLE_CONNS=1000
 STALL_LG=15         # section 7: one sample per 32 KiB, ~30000 per GiB
+CHURN_THREADS=2 CHURN_PCT=25 # section 10: bench_host -A 2 -P 25
 FLOOD_TRICKLE_MS=1000
 REFUSAL="error: too many connections"
 T_START=$(date +%s)
@@ -107,7 +119,7 @@ declare -A R        # results: key -> "v1 v2 ..." (one value per round)
 declare -A PORTNAME # port -> name, for the commands shown in the report
 
 log() { echo "run.sh: $*" >&2; }
-# Is section NAME (floor zk jmfp idle redis stall flood prof) to run? ONLY=...
+# Is section NAME (floor zk jmfp idle redis stall flood prof inproc) to run? ONLY=...
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 fail() {
 	FAILURES+=("$*")
@@ -695,62 +707,90 @@ if want idle; then
 fi
 
 # ================================================================ 7. stall
-# ruok on the port while jmfp dumps back to back: a prober (one connection
-# a millisecond, each latency recorded) against a loop of jmfp on another
-# connection, with the module on its own thread (-T) and on the host's loop.
+# stall KEY WORD SECS BENCH_HOST_ARGS...: bench_host -S over HEAP_MB with
+# the ARGS (-T: thread mode), then ruok on its port while WORD runs back
+# to back: a prober (one connection a millisecond, each latency recorded)
+# against a loop of WORD on another connection, and the same prober with no
+# WORD running first. Records KEY.{heap,size,traces,quiet.*,ruok.*,dumps,
+# dump.p50,dump.max}; with -A in ARGS, the host threads' alst over each
+# prober run as KEY.alst.{idle,during}.{ops_per_s,p50_ns,p99_ns,max_ns}.
+# Section 7 runs it with jmfp, section 10 with jmfg.
+stall() {
+	local key=$1 word=$2 secs=$3 name=${1//./-} f chk=() churn=0 spid sport sweeper dumper
+	shift 3
+	[[ " $* " == *" -A "* ]] && churn=1
+	[ "$word" = jmfp ] && chk=(-x /)
+	mkdir -p "$WORK/sdumps"
+	note_cmd "MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG ${ON_SERVER[*]} bench_host -S ${*:+$* }-m $HEAP_MB \$WORK/sdumps"
+	start "$name" env MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG "${ON_SERVER[@]}" \
+		"$BIN/bench_host" -S "$@" -m "$HEAP_MB" "$WORK/sdumps"
+	spid=$STARTED
+	if ! sport=$(wait_listen "$name" "$spid" "bench_host: listening on" 300); then
+		fail "bench_host $* did not start"
+		stop "$spid"
+		return 1
+	fi
+	PORTNAME[$sport]=BENCH_HOST_PORT
+	R[$key.heap]=$(sed -n 's/^bench_host: \([0-9]*\) blocks, stats.allocated \([0-9]*\) MiB.*/\2 MiB, \1 blocks/p' "$WORK/$name.log" | head -1)
+	# One first: its size and backtraces, and a warm cache.
+	rm -f "$WORK/stall.one"
+	if lg "$key.one" "$sport" -n 1 -w "$word" "${chk[@]}" -o "$WORK/stall.one"; then
+		if [ "$word" = jmfp ]; then
+			f=$(head -1 "$WORK/stall.one")
+			R[$key.size]=$(stat -c %s "$f" 2>/dev/null)
+			R[$key.traces]=$(grep -c '^@' "$f" 2>/dev/null)
+		else
+			R[$key.size]=$(kv "$LG" reply_bytes)
+		fi
+	fi
+	# The same prober with no dump running: the machine's own noise,
+	# measured in the same run, to read the figures against.
+	[ $churn = 1 ] && alst "$key" "$sport" ""
+	if bench "$key.quiet" "$spid" "$sport" -c 1 -i 1 -d "$secs" -w ruok; then
+		rec "$key.quiet.n" "$(kv "$LG" requests)"
+	fi
+	[ $churn = 1 ] && alst "$key" "$sport" idle
+	# The dumps would fill the disk: remove each once it is renamed in.
+	( while kill -0 "$spid" 2>/dev/null; do rm -f "$WORK"/sdumps/*.heap; sleep 0.5; done ) &
+	PIDS+=($!)
+	sweeper=$!
+	note_cmd "${ON_CLIENT[*]} loadgen -p $sport -c 1 -d $((secs + 1)) -w $word${chk[*]:+ ${chk[*]}} &   # then, 0.5 s later:"
+	"${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$sport" -c 1 -d $((secs + 1)) -w "$word" "${chk[@]}" \
+		>"$WORK/stall.dumps" 2>"$WORK/stall.dumps.err" &
+	dumper=$!
+	[ $churn = 1 ] && alst "$key" "$sport" ""
+	sleep 0.5
+	if bench "$key.ruok" "$spid" "$sport" -c 1 -i 1 -d "$secs" -w ruok; then
+		rec "$key.ruok.n" "$(kv "$LG" requests)"
+	fi
+	[ $churn = 1 ] && alst "$key" "$sport" during
+	wait "$dumper" || fail "$key: loadgen -w $word: $(head -3 "$WORK/stall.dumps.err" | tr '\n' ' ')"
+	D=$(cat "$WORK/stall.dumps")
+	rec "$key.dumps" "$(kv "$D" requests)"
+	rec "$key.dump.p50" "$(kv "$D" p50_us)"
+	rec "$key.dump.max" "$(kv "$D" max_us)"
+	log "$key: $(kv "$D" requests) $word, median $(kv "$D" p50_us) µs"
+	stop "$spid"
+	kill "$sweeper" 2>/dev/null
+	wait "$sweeper" 2>/dev/null
+	rm -f "$WORK"/sdumps/*.heap
+}
+# alst KEY PORT [PHASE]: read bench_host's alst (which starts the next
+# interval); with PHASE, record the interval's figures as KEY.alst.PHASE.*.
+alst() {
+	local a k
+	a=$("$CLIENT_BIN" -h 127.0.0.1 -p "$2" -t 10 alst 2>&1)
+	[[ $a == threads=* ]] || { fail "$1: alst: $a"; return 1; }
+	[ -n "${3:-}" ] || return 0
+	note_cmd "jm4lw -p $2 alst   # before and after each prober run"
+	for k in secs ops ops_per_s p50_ns p99_ns max_ns; do rec "$1.alst.$3.$k" "$(kv "$a" $k)"; done
+	log "$1 alst $3: $a"
+}
 SECTION=10
 if want stall; then
 	log "7. ruok while jmfp dumps a ${HEAP_MB} MiB heap back to back"
-	mkdir -p "$WORK/sdumps"
-	for m in thread embedded; do
-		t=()
-		[ $m = thread ] && t=(-T)
-		note_cmd "MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG ${ON_SERVER[*]} bench_host -S ${t[*]:+${t[*]} }-m $HEAP_MB \$WORK/sdumps"
-		start "stall-$m" env MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG "${ON_SERVER[@]}" \
-			"$BIN/bench_host" -S "${t[@]}" -m "$HEAP_MB" "$WORK/sdumps"
-		SPID=$STARTED
-		if ! SPORT=$(wait_listen "stall-$m" "$SPID" "bench_host: listening on" 300); then
-			fail "bench_host ($m mode) did not start"
-			stop "$SPID"
-			continue
-		fi
-		PORTNAME[$SPORT]=BENCH_HOST_PORT
-		R[stall.$m.heap]=$(sed -n 's/^bench_host: \([0-9]*\) blocks, stats.allocated \([0-9]*\) MiB.*/\2 MiB, \1 blocks/p' "$WORK/stall-$m.log" | head -1)
-		# One dump first: its size and backtraces, and a warm cache.
-		rm -f "$WORK/stall.one"
-		if lg "stall.$m.one" "$SPORT" -n 1 -w jmfp -x / -o "$WORK/stall.one"; then
-			f=$(head -1 "$WORK/stall.one")
-			R[stall.$m.size]=$(stat -c %s "$f" 2>/dev/null)
-			R[stall.$m.traces]=$(grep -c '^@' "$f" 2>/dev/null)
-		fi
-		# The same prober with no dump running: the machine's own noise,
-		# measured in the same run, to read the figures against.
-		if bench "stall.$m.quiet" "$SPID" "$SPORT" -c 1 -i 1 -d "$STALL_SECS" -w ruok; then
-			rec "stall.$m.quiet.n" "$(kv "$LG" requests)"
-		fi
-		# The dumps would fill the disk: remove each once it is renamed in.
-		( while kill -0 "$SPID" 2>/dev/null; do rm -f "$WORK"/sdumps/*.heap; sleep 0.5; done ) &
-		PIDS+=($!)
-		sweeper=$!
-		note_cmd "${ON_CLIENT[*]} loadgen -p $SPORT -c 1 -d $((STALL_SECS + 1)) -w jmfp -x / &   # then, 0.5 s later:"
-		"${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$SPORT" -c 1 -d $((STALL_SECS + 1)) -w jmfp -x / \
-			>"$WORK/stall.dumps" 2>"$WORK/stall.dumps.err" &
-		dumper=$!
-		sleep 0.5
-		if bench "stall.$m.ruok" "$SPID" "$SPORT" -c 1 -i 1 -d "$STALL_SECS" -w ruok; then
-			rec "stall.$m.ruok.n" "$(kv "$LG" requests)"
-		fi
-		wait "$dumper" || fail "stall.$m: loadgen -w jmfp: $(head -3 "$WORK/stall.dumps.err" | tr '\n' ' ')"
-		D=$(cat "$WORK/stall.dumps")
-		rec "stall.$m.dumps" "$(kv "$D" requests)"
-		rec "stall.$m.dump.p50" "$(kv "$D" p50_us)"
-		rec "stall.$m.dump.max" "$(kv "$D" max_us)"
-		log "stall.$m: $(kv "$D" requests) dumps, median $(kv "$D" p50_us) µs"
-		stop "$SPID"
-		kill "$sweeper" 2>/dev/null
-		wait "$sweeper" 2>/dev/null
-		rm -f "$WORK"/sdumps/*.heap
-	done
+	stall stall.thread jmfp "$STALL_SECS" -T
+	stall stall.embedded jmfp "$STALL_SECS"
 fi
 
 # ================================================================ 8. flood
@@ -805,6 +845,87 @@ if want flood; then
 		fail "jm4lwd (default configuration) did not start"
 	fi
 	stop "$DPID"
+fi
+
+# ================================================================ 10. inproc
+# In-process profiles: what jmtp, jmcs and jmfg cost the host. Memory:
+# tests/bench/inproc.py reads RssAnon before, during and after each word,
+# in clangd under jm4lw-run and in bench_host -S (~30000 stacks), and
+# valgrind massif says what the peak is made of (jm4lw-prof -f collapsed
+# of a dump of the same heap: the same pipeline, offline). The host's other
+# threads: bench_host -S -A N (N threads allocating, their latency read by
+# the host word alst) idle, then under jmfg back to back (stall above).
+# inproc_parse HOST FILE: record inproc.py's lines as ip.HOST.WORD.*.
+inproc_parse() {
+	local line w
+	while IFS= read -r line; do
+		w=$(kv "$line" word)
+		[ -n "$w" ] && [ -n "$(kv "$line" peak_kb)" ] || continue
+		rec "ip.$1.$w.bytes" "$(kv "$line" reply_bytes)"
+		rec "ip.$1.$w.secs" "$(kv "$line" secs)"
+		rec "ip.$1.$w.base" "$(kv "$line" base_kb)"
+		rec "ip.$1.$w.extra" $(($(kv "$line" peak_kb) - $(kv "$line" base_kb)))
+		rec "ip.$1.$w.after" $(($(kv "$line" after_kb) - $(kv "$line" base_kb)))
+	done <"$2"
+}
+# inproc_massif HOST DUMP: massif's peak of jm4lw-prof -f collapsed DUMP,
+# its allocation sites in $WORK/massif.HOST.sites (full runs only).
+inproc_massif() {
+	[ "$MODE" = full ] && [ -s "$2" ] && command -v valgrind >/dev/null || return 0
+	note_cmd "valgrind --tool=massif jm4lw-prof -f collapsed DUMP; tests/bench/inproc.py massif massif.out"
+	valgrind --tool=massif --massif-out-file="$WORK/massif.$1.out" "$BUILD/jm4lw-prof" -f collapsed "$2" \
+		>/dev/null 2>"$WORK/massif.$1.err" || { fail "massif of jm4lw-prof ($1)"; return 1; }
+	python3 "$BENCH_SRC/inproc.py" massif "$WORK/massif.$1.out" >"$WORK/massif.$1.sites" ||
+		fail "inproc.py massif ($1)"
+	R[ip.$1.massif]=$(sed -n 's/^peak_bytes=//p' "$WORK/massif.$1.sites")
+}
+SECTION=13
+if want inproc; then
+	log "10. in-process profiles: the host's memory, and its other threads"
+	# --smoke: bench_host only, one round, thread mode (~8 s): clangd
+	# takes ~10 s to start and parse.
+	if [ "$MODE" = full ] && command -v clangd >/dev/null; then
+		note_cmd "TMPDIR=\$WORK tests/bench/inproc.py clangd $BUILD $INPROC_ROUNDS"
+		if TMPDIR=$WORK python3 "$BENCH_SRC/inproc.py" clangd "$BUILD" "$INPROC_ROUNDS" \
+			>"$WORK/inproc.clangd" 2>"$WORK/inproc.clangd.err"; then
+			inproc_parse clangd "$WORK/inproc.clangd"
+			sed -n 's/^top: //p' "$WORK/inproc.clangd" >"$WORK/inproc.clangd.top"
+			inproc_massif clangd "$(sed -n 's/^dump=//p' "$WORK/inproc.clangd")"
+		else
+			fail "inproc: clangd: $(grep -m3 -e error "$WORK/inproc.clangd" "$WORK/inproc.clangd.err" | tr '\n' ' ')"
+		fi
+	fi
+	# bench_host -S, idle: many stacks.
+	mkdir -p "$WORK/idumps"
+	note_cmd "MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG ${ON_SERVER[*]} bench_host -S -m $HEAP_MB \$WORK/idumps"
+	start inproc-host env MALLOC_CONF=prof:true,lg_prof_sample:$STALL_LG "${ON_SERVER[@]}" \
+		"$BIN/bench_host" -S -m "$HEAP_MB" "$WORK/idumps"
+	IPID=$STARTED
+	if IPORT=$(wait_listen inproc-host "$IPID" "bench_host: listening on" 300); then
+		PORTNAME[$IPORT]=BENCH_HOST_PORT
+		note_cmd "tests/bench/inproc.py attach \$BENCH_HOST_PID \$BENCH_HOST_PORT $INPROC_ROUNDS"
+		python3 "$BENCH_SRC/inproc.py" attach "$IPID" "$IPORT" "$INPROC_ROUNDS" >"$WORK/inproc.host" 2>&1 ||
+			fail "inproc: bench_host: $(grep -m3 error "$WORK/inproc.host" | tr '\n' ' ')"
+		inproc_parse host "$WORK/inproc.host"
+		f=$("$CLIENT_BIN" -h 127.0.0.1 -p "$IPORT" -t 60 jmfp 2>&1)
+		R[ip.host.traces]=$(grep -c '^@' "$f" 2>/dev/null)
+		R[ip.host.dumpsize]=$(stat -c %s "$f" 2>/dev/null)
+		inproc_massif host "$f"
+	else
+		fail "bench_host -S (inproc) did not start"
+	fi
+	stop "$IPID"
+	rm -rf "$WORK/idumps"
+	# Rounds of both modes in alternation: a shared machine's load moves
+	# between the idle and the busy window of one round less than across.
+	for r in $(seq 1 "$INPROC_STALL_ROUNDS"); do
+		for m in $(order "$r" thread embedded); do
+			[ "$MODE" = smoke ] && [ $m = embedded ] && continue
+			tflag=()
+			[ $m = thread ] && tflag=(-T)
+			stall "inproc.$m" jmfg "$INPROC_SECS" "${tflag[@]}" -A "$CHURN_THREADS" -P "$CHURN_PCT"
+		done
+	done
 fi
 
 # ================================================================ 3 and 5. Redis
@@ -1322,6 +1443,90 @@ if want flood; then
 	cmds
 fi
 
+# 10
+SECTION=13
+if want inproc; then
+	# kB (median or max of KEY) in MiB.
+	mib() { fmt "$(awk -v a="$1" 'BEGIN { if (a == "nan" || a == "") print "nan"; else print a / 1024 }')" "${2:-%.1f}"; }
+	kmax() { printf '%s\n' ${R[$1]:-} | sort -g | tail -1; }
+	out "## 10. In-process profiles: the host's memory and its other threads"
+	out ""
+	out "\`jmtp\`, \`jmcs\` and \`jmfg\` dump the heap, parse the dump, symbolize it in the process (libdw) and render it, on the"
+	out "module's worker thread (\`SCHED_IDLE\`, its allocations unsampled, in an arena of its own purged after each job)."
+	out "The requirement: the host's extra anonymous memory (RssAnon in \`/proc/PID/status\`) during the job ≤ 16 MiB and"
+	out "back to its baseline after, and the host's other threads keep allocating unhindered."
+	out ""
+	out "**Memory.** \`tests/bench/inproc.py\` sends each word while the host idles and reads RssAnon every 2 ms from before"
+	out "it until 1 s after the reply: the baseline (least of 20 reads before), the peak while the job ran, and the"
+	out "last read ${INPROC_SETTLE:-1} s after; $INPROC_ROUNDS round(s) of the three words per host, medians (largest in brackets). Hosts:"
+	out "*clangd* (Debian's clangd 14: libLLVM-14 and libclang-cpp-14, stripped, ~73,000 exported symbols) under"
+	out "\`jm4lw-run --prof-active\` at \`lg_prof_sample:17\`, holding the AST of a C++ file that includes much of the standard"
+	out "library; *bench_host -S* (the embedded module; ${R[ip.host.traces]:-?} backtraces in a profile of $(fmt "${R[ip.host.dumpsize]:-nan}") bytes at \`lg_prof_sample:$STALL_LG\`"
+	out "over ${HEAP_MB} MiB; its own code has DWARF, \`-g\`)."
+	out ""
+	out "| host | word | reply bytes | time, median (max) s | RssAnon before, MiB | **extra at peak, MiB** median (max) | target | result | after − before, MiB (max) |"
+	out "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	for h in clangd host; do
+		if [ -z "${R[ip.$h.jmtp.extra]:-}" ]; then
+			why="see the run's errors"
+			[ $h = clangd ] && ! command -v clangd >/dev/null && why="clangd is not installed (Debian package clangd)"
+			[ $h = clangd ] && [ "$MODE" = smoke ] && why="full run only"
+			out "| $([ $h = clangd ] && echo clangd || echo "bench_host -S") | — | not measured: $why | | | | | | |"
+			continue
+		fi
+		for w in jmtp jmcs jmfg; do
+			v=$(verdict "$(awk -v a="$(kmax ip.$h.$w.extra)" 'BEGIN { print a / 1024 }')" le 16)
+			out "| $([ $h = clangd ] && echo clangd || echo "bench_host -S") | $w | $(fmt "$(med ip.$h.$w.bytes)") | $(fmt "$(med ip.$h.$w.secs)" %.2f) ($(fmt "$(kmax ip.$h.$w.secs)" %.2f)) | $(mib "$(med ip.$h.$w.base)") | **$(mib "$(med ip.$h.$w.extra)")** ($(mib "$(kmax ip.$h.$w.extra)")) | ≤ 16 | $v | $(mib "$(med ip.$h.$w.after)") ($(mib "$(kmax ip.$h.$w.after)")) |"
+		done
+		summary "10. extra RssAnon at peak during jmfg, $([ $h = clangd ] && echo clangd || echo "bench_host -S") (max of rounds)" "$(mib "$(kmax ip.$h.jmfg.extra)") MiB" "≤ 16 MiB" "$(verdict "$(awk -v a="$(kmax ip.$h.jmfg.extra)" 'BEGIN { print a / 1024 }')" le 16)"
+	done
+	for h in clangd host; do
+		[ -s "$WORK/massif.$h.sites" ] || continue
+		out ""
+		out "What the peak is made of, $([ $h = clangd ] && echo clangd || echo "bench_host -S"): \`valgrind --tool=massif\` of \`jm4lw-prof -f collapsed\` on a dump of the same heap (\`jmfp\` after the"
+		out "rounds; the same parse, symbolizer and renderer, offline), its peak heap $(fmt "$(awk -v a="${R[ip.$h.massif]:-nan}" 'BEGIN { if (a == "nan") print a; else print a / 1048576 }')" %.1f) MiB, by allocation site (the"
+		out "chain of named functions down to the caller with a source line; sites under 1 % of the peak are summed):"
+		out ""
+		out "| MiB | site |"
+		out "| --- | --- |"
+		awk -F'site=' '/^site_bytes=/ { b = $1; sub(/site_bytes=/, "", b); printf "| %.1f | %s |\n", b / 1048576, $2 }' \
+			"$WORK/massif.$h.sites" | sed 's/</←/g' >>"$MD/$SECTION"
+	done
+	if [ -s "$WORK/inproc.clangd.top" ]; then
+		out ""
+		out "clangd's jmtp, its first lines (ELF symbols only: Debian's LLVM libraries are stripped, so a name is the nearest"
+		out "exported symbol below the address):"
+		out ""
+		out '```'
+		cut -c1-160 "$WORK/inproc.clangd.top" >>"$MD/$SECTION"
+		out '```'
+	fi
+	out ""
+	out "**The host's other threads.** \`bench_host -S -A $CHURN_THREADS -P $CHURN_PCT\` over the same heap: $CHURN_THREADS more host threads, each"
+	out "freeing one block of a live set of 1024 (32 B – 4 KiB) and allocating its successor, sampled like the rest of"
+	out "the heap, $CHURN_PCT % of every 4 ms (a service that is not saturated: the process, pinned to one CPU, leaves CPU to the"
+	out "module); each operation (free + malloc + a write) timed with \`clock_gettime\` into the thread's own fixed"
+	out "histogram. The host word \`alst\` reads the operations since its last call. $INPROC_STALL_ROUNDS round(s) per mode, the modes alternating, each a fresh"
+	out "process: over ${INPROC_SECS} s with only the ruok prober"
+	out "of section 7 (one connection a millisecond), then over ${INPROC_SECS} s while one loadgen sends \`jmfg\` back to back"
+	out "(\`dump_min_interval\` is 0) and the prober runs; *thread*: the module on its own thread (\`-T\`), *embedded*: on"
+	out "the host's libevent loop. Figures are medians over the rounds; the ratio is the median of the per-round ratios (range"
+	out "in brackets). Latencies include \`clock_gettime\` itself and any preemption: the host's threads, its"
+	out "loop and the worker share one CPU, so an operation's max is at least a scheduler's time slice of a sibling's."
+	out ""
+	out "| mode | jmfg replies per round, median / max ms | ops/s idle | ops/s during | **during ÷ idle** | op p50 / p99 / max µs, idle | **during** | ruok p99 / max ms, idle | **during** |"
+	out "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	us() { fmt "$(awk -v a="$(med "$1")" 'BEGIN { if (a == "nan") print a; else print a / 1000 }')" "${2:-%.2f}"; }
+	for m in thread embedded; do
+		k=inproc.$m
+		[ -n "${R[$k.alst.idle.ops_per_s]:-}" ] || continue
+		r=$(fmt "$(pmed $k.alst.during.ops_per_s $k.alst.idle.ops_per_s)" %.3f)
+		out "| $m | $(fmt "$(med $k.dumps)"), $(us $k.dump.p50 %.0f) / $(us $k.dump.max %.0f) | $(fmt "$(med $k.alst.idle.ops_per_s)") | $(fmt "$(med $k.alst.during.ops_per_s)") | **$r** ($(prng $k.alst.during.ops_per_s $k.alst.idle.ops_per_s)) | $(us $k.alst.idle.p50_ns %.3f) / $(us $k.alst.idle.p99_ns) / $(us $k.alst.idle.max_ns %.0f) | **$(us $k.alst.during.p50_ns %.3f) / $(us $k.alst.during.p99_ns) / $(us $k.alst.during.max_ns %.0f)** | $(us $k.quiet.p99) / $(us $k.quiet.max) | **$(us $k.ruok.p99) / $(us $k.ruok.max)** |"
+		summary "10. host threads' alloc ops/s during back-to-back jmfg ÷ idle, $m mode (op max µs idle → during)" "$r ($(us $k.alst.idle.max_ns %.0f) → $(us $k.alst.during.max_ns %.0f))" "—" "figure only"
+	done
+	cmds
+fi
+
 # Profiles (taken in the floor, ZooKeeper and Redis sections only)
 SECTION=7
 if [ $PERF = 1 ] && { want floor || want zk || want redis; }; then
@@ -1606,7 +1811,7 @@ done
 		printf -- '- %s\n' "${FAILURES[@]}"
 		echo ""
 	fi
-	for s in 1 2 3 4 5 6 10 11 12 http 7 9 8; do
+	for s in 1 2 3 4 5 6 10 11 12 13 http 7 9 8; do
 		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
 	done
 	cat <<'EOF2'
@@ -1665,6 +1870,7 @@ EOF2
 	echo "tests/bench/run.sh            # full run (~$(( (T_END - T_START + 59) / 60 )) min here), writes BENCHMARKS.md"
 	echo "tests/bench/run.sh --smoke    # ~1 s per case, one round: proves the harness (CI)"
 	echo "ONLY=prof tests/bench/run.sh  # section 9 alone: jm4lw-prof against jeprof (minutes; llvm-14, time, clang-14)"
+	echo "ONLY=inproc tests/bench/run.sh  # section 10 alone: in-process profiles (~3 min; clangd and valgrind optional)"
 	echo '```'
 	echo ""
 	echo "\`loadgen\` without \`-p\` lists its options; \`loadgen -p PORT -c 32 -d 5 -w mntr\` is the basic use, \`-k N\` holds N idle"
