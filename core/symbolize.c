@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbolize_impl.h"
 
@@ -82,6 +83,32 @@ static struct symbolizer *sym_objects(const struct heap_profile *hp,
 #else
 	return sym_elf_open(hp, binary, self, err, errlen);
 #endif
+}
+
+const char *sym_object_path(const struct heap_profile *hp, size_t i,
+    const char *binary, int self, char *buf, size_t len)
+{
+	const struct hp_map *m = &hp->maps[i];
+	const char *main_path = sym_main_path(hp), *path;
+	size_t j;
+
+	if (!sym_reportable(m))
+		return NULL;
+	for (j = 0; j < i; j++)
+		if (sym_reportable(&hp->maps[j]) &&
+		    strcmp(hp->maps[j].path, m->path) == 0)
+			return NULL;
+	path = binary != NULL && main_path != NULL &&
+	        strcmp(m->path, main_path) == 0
+	    ? binary
+	    : m->path;
+	if (self) {
+		snprintf(buf, len, "/proc/self/map_files/%llx-%llx",
+		    (unsigned long long)m->start, (unsigned long long)m->end);
+		if (access(buf, R_OK) == 0)
+			path = buf;
+	}
+	return path;
 }
 
 void sym_want_lines(struct symbolizer *s)

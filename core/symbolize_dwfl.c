@@ -125,8 +125,8 @@ struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
 	struct symbolizer *s;
 	struct sym_dwfl *d;
 	const char *main_path = sym_main_path(hp), *path;
-	size_t i, j;
-	int t, dup;
+	size_t i;
+	int t;
 
 	elf_version(EV_CURRENT);
 	if ((s = sym_alloc(&dw_ops, err, errlen)) == NULL)
@@ -141,25 +141,9 @@ struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
 	dwfl_report_begin(d->dwfl);
 	for (i = 0; i < hp->nmaps; i++) {
 		const struct hp_map *m = &hp->maps[i];
-		if (!sym_reportable(m))
+		if ((path = sym_object_path(hp, i, binary, self, mapfile,
+		         sizeof(mapfile))) == NULL)
 			continue;
-		for (dup = 0, j = 0; j < i && !dup; j++)
-			dup = sym_reportable(&hp->maps[j]) &&
-			    strcmp(hp->maps[j].path, m->path) == 0;
-		if (dup)
-			continue;
-		path = binary != NULL && main_path != NULL &&
-		        strcmp(m->path, main_path) == 0
-		    ? binary
-		    : m->path;
-		if (self) {
-			snprintf(mapfile, sizeof(mapfile),
-			    "/proc/self/map_files/%llx-%llx",
-			    (unsigned long long)m->start,
-			    (unsigned long long)m->end);
-			if (access(mapfile, R_OK) == 0)
-				path = mapfile;
-		}
 		/* A missing object leaves its addresses as hex, as jeprof
 		 * does; libdwfl ignores the base of an ET_EXEC. */
 		if ((t = sym_elf_type(path)) == -1)

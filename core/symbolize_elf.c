@@ -361,8 +361,7 @@ struct symbolizer *sym_elf_open(const struct heap_profile *hp,
 	struct elf_obj *o;
 	Elf64_Ehdr eh;
 	const char *main_path = sym_main_path(hp), *path;
-	size_t i, j;
-	int dup;
+	size_t i;
 
 	if ((s = sym_alloc(&elf_ops, err, errlen)) == NULL)
 		return NULL;
@@ -371,25 +370,9 @@ struct symbolizer *sym_elf_open(const struct heap_profile *hp,
 		goto nomem;
 	for (i = 0; i < hp->nmaps; i++) {
 		const struct hp_map *m = &hp->maps[i];
-		if (!sym_reportable(m))
+		if ((path = sym_object_path(hp, i, binary, self, mapfile,
+		         sizeof(mapfile))) == NULL)
 			continue;
-		for (dup = 0, j = 0; j < i && !dup; j++)
-			dup = sym_reportable(&hp->maps[j]) &&
-			    strcmp(hp->maps[j].path, m->path) == 0;
-		if (dup)
-			continue;
-		path = binary != NULL && main_path != NULL &&
-		        strcmp(m->path, main_path) == 0
-		    ? binary
-		    : m->path;
-		if (self) {
-			snprintf(mapfile, sizeof(mapfile),
-			    "/proc/self/map_files/%llx-%llx",
-			    (unsigned long long)m->start,
-			    (unsigned long long)m->end);
-			if (access(mapfile, R_OK) == 0)
-				path = mapfile;
-		}
 		o = &e->objs[e->nobjs];
 		/* A missing or foreign object leaves its addresses in hex,
 		 * as jeprof does. */

@@ -66,6 +66,14 @@ const char *sym_keep(struct symbolizer *s, const char *str);
  * executable mapping of a file)? */
 int sym_reportable(const struct hp_map *m);
 
+/* The file an object backend opens for mapping @p i of @p hp: @p binary
+ * for the main program if given, else the path the profile names, or
+ * with @p self the mapping as this process has it
+ * (/proc/self/map_files/..., written into @p buf). NULL when the mapping
+ * is not one to report, or its object was reported for an earlier one. */
+const char *sym_object_path(const struct heap_profile *hp, size_t i,
+    const char *binary, int self, char *buf, size_t len);
+
 /* The path of the main program in @p hp: the first mapping with a path
  * (jeprof's reading); NULL if none. */
 const char *sym_main_path(const struct heap_profile *hp);

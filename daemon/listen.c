@@ -240,26 +240,33 @@ static void listen_note(struct jm4lw *m)
 	}
 }
 
-JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
+int listen_each(struct jm4lw *m, const char *list,
+    int (*bind)(struct jm4lw *m, const char *addr))
 {
 	char a[sizeof(m->cfg.listen)];
-	const char *s = m->listen_req, *item;
+	const char *item;
 	size_t n;
-	int r = 0, was = module_unsampled_enter(m);
+	int r = 0;
+
+	while (list != NULL) {
+		item = list_next(&list, &n);
+		if (n == 0 || n >= sizeof(a))
+			continue;
+		memcpy(a, item, n);
+		a[n] = '\0';
+		if (bind(m, a) == -1)
+			r = -1;
+	}
+	return r;
+}
+
+JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
+{
+	int r, was = module_unsampled_enter(m);
 
 	listen_check_allow(m);
-	if (addr != NULL)
-		r = listen_bind(m, addr);
-	else
-		while (s != NULL) {
-			item = list_next(&s, &n);
-			if (n == 0)
-				continue;
-			memcpy(a, item, n);
-			a[n] = '\0';
-			if (listen_bind(m, a) == -1)
-				r = -1;
-		}
+	r = addr != NULL ? listen_bind(m, addr)
+	                 : listen_each(m, m->listen_req, listen_bind);
 	listen_note(m);
 	module_unsampled_leave(m, was);
 	return r;

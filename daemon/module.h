@@ -98,6 +98,10 @@ struct jm4lw {
 	struct http *http; /* the HTTP face, once bound (http/http.c) */
 };
 
+/* listen.c: @p bind for each address of the comma list @p list; -1 if
+ * one failed (each failure logged by @p bind). */
+int listen_each(struct jm4lw *m, const char *list,
+    int (*bind)(struct jm4lw *m, const char *addr));
 /* listen.c: a listening socket on @p addr, or -1 logged under @p key. */
 int listen_socket(struct jm4lw *m, const char *key, const char *addr);
 

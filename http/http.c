@@ -721,23 +721,12 @@ void http_free(struct jm4lw *m)
 
 JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 {
-	char a[sizeof(m->cfg.http_listen)];
-	const char *s = m->cfg.http_listen, *item;
-	size_t n;
-	int r = 0, was = module_unsampled_enter(m);
+	char req[sizeof(m->cfg.http_listen)];
+	int r, was = module_unsampled_enter(m);
 
-	if (addr != NULL)
-		r = http_bind(m, addr);
-	else
-		while (s != NULL) {
-			item = list_next(&s, &n);
-			if (n == 0)
-				continue;
-			memcpy(a, item, n);
-			a[n] = '\0';
-			if (http_bind(m, a) == -1)
-				r = -1;
-		}
+	/* The list is read before conf's copy shows what got bound. */
+	snprintf(req, sizeof(req), "%s", m->cfg.http_listen);
+	r = addr != NULL ? http_bind(m, addr) : listen_each(m, req, http_bind);
 	/* conf shows what is bound, as for listen. */
 	if (m->http != NULL)
 		http_bound(m, m->cfg.http_listen, sizeof(m->cfg.http_listen));
