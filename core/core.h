@@ -231,6 +231,7 @@ enum dump_view {
 enum job_kind {
 	JOB_DUMP,    /* dump_run: a dump, and its view */
 	JOB_SYMBOLS, /* name the addresses of job->addrs (/pprof/symbol) */
+	JOB_RENDER,  /* a view of a kept dump, job->path (minus job->base) */
 };
 
 /* Addresses one symbol lookup may ask about. */
@@ -278,6 +279,7 @@ struct dump_job {
 	int symbolized; /* also write <dump>.symbolized (dump_symbolized) */
 	int with_base;  /* compare with base (jmdf; HTTP's base=previous) */
 	char base[CORE_PATH_MAX]; /* the module's previous kept dump, or "" */
+	char path[CORE_PATH_MAX]; /* JOB_RENDER: the dump to render */
 	char *addrs;              /* JOB_SYMBOLS: the request body, owned */
 	size_t addrs_len;
 	struct dumper *dumper;
@@ -306,6 +308,13 @@ void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
  * dump), or -1 with @p r saying why not. On 0, @p j owns a copy. */
 int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
     const char *addrs, size_t len, struct dump_result *r);
+
+/* A view of the kept dump @p name (and minus @p base_name, if not NULL),
+ * both names of our dumps in dump_dir: admitted when the worker is free,
+ * or -1 with @p r saying why not (ENOENT: no such dump of ours). */
+int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
+    const char *name, const char *base_name, enum dump_view view,
+    struct dump_result *r);
 
 /* Free what a job owns (the symbol lookup's addresses). */
 void dump_job_release(struct dump_job *j);

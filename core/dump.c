@@ -158,6 +158,55 @@ int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
 	return 0;
 }
 
+/* The path of our dump @p name in dump_dir, if it is one and is there:
+ * 0, or -1 with @p r saying why. A name from a peer never names anything
+ * but a dump of ours in the directory (dumps_match: no '/', no '..'). */
+static int kept_dump(struct core *c, const char *name, char *path, size_t len,
+    struct dump_result *r)
+{
+	char dir[PATH_MAX], q[80];
+	struct stat sb;
+
+	if (!dumps_match(c->cfg->dump_prefix, name) ||
+	    core_dump_dir(c->cfg->dump_dir, 1, dir, sizeof(dir)) == -1 ||
+	    (size_t)snprintf(path, len, "%s/%s", dir, name) >= len ||
+	    lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		dump_why(r, DUMP_REFUSED, ENOENT, "no dump %s in dump_dir",
+		    quote(q, sizeof(q), name, strlen(name)));
+		return -1;
+	}
+	return 0;
+}
+
+int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
+    const char *name, const char *base_name, enum dump_view view,
+    struct dump_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->body_fd = -1;
+	if (c->dump_running) {
+		dump_why(r, DUMP_REFUSED, EBUSY,
+		    "rendering refused: a dump is in progress; retry when it "
+		    "is done");
+		r->retry_after = 1;
+		return -1;
+	}
+	memset(j, 0, sizeof(*j));
+	if (kept_dump(c, name, j->path, sizeof(j->path), r) == -1 ||
+	    (base_name != NULL &&
+	        kept_dump(c, base_name, j->base, sizeof(j->base), r) == -1))
+		return -1;
+	j->ops = c->ops;
+	j->cfg = *c->cfg;
+	j->kind = JOB_RENDER;
+	j->with_base = base_name != NULL;
+	j->dumper = d;
+	j->res.view = view;
+	j->res.body_fd = -1;
+	c->dump_running = 1;
+	return 0;
+}
+
 void dump_job_release(struct dump_job *j)
 {
 	free(j->addrs);
@@ -227,8 +276,8 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 	if (r != 0 || (len = lseek(fd, 0, SEEK_END)) == -1 ||
 	    lseek(fd, 0, SEEK_SET) == -1) {
 		close(fd);
-		if (r == PROFILE_NO_BASE)
-			dump_why(&j->res, DUMP_REFUSED, ENOENT, "%s", err);
+		if (r == PROFILE_NO_BASE) /* nothing kept to compare with */
+			dump_why(&j->res, DUMP_REFUSED, ENODATA, "%s", err);
 		else
 			dump_why(&j->res, DUMP_FAILED, EIO, "%s", err);
 		return -1;
@@ -262,8 +311,9 @@ static void dump_raw_body(struct dump_job *j, const char *tmp, const char *dir)
 	j->res.status = DUMP_OK;
 }
 
-/* A symbol lookup (JOB_SYMBOLS): its lines into a body file in the
- * staging directory of dump_dir, where the dumps' go. */
+/* A symbol lookup (JOB_SYMBOLS) or a kept dump's view (JOB_RENDER):
+ * into a body file in the staging directory of dump_dir, where the
+ * dumps' go; a raw view is the dump file itself. */
 static void symbols_run(struct dump_job *j)
 {
 	struct core_log log = {.fn = job_log, .arg = &j->res};
@@ -272,11 +322,15 @@ static void symbols_run(struct dump_job *j)
 	if (core_dump_dir(j->cfg.dump_dir, 1, dir, sizeof(dir)) == -1 ||
 	    stage_ready(j, dir, &log) == -1) {
 		dump_why(&j->res, DUMP_FAILED, errno,
-		    "symbol lookup failed: cannot stage in %s: %s",
+		    "%s failed: cannot stage in %s: %s",
+		    j->kind == JOB_SYMBOLS ? "symbol lookup" : "rendering",
 		    j->cfg.dump_dir, strerror(errno));
 		return;
 	}
-	if (dump_render(j, NULL, dir) == 0)
+	if (j->kind == JOB_RENDER && j->res.view == DUMP_VIEW_RAW)
+		dump_raw_body(j, j->path, dir);
+	else if (dump_render(j, j->kind == JOB_RENDER ? j->path : NULL, dir) ==
+	    0)
 		j->res.status = DUMP_OK;
 }
 
@@ -455,7 +509,7 @@ void dump_run(struct dump_job *j)
 	long pid = (long)getpid();
 	int e, fd, tries, whole;
 
-	if (j->kind == JOB_SYMBOLS) {
+	if (j->kind == JOB_SYMBOLS || j->kind == JOB_RENDER) {
 		symbols_run(j);
 		return;
 	}

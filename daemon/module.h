@@ -119,6 +119,9 @@ void conn_log(struct conn *c, int level, const char *fmt, ...)
 /* A dump for peer @p c, or for the schedule @p why when @p c is NULL. */
 void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
     const char *word, enum dump_view view, int with_base);
+/* A view of the kept dump @p name (minus @p base) on the worker. */
+void module_render(struct jm4lw *m, const struct job_waiter *w,
+    const char *name, const char *base, enum dump_view view);
 /* A /pprof/symbol lookup on the worker. */
 void module_symbols(struct jm4lw *m, const struct job_waiter *w,
     const char *addrs, size_t len);

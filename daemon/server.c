@@ -218,6 +218,17 @@ void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
 	module_submit(m, w);
 }
 
+void module_render(struct jm4lw *m, const struct job_waiter *w,
+    const char *name, const char *base, enum dump_view view)
+{
+	if (core_render_admit(&m->core, &m->mj->job, &m->mj->dumper, name, base,
+	        view, &m->refusal) == -1) {
+		w->answer(m, w->arg, &m->refusal);
+		return;
+	}
+	module_submit(m, w);
+}
+
 void module_symbols(struct jm4lw *m, const struct job_waiter *w,
     const char *addrs, size_t len)
 {

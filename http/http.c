@@ -222,9 +222,10 @@ void http_job_error(struct evhttp_request *req, const struct dump_result *r)
 		evhttp_add_header(o, "Retry-After", retry);
 	}
 	if (r->status == DUMP_REFUSED)
-		code = r->err == EBUSY || r->err == ENOENT ? 409
-		    : r->err == EAGAIN                     ? 429
-		    : r->err == ENOSPC                     ? 503
+		code = r->err == EBUSY || r->err == ENODATA ? 409
+		    : r->err == ENOENT                      ? 404
+		    : r->err == EAGAIN                      ? 429
+		    : r->err == ENOSPC                      ? 503
 		                       : 501; /* profiling not enabled */
 	else
 		code = r->err == ENOSPC ? 503 : 500;
@@ -285,22 +286,20 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 	free(p);
 }
 
-void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
-    const char *ctype, int word)
+/* The waiter of a job for this request (its reply, @p ctype); NULL with
+ * a 500 sent when memory runs out. */
+static struct http_pending *http_pending_new(struct http_ctx *ctx,
+    const char *ctype, int word, struct job_waiter *w)
 {
 	struct evhttp_connection *evcon =
 	    evhttp_request_get_connection(ctx->req);
 	struct http *h = ctx->m->http;
 	struct http_conn *hc;
 	struct http_pending *p;
-	struct job_waiter w;
-	struct evbuffer *in;
-	const char *addrs;
-	size_t len;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
-		return;
+		return NULL;
 	}
 	p->h = h;
 	p->req = ctx->req;
@@ -312,9 +311,22 @@ void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
 			p->hc = hc;
 			break;
 		}
-	w.answer = http_job_answer;
-	w.arg = p;
+	w->answer = http_job_answer;
+	w->arg = p;
 	h->pending = p;
+	return p;
+}
+
+void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
+    const char *ctype, int word)
+{
+	struct job_waiter w;
+	struct evbuffer *in;
+	const char *addrs;
+	size_t len;
+
+	if (http_pending_new(ctx, ctype, word, &w) == NULL)
+		return;
 	if (view == -1) {
 		in = evhttp_request_get_input_buffer(ctx->req);
 		len = evbuffer_get_length(in);
@@ -323,6 +335,15 @@ void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
 	} else
 		module_dump(ctx->m, &w, NULL, who, (enum dump_view)view,
 		    with_base);
+}
+
+void http_render(struct http_ctx *ctx, const char *name, const char *base,
+    int view, const char *ctype)
+{
+	struct job_waiter w;
+
+	if (http_pending_new(ctx, ctype, 0, &w) != NULL)
+		module_render(ctx->m, &w, name, base, (enum dump_view)view);
 }
 
 /* Is @p port (what follows the host name) nothing, or ':' and digits? */

@@ -94,6 +94,11 @@ int http_host_allowed(const char *allowed, const char *host);
 int http_profile_args(struct evkeyvalq *query, enum dump_view *view, int *base,
     char *why, size_t len);
 
+/* A kept dump's view for this request: the waiter and reply of
+ * http_job, the work of module_render. */
+void http_render(struct http_ctx *ctx, const char *name, const char *base,
+    int view, const char *ctype);
+
 /* Why this request may not change state (NULL: it may). */
 const char *http_csrf_refusal(struct evhttp_request *req);
 

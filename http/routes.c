@@ -24,6 +24,8 @@
 #define BINARY "application/octet-stream"
 #define SVG "image/svg+xml"
 
+static void json_str(struct evbuffer *b, const char *s);
+
 /* The content type of a view's reply. */
 static const char *view_type(enum dump_view v)
 {
@@ -59,6 +61,95 @@ static void route_index(struct http_ctx *ctx)
 			    r->path, r->path, r->help);
 	evbuffer_add_printf(b, "</ul>\n</body></html>\n");
 	http_reply(ctx->req, 200, HTML, b);
+}
+
+/* The page, compiled in from http/page/jemalloc.html. */
+extern const unsigned char http_page[];
+extern const size_t http_page_len;
+
+/* /jemalloc: the page (the next issue's; an index until then). */
+static void route_page(struct http_ctx *ctx)
+{
+	struct evbuffer *b = evbuffer_new();
+
+	if (b == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	evbuffer_add_reference(b, http_page, http_page_len, NULL, NULL);
+	http_reply(ctx->req, 200, HTML, b);
+}
+
+/* /jemalloc/dumps: jmls as JSON, for the page. */
+static void route_dumps(struct http_ctx *ctx)
+{
+	struct evbuffer *b;
+	struct dump_list l;
+	size_t i;
+
+	if (core_dump_list(&ctx->m->core, &l) == -1) {
+		http_error(ctx->req, 500, "cannot list %s: %s", l.dir,
+		    strerror(l.err));
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL) {
+		dump_list_free(&l);
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	evbuffer_add_printf(b, "{\"dir\": ");
+	json_str(b, l.dir);
+	evbuffer_add_printf(b, ", \"dumps\": [");
+	for (i = 0; i < l.n; i++) {
+		evbuffer_add_printf(b, "%s{\"name\": ", i ? ", " : "");
+		json_str(b, l.d[i].name);
+		evbuffer_add_printf(b, ", \"size\": %lld, \"time\": %lld}",
+		    l.d[i].size, (long long)l.d[i].mtime.tv_sec);
+	}
+	evbuffer_add_printf(b, "]}\n");
+	dump_list_free(&l);
+	http_reply(ctx->req, 200, JSON, b);
+}
+
+/* /jemalloc/dump?name=N&format=F[&base=M]: a kept dump's view. */
+static void route_dump(struct http_ctx *ctx)
+{
+	const char *name = evhttp_find_header(ctx->query, "name");
+	const char *base = evhttp_find_header(ctx->query, "base");
+	struct evkeyvalq q;
+	enum dump_view view;
+	char why[256];
+	int with_base;
+
+	if (name == NULL) {
+		http_error(ctx->req, 400,
+		    "which dump? name=<a name from "
+		    "/jemalloc/dumps>");
+		return;
+	}
+	/* The format's rules as /jemalloc/profile's, base aside: here it
+	 * names a dump, not "previous". */
+	TAILQ_INIT(&q);
+	if (evhttp_find_header(ctx->query, "format") != NULL)
+		evhttp_add_header(&q, "format",
+		    evhttp_find_header(ctx->query, "format"));
+	if (base != NULL)
+		evhttp_add_header(&q, "base", "previous");
+	if (http_profile_args(&q, &view, &with_base, why, sizeof(why)) == -1) {
+		evhttp_clear_headers(&q);
+		http_error(ctx->req, 400, "%s", why);
+		return;
+	}
+	evhttp_clear_headers(&q);
+	if (!http_word_allowed(ctx,
+	        view == DUMP_VIEW_COLLAPSED ? "jmcs"
+	            : view == DUMP_VIEW_SVG ? "jmfg"
+	                                    : "jmtp"))
+		return;
+	if (view == DUMP_VIEW_RAW || view == DUMP_VIEW_PPROF)
+		evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
+		    "Content-Disposition", "attachment");
+	http_render(ctx, name, base, view, view_type(view));
 }
 
 /* /metrics */
@@ -377,8 +468,14 @@ static void route_word(struct http_ctx *ctx)
 
 const struct http_route http_routes[] = {
     {"/", HTTP_GET, route_index, NULL, NULL},
-    {"/jemalloc", HTTP_GET, route_index, NULL, NULL},
-    {"/jemalloc/", HTTP_GET, route_index, NULL, NULL},
+    {"/jemalloc", HTTP_GET, route_page, NULL, NULL},
+    {"/jemalloc/", HTTP_GET, route_page, NULL, NULL},
+    {"/jemalloc/dumps", HTTP_GET, route_dumps,
+        "this process's kept dumps, JSON (jmls)", "jmls"},
+    {"/jemalloc/dump", HTTP_GET, route_dump,
+        "a kept dump: ?name=N&amp;format=raw|symbolized|pprof|collapsed|"
+        "svg|text[&amp;base=M]",
+        NULL},
     {"/metrics", HTTP_GET, route_metrics,
         "Prometheus metrics: allocator figures and the module's counters",
         "mntr"},

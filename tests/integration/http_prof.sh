@@ -54,6 +54,27 @@ case_formats() {
 	assert_http "base=previous after it" 200 wbase '/jemalloc/profile?format=text&base=previous'
 	assert_grep "... the growth since that dump" "^# growth since $(cat "$T/kept.body"), " "$T/wbase.body"
 	assert_http "base= with format=raw: 400" 400 rawbase '/jemalloc/profile?format=raw&base=previous'
+
+	# The kept dumps, for the page: listed, and each one readable.
+	local name first
+	name=$(basename "$(cat "$T/kept.body")")
+	assert_http "/jemalloc/dumps" 200 dumps /jemalloc/dumps
+	assert_eq "... JSON naming the kept dump" "$name" \
+		"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["dumps"][0]["name"])' "$T/dumps.body")"
+	assert_http "/jemalloc/dump?name=..&format=text" 200 dtext "/jemalloc/dump?name=$name&format=text"
+	assert_grep "... its table" '^Total: [0-9.]+ MB$' "$T/dtext.body"
+	assert_http "... format=raw is the file itself" 200 draw "/jemalloc/dump?name=$name&format=raw"
+	assert_cmd "... byte for byte" cmp -s "$T/draw.body" "$(cat "$T/kept.body")"
+	first=$name
+	sleep 0.1
+	hreq kept2 /4lw/jmfp -X POST -H 'X-Jm4lw: 1' >/dev/null
+	name=$(basename "$(cat "$T/kept2.body")")
+	assert_http "... base=<another dump>" 200 dbase "/jemalloc/dump?name=$name&format=collapsed&base=$first"
+	assert_no_grep "... as 'frames old new' lines" '^$| [^0-9 ]+ [0-9]+$|^[^ ]*$' "$T/dbase.body"
+	assert_http "an unknown dump: 404" 404 dnone '/jemalloc/dump?name=jm4lw.1.2.heap&format=raw'
+	assert_http "a path for a name: 404" 404 dpath '/jemalloc/dump?name=../../etc/passwd&format=raw'
+	assert_grep "... saying so" '^error: no dump "\.\./\.\./etc/passwd" in dump_dir$' "$T/dpath.body"
+	assert_http "no name: 400" 400 dnoname '/jemalloc/dump?format=raw'
 	stop_daemon
 }
 
