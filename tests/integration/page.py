@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""Drive the /jemalloc page in headless Chromium, as a person would.
+
+page.sh starts redis-server with the agent and runs this. It speaks the
+DevTools protocol over --remote-debugging-pipe (fd 3 in, fd 4 out, JSON
+messages ended by NUL): Python's standard library only, no npm, no
+websocket module. Clicks and typing are real input events
+(Input.dispatchMouseEvent, Input.insertText) at the elements' places on
+the screen, so a frame that is covered, hidden or not drawn cannot be
+clicked. Every request the page makes is recorded (Network events).
+
+Prints one line per check: "ok<TAB>what" or "FAIL<TAB>what<TAB>detail";
+page.sh counts them. Screenshots go to OUT/*.png.
+
+    python3 page.py HTTP_PORT REDIS_PORT OUT
+"""
+import base64
+import json
+import os
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+HTTP, RPORT, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+ORIGIN = "http://127.0.0.1:%d" % HTTP
+# Functions of Redis's own that hold its heap under a SET load.
+REDIS_FNS = ("zmalloc_usable", "ztrymalloc_usable", "createStringObject",
+             "_sdsnewlen", "sdsnewlen", "dictAddRaw", "zmalloc")
+
+
+def log(*a):
+    print("#", *a, file=sys.stderr, flush=True)
+
+
+def result(ok, what, detail=""):
+    line = ("ok\t%s" if ok else "FAIL\t%s") % what
+    if not ok and detail:
+        line += "\t" + str(detail).replace("\n", " | ")[:800]
+    print(line, flush=True)
+    return ok
+
+
+class Chrome:
+    """Chromium over a pipe; one page, one flat session."""
+
+    def __init__(self, width, height):
+        cmd_r, cmd_w = os.pipe()  # we write, Chromium reads (its fd 3)
+        ev_r, ev_w = os.pipe()    # Chromium writes (its fd 4), we read
+        # Out of the way of 3 and 4 before the child's dup2s.
+        hi_r, hi_w = 200, 201
+        os.dup2(cmd_r, hi_r)
+        os.dup2(ev_w, hi_w)
+        os.close(cmd_r)
+        os.close(ev_w)
+
+        def child():
+            os.dup2(hi_r, 3)
+            os.dup2(hi_w, 4)
+
+        self.err = open(os.path.join(OUT, "chromium.err"), "wb")
+        self.p = subprocess.Popen(
+            ["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+             "--no-first-run", "--no-default-browser-check",
+             "--disable-extensions", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync",
+             "--user-data-dir=" + os.path.join(OUT, "profile"),
+             "--window-size=%d,%d" % (width, height),
+             "--remote-debugging-pipe", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=self.err, stderr=self.err,
+            preexec_fn=child, pass_fds=(3, 4, hi_r, hi_w))
+        os.close(hi_r)
+        os.close(hi_w)
+        self.w = os.fdopen(cmd_w, "wb", buffering=0)
+        self.r = os.fdopen(ev_r, "rb", buffering=0)
+        self.q = queue.Queue()
+        self.id = 0
+        self.session = None
+        self.requests = []     # every URL the page asked for
+        self.exceptions = []   # uncaught script errors
+        self.security = []     # CSP and other security console lines
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        buf = b""
+        while True:
+            b = self.r.read(65536)
+            if not b:
+                self.q.put(None)
+                return
+            buf += b
+            while b"\0" in buf:
+                msg, buf = buf.split(b"\0", 1)
+                self.q.put(json.loads(msg))
+
+    def _event(self, m):
+        meth, p = m.get("method"), m.get("params", {})
+        if meth == "Network.requestWillBeSent":
+            self.requests.append(p["request"]["url"])
+        elif meth == "Runtime.exceptionThrown":
+            d = p["exceptionDetails"]
+            self.exceptions.append(
+                (d.get("exception") or {}).get("description") or d.get("text"))
+        elif meth == "Log.entryAdded":
+            e = p["entry"]
+            if e.get("source") == "security" or "Content Security Policy" in e.get("text", ""):
+                self.security.append(e.get("text"))
+
+    def call(self, method, params=None, session=True, timeout=60):
+        self.id += 1
+        mid = self.id
+        msg = {"id": mid, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        self.w.write(json.dumps(msg).encode() + b"\0")
+        end = time.time() + timeout
+        while True:
+            try:
+                m = self.q.get(timeout=max(0.1, end - time.time()))
+            except queue.Empty:
+                raise RuntimeError("no answer to %s in %d s" % (method, timeout))
+            if m is None:
+                raise RuntimeError("Chromium closed the pipe")
+            if m.get("id") == mid:
+                if "error" in m:
+                    raise RuntimeError("%s: %s" % (method, m["error"]))
+                return m.get("result", {})
+            self._event(m)
+
+    def pump(self, seconds):
+        """Let events in for a while (and time pass)."""
+        end = time.time() + seconds
+        while time.time() < end:
+            try:
+                m = self.q.get(timeout=max(0.05, end - time.time()))
+            except queue.Empty:
+                continue
+            if m is None:
+                raise RuntimeError("Chromium closed the pipe")
+            self._event(m)
+
+    def open(self, width, height):
+        t = self.call("Target.createTarget", {"url": "about:blank"}, False)
+        s = self.call("Target.attachToTarget",
+                      {"targetId": t["targetId"], "flatten": True}, False)
+        self.session = s["sessionId"]
+        for d in ("Network", "Page", "Runtime", "Log"):
+            self.call(d + ".enable")
+        self.size(width, height, False)
+
+    def size(self, width, height, mobile):
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1,
+                   "mobile": mobile})
+
+    def ev(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr,
+                                           "returnByValue": True,
+                                           "awaitPromise": True})
+        if "exceptionDetails" in r:
+            raise RuntimeError("evaluate %s: %s" % (expr[:80], r["exceptionDetails"].get("text")))
+        return r["result"].get("value")
+
+    def wait(self, expr, timeout):
+        end = time.time() + timeout
+        while True:
+            try:
+                v = self.ev(expr)
+            except RuntimeError:  # the page is not there yet
+                v = None
+            if v or time.time() > end:
+                return v
+            self.pump(0.25)
+
+    def point(self, expr):
+        """The middle of the element EXPR names, scrolled into view."""
+        return self.ev("""(() => { const e = %s; if (!e) return null;
+            e.scrollIntoView({block: "center", inline: "nearest"});
+            const r = e.getBoundingClientRect();
+            return [r.left + Math.min(r.width / 2, 40), r.top + r.height / 2]; })()""" % expr)
+
+    def mouse(self, kind, x, y, **kw):
+        p = {"type": kind, "x": x, "y": y}
+        p.update(kw)
+        self.call("Input.dispatchMouseEvent", p)
+
+    def click(self, expr):
+        xy = self.point(expr)
+        if not xy:
+            return False
+        x, y = xy
+        self.mouse("mouseMoved", x, y)
+        self.mouse("mousePressed", x, y, button="left", clickCount=1)
+        self.mouse("mouseReleased", x, y, button="left", clickCount=1)
+        return True
+
+    def hover(self, expr):
+        xy = self.point(expr)
+        if xy:
+            self.mouse("mouseMoved", xy[0], xy[1])
+        return bool(xy)
+
+    def type(self, sel, text):
+        self.click("document.querySelector(%s)" % json.dumps(sel))
+        self.ev("document.querySelector(%s).select()" % json.dumps(sel))
+        self.call("Input.insertText", {"text": text})
+
+    def shot(self, name, full=False, upto=None):
+        """A PNG of the viewport; FULL: of the page, or down to the end
+        of the element UPTO (a selector)."""
+        p = {"format": "png"}
+        if full:
+            w, h = self.ev("[document.documentElement.clientWidth, document.documentElement.scrollHeight]")
+            if upto:
+                h = self.ev("Math.ceil(document.querySelector(%s).getBoundingClientRect().bottom + window.scrollY + 8)" % json.dumps(upto))
+            p.update({"captureBeyondViewport": True,
+                      "clip": {"x": 0, "y": 0, "width": w, "height": h, "scale": 1}})
+        data = base64.b64decode(self.call("Page.captureScreenshot", p)["data"])
+        path = os.path.join(OUT, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        log("screenshot", path, len(data), "bytes")
+        return path
+
+    def close(self):
+        try:
+            self.call("Browser.close", session=False, timeout=10)
+        except Exception:
+            pass
+        try:
+            self.p.wait(10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+
+
+def status():
+    with urllib.request.urlopen(ORIGIN + "/jemalloc/status", timeout=30) as r:
+        return json.load(r)
+
+
+def get(path):
+    try:
+        with urllib.request.urlopen(ORIGIN + path, timeout=60) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+
+
+def redis_grow(prefix, n, size):
+    """SET n keys of size bytes each, pipelined: what must show as growth."""
+    s = socket.create_connection(("127.0.0.1", RPORT), timeout=60)
+    v = "g" * size
+    cmds = []
+    for i in range(n):
+        k = "%s:%d" % (prefix, i)
+        cmds.append("*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (len(k), k, len(v), v))
+    s.sendall("".join(cmds).encode())
+    got = b""
+    while got.count(b"+OK\r\n") < n:
+        b = s.recv(65536)
+        if not b:
+            break
+        got += b
+    s.close()
+    return got.count(b"+OK\r\n")
+
+
+def names(c, graph):
+    return c.ev("Array.from(document.querySelectorAll('#%s-graph g.fr')).map(g => g.dataset.name)" % graph) or []
+
+
+def table_rows(c, sel):
+    return c.ev("""Array.from(document.querySelectorAll('%s tbody tr')).map(
+        tr => Array.from(tr.children).map(td => td.textContent))""" % sel) or []
+
+
+def reply_of(c, word, before):
+    """The reply line of the word pressed after the BEFORE-th reply."""
+    expr = """(() => { const l = Array.from(document.querySelectorAll('#replies li[data-word=%s]'));
+        return l.length > %d && l[0].dataset.status ? [l[0].dataset.status, l[0].textContent] : null; })()""" % (word, before)
+    return c.wait(expr, 60)
+
+
+def press(c, word):
+    before = c.ev("document.querySelectorAll('#replies li[data-word=%s]').length" % word)
+    if not c.click("document.querySelector('#controls button[data-word=%s]')" % word):
+        return None
+    return reply_of(c, word, before)
+
+
+def main():
+    c = Chrome(1280, 800)
+    try:
+        c.open(1280, 800)
+        run(c)
+    finally:
+        c.close()
+
+
+def run(c):
+    c.call("Page.navigate", {"url": ORIGIN + "/jemalloc"})
+
+    # The chart grows while the page is open: three polls (~2 s apart).
+    n = c.wait("+document.querySelector('#chart').dataset.points >= 3 && document.querySelector('#chart').dataset.points", 30)
+    result(n, "the chart has three points within 30 s (it has %s)" % n,
+           c.ev("document.body.innerText.slice(0, 400)"))
+    lines = c.ev("document.querySelectorAll('#chart polyline.series').length")
+    result(lines == 6, "the chart draws six series (allocated ... metadata): %s" % lines)
+    leg = c.ev("document.querySelector('#legend').textContent")
+    result("allocated" in leg and "resident" in leg and "iB" in leg,
+           "the legend names the figures with their values", leg)
+
+    # The live heap, from /jemalloc/profile?format=collapsed.
+    ok = c.wait("document.querySelector('#heap').dataset.loaded", 60)
+    result(ok, "the live heap's flame graph loads",
+           c.ev("document.querySelector('#heap-state').textContent"))
+    fr = names(c, "heap")
+    found = sorted(set(fr) & set(REDIS_FNS))
+    result(len(found) >= 2, "the flame graph names Redis's functions: %s" % ", ".join(found),
+           "frames: %s" % ", ".join(sorted(set(fr))[:40]))
+    top = table_rows(c, "#top")
+    result(any(r[0].startswith("z") and "malloc" in r[0] for r in top[:5]),
+           "the top functions table puts a zmalloc at the top by self bytes (%s)"
+           % (top[0][0] if top else "empty"), top[:5])
+    c.shot("heap.png")
+
+    # Hover: the tooltip names the frame, its bytes and its share.
+    target = next((f for f in ("createStringObject", "_sdsnewlen", "zmalloc_usable") if f in fr), None)
+    frame = "document.querySelector('#heap-graph g.fr[data-name=\"%s\"]')" % target
+    c.hover(frame)
+    c.pump(0.3)
+    tiptext = c.ev("(t => t.classList.contains('hidden') ? '' : t.textContent)(document.querySelector('#tip'))")
+    result(target and target in (tiptext or "") and "%" in tiptext and "iB" in tiptext,
+           "hovering %s shows its name, bytes and percent" % target, tiptext)
+
+    # Click: the frame zooms to the graph's width.
+    before = c.ev("%s.getBoundingClientRect().width" % frame)
+    c.click(frame)
+    c.pump(0.3)
+    zoomed = c.ev("document.querySelector('#heap-graph').dataset.zoom")
+    after = c.ev("""(() => { const g = %s; const s = document.querySelector('#heap-graph svg');
+        return [g.getBoundingClientRect().width, s.getBoundingClientRect().width]; })()""" % frame)
+    result(zoomed == target and after[0] >= after[1] - 2 and after[0] > before,
+           "clicking %s zooms it to the full width (%.0f px -> %.0f of %.0f)"
+           % (target, before or 0, after[0], after[1]), "zoom: %r" % zoomed)
+    crumb = c.ev("document.querySelector('#heap-zoom').textContent")
+    result(target in crumb, "the zoom line names the frame: %s" % crumb)
+    n_zoomed = len(names(c, "heap"))
+    c.shot("zoom.png")
+    c.click("document.querySelector('#heap-reset')")
+    c.pump(0.3)
+    result(c.ev("document.querySelector('#heap-graph').dataset.zoom") == "" and len(names(c, "heap")) > n_zoomed,
+           "Reset zoom shows the whole graph again (%d frames, %d zoomed)" % (len(names(c, "heap")), n_zoomed))
+
+    # Search: matches are highlighted and summed.
+    c.type("#heap-search", "sdsnewlen")
+    c.pump(0.3)
+    hits = c.ev("document.querySelectorAll('#heap-graph g.fr.hit').length")
+    magenta = c.ev("Array.from(document.querySelectorAll('#heap-graph g.fr.hit rect')).every(r => r.getAttribute('fill') === 'rgb(230,0,230)')")
+    m = c.ev("document.querySelector('#heap-matched').textContent")
+    msum = int(c.ev("document.querySelector('#heap-graph').dataset.matched") or 0)
+    result(hits > 0 and magenta, "searching sdsnewlen highlights %d frames in magenta" % hits)
+    result(m.startswith("matched ") and "%" in m and msum > 0, "the search sums what matched: %s" % m)
+    c.shot("search.png")
+    c.type("#heap-search", "no-such-function-xyz")
+    c.pump(0.3)
+    result(c.ev("document.querySelector('#heap-matched').textContent") == "no frame matches" and
+           c.ev("document.querySelectorAll('#heap-graph g.fr.hit').length") == 0,
+           "a search that matches nothing says so and highlights nothing")
+    c.type("#heap-search", "")
+
+    # Controls: profiling off and on through the buttons.
+    r = press(c, "jmdp")
+    st = status()
+    result(r and r[0] == "200" and "ok" in r[1], "Profiling off: the page shows jmdp's reply", r)
+    result(st["prof_active"] is False, "after Profiling off /jemalloc/status says prof_active false", st.get("prof_active"))
+    badge = c.wait("document.querySelector('#badges').textContent.includes('sampling off') && document.querySelector('#badges').textContent", 10)
+    result(badge, "the page's badge follows: sampling off", badge)
+    r = press(c, "jmep")
+    st = status()
+    result(r and r[0] == "200" and "ok" in r[1], "Profiling on: the page shows jmep's reply", r)
+    result(st["prof_active"] is True, "after Profiling on /jemalloc/status says prof_active true", st.get("prof_active"))
+
+    # Growth: dump, make Redis grow, compare.
+    r = press(c, "jmfp")
+    result(r and r[0] == "200" and ".heap" in r[1], "Dump now: the page shows the dump's path", r)
+    grew = redis_grow("pagegrow", 2500, 16000)
+    log("SET", grew, "keys of 16000 bytes")
+    c.pump(1.2)  # dump_min_interval
+    c.click("document.querySelector('#g-previous')")
+    ok = c.wait("document.querySelector('#growth').dataset.loaded", 60)
+    g1 = table_rows(c, "#gtop")
+    result(ok and g1 and g1[0][1].startswith("+"), "Since the last dump: the top growth table's first row grew (%s %s)"
+           % (g1[0][0], g1[0][1]) if g1 else "Since the last dump: a growth table",
+           c.ev("document.querySelector('#g-state').textContent"))
+    prev_loaded = c.ev("document.querySelector('#growth').dataset.loaded")
+    c.pump(1.2)  # that profile was a dump too: dump_min_interval
+    r = press(c, "jmfp")
+    result(r and r[0] == "200", "Dump now again", r)
+    nd = c.wait("document.querySelectorAll('#dlist tbody tr[data-name]').length >= 2 && document.querySelectorAll('#dlist tbody tr[data-name]').length", 30)
+    result(nd, "the dump list shows both dumps (%s)" % nd)
+    picked = c.ev("[document.querySelector('#g-base').value, document.querySelector('#g-target').value]")
+    dumps = json.loads(get("/jemalloc/dumps")[1])["dumps"]
+    result(picked == [dumps[1]["name"], dumps[0]["name"]],
+           "the pickers offer the two newest dumps, older as from: %s" % picked, dumps[:2])
+    c.click("document.querySelector('#g-compare')")
+    c.wait("document.querySelector('#growth').dataset.loaded != %s" % json.dumps(prev_loaded), 60)
+    state = c.ev("document.querySelector('#g-state').textContent")
+    result(picked[1] + " minus " + picked[0] in state and ": +" in state,
+           "Compare dumps: %s" % state)
+    # The growth table by total change names the function that grew.
+    c.click("Array.from(document.querySelectorAll('#gtop th')).find(th => th.textContent.startsWith('total'))")
+    c.pump(0.2)
+    g2 = table_rows(c, "#gtop")
+    row = next((r for r in g2 if r[0] == "createStringObject"), None)
+    result(row and row[2].startswith("+") and ("MiB" in row[2] or "GiB" in row[2]),
+           "the top growth table names createStringObject, grown %s" % (row[2] if row else "-"),
+           [r[:3] for r in g2[:12]])
+    selfrow = g2 and max(g2, key=lambda r: r[1].startswith("+"))
+    fill = c.ev("(g => g && g.querySelector('rect').getAttribute('fill'))(document.querySelector('#growth-graph g.fr[data-name=\"createStringObject\"]'))")
+    result(fill and fill.startswith("rgb(255,"), "createStringObject is red in the differential flame graph (%s)" % fill)
+    c.shot("growth.png")
+
+    # Dumps: every format downloads.
+    links = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')[0].querySelectorAll('a')).map(a => [a.textContent, a.getAttribute('href'), a.getAttribute('download')])")
+    result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text"],
+           "each dump has raw, symbolized, pprof, collapsed, svg and text links", links)
+    for name, href, dl in links:
+        code, body = get(href)
+        want = {"raw": b"heap_v2/", "pprof": b"\x1f\x8b", "svg": b"<?xml"}.get(name, b"")
+        result(code == 200 and len(body) > 0 and body.startswith(want),
+               "the %s link answers 200 (%d bytes, saved as %s)" % (name, len(body), dl), body[:60])
+
+    # Allocator detail: jemalloc's JSON as a tree, filtered.
+    c.click("document.querySelector('#stats-load')")
+    ok = c.wait("!document.querySelector('#stree').classList.contains('hidden') && document.querySelectorAll('#stree summary').length", 30)
+    result(ok, "Allocator detail loads /jemalloc/stats?format=json as a tree")
+    c.click("Array.from(document.querySelectorAll('#stree summary')).find(s => s.textContent.startsWith('stats.arenas'))")
+    c.pump(0.3)
+    sub = c.ev("Array.from(document.querySelectorAll('#stree summary')).map(s => s.textContent).filter(t => /^(merged|bins|0) /.test(t)).length")
+    result(sub and sub > 0, "opening stats.arenas shows its arenas (%s branches)" % sub)
+    c.type("#stats-filter", "retained")
+    c.pump(0.8)
+    st_state = c.ev("document.querySelector('#stats-state').textContent")
+    marks = c.ev("document.querySelectorAll('#stree mark').length")
+    result(st_state.endswith("matches") and marks > 0, "the filter finds retained: %s, %d marked" % (st_state, marks))
+    c.shot("stats.png")
+
+    # The page at phone width: no sideways scrolling.
+    c.ev("window.scrollTo(0, 0)")
+    c.size(390, 844, True)
+    c.pump(1.0)
+    sw = c.ev("document.documentElement.scrollWidth")
+    result(sw <= 391, "at 390 px wide nothing overflows sideways (scrollWidth %s)" % sw)
+    c.shot("phone.png", full=True)
+    c.size(1280, 800, False)
+    c.pump(0.6)
+    c.type("#heap-search", "createStringObject")
+    c.ev("window.scrollTo(0, 0)")
+    c.pump(0.3)
+    c.mouse("mouseMoved", 5, 5)
+    c.shot("page.png", full=True, upto="#growth")
+
+    # Nothing but our own origin, and no script errors or CSP refusals.
+    foreign = [u for u in c.requests if not (u.startswith(ORIGIN + "/") or u.startswith("data:") or u == "about:blank")]
+    result(len(c.requests) > 10 and not foreign,
+           "all %d requests the page made went to %s" % (len(c.requests), ORIGIN), foreign[:10])
+    paths = sorted({u[len(ORIGIN):].split("?")[0] for u in c.requests if u.startswith(ORIGIN)})
+    log("paths asked for:", " ".join(paths))
+    result(not c.exceptions, "the page threw no script error", c.exceptions[:5])
+    result(not c.security, "no Content-Security-Policy refusal", c.security[:5])
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # a broken driver is a failure, not a skip
+        result(False, "the browser session ran to its end", repr(e))
+        sys.exit(1)
