@@ -178,8 +178,13 @@ class Chrome:
 
     def point(self, expr):
         """The middle of the element EXPR names, scrolled into view."""
+        # Scroll first and let the scroll events pass (the page hides its
+        # tooltip on scroll), then measure.
+        if not self.ev("""(() => { const e = %s; if (!e) return false;
+            e.scrollIntoView({block: "center", inline: "nearest"}); return true; })()""" % expr):
+            return None
+        self.pump(0.2)
         return self.ev("""(() => { const e = %s; if (!e) return null;
-            e.scrollIntoView({block: "center", inline: "nearest"});
             const r = e.getBoundingClientRect();
             return [r.left + Math.min(r.width / 2, 40), r.top + r.height / 2]; })()""" % expr)
 
