@@ -7,9 +7,11 @@
 #                          real clients the integration tests drive, and
 #                          redis-server for the preload agent's proof,
 #                          xmllint and headless Chromium (with a monospace
-#                          font) for the SVG flame graph, go (go tool pprof)
-#                          and elfutils (eu-readelf) for pprof.sh, prometheus
-#                          (with promtool) and curl for the HTTP face
+#                          font) for the SVG flame graph and the /jemalloc
+#                          page, firefox-esr for the page's other engine,
+#                          go (go tool pprof) and elfutils (eu-readelf) for
+#                          pprof.sh, prometheus (with promtool) and curl for
+#                          the HTTP face
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev \
@@ -17,7 +19,7 @@ zlib1g-dev perl binutils netcat-openbsd redis-server redis-tools curl"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
-valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium fonts-dejavu-core \
+valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium firefox-esr fonts-dejavu-core \
 golang-go elfutils prometheus curl"
 fi
 

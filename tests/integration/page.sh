@@ -6,7 +6,9 @@
 # Redis grown in between show createStringObject grown, every download
 # link answers, the allocator's JSON filters, nothing overflows at phone
 # width, and the page asks no host but its own. page.py drives Chromium
-# over the DevTools pipe (see its header) and prints one line per check.
+# over the DevTools pipe (see its header) and prints one line per check;
+# page_firefox.py runs the page's core in headless Firefox (WebDriver
+# BiDi), the other engine it must work in.
 # Screenshots stay in the scratch dir; PAGE_SHOTS=DIR copies them there
 # (docs/img/page.png is page.png). Needs jemalloc's profiling (not under
 # the sanitizers).
@@ -14,29 +16,33 @@
 #	bash page.sh   (JM4LW_RUN from ctest; PAGE_SHOTS=DIR, KEEP_TMP=1)
 . "$(dirname "$0")/../lib.sh"
 
-need chromium python3 curl redis-server redis-cli redis-benchmark nc.openbsd
+need chromium firefox-esr python3 curl redis-server redis-cli redis-benchmark nc.openbsd
 [ -x "$JM4LW_RUN" ] || die "$JM4LW_RUN is not executable"
 
-# run_page: page.py's lines as this harness's passes and failures.
+# run_page SCRIPT MIN ARGS...: a driver's lines as this harness's passes
+# and failures; fewer than MIN lines is a failure of its own.
 run_page() {
-	local out=$1 res=$T/page.results line what detail n=0
-	timeout 240 python3 "$TESTS_DIR/integration/page.py" "$AHTTP" "$RPORT" "$out" \
-		>"$res" 2>"$out/page.log"
+	local script=$1 min=$2 res line what detail n=0
+	shift 2
+	res=$T/$script.results
+	timeout 240 python3 "$TESTS_DIR/integration/$script" "$@" \
+		>"$res" 2>"$T/$script.log"
 	while IFS=$'\t' read -r line what detail; do
 		n=$((n + 1))
 		case $line in
 		ok) pass "page: $what" ;;
 		FAIL) fail "page: $what" "${detail:-}" ;;
-		*) fail "page.py printed a line it should not have" "$line $what" ;;
+		*) fail "$script printed a line it should not have" "$line $what" ;;
 		esac
 	done <"$res"
-	[ "$n" -gt 20 ] || fail "page.py ran its checks (it printed $n)" \
-		"$(tail -20 "$out/page.log")" "$(tail -5 "$out/chromium.err")"
+	[ "$n" -ge "$min" ] || fail "$script ran its checks (it printed $n)" \
+		"$(tail -20 "$T/$script.log")"
 }
 
 case_page() {
 	local shots urls f
 	start_redis_agent page MALLOC_CONF=lg_prof_sample:14 || return
+	# shellcheck disable=SC2034 # hreq's port (lib.sh)
 	HTTP_PORT=$AHTTP
 
 	# The file as served: HTML under our CSP, naming no other host.
@@ -62,8 +68,9 @@ case_page() {
 	track -g $!
 
 	shots=$(scratch shots)
-	run_page "$shots"
-	for f in heap zoom search growth stats phone page; do
+	run_page page.py 40 "$AHTTP" "$RPORT" "$shots"
+	run_page page_firefox.py 7 "$AHTTP" "$shots"
+	for f in heap zoom search growth stats phone page firefox; do
 		if [ "$(head -c 8 "$shots/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; then
 			pass "screenshot $f.png ($(wc -c <"$shots/$f.png") bytes)"
 		else
