@@ -13,6 +13,7 @@ Prints one line per check: "ok<TAB>what" or "FAIL<TAB>what<TAB>detail";
 page.sh counts them. Screenshots go to OUT/*.png.
 
     python3 page.py HTTP_PORT REDIS_PORT OUT
+    python3 page.py --noprof HTTP_PORT OUT   (a process without opt.prof)
 """
 import base64
 import json
@@ -26,7 +27,11 @@ import time
 import urllib.error
 import urllib.request
 
-HTTP, RPORT, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+NOPROF = sys.argv[1] == "--noprof"
+if NOPROF:
+    HTTP, RPORT, OUT = int(sys.argv[2]), 0, sys.argv[3]
+else:
+    HTTP, RPORT, OUT = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 ORIGIN = "http://127.0.0.1:%d" % HTTP
 # Functions of Redis's own that hold its heap under a SET load.
 REDIS_FNS = ("zmalloc_usable", "ztrymalloc_usable", "createStringObject",
@@ -297,11 +302,39 @@ def press(c, word):
     return reply_of(c, word, before)
 
 
+def noprof(c):
+    """Without opt.prof: the profiling buttons are off and say why."""
+    c.call("Page.navigate", {"url": ORIGIN + "/jemalloc"})
+    n = c.wait("+document.querySelector('#chart').dataset.points >= 2 && document.querySelector('#chart').dataset.points", 30)
+    result(n, "no profiling: the chart still grows (%s points)" % n)
+    dis = c.ev("Array.from(document.querySelectorAll('#controls button')).map(b => [b.dataset.word, b.disabled])")
+    result(dis == [["jmep", True], ["jmdp", True], ["jmfp", True], ["jmrs", True], ["jmpg", False]],
+           "no profiling: on, off, dump and reset are disabled, purge is not", dis)
+    note = c.ev("(n => n.classList.contains('hidden') ? '' : n.textContent)(document.querySelector('#profnote'))")
+    result("MALLOC_CONF=prof:true" in note, "no profiling: the page says which MALLOC_CONF to set", note)
+    tip = c.ev("document.querySelector('#controls button[data-word=jmep]').title")
+    result(tip.startswith("disabled: profiling is not enabled"), "no profiling: a disabled button says why", tip)
+    result("not enabled" in c.ev("document.querySelector('#heap-state').textContent") and
+           not any("/jemalloc/profile" in u for u in c.requests),
+           "no profiling: the page asks for no profile, and says why")
+    r = press(c, "jmpg")
+    result(r and r[0] == "200" and "purged" in r[1], "no profiling: Purge works and shows its reply", r)
+    # A button pressed anyway (a stale page): the error line, in red.
+    c.ev("document.querySelector('#controls button[data-word=jmfp]').disabled = false")
+    r = press(c, "jmfp")
+    cls = c.ev("document.querySelector('#replies li[data-word=jmfp]').className")
+    result(r and r[0] == "501" and "error: " in r[1] and "MALLOC_CONF" in r[1] and cls == "err",
+           "no profiling: a dump pressed anyway shows 501 and the error line", r)
+    c.shot("noprof.png")
+    foreign = [u for u in c.requests if not (u.startswith(ORIGIN + "/") or u.startswith("data:") or u == "about:blank")]
+    result(not foreign and not c.exceptions, "no profiling: own origin only, no script error", (foreign + c.exceptions)[:5])
+
+
 def main():
     c = Chrome(1280, 800)
     try:
         c.open(1280, 800)
-        run(c)
+        noprof(c) if NOPROF else run(c)
     finally:
         c.close()
 

@@ -87,5 +87,17 @@ case_page() {
 	assert_eq "the agent still answers ruok" imok "$(ask ruok "$APORT")"
 }
 
+# Without opt.prof: jm4lwd with no MALLOC_CONF; the buttons that need
+# profiling are off and say why, purge works, nothing asks for a profile.
+case_noprof() {
+	local shots
+	start_daemon -- -l 127.0.0.1:0 || return
+	shots=$(scratch noprof)
+	run_page page.py 7 --noprof "$HTTP_PORT" "$shots"
+	[ -n "${PAGE_SHOTS:-}" ] && cp "$shots"/noprof.png "$PAGE_SHOTS"/
+	stop_daemon
+}
+
 case_page
+case_noprof
 finish
