@@ -314,6 +314,10 @@ def noprof(c):
     result("MALLOC_CONF=prof:true" in note, "no profiling: the page says which MALLOC_CONF to set", note)
     tip = c.ev("document.querySelector('#controls button[data-word=jmep]').title")
     result(tip.startswith("disabled: profiling is not enabled"), "no profiling: a disabled button says why", tip)
+    result(c.ev("document.querySelector('#heap-refresh').disabled && document.querySelector('#g-previous').disabled"),
+           "no profiling: Refresh and Since the last dump are disabled")
+    result("lg_sample" not in c.ev("document.querySelector('#badges').textContent"),
+           "no profiling: no sampling rate is claimed")
     result("not enabled" in c.ev("document.querySelector('#heap-state').textContent") and
            not any("/jemalloc/profile" in u for u in c.requests),
            "no profiling: the page asks for no profile, and says why")
