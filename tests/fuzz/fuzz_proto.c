@@ -708,17 +708,25 @@ static void check_jmls(void)
 /* A jmfp success: the path of a new profile in the dump directory. */
 static int check_dump_reply(void)
 {
-	char want[PATH_MAX + 64], *base;
-	size_t n;
+	char want[PATH_MAX + 64], *base, *line = R.buf;
+	size_t n, len = R.len;
 	int ours;
 
+	/* jmdf's table comes first: the path is the last line. */
+	CHECK(len > 0 && R.buf[len - 1] == '\n');
+	for (n = len - 1; n > 0; n--)
+		if (R.buf[n - 1] == '\n') {
+			line = R.buf + n;
+			len = R.len - n;
+			break;
+		}
 	n = (size_t)snprintf(want, sizeof(want), "%s/%s.%ld.", B->real,
 	    cfg.dump_prefix, self_pid);
-	CHECK(R.len > n && memcmp(R.buf, want, n) == 0);
-	CHECK(one_line(R.buf, R.len));
-	CHECK(R.len > 6 && memcmp(R.buf + R.len - 6, ".heap\n", 6) == 0);
+	CHECK(len > n && memcmp(line, want, n) == 0);
+	CHECK(one_line(line, len));
+	CHECK(len > 6 && memcmp(line + len - 6, ".heap\n", 6) == 0);
 	R.buf[R.len - 1] = '\0';
-	base = strrchr(R.buf, '/') + 1;
+	base = strrchr(line, '/') + 1;
 	ours = settle_dump_dir(base);
 	R.buf[R.len - 1] = '\n';
 	return ours;
@@ -757,6 +765,13 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 		CHECK(R.len == 0 && !core.dump_running);
 		core_dump_sync(&core, &dumper, bw->name, bw->view, &D);
 		CHECK(D.kept == (core.st.dumps_written == written + 1));
+		/* A view's body first, as the module sends it. */
+		if (D.status == DUMP_OK && D.body) {
+			char buf[4096];
+			ssize_t got;
+			while ((got = read(D.body_fd, buf, sizeof(buf))) > 0)
+				collect(NULL, buf, (size_t)got);
+		}
 		r = proto_render_dump(&out, &D);
 		dump_result_release(&D);
 	}

@@ -45,10 +45,13 @@ case_paths() {
 	assert_cmd "/jemalloc/stats?format=json is JSON" json_ok statsj
 	assert_http "GET /jemalloc/stats" 200 stats /jemalloc/stats
 	assert_grep "/jemalloc/stats is malloc_stats_print's text" '^___ Begin jemalloc statistics ___' "$T/stats.body"
-	for p in /jemalloc /debug/pprof/; do
+	for p in / /debug/pprof/; do
 		assert_http "GET $p (an index)" 200 index "$p"
 		assert_grep_F "$p links /debug/pprof/heap" 'href="/debug/pprof/heap"' "$T/index.body"
 	done
+	# /jemalloc is the page (page.sh drives it in a browser).
+	assert_http "GET /jemalloc (the page)" 200 page /jemalloc
+	assert_eq "... HTML" "text/html; charset=utf-8" "$(hheader page Content-Type)"
 
 	# /4lw/<word>: the same bytes as the word on the raw port.
 	for w in ruok conf jmls; do
