@@ -712,3 +712,27 @@ http_get() {
 	code=$(timeout $((60 * SLOW)) curl -sS -o "$2" -w '%{http_code}' "$1" 2>"$2.err")
 	[ "$code" = 200 ]
 }
+
+# bench_dump NAME: a big real profile -- bench_host's 64 MiB over chains of
+# 8-16 frames, sampled every 8 KiB: thousands of distinct stacks -- taken
+# with jmfp in scratch dir NAME, the host stopped after. Its path in DUMP;
+# returns 1 after recording a failure.
+bench_dump() {
+	local d port
+	d=$(scratch "$1")
+	DUMP=
+	(cd "$d" && exec env MALLOC_CONF=prof:true,lg_prof_sample:13 \
+		"$BENCH_HOST" -S -m 64 "$d") </dev/null >"$d/out" 2>"$d/err" &
+	PID=$!
+	track "$PID"
+	for _ in $(seq $((300 * SLOW))); do
+		port=$(sed -n 's/^bench_host: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	[ -n "$port" ] || { fail "bench_host started" "$(tail -3 "$d/err")"; return 1; }
+	DUMP=$(ask jmfp "$port")
+	kill "$PID"
+	wait_exit "$PID" 10 >/dev/null 2>&1
+	[ -s "$DUMP" ] || { fail "bench_host: jmfp wrote a profile" "$DUMP"; return 1; }
+}

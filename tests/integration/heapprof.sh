@@ -122,20 +122,9 @@ same_tables() {
 # A big profile: bench_host's 64 MiB over chains of 8-16 frames, sampled
 # every 8 KiB: thousands of distinct stacks.
 case_many_stacks() {
-	local d port p
-	d=$(scratch many_stacks)
-	(cd "$d" && exec env MALLOC_CONF=prof:true,lg_prof_sample:13 \
-		"$BENCH_HOST" -S -m 64 "$d") </dev/null >"$d/out" 2>"$d/err" &
-	PID=$!
-	track "$PID"
-	for _ in $(seq $((300 * SLOW))); do
-		port=$(sed -n 's/^bench_host: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
-	[ -n "$port" ] || { fail "bench_host started" "$(tail -3 "$d/err")"; return; }
-	p=$(ask jmfp "$port")
-	[ -s "$p" ] || { fail "bench_host: jmfp wrote a profile" "$p"; return; }
+	local p
+	bench_dump many_stacks || return
+	p=$DUMP
 	assert_cmd "bench_host: the profile has over 1000 stacks" \
 		test "$(grep -c '^@' "$p")" -gt 1000
 	same_totals "bench_host" "$BENCH_HOST" "$p"
@@ -146,8 +135,6 @@ case_many_stacks() {
 	assert_eq "--binary: the same table from a copy of the program" \
 		"$(cat "$T/bench_host/ours.txt")" "$(cat "$T/moved.txt")"
 	cp "$p" "$T/big.heap"
-	kill "$PID"
-	wait_exit "$PID" 10 >/dev/null 2>&1
 }
 
 # Lines the parser does not know are skipped: ClickHouse's jemalloc fork

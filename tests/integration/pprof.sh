@@ -159,27 +159,14 @@ check_profile() {
 # A big profile: bench_host's 64 MiB over chains of 8-16 frames, sampled
 # every 8 KiB (thousands of stacks), with heap_fill() inlined into main.
 case_bench() {
-	local d port p
-	d=$(scratch bench)
-	(cd "$d" && exec env MALLOC_CONF=prof:true,lg_prof_sample:13 \
-		"$BENCH_HOST" -S -m 64 "$d") </dev/null >"$d/out" 2>"$d/err" &
-	PID=$!
-	track "$PID"
-	for _ in $(seq 300); do
-		port=$(sed -n 's/^bench_host: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
-	[ -n "$port" ] || { fail "bench_host started" "$(tail -3 "$d/err")"; return; }
-	p=$(ask jmfp "$port")
-	[ -s "$p" ] || { fail "bench_host: jmfp wrote a profile" "$p"; return; }
+	local p
+	bench_dump bench || return
+	p=$DUMP
 	assert_cmd "bench_host: the profile has over 1000 stacks" \
 		test "$(grep -c '^@' "$p")" -gt 1000
 	check_profile bench_host "$BENCH_HOST" "$p"
 	case_inline "$T/bench_host"
 	cp "$p" "$T/big.heap"
-	kill "$PID"
-	wait_exit "$PID" 10 >/dev/null 2>&1
 }
 
 # case_inline DIR: what jm4lw-prof shows as "f (inline)" pprof has as an

@@ -268,22 +268,10 @@ case_diff() {
 # file stays small (frames under 0.1 px are left out) and its total is
 # still the whole profile's.
 case_big() {
-	local d port p size
-	d=$(scratch big)
-	(cd "$d" && exec env MALLOC_CONF=prof:true,lg_prof_sample:13 \
-		"$BENCH_HOST" -S -m 64 "$d") </dev/null >"$d/out" 2>"$d/err" &
-	PID=$!
-	track "$PID"
-	for _ in $(seq $((300 * SLOW))); do
-		port=$(sed -n 's/^bench_host: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
-	[ -n "$port" ] || { fail "bench_host started" "$(tail -3 "$d/err")"; return; }
-	p=$(ask jmfp "$port")
-	kill "$PID"
-	wait_exit "$PID" 10 >/dev/null 2>&1
-	[ -s "$p" ] || { fail "bench_host: jmfp wrote a profile" "$p"; return; }
+	local d p size
+	bench_dump big || return
+	p=$DUMP
+	d=$(dirname "$p")
 	assert_cmd "bench_host: jm4lw-prof -f svg exits 0 ($(grep -c '^@' "$p") stacks)" \
 		"$JM4LW_PROF" -f svg -o "$d/big.svg" "$p" || return
 	size=$(stat -c %s "$d/big.svg")
