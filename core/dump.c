@@ -129,24 +129,37 @@ void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
 	j->res.body_fd = -1;
 }
 
-int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
-    const char *addrs, size_t len, struct dump_result *r)
+/*
+ * A job that makes no dump (a symbol lookup, a kept dump's view): no rate
+ * limit, only a free worker. 0 with @p j cleared for @p kind, or -1 with
+ * @p r saying why not.
+ */
+static int core_job_admit(struct core *c, struct dump_job *j, struct dumper *d,
+    enum job_kind kind, const char *what, struct dump_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->body_fd = -1;
 	if (c->dump_running) {
 		dump_why(r, DUMP_REFUSED, EBUSY,
-		    "symbol lookup refused: a dump is in progress; retry "
-		    "when it is done");
+		    "%s refused: a dump is in progress; retry when it is done",
+		    what);
 		r->retry_after = 1;
 		return -1;
 	}
 	memset(j, 0, sizeof(*j));
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
-	j->kind = JOB_SYMBOLS;
+	j->kind = kind;
 	j->dumper = d;
 	j->res.body_fd = -1;
+	return 0;
+}
+
+int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
+    const char *addrs, size_t len, struct dump_result *r)
+{
+	if (core_job_admit(c, j, d, JOB_SYMBOLS, "symbol lookup", r) == -1)
+		return -1;
 	if ((j->addrs = malloc(len + 1)) == NULL) {
 		dump_why(r, DUMP_FAILED, ENOMEM, "symbol lookup failed: %s",
 		    strerror(ENOMEM));
@@ -182,27 +195,13 @@ int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
     const char *name, const char *base_name, enum dump_view view,
     struct dump_result *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->body_fd = -1;
-	if (c->dump_running) {
-		dump_why(r, DUMP_REFUSED, EBUSY,
-		    "rendering refused: a dump is in progress; retry when it "
-		    "is done");
-		r->retry_after = 1;
-		return -1;
-	}
-	memset(j, 0, sizeof(*j));
-	if (kept_dump(c, name, j->path, sizeof(j->path), r) == -1 ||
+	if (core_job_admit(c, j, d, JOB_RENDER, "rendering", r) == -1 ||
+	    kept_dump(c, name, j->path, sizeof(j->path), r) == -1 ||
 	    (base_name != NULL &&
 	        kept_dump(c, base_name, j->base, sizeof(j->base), r) == -1))
 		return -1;
-	j->ops = c->ops;
-	j->cfg = *c->cfg;
-	j->kind = JOB_RENDER;
 	j->with_base = base_name != NULL;
-	j->dumper = d;
 	j->res.view = view;
-	j->res.body_fd = -1;
 	c->dump_running = 1;
 	return 0;
 }
