@@ -4,7 +4,10 @@
  * same heap, and to watch its port while it dumps.
  *
  *	MALLOC_CONF=prof:true bench_host [-T] [-S] [-m MiB] [-A N [-P PCT]]
- *	    [-l addr:port] DUMP_DIR
+ *	    [-l addr:port] [-W addr:port] DUMP_DIR
+ *
+ * -W serves the HTTP face there too (none without it), logged as the
+ * module's "HTTP listening on ADDR:PORT".
  *
  * At start it switches sampling on (prof.active) and allocates -m MiB
  * (default 1024) of live blocks, 32 B to 128 KiB (log-uniform), each
@@ -535,7 +538,8 @@ static int serve_embedded(const struct jm4lw_config *cfg, const char *listen,
 		goto done;
 	}
 	if (add_words(m, b, c) == -1 || jm4lw_listen(m, listen) == -1 ||
-	    jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1)
+	    jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1 ||
+	    (cfg->http_listen[0] != '\0' && jm4lw_http_listen(m, NULL) == -1))
 		goto done;
 	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
 	sigint = evsignal_new(base, SIGINT, on_signal, base);
@@ -622,6 +626,7 @@ int main(int argc, char *argv[])
 	static struct churns churns = {.pct = 25};
 	struct churn_arg *cargs = NULL;
 	const char *listen = "127.0.0.1:0";
+	const char *http = ""; /* -W: none unless asked */
 	struct timespec t0, t1;
 	char err[256];
 	size_t mib = 1024, nblocks = 0, i, allocated, len = sizeof(size_t);
@@ -631,7 +636,7 @@ int main(int argc, char *argv[])
 	double epoch_empty;
 	int ch, status = 1;
 
-	while ((ch = getopt(argc, argv, "A:P:m:l:ST")) != -1) {
+	while ((ch = getopt(argc, argv, "A:P:m:l:W:ST")) != -1) {
 		switch (ch) {
 		case 'A':
 			churns.n = atoi(optarg);
@@ -650,6 +655,9 @@ int main(int argc, char *argv[])
 			break;
 		case 'l':
 			listen = optarg;
+			break;
+		case 'W':
+			http = optarg;
 			break;
 		case 'S':
 			max_lg = STACKS_MAX_LG;
@@ -711,6 +719,11 @@ int main(int argc, char *argv[])
 	}
 
 	jm4lw_config_init(&cfg);
+	if (jm4lw_config_set(&cfg, "http_listen", http, err, sizeof(err)) ==
+	    -1) {
+		fprintf(stderr, "bench_host: -W: %s\n", err);
+		return 2;
+	}
 	if (jm4lw_config_set(&cfg, "dump_dir", bare.dir, err, sizeof(err)) ==
 	        -1 ||
 	    jm4lw_config_set(&cfg, "dump_min_interval", "0", err,

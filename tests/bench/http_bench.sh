@@ -25,8 +25,8 @@
 #   HEAP_MB     bench_host's heap for (b)
 #   JM4LWD, LOADGEN, BENCH_HOST, JM4LW_PROF   the binaries
 #   CLIENT_CPU, SERVER_CPU   pinning (taskset), when both are set
-# bench_host has no option for its HTTP address: its module thread binds
-# the default, 127.0.0.1:9182, which must be free.
+# bench_host serves HTTP on a free port (-W 127.0.0.1:0), read from the
+# module's "HTTP listening on" line.
 # Writes the report section (Markdown) to OUT.md; exit 1 when a server did
 # not start or a request failed.
 set -uo pipefail
@@ -36,7 +36,7 @@ MODE=${MODE:-full}
 ROUNDS=${ROUNDS:-5}
 HEAP_MB=${HEAP_MB:-1024}
 CC=${CC:-$(command -v gcc || command -v cc)}
-HTTP_PORT_BH=9182
+HTTP_PORT_BH=
 if [ "$MODE" = smoke ]; then N=500 DUMPS=2; else N=20000 DUMPS=7; fi
 ON_CLIENT=() ON_SERVER=()
 if [ -n "${CLIENT_CPU:-}" ] && [ -n "${SERVER_CPU:-}" ]; then
@@ -306,11 +306,12 @@ o ""
 log "b. /debug/pprof/heap against jm4lw-prof -f pprof over a $HEAP_MB MiB heap, $DUMPS dumps"
 mkdir -p "$W/dumps"
 env MALLOC_CONF=prof:true,lg_prof_sample:15 "${ON_SERVER[@]}" "$BENCH_HOST" -S -T \
-	-m "$HEAP_MB" "$W/dumps" >"$W/bench_host.log" 2>&1 &
+	-W 127.0.0.1:0 -m "$HEAP_MB" "$W/dumps" >"$W/bench_host.log" 2>&1 &
 HPID=$!
 PIDS+=("$HPID")
 if wait_line "$W/bench_host.log" 'bench_host: listening on' 300 >/dev/null &&
-	grep -q "HTTP listening on 127.0.0.1:$HTTP_PORT_BH\$" "$W/bench_host.log"; then
+	HTTP_PORT_BH=$(sed -n 's/.*HTTP listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$W/bench_host.log" | head -1) &&
+	[ -n "$HTTP_PORT_BH" ]; then
 	U=http://127.0.0.1:$HTTP_PORT_BH
 	HEAP=$(sed -n 's/^bench_host: \([0-9]*\) blocks, stats.allocated \([0-9]*\) MiB.*/\2 MiB, \1 blocks/p' "$W/bench_host.log")
 	for _ in $(seq 1 "$DUMPS"); do
@@ -345,8 +346,8 @@ if wait_line "$W/bench_host.log" 'bench_host: listening on' 300 >/dev/null &&
 	o "\`/debug/pprof/heap\` ÷ \`jm4lw-prof -f pprof\`: **$(rmed url prof)** ($(rrng url prof)); ÷ the offline path (raw fetch + \`jm4lw-prof\`): **$(rmed url off)** ($(rrng url off))."
 	o ""
 else
-	bad "bench_host -T did not start with its HTTP on 127.0.0.1:$HTTP_PORT_BH: $(tail -3 "$W/bench_host.log" | tr '\n' ' ')"
-	o "### b. \`/debug/pprof/heap\`: not measured (bench_host's HTTP did not bind 127.0.0.1:$HTTP_PORT_BH)"
+	bad "bench_host -T did not start with its HTTP: $(tail -3 "$W/bench_host.log" | tr '\n' ' ')"
+	o "### b. \`/debug/pprof/heap\`: not measured (bench_host's HTTP did not bind)"
 	o ""
 fi
 kill -TERM "$HPID" 2>/dev/null
@@ -358,7 +359,7 @@ o '```'
 o "MALLOC_CONF=prof:true,prof_active:false jm4lwd -l 127.0.0.1:0 -W 127.0.0.1:0"
 o "httpget 127.0.0.1 \$HTTP_PORT /metrics $N keep|close    # written and compiled by http_bench.sh"
 o "loadgen -p \$JM4LWD_PORT -c 1 -n $N -w mntr"
-o "MALLOC_CONF=prof:true,lg_prof_sample:15 bench_host -S -T -m $HEAP_MB \$WORK/dumps   # HTTP on 127.0.0.1:9182"
+o "MALLOC_CONF=prof:true,lg_prof_sample:15 bench_host -S -T -W 127.0.0.1:9182 -m $HEAP_MB \$WORK/dumps"
 o "curl -o heap.pb.gz -w '%{time_total}' http://127.0.0.1:9182/debug/pprof/heap"
 o "curl -o raw.heap 'http://127.0.0.1:9182/jemalloc/profile?format=raw'; jm4lw-prof -f pprof -o file.pb.gz raw.heap"
 o '```'
