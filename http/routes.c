@@ -26,6 +26,15 @@
 
 static void json_str(struct evbuffer *b, const char *s);
 
+/* The word whose allow-list entry governs a view: the one that renders
+ * the same (jmcs, jmfg), else jmtp. */
+static const char *view_word(enum dump_view v)
+{
+	return v == DUMP_VIEW_COLLAPSED ? "jmcs"
+	    : v == DUMP_VIEW_SVG        ? "jmfg"
+	                                : "jmtp";
+}
+
 /* The content type of a view's reply. */
 static const char *view_type(enum dump_view v)
 {
@@ -141,10 +150,7 @@ static void route_dump(struct http_ctx *ctx)
 		return;
 	}
 	evhttp_clear_headers(&q);
-	if (!http_word_allowed(ctx,
-	        view == DUMP_VIEW_COLLAPSED ? "jmcs"
-	            : view == DUMP_VIEW_SVG ? "jmfg"
-	                                    : "jmtp"))
+	if (!http_word_allowed(ctx, view_word(view)))
 		return;
 	if (view == DUMP_VIEW_RAW || view == DUMP_VIEW_PPROF)
 		evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
@@ -317,11 +323,7 @@ static void route_profile(struct http_ctx *ctx)
 		http_error(ctx->req, 400, "%s", why);
 		return;
 	}
-	/* The word that renders the same: jmcs, jmfg, else jmtp. */
-	if (!http_word_allowed(ctx,
-	        view == DUMP_VIEW_COLLAPSED ? "jmcs"
-	            : view == DUMP_VIEW_SVG ? "jmfg"
-	                                    : "jmtp"))
+	if (!http_word_allowed(ctx, view_word(view)))
 		return;
 	http_job(ctx, "/jemalloc/profile", view, base, view_type(view), 0);
 }

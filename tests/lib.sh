@@ -736,3 +736,17 @@ bench_dump() {
 	wait_exit "$PID" 10 >/dev/null 2>&1
 	[ -s "$DUMP" ] || { fail "bench_host: jmfp wrote a profile" "$DUMP"; return 1; }
 }
+
+# leak_dumps: jeprof_host leaking with sampling on (scratch "leak_base"),
+# and two jmfp dumps 1.5 s apart (dump_min_interval; ~35 MiB more leaked
+# between): their paths in DUMP_A and DUMP_B. Returns 1 after recording
+# a failure. The host keeps running (stop_jeprof_host).
+leak_dumps() {
+	start_jeprof_host leak_base JM4LW_TEST_LEAK=1 \
+		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:16 || return 1
+	DUMP_A=$(ask jmfp)
+	sleep 1.5
+	DUMP_B=$(ask jmfp)
+	[ -s "$DUMP_A" ] && [ -s "$DUMP_B" ] ||
+		{ fail "--base: two dumps" "$DUMP_A" "$DUMP_B"; return 1; }
+}

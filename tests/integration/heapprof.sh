@@ -197,13 +197,9 @@ case_jeprof_host() {
 case_base() {
 	local a b d=$T/base
 	mkdir -p "$d"
-	start_jeprof_host leak_base JM4LW_TEST_LEAK=1 \
-		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:16 || return
-	a=$(ask jmfp)
-	sleep 1.5 # dump_min_interval, and ~35 MiB more leaked
-	b=$(ask jmfp)
-	[ -s "$a" ] && [ -s "$b" ] ||
-		{ fail "--base: two dumps" "$a" "$b"; return; }
+	leak_dumps || return
+	a=$DUMP_A
+	b=$DUMP_B
 	timeout 300 jeprof --text --base="$a" "$JEPROF_HOST" "$b" \
 		>"$d/jeprof.txt" 2>/dev/null
 	assert_cmd "--base: jm4lw-prof --base exits 0" \

@@ -195,13 +195,9 @@ case_inline() {
 case_base() {
 	local a b d=$T/base sum n jb
 	mkdir -p "$d"
-	start_jeprof_host leak_base JM4LW_TEST_LEAK=1 \
-		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:16 || return
-	a=$(ask jmfp)
-	sleep 1.5 # dump_min_interval, and ~35 MiB more leaked
-	b=$(ask jmfp)
-	[ -s "$a" ] && [ -s "$b" ] ||
-		{ fail "--base: two dumps" "$a" "$b"; return; }
+	leak_dumps || return
+	a=$DUMP_A
+	b=$DUMP_B
 	check_profile jeprof_host "$JEPROF_HOST" "$b"
 	assert_cmd "--base: jm4lw-prof -f pprof --base exits 0" \
 		"$JM4LW_PROF" -f pprof --base "$a" -o "$d/diff.pb.gz" "$b" || return
