@@ -372,7 +372,7 @@ wait_log() {
 
 # --- profiles against jeprof -------------------------------------------------------
 
-# same_totals NAME BINARY PROFILE [BASE]: core/heapprof.c's unsampled
+# same_totals NAME BINARY PROFILE [BASE]: prof/heapprof.c's unsampled
 # totals (tests/host/heapprof_dump, $HEAPPROF_DUMP) and jeprof's, bytes
 # and objects; with BASE, of PROFILE minus BASE (jeprof --base). jeprof
 # prints its float sum truncated; ours, truncated, must be equal (one

@@ -1,10 +1,10 @@
 /*
- * libFuzzer target: core/heapprof.c on any bytes. It must never crash,
+ * libFuzzer target: prof/heapprof.c on any bytes. It must never crash,
  * leak or read out of bounds; a parse either fails with one line of error
  * and an empty profile, or yields a profile whose every stack points into
  * its frames and whose totals are the sums of its stacks. A symbolized
  * profile's table then answers every address of it through the table
- * backend (core/symbolize_table.c): at least one named frame each. (No
+ * backend (prof/symbolize_table.c): at least one named frame each. (No
  * object backend: that would open whatever files the input names.)
  */
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * heapprof_dump: what core/heapprof.c reads in a heap_v2 profile, for the
+ * heapprof_dump: what prof/heapprof.c reads in a heap_v2 profile, for the
  * differential test against jeprof (tests/integration/heapprof.sh).
  *
  *	heapprof_dump [--base OLD] PROFILE

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The profile pipeline's first step against jeprof: core/heapprof.c
+# The profile pipeline's first step against jeprof: prof/heapprof.c
 # (through tests/host/heapprof_dump) must read a real heap_v2 dump to the
 # same unsampled totals jeprof prints ("Total:", in bytes and in objects),
 # skip lines it does not know, and refuse a cut or foreign file with one

@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/heapprof.c on small profiles written here: the
+ * Unit tests of prof/heapprof.c on small profiles written here: the
  * shapes jemalloc writes, jeprof's unsampling to the last digit, the
  * lines it must skip, and one clear error for each broken input.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/render_pprof.c: a tiny profile of this program's
+ * Unit tests of prof/render_pprof.c: a tiny profile of this program's
  * own functions rendered, gunzipped and decoded field by field with a
  * decoder written here from profile.proto, so the wire format is checked
  * without go tool pprof (tests/integration/pprof.sh has the real

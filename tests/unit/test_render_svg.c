@@ -1,5 +1,5 @@
 /*
- * Unit tests of core/render_svg.c on small profiles written here, with a
+ * Unit tests of prof/render_svg.c on small profiles written here, with a
  * stand-in symbolizer that names each address from a table: the tree
  * merge (by name, children sorted, widths from the values), frames too
  * narrow to draw left out while their parents keep the total, a
@@ -39,7 +39,7 @@ static const char *const names[] = {
     "gone",
 };
 
-/* The stand-in for core/symbolize.c: one frame, named from the table. */
+/* The stand-in for prof/symbolize.c: one frame, named from the table. */
 int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
     struct sym_frame *out, int max)
 {

@@ -1,7 +1,7 @@
 /*
  * Unit tests of the symbolizer: a symbolized profile read back (its
- * symbol section parsed by core/heapprof.c, answered by the table
- * backend, rendered by core/render.c), the odd shapes jeprof accepts,
+ * symbol section parsed by prof/heapprof.c, answered by the table
+ * backend, rendered by prof/render.c), the odd shapes jeprof accepts,
  * one clear error for each broken one; and the ELF backend on this very
  * process, against its own function addresses, its build ID as the
  * loader has it in memory, and libdw's answers when built with libdw.

@@ -1,6 +1,6 @@
 /*
  * symbolize_impl — what the symbolizer's backends share, private to
- * core/symbolize*.c. symbolize.c owns the part every backend needs (the
+ * prof/symbolize*.c. symbolize.c owns the part every backend needs (the
  * per-pc cache, names in their three forms, the demangler, strings we
  * made); a backend (libdwfl, our own ELF reader, a symbolized file's
  * table) only answers "which functions are at this address" through
