@@ -178,6 +178,23 @@ static void conn_rearm(struct conn *c)
 	event_add(c->rev, &left);
 }
 
+/* A word's dump job ended: its peer gets the reply (a view's body
+ * first, the file is the connection's now, then what the word says). */
+static void conn_answer_job(struct jm4lw *m, void *arg, struct dump_result *r)
+{
+	struct conn *c = arg;
+	struct proto_out out = {.write = conn_write_cb, .arg = c};
+
+	(void)m;
+	if (r->status == DUMP_OK && r->body) {
+		conn_write_file(c, r->body_fd, r->body_len);
+		r->body = 0;
+		r->body_fd = -1;
+	}
+	proto_render_dump(&out, r);
+	conn_send(c);
+}
+
 /* The word is complete: run it, or hand it to the worker. */
 static void conn_dispatch(struct conn *c)
 {

@@ -1,7 +1,20 @@
 /*
- * The module's insides, shared by the files of the libevent shell:
- * server.c (the API, logging, jobs), conn.c (connections), listen.c
- * (listeners), timers.c (the dump schedule), worker.c, thread.c, agent.c.
+ * The module's insides, shared by the files of the libevent shell. Each
+ * file calls only the ones below it (scripts/loops.py checks):
+ *
+ *   server.c   the assembler: jm4lw_new(), jm4lw_reconfigure(),
+ *              jm4lw_free(), jm4lw_add_word(); builds and changes the
+ *              parts below, and is called by none of them
+ *   thread.c   thread mode (jm4lw_start_thread) over the API; agent.c and
+ *              jm4lwd.c, the preload agent's and the daemon's main
+ *   http/      the HTTP face (binds through listen.c's sockets)
+ *   listen.c   listeners: bind, accept, pause on EMFILE, the allow check
+ *   timers.c   the dump schedule (dump_interval, dump_on_growth)
+ *   conn.c     a connection's life: one word, its reply, the caps
+ *   jobs.c     the job service: admission, hand-off to the worker, the
+ *              waiter a job answers, the host thread's sampling switch
+ *   log.c      the log: the host's sink and level, lines about peers
+ *   worker.c   the worker thread; addr.c, config.c below everything
  */
 #ifndef JM4LW_MODULE_H
 #define JM4LW_MODULE_H
@@ -105,17 +118,22 @@ int listen_each(struct jm4lw *m, const char *list,
 /* listen.c: a listening socket on @p addr, or -1 logged under @p key. */
 int listen_socket(struct jm4lw *m, const char *key, const char *addr);
 
-/* server.c */
-/* Around a callback on the loop that allocates for the module: the
- * host's thread samples none of it (enter returns what to restore). */
-int module_unsampled_enter(struct jm4lw *m);
-void module_unsampled_leave(struct jm4lw *m, int was);
+/* log.c */
+/* The default sink (stderr, INFO) and core's lines through it; after
+ * core_init(). */
+void log_init(struct jm4lw *m);
 void log_msg(struct jm4lw *m, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void conn_log(struct conn *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* jobs.c */
+/* Around a callback on the loop that allocates for the module: the
+ * host's thread samples none of it (enter returns what to restore). */
+int module_unsampled_enter(struct jm4lw *m);
+void module_unsampled_leave(struct jm4lw *m, int was);
 /* A dump for peer @p c, or for the schedule @p why when @p c is NULL. */
 void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
     const char *word, enum dump_view view, int with_base);
@@ -127,8 +145,10 @@ void module_symbols(struct jm4lw *m, const struct job_waiter *w,
     const char *addrs, size_t len);
 /* @p arg, a waiter, is gone: its job ends unanswered. */
 void module_job_forget(struct jm4lw *m, void *arg);
-/* A word's job ended: answer its connection (a job_waiter's answer). */
-void conn_answer_job(struct jm4lw *m, void *arg, struct dump_result *r);
+/* The worker, ending its jobs on m->base; -1 if it cannot be made. */
+int jobs_init(struct jm4lw *m, const struct core_ops *ops);
+/* The worker and the job block (a running job keeps its block). */
+void jobs_free(struct jm4lw *m);
 
 /* conn.c */
 void conn_accept(struct jm4lw *m, evutil_socket_t fd, const struct sockaddr *sa,
@@ -160,7 +180,7 @@ void timers_commit(struct jm4lw *m, struct timers *t);
 void timers_discard(struct timers *t);
 void timers_free(struct jm4lw *m);
 
-/* thread.c, agent.c */
+/* server.c, for thread.c and agent.c */
 void server_set_mode(struct jm4lw *m, const char *mode);
 
 /* jm4lwd: the process is the module, and profiles itself; its loop's

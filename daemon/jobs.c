@@ -1,0 +1,164 @@
+/*
+ * The job service the faces and the schedule call down into: admission on
+ * the loop, the hand-off to the worker, the one waiter a job answers, and
+ * the switch that keeps the module's own allocations on a host's thread
+ * unsampled. It knows no face: a waiter is a callback and its argument.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "module.h"
+#include "worker.h"
+
+/*
+ * In embedded mode the loop is the host's thread, whose allocations
+ * jemalloc samples: the module's own (a connection, a reply) would show up
+ * in the profiles it writes, and a sampled one waits on jemalloc's
+ * profiling locks while the worker dumps. So the thread's sampling is off
+ * while a callback of ours runs, and back as the host had it after.
+ * Thread mode's loop is ours and samples nothing anyway.
+ */
+int module_unsampled_enter(struct jm4lw *m)
+{
+	return m->own_loop || m->sampled ? -1
+	                                 : core_thread_sampling(&m->core, 0);
+}
+
+/* Give the host's thread its sampling back. */
+void module_unsampled_leave(struct jm4lw *m, int was)
+{
+	if (was == 1)
+		(void)core_thread_sampling(&m->core, 1);
+}
+
+/* A scheduled dump's outcome: the log. */
+static void module_log_dump(struct jm4lw *m, const char *why,
+    const struct dump_result *r)
+{
+	if (r->status == DUMP_OK) {
+		m->core.st.dumps_scheduled++;
+		log_msg(m, JM4LW_LOG_INFO, "%s dump: %s", why, r->path);
+	} else
+		log_msg(m, JM4LW_LOG_WARN, "%s dump: %s", why, r->reason);
+}
+
+/* On the loop: the worker finished the job. */
+static void module_job_done(void *arg, void *job)
+{
+	struct jm4lw *m = arg;
+	struct dump_job *j = job;
+	struct job_waiter w = m->waiter;
+	int was = module_unsampled_enter(m);
+
+	m->waiter.answer = NULL;
+	core_dump_done(&m->core, &j->res);
+	/* A peer that left meanwhile is not answered; the dump stays. */
+	if (w.answer != NULL)
+		w.answer(m, w.arg, &j->res);
+	else if (j->scheduled)
+		module_log_dump(m, m->job_why, &j->res);
+	dump_result_release(&j->res);
+	dump_job_release(j);
+	module_unsampled_leave(m, was);
+}
+
+void module_job_forget(struct jm4lw *m, void *arg)
+{
+	if (m->waiter.answer != NULL && m->waiter.arg == arg)
+		m->waiter.answer = NULL; /* the job ends without a reader */
+}
+
+/* The worker's end of a job. */
+static void module_job_run(void *job)
+{
+	dump_run(job);
+}
+
+/* A job whose module is gone: the staging directory and the block. */
+static void module_job_orphan(void *job)
+{
+	struct module_job *mj = job;
+
+	dump_result_release(&mj->job.res);
+	dump_job_release(&mj->job);
+	dumper_fini(&mj->dumper);
+	free(mj);
+}
+
+/* Hand the prepared job to the worker, or run it here without one. */
+static void module_submit(struct jm4lw *m, const struct job_waiter *w)
+{
+	struct dump_job *j = &m->mj->job;
+
+	m->waiter = w != NULL ? *w : (struct job_waiter){0};
+	if (worker_submit(m->worker, module_job_run, j) == 0)
+		return;
+	/* No thread to be had: the job still happens, on the loop. */
+	log_msg(m, JM4LW_LOG_WARN,
+	    "worker thread unavailable (%s); working on the event loop",
+	    strerror(errno));
+	dump_run(j);
+	module_job_done(m, j);
+}
+
+/*
+ * A dump for waiter @p w (a peer's word, an HTTP request), or with @p w
+ * NULL for the schedule @p why. Admission happens here on the loop (one
+ * at a time, dump_min_interval), the dump on the worker; a refusal is
+ * answered at once.
+ */
+void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
+    const char *word, enum dump_view view, int with_base)
+{
+	if (core_dump_admit(&m->core, w == NULL ? NULL : word, &m->refusal) ==
+	    -1) {
+		if (w != NULL)
+			w->answer(m, w->arg, &m->refusal);
+		else
+			module_log_dump(m, why, &m->refusal);
+		return;
+	}
+	core_dump_prepare(&m->core, &m->mj->job, &m->mj->dumper, w == NULL,
+	    view, with_base);
+	m->job_why = why;
+	module_submit(m, w);
+}
+
+void module_render(struct jm4lw *m, const struct job_waiter *w,
+    const char *name, const char *base, enum dump_view view)
+{
+	if (core_render_admit(&m->core, &m->mj->job, &m->mj->dumper, name, base,
+	        view, &m->refusal) == -1) {
+		w->answer(m, w->arg, &m->refusal);
+		return;
+	}
+	module_submit(m, w);
+}
+
+void module_symbols(struct jm4lw *m, const struct job_waiter *w,
+    const char *addrs, size_t len)
+{
+	if (core_symbols_admit(&m->core, &m->mj->job, &m->mj->dumper, addrs,
+	        len, &m->refusal) == -1) {
+		w->answer(m, w->arg, &m->refusal);
+		return;
+	}
+	module_submit(m, w);
+}
+
+/* The worker whose jobs end on the module's loop; -1 if it cannot be
+ * made. */
+int jobs_init(struct jm4lw *m, const struct core_ops *ops)
+{
+	m->worker = worker_new(m->base, ops, module_job_done, m);
+	return m->worker != NULL ? 0 : -1;
+}
+
+/* The worker and the job's block; a dump still running keeps its block
+ * until it ends, and the worker's thread frees it. */
+void jobs_free(struct jm4lw *m)
+{
+	if (!worker_free(m->worker, module_job_orphan) && m->mj != NULL)
+		module_job_orphan(m->mj);
+}
