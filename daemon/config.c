@@ -135,31 +135,30 @@ const struct config_key *config_key_at(size_t i)
 	return i < NKEYS ? &config_keys[i] : NULL;
 }
 
-/*
- * "key=value" for the @p i-th key of @p cfg, as `conf` shows it: numbers
- * and sizes in plain digits, strings as they are. -1 past the last key.
- * The key table is the one list of keys, so conf cannot leave one out.
- */
-int config_format(const struct jm4lw_config *cfg, size_t i, char *buf,
-    size_t len)
-{
-	const struct config_key *k = config_key_at(i);
-	const char *field;
-	unsigned long long bytes;
-	unsigned num;
+/* The key table is the one list of keys, so conf cannot leave one out. */
+_Static_assert(NKEYS <= PROTO_CONF_MAX, "conf cannot show every key");
 
-	if (k == NULL)
-		return -1;
-	field = (const char *)cfg + k->off;
-	if (k->bytes) {
-		memcpy(&bytes, field, sizeof(bytes));
-		snprintf(buf, len, "%s=%llu", k->name, bytes);
-	} else if (k->size == 0) {
-		memcpy(&num, field, sizeof(num));
-		snprintf(buf, len, "%s=%u", k->name, num);
-	} else
-		snprintf(buf, len, "%s=%.*s", k->name, (int)k->size, field);
-	return 0;
+/*
+ * The keys as `conf` shows them, in the table's order, for the word face:
+ * where each value lies and how to print it. Returns how many.
+ */
+size_t config_conf_keys(struct proto_conf_key *keys, size_t max)
+{
+	const struct config_key *k;
+	size_t i;
+
+	for (i = 0; i < NKEYS && i < max; i++) {
+		k = &config_keys[i];
+		keys[i] = (struct proto_conf_key){
+		    .name = k->name,
+		    .off = k->off,
+		    .size = k->size,
+		    .type = k->bytes   ? PROTO_CONF_BYTES
+		        : k->size == 0 ? PROTO_CONF_NUMBER
+		                       : PROTO_CONF_TEXT,
+		};
+	}
+	return i;
 }
 
 /* Write a one-line reason to err (if the caller gave room) and return -1. */

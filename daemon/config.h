@@ -7,6 +7,7 @@
 
 #include "core.h"
 #include "jm4lw.h"
+#include "proto.h"
 
 /* Checker flag: allow may name words the host adds later. */
 #define CONFIG_HOST_WORDS 0x1
@@ -31,10 +32,9 @@ struct config_key {
 /* The @p i-th key of the table, NULL past the last. */
 const struct config_key *config_key_at(size_t i);
 
-/* "key=value" for the @p i-th key of @p cfg as `conf` shows it; -1 past
- * the last key. */
-int config_format(const struct jm4lw_config *cfg, size_t i, char *buf,
-    size_t len);
+/* The keys for `conf` (how the word face shows each), in the table's
+ * order, at most @p max; returns how many. */
+size_t config_conf_keys(struct proto_conf_key *keys, size_t max);
 
 /* The typed policy core serves by (struct core_policy), parsed once when
  * a configuration is taken: 0, or -1 with a reason. */

@@ -78,6 +78,7 @@ static struct jm4lw *module_new(struct event_base *base,
 	core_init(&m->core, ops, &m->cfg, &pol);
 	log_init(m);
 	proto_init(&m->proto, &m->core, &m->mj->dumper);
+	m->proto.nconf = config_conf_keys(m->proto.conf, PROTO_CONF_MAX);
 	if (jobs_init(m, ops) == -1 || listen_init(m) == -1) {
 		snprintf(err, errlen, "cannot create the module's events");
 		jm4lw_free(m);

@@ -6,6 +6,7 @@
 #ifndef JM4LW_PROTO_H
 #define JM4LW_PROTO_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,10 +29,32 @@ struct proto_hostword {
 
 #define PROTO_HOST_MAX 64
 
-/* The face's state: the engine it renders, and the host's words. */
+/* How `conf` shows a field of the configuration. */
+enum proto_conf_type {
+	PROTO_CONF_TEXT,   /* a string field, as it is */
+	PROTO_CONF_NUMBER, /* an unsigned */
+	PROTO_CONF_BYTES,  /* an unsigned long long, in plain digits */
+};
+
+/* One line of `conf`: the key and where its value lies in core->cfg. The
+ * module hands these over (config_conf_keys()): the face renders conf
+ * from them, live, and knows nothing of the config's table or rules. */
+struct proto_conf_key {
+	const char *name;
+	size_t off;  /* of the field in struct jm4lw_config */
+	size_t size; /* of a text field */
+	enum proto_conf_type type;
+};
+
+#define PROTO_CONF_MAX 64
+
+/* The face's state: the engine it renders, the configuration's keys for
+ * conf, and the host's words. */
 struct proto {
 	struct core *core;
 	struct dumper *dumper; /* for a dump run in place (reply_builtin) */
+	struct proto_conf_key conf[PROTO_CONF_MAX];
+	size_t nconf;
 	struct proto_hostword host[PROTO_HOST_MAX];
 	int nhost;
 };
@@ -114,8 +137,10 @@ int proto_word_flags(struct proto *p, const char word[4],
 int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
     void *arg, int flags);
 
-/* Output helpers. */
+/* Output helpers (out.c, below the words and the dispatcher). */
 void out_write(struct proto_out *out, const void *buf, size_t len);
+void out_vprintf(struct proto_out *out, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 void out_printf(struct proto_out *out, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
 #include "proto.h"
 
 /* One error line. */
@@ -104,16 +103,37 @@ static int word_srvr(struct proto *p, struct proto_out *out)
 	return PROTO_OK;
 }
 
-/* conf: the effective configuration, one key=value a line, in the key
- * table's order. */
+/* One "key=value" line of conf: numbers and sizes in plain digits,
+ * strings as they are. */
+static void conf_line(struct proto_out *out, const struct proto_conf_key *k,
+    const struct jm4lw_config *cfg)
+{
+	const char *field = (const char *)cfg + k->off;
+	unsigned long long bytes;
+	unsigned num;
+
+	switch (k->type) {
+	case PROTO_CONF_BYTES:
+		memcpy(&bytes, field, sizeof(bytes));
+		out_printf(out, "%s=%llu\n", k->name, bytes);
+		break;
+	case PROTO_CONF_NUMBER:
+		memcpy(&num, field, sizeof(num));
+		out_printf(out, "%s=%u\n", k->name, num);
+		break;
+	default:
+		out_printf(out, "%s=%.*s\n", k->name, (int)k->size, field);
+	}
+}
+
+/* conf: the effective configuration, one key=value a line, in the order
+ * of the keys the module handed over (the config's key table). */
 static int word_conf(struct proto *p, struct proto_out *out)
 {
-	char line[sizeof(p->core->cfg->dump_dir) + 64];
 	size_t i;
 
-	for (i = 0; config_format(p->core->cfg, i, line, sizeof(line)) == 0;
-	     i++)
-		out_printf(out, "%s\n", line);
+	for (i = 0; i < p->nconf; i++)
+		conf_line(out, &p->conf[i], p->core->cfg);
 	/* Not a key: what this build symbolizes profiles with. */
 	out_printf(out, "symbolizer=%s\n", profile_symbolizer());
 	return PROTO_OK;

@@ -1009,6 +1009,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg = base_cfg;
 	memset(&dumper, 0, sizeof(dumper));
 	proto_init(&P, &core, &dumper);
+	/* As jm4lw_new() does: conf shows the config's keys. */
+	P.nconf = config_conf_keys(P.conf, PROTO_CONF_MAX);
 	nmodel = 0;
 	host_add("hwid", host_hwid, 0);
 	host_add("hbin", host_hbin, 0);

@@ -152,6 +152,8 @@ static int setup(void **state)
 	memset(&dumper, 0, sizeof(dumper));
 	core_init(&core, &fake_ops, &cfg, &pol);
 	proto_init(&P, &core, &dumper);
+	/* As jm4lw_new() does: conf shows the config's keys. */
+	P.nconf = config_conf_keys(P.conf, PROTO_CONF_MAX);
 	return 0;
 }
 
