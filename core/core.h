@@ -127,6 +127,12 @@ void ctl_epoch_coalesced(struct core *c);
 int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m, int on);
 int core_thread_sampling(struct core *c, int on);
 
+/* jemalloc's version string ("" if unknown). */
+const char *core_version(const struct core *c);
+/* jemalloc's statistics through @p cb, text or (@p json) JSON. */
+void core_stats_print(struct core *c, void (*cb)(void *, const char *),
+    void *arg, int json);
+
 /* Is heap profiling usable here? */
 enum prof_state {
 	PROF_READY,

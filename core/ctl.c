@@ -123,6 +123,22 @@ int core_thread_sampling(struct core *c, int on)
 	return ctl_thread_sampling(c->ops, &c->tpa, on);
 }
 
+/* jemalloc's version string, for srvr and /metrics: the faces read it
+ * here rather than from the ops table. */
+const char *core_version(const struct core *c)
+{
+	return c->ops->version != NULL ? c->ops->version : "";
+}
+
+/* jmst/jmsj and /jemalloc/stats: malloc_stats_print() whole, as text or
+ * (@p json) JSON. It refreshes the epoch itself before it reads anything
+ * (stats.c, 5.x): one of ours would be a second merge of every arena. */
+void core_stats_print(struct core *c, void (*cb)(void *, const char *),
+    void *arg, int json)
+{
+	c->ops->stats_print(cb, arg, json ? "J" : NULL);
+}
+
 /* Is heap profiling usable in this process? */
 enum prof_state core_prof_state(const struct core_ops *ops, int *err)
 {

@@ -114,11 +114,12 @@ static void thread_stop_cb(evutil_socket_t fd, short what, void *arg)
 static void *thread_main(void *arg)
 {
 	struct jm4lw_thread *t = arg;
+	struct ctl_mib tpa = {.state = 0};
 
 	pthread_setname_np(pthread_self(), "jm4lw");
 	/* The loop is ours here: keep its allocations out of the profiles,
 	 * and out of jemalloc's profiling locks while a dump holds them. */
-	worker_unsampled(core_jemalloc());
+	(void)ctl_thread_sampling(core_jemalloc(), &tpa, 0);
 	event_base_dispatch(t->base);
 	return NULL;
 }

@@ -17,7 +17,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,14 +45,6 @@ struct worker {
 	void *arg;
 	const struct core_ops *ops;
 };
-
-/* Switch sampling off for this thread (no-op without profiling). */
-void worker_unsampled(const struct core_ops *ops)
-{
-	bool off = false;
-
-	(void)ops->mallctl("thread.prof.active", NULL, NULL, &off, sizeof(off));
-}
 
 /*
  * An arena of the worker's own: what a job allocates (a parsed profile,
@@ -117,10 +108,12 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	uint64_t one = 1;
 	unsigned arena;
+	struct ctl_mib tpa = {.state = 0};
 	void *job;
 
 	pthread_setname_np(pthread_self(), "jm4lw-worker");
-	worker_unsampled(w->ops);
+	/* What a job allocates must not show up in the profiles it writes. */
+	(void)ctl_thread_sampling(w->ops, &tpa, 0);
 	worker_lowest_priority();
 	arena = worker_own_arena(w->ops);
 	pthread_mutex_lock(&w->lock);

@@ -41,8 +41,4 @@ int worker_free(struct worker *w, worker_orphan_fn orphan);
  * the host's business). 0 or an errno, as pthread_create(). */
 int module_spawn(pthread_t *tid, void *(*fn)(void *), void *arg);
 
-/* Switch sampling off for the calling thread: what the module allocates
- * for itself must not show up in the profiles it writes. */
-void worker_unsampled(const struct core_ops *ops);
-
 #endif

@@ -45,7 +45,7 @@ void http_metrics(struct core *c, struct evbuffer *out)
 	    "jm4lw_build_info{version=\"");
 	label(out, JM4LW_VERSION);
 	evbuffer_add_printf(out, "\",jemalloc=\"");
-	label(out, c->ops->version != NULL ? c->ops->version : "");
+	label(out, core_version(c));
 	evbuffer_add_printf(out, "\",symbolizer=\"");
 	label(out, sym_backend());
 	evbuffer_add_printf(out, "\"} 1\n");

@@ -352,7 +352,7 @@ static void route_stats(struct http_ctx *ctx)
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
 		return;
 	}
-	ctx->m->core.ops->stats_print(stats_cb, b, json ? "J" : NULL);
+	core_stats_print(&ctx->m->core, stats_cb, b, json);
 	if (json)
 		evbuffer_add(b, "\n", 1);
 	http_reply(ctx->req, 200, json ? JSON : TEXT, b);

@@ -89,7 +89,7 @@ static int word_srvr(struct proto *p, struct proto_out *out)
 			prof = active->u ? "active" : "inactive";
 	}
 	out_printf(out, "jm4lw version: %s (jemalloc %s)\n", JM4LW_VERSION,
-	    p->core->ops->version);
+	    core_version(p->core));
 	out_printf(out, "Uptime: %" PRIu64 "\n",
 	    figure_u(v, "jm4lw_uptime_seconds"));
 	out_printf(out, "Connections: %" PRIu64 "\n",
@@ -152,14 +152,14 @@ static void stats_cb(void *arg, const char *s)
  */
 static int word_jmst(struct proto *p, struct proto_out *out)
 {
-	p->core->ops->stats_print(stats_cb, out, NULL);
+	core_stats_print(p->core, stats_cb, out, 0);
 	return PROTO_OK;
 }
 
 /* jmsj: the same as JSON, for scripts; jemalloc ends it without "\n". */
 static int word_jmsj(struct proto *p, struct proto_out *out)
 {
-	p->core->ops->stats_print(stats_cb, out, "J");
+	core_stats_print(p->core, stats_cb, out, 1);
 	out_write(out, "\n", 1);
 	return PROTO_OK;
 }
