@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hostport.h"
 #include "jm4lw.h"
 
 #define MAX_REPLY (64u << 20) /* jmst/jmsj are large, never this large */
@@ -266,17 +267,9 @@ static int timeout_init(struct run *r, const char *timeout)
 /* Is s (len bytes, no NUL needed) a port, 1 to 65535? */
 static int port_ok(const char *s, size_t len)
 {
-	long p = 0;
-	size_t i;
+	unsigned long p;
 
-	if (len == 0 || len > 5)
-		return 0;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-		p = p * 10 + (s[i] - '0');
-	}
-	return p >= 1 && p <= 65535;
+	return hostport_digits(s, len, &p) && p >= 1 && p <= 65535;
 }
 
 /* Is s (len bytes) an IPv6 address, with or without a %scope? */
@@ -347,8 +340,9 @@ static int target_init(struct run *r, const char *host, const char *port)
 static int entry_add(struct run *r, const char *s, size_t len,
     const char *defport, const char *where)
 {
-	const char *host = s, *port = defport, *why = NULL, *p;
+	const char *host = s, *port = defport, *why = NULL;
 	size_t hlen = len, plen = strlen(defport), i;
+	struct hostport hp;
 	char shown[96];
 
 	for (i = 0; i < len; i++)
@@ -358,31 +352,32 @@ static int entry_add(struct run *r, const char *s, size_t len,
 		why = "empty";
 	else if (i < len)
 		why = "spaces, commas or control characters in it";
-	else if (s[0] == '[') {
-		if ((p = memchr(s, ']', len)) == NULL)
+	else
+		switch (hostport_split(s, len, &hp)) {
+		case HOSTPORT_NO_CLOSE:
 			why = "[ without ]";
-		else if (p + 1 < s + len && p[1] != ':')
+			break;
+		case HOSTPORT_JUNK:
 			why = "only :port may follow ]";
-		else if (!ipv6_ok(s + 1, (size_t)(p - s - 1)))
-			why = "brackets hold an IPv6 address";
-		else {
-			host = s + 1;
-			hlen = (size_t)(p - host);
-			if (p + 1 < s + len) {
-				port = p + 2;
-				plen = (size_t)(s + len - port);
+			break;
+		case HOSTPORT_COLONS:
+			if (!ipv6_ok(s, len))
+				why = "more than one colon but not an IPv6 "
+				      "address (with a port, write [v6]:port)";
+			/* else a bare IPv6 address, as with -h ::1 */
+			break;
+		default:
+			if (hp.bracketed && !ipv6_ok(hp.host, hp.hlen)) {
+				why = "brackets hold an IPv6 address";
+				break;
+			}
+			host = hp.host;
+			hlen = hp.hlen;
+			if (hp.port != NULL) {
+				port = hp.port;
+				plen = hp.plen;
 			}
 		}
-	} else if ((p = memchr(s, ':', len)) != NULL) {
-		if (memchr(p + 1, ':', (size_t)(s + len - p - 1)) == NULL) {
-			hlen = (size_t)(p - s);
-			port = p + 1;
-			plen = (size_t)(s + len - port);
-		} else if (!ipv6_ok(s, len))
-			why = "more than one colon but not an IPv6 address "
-			      "(with a port, write [v6]:port)";
-		/* else a bare IPv6 address, as with -h ::1 */
-	}
 	if (why == NULL && (hlen == 0 || hlen >= NI_MAXHOST))
 		why = hlen == 0 ? "no host" : "host too long";
 	if (why == NULL && !port_ok(port, plen))

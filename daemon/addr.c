@@ -13,41 +13,25 @@
 
 #include "addr.h"
 #include "core.h"
+#include "hostport.h"
 
-/* Parse "1.2.3.4:PORT" or "[v6]:PORT" into @p ss. */
+/* Parse "1.2.3.4:PORT" or "[v6]:PORT" into @p ss: hostport_split(), then
+ * numeric addresses only and an explicit port. */
 int addr_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 {
 	char host[INET6_ADDRSTRLEN + 1];
-	const char *port, *end;
+	struct hostport hp;
 	unsigned long p;
-	char *ep;
-	size_t n;
-	int bracketed = s[0] == '[';
 
 	memset(ss, 0, sizeof(*ss));
-	if (bracketed) {
-		if ((end = strchr(s, ']')) == NULL || end[1] != ':')
-			return -1;
-		n = (size_t)(end - s - 1);
-		port = end + 2;
-		s++;
-	} else {
-		if ((end = strrchr(s, ':')) == NULL)
-			return -1;
-		n = (size_t)(end - s);
-		port = end + 1;
-	}
-	if (n == 0 || n >= sizeof(host))
+	/* "::1:9181" is ambiguous (HOSTPORT_COLONS); IPv6 goes in brackets. */
+	if (hostport_split(s, strlen(s), &hp) != HOSTPORT_OK || hp.port == NULL)
 		return -1;
-	memcpy(host, s, n);
-	host[n] = '\0';
-	/* "::1:9181" is ambiguous; IPv6 goes in brackets. */
-	if (!bracketed && strchr(host, ':') != NULL)
+	if (hp.hlen == 0 || hp.hlen >= sizeof(host))
 		return -1;
-	if (port[0] < '0' || port[0] > '9')
-		return -1;
-	p = strtoul(port, &ep, 10);
-	if (*ep != '\0' || p > 65535 || ep - port > 5)
+	memcpy(host, hp.host, hp.hlen);
+	host[hp.hlen] = '\0';
+	if (!hostport_digits(hp.port, hp.plen, &p) || p > 65535)
 		return -1;
 
 	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr)) {

@@ -19,6 +19,7 @@
 
 #include "addr.h"
 #include "config.h"
+#include "hostport.h"
 #include "jm4lw.h"
 #include "proto.h"
 
@@ -196,40 +197,35 @@ static int list_append(char *norm, size_t normlen, size_t *used,
 static int check_addr(const char *a, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
+	struct hostport hp;
+	unsigned long port;
 	socklen_t sslen;
-	const char *end, *port, *p;
 	char q[96];
 
 	quote(q, sizeof(q), a, strlen(a));
-	if (a[0] == '[') {
-		if ((end = strchr(a, ']')) == NULL)
-			return config_err(err, errlen,
-			    "listen: %s has no closing ] (" ADDR_HINT ")", q);
-		if (end[1] != ':' && end[1] != '\0')
-			return config_err(err, errlen,
-			    "listen: %s has junk after ] (" ADDR_HINT ")", q);
-		port = end[1] == ':' ? end + 2 : end + 1;
-	} else {
-		if ((end = strrchr(a, ':')) == NULL)
-			return config_err(err, errlen,
-			    "listen: %s has no port (" ADDR_HINT ")", q);
+	switch (hostport_split(a, strlen(a), &hp)) {
+	case HOSTPORT_NO_CLOSE:
+		return config_err(err, errlen,
+		    "listen: %s has no closing ] (" ADDR_HINT ")", q);
+	case HOSTPORT_JUNK:
+		return config_err(err, errlen,
+		    "listen: %s has junk after ] (" ADDR_HINT ")", q);
+	case HOSTPORT_COLONS:
 		/* "::1" would parse as [::]:1 and listen everywhere. */
-		if (memchr(a, ':', (size_t)(end - a)) != NULL)
-			return config_err(err, errlen,
-			    "listen: %s: an IPv6 address goes in brackets, "
-			    "e.g. [::1]:9181",
-			    q);
-		port = end + 1;
+		return config_err(err, errlen,
+		    "listen: %s: an IPv6 address goes in brackets, "
+		    "e.g. [::1]:9181",
+		    q);
+	default:
+		break;
 	}
-	if (*port == '\0')
+	if (hp.port == NULL || hp.plen == 0)
 		return config_err(err, errlen,
 		    "listen: %s has no port (" ADDR_HINT ")", q);
-	for (p = port; *p != '\0'; p++)
-		if (*p < '0' || *p > '9')
-			return config_err(err, errlen,
-			    "listen: %s: the port is not a number (want 0-65535)",
-			    q);
-	if (p - port > 5 || strtoul(port, NULL, 10) > 65535)
+	if (strspn(hp.port, "0123456789") != hp.plen)
+		return config_err(err, errlen,
+		    "listen: %s: the port is not a number (want 0-65535)", q);
+	if (!hostport_digits(hp.port, hp.plen, &port) || port > 65535)
 		return config_err(err, errlen,
 		    "listen: %s: port out of range (want 0-65535)", q);
 	/* The server binds with addr_parse: accept exactly what it takes. */

@@ -37,6 +37,7 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 
+#include "hostport.h"
 #include "http.h"
 #include "module.h"
 
@@ -346,41 +347,28 @@ void http_render(struct http_ctx *ctx, const char *name, const char *base,
 		module_render(ctx->m, &w, name, base, (enum dump_view)view);
 }
 
-/* Is @p port (what follows the host name) nothing, or ':' and digits? */
-static int http_port_ok(const char *port)
-{
-	size_t n;
-
-	if (*port == '\0')
-		return 1;
-	n = strspn(port + 1, "0123456789");
-	return port[0] == ':' && n > 0 && n <= 5 && port[1 + n] == '\0';
-}
-
+/* A Host header that names an IP literal, localhost or an allowed name
+ * (DNS rebinding guard). */
 int http_host_allowed(const char *allowed, const char *host)
 {
 	struct in6_addr a6;
 	struct in_addr a4;
+	struct hostport hp;
+	unsigned long port;
 	char name[256];
-	const char *s = allowed, *item, *end;
+	const char *s = allowed, *item;
 	size_t n;
 
 	/* [v6]:port, v4:port, name:port; the port digits only, so that no
 	 * "127.0.0.1:x.evil" or "[::1]evil" passes for an IP literal. */
-	if (host[0] == '[') {
-		if ((end = strchr(host, ']')) == NULL ||
-		    (size_t)(end - host - 1) >= sizeof(name) ||
-		    !http_port_ok(end + 1))
-			return 0;
-		memcpy(name, host + 1, (size_t)(end - host - 1));
-		name[end - host - 1] = '\0';
-		return inet_pton(AF_INET6, name, &a6) == 1;
-	}
-	n = strcspn(host, ":");
-	if (n >= sizeof(name) || !http_port_ok(host + n))
+	if (hostport_split(host, strlen(host), &hp) != HOSTPORT_OK ||
+	    hp.hlen >= sizeof(name) ||
+	    (hp.port != NULL && !hostport_digits(hp.port, hp.plen, &port)))
 		return 0;
-	memcpy(name, host, n);
-	name[n] = '\0';
+	memcpy(name, hp.host, hp.hlen);
+	name[hp.hlen] = '\0';
+	if (hp.bracketed)
+		return inet_pton(AF_INET6, name, &a6) == 1;
 	if (inet_pton(AF_INET, name, &a4) == 1 ||
 	    strcasecmp(name, "localhost") == 0)
 		return 1;
