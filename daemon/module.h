@@ -14,7 +14,10 @@
  *   jobs.c     the job service: admission, hand-off to the worker, the
  *              waiter a job answers, the host thread's sampling switch
  *   log.c      the log: the host's sink and level, lines about peers
- *   worker.c   the worker thread; addr.c, config.c below everything
+ *   worker.c   the worker thread
+ *   config.c   the configuration (it reads proto's word table, data);
+ *              addr.c and hostport.c (the one ADDR:PORT parser, which the
+ *              client compiles too) below everything
  */
 #ifndef JM4LW_MODULE_H
 #define JM4LW_MODULE_H
