@@ -63,6 +63,7 @@ static void module_job_done(void *arg, void *job)
 	module_unsampled_leave(m, was);
 }
 
+/* @p arg, a waiter (a connection, a request), is gone: no answer. */
 void module_job_forget(struct jm4lw *m, void *arg)
 {
 	if (m->waiter.answer != NULL && m->waiter.arg == arg)
@@ -125,6 +126,7 @@ void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
 	module_submit(m, w);
 }
 
+/* A view of a kept dump (minus @p base) for @p w, on the worker. */
 void module_render(struct jm4lw *m, const struct job_waiter *w,
     const char *name, const char *base, enum dump_view view)
 {
@@ -136,6 +138,7 @@ void module_render(struct jm4lw *m, const struct job_waiter *w,
 	module_submit(m, w);
 }
 
+/* A /pprof/symbol lookup for @p w, on the worker. */
 void module_symbols(struct jm4lw *m, const struct job_waiter *w,
     const char *addrs, size_t len)
 {

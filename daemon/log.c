@@ -90,6 +90,7 @@ void log_init(struct jm4lw *m)
 	m->core.log.arg = m;
 }
 
+/* The host's sink; NULL gives stderr back (at INFO). */
 JM4LW_API void jm4lw_set_log(struct jm4lw *m, jm4lw_log_fn fn, void *arg)
 {
 	m->logfn = fn != NULL ? fn : log_stderr;
@@ -97,6 +98,7 @@ JM4LW_API void jm4lw_set_log(struct jm4lw *m, jm4lw_log_fn fn, void *arg)
 	m->log_max = fn != NULL ? JM4LW_LOG_DEBUG : JM4LW_LOG_INFO;
 }
 
+/* Lines above @p max_level are not even formatted. */
 JM4LW_API void jm4lw_set_log_level(struct jm4lw *m, int max_level)
 {
 	m->log_max = max_level;

@@ -16,16 +16,19 @@
 #include "http.h"
 #include "module.h"
 
+/* srvr's Mode: line ("thread" in thread mode; "standalone" else). */
 void server_set_mode(struct jm4lw *m, const char *mode)
 {
 	m->core.mode = mode;
 }
 
+/* jm4lwd: its loop's allocations stay sampled (they are the host's). */
 void server_keep_sampling(struct jm4lw *m)
 {
 	m->sampled = 1;
 }
 
+/* A host's word on the four-letter-word face; -1 logged if refused. */
 JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
     jm4lw_word_fn fn, void *arg, int flags)
 {
@@ -96,6 +99,7 @@ static struct jm4lw *module_new(struct event_base *base,
 	return m;
 }
 
+/* A module on @p base; the caller's thread samples none of its setup. */
 JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
     const struct jm4lw_config *cfg, char *err, size_t errlen)
 {
@@ -148,6 +152,7 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	return 0;
 }
 
+/* Connections, faces, listeners, timers, then the jobs: all of it. */
 JM4LW_API void jm4lw_free(struct jm4lw *m)
 {
 	if (m == NULL)
