@@ -82,24 +82,6 @@ static int hp_line(struct hp_parse *p, const char **line, size_t *n)
 	return 1;
 }
 
-/* Grow *@p arr (of @p size-byte items) to hold @p need, doubling; -1 if
- * memory runs out. The one growth rule of the profile pipeline. */
-int hp_grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap > SIZE_MAX / size || (n = realloc(*arr, ncap * size)) == NULL)
-		return -1;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* Skip blanks in s[*i..n). */
 static void hp_blanks(const char *s, size_t n, size_t *i)
 {

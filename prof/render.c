@@ -137,7 +137,7 @@ struct fn_table {
 	size_t cap, n;
 };
 
-static unsigned long hash_str(const char *s)
+static unsigned long fn_hash(const char *s)
 {
 	unsigned long h = 5381;
 
@@ -160,7 +160,7 @@ static struct fn_row *fn_get(struct fn_table *t, const char *name)
 		for (i = 0; i < t->cap; i++) {
 			if (t->rows[i].name == NULL)
 				continue;
-			for (h = hash_str(t->rows[i].name);
+			for (h = fn_hash(t->rows[i].name);
 			     nr[h & (cap - 1)].name != NULL; h++)
 				;
 			nr[h & (cap - 1)] = t->rows[i];
@@ -169,7 +169,7 @@ static struct fn_row *fn_get(struct fn_table *t, const char *name)
 		t->rows = nr;
 		t->cap = cap;
 	}
-	for (h = hash_str(name); (r = &t->rows[h & (t->cap - 1)])->name != NULL;
+	for (h = fn_hash(name); (r = &t->rows[h & (t->cap - 1)])->name != NULL;
 	     h++)
 		if (strcmp(r->name, name) == 0)
 			return r;
