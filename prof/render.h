@@ -1,8 +1,10 @@
 /*
  * render — a symbolized heap profile as people and tools read it: jeprof's
- * --text table, FlameGraph's collapsed stacks, jeprof's symbolized file
- * (and, in their own files, the SVG flame graph and pprof). Pure functions
- * of the parsed profile and a symbolizer.
+ * --text table (render_text.c), FlameGraph's collapsed stacks
+ * (render_collapsed.c), jeprof's symbolized file (render_symbolized.c),
+ * and the stack view they share (render.c); the SVG flame graph and pprof
+ * have their own headers. One file per format, pure functions of the
+ * parsed profile and a symbolizer.
  *
  * A profile after heapprof_subtract (hp->diff) renders as a difference:
  * each stack's value is its growth (negative when it shrank), and the
