@@ -11,7 +11,7 @@
 
 /* Grow *@p arr (of @p size-byte items) to hold @p need, doubling; -1 if
  * memory runs out. The one growth rule of the profile pipeline. */
-int hp_grow(void **arr, size_t *cap, size_t need, size_t size)
+int hp_grow_more(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t ncap = *cap ? *cap : 64;
 	void *n;
@@ -114,18 +114,6 @@ static uint64_t *hmap_insert(struct hmap *m, uint64_t key, hmap_eq_fn *eq,
 	if (added != NULL)
 		*added = is_new;
 	return &s->val;
-}
-
-uint64_t *hmap_get(const struct hmap *m, uint64_t key)
-{
-	struct hmap_slot *s;
-
-	if (key == 0)
-		return m->has_zero ? (uint64_t *)&m->zero : NULL;
-	if (m->cap == 0)
-		return NULL;
-	s = hmap_probe(m, key, NULL, NULL);
-	return s->key != 0 ? &s->val : NULL;
 }
 
 uint64_t *hmap_put(struct hmap *m, uint64_t key, int *added)

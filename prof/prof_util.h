@@ -21,9 +21,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* hp_grow when the array is full: the doubling. */
+int hp_grow_more(void **arr, size_t *cap, size_t need, size_t size);
+
 /* Grow *@p arr (of @p size-byte items, *@p cap of them) to hold @p need,
- * doubling: 0, or -1 if memory runs out (the array is left as it was). */
-int hp_grow(void **arr, size_t *cap, size_t need, size_t size);
+ * doubling: 0, or -1 if memory runs out (the array is left as it was).
+ * Inline: the parser calls it once per address of a profile. */
+static inline int hp_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	return need <= *cap ? 0 : hp_grow_more(arr, cap, need, size);
+}
 
 /* @p x mixed so that every bit of it reaches the low bits a table indexes
  * by (a pointer's low bits are zero): Fibonacci hashing, folded. */
@@ -55,8 +62,23 @@ struct hmap {
 /* Is @p val (an entry's value) the one @p arg describes? */
 typedef int hmap_eq_fn(const void *arg, uint64_t val);
 
-/* The value of @p key, or NULL. */
-uint64_t *hmap_get(const struct hmap *m, uint64_t key);
+/* The value of @p key, or NULL. Inline: the symbolizer's cache asks once
+ * per frame of a profile. */
+static inline uint64_t *hmap_get(const struct hmap *m, uint64_t key)
+{
+	size_t mask = m->cap - 1, i;
+	struct hmap_slot *s;
+
+	if (key == 0 || m->cap == 0)
+		return key == 0 && m->has_zero ? (uint64_t *)&m->zero : NULL;
+	for (i = (size_t)hash_int(key) & mask;; i = (i + 1) & mask) {
+		s = &m->slot[i];
+		if (s->key == key)
+			return &s->val;
+		if (s->key == 0)
+			return NULL;
+	}
+}
 
 /* The value of @p key, added as 0 if new (*@p added says which); NULL
  * when memory runs out. */

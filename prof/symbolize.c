@@ -16,14 +16,6 @@
 
 #include "symbolize_impl.h"
 
-/* One looked-up pc: its frames, in the frames array. */
-struct sym_entry {
-	uint64_t pc; /* with the leaf bit in bit 0 of key */
-	uint64_t key;
-	size_t first;
-	int n;
-};
-
 /*
  * The objects' backends, by name. The first is the one this build reads
  * objects with: libdw's (symbols, DWARF inline frames, file:line,
@@ -50,9 +42,7 @@ void sym_want_lines(struct symbolizer *s)
 	if (s->lines)
 		return;
 	s->lines = 1;
-	if (s->cap > 0)
-		memset(s->tab, 0, s->cap * sizeof(*s->tab));
-	s->used = 0;
+	hmap_clear(&s->cache);
 	s->nframes = 0;
 }
 
@@ -83,47 +73,24 @@ int sym_in_allocator(struct symbolizer *s, uint64_t pc)
 	return s->ops->in_allocator(s, pc);
 }
 
-/* Grow the cache to twice its size. */
-static int sym_rehash(struct symbolizer *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 1024, i, h;
-	struct sym_entry *t;
-
-	if ((t = calloc(cap, sizeof(*t))) == NULL)
-		return -1;
-	for (i = 0; i < s->cap; i++) {
-		if (s->tab[i].n == 0)
-			continue;
-		for (h = (s->tab[i].key * 0x9e3779b97f4a7c15ull) >> 20;
-		     t[h & (cap - 1)].n != 0; h++)
-			;
-		t[h & (cap - 1)] = s->tab[i];
-	}
-	free(s->tab);
-	s->tab = t;
-	s->cap = cap;
-	return 0;
-}
-
+/*
+ * The frames of @p pc, from the cache if it was looked up before. The
+ * cache maps pc << 1 | leaf to where its frames are in s->frames: the
+ * first's index << 8 | how many (at most SYM_INLINE_MAX).
+ */
 int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
     struct sym_frame *out, int max)
 {
 	struct sym_frame tmp[SYM_INLINE_MAX];
-	uint64_t key = pc << 1 | (leaf != 0), addr;
-	struct sym_entry *e;
+	uint64_t key = pc << 1 | (leaf != 0), addr, *v;
 	char hex[32];
-	size_t h;
 	int n, i;
 
-	if (s->cap > 0)
-		for (h = (key * 0x9e3779b97f4a7c15ull) >> 20;
-		     (e = &s->tab[h & (s->cap - 1)])->n != 0; h++)
-			if (e->key == key) {
-				n = e->n < max ? e->n : max;
-				memcpy(out, s->frames + e->first,
-				    (size_t)n * sizeof(*out));
-				return n;
-			}
+	if ((v = hmap_get(&s->cache, key)) != NULL) {
+		n = (int)(*v & 0xff) < max ? (int)(*v & 0xff) : max;
+		memcpy(out, s->frames + (*v >> 8), (size_t)n * sizeof(*out));
+		return n;
+	}
 	/* A return address points past its call: look at the call. */
 	addr = leaf || pc == 0 ? pc : pc - 1;
 	if ((n = s->ops->resolve(s, addr, tmp, SYM_INLINE_MAX)) <= 0) {
@@ -133,22 +100,13 @@ int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
 		tmp[0].func = tmp[0].name = tmp[0].raw = sym_keep(s, hex);
 		n = 1;
 	}
-	if ((s->used + 1) * 2 > s->cap && sym_rehash(s) == -1)
-		goto nocache;
 	if (hp_grow((void **)&s->frames, &s->cap_frames, s->nframes + (size_t)n,
-	        sizeof(*s->frames)) == -1)
+	        sizeof(*s->frames)) == -1 ||
+	    (v = hmap_put(&s->cache, key, NULL)) == NULL)
 		goto nocache;
 	memcpy(s->frames + s->nframes, tmp, (size_t)n * sizeof(*tmp));
-	for (h = (key * 0x9e3779b97f4a7c15ull) >> 20;
-	     s->tab[h & (s->cap - 1)].n != 0; h++)
-		;
-	e = &s->tab[h & (s->cap - 1)];
-	e->key = key;
-	e->pc = pc;
-	e->first = s->nframes;
-	e->n = n;
+	*v = (uint64_t)s->nframes << 8 | (uint64_t)n;
 	s->nframes += (size_t)n;
-	s->used++;
 nocache:
 	for (i = 0; i < n && i < max; i++)
 		out[i] = tmp[i];

@@ -92,9 +92,10 @@ void sym_free(struct symbolizer *s)
 	for (i = 0; i < s->nstrs; i++)
 		free(s->strs[i]);
 	free(s->strs);
-	free(s->tab);
+	hmap_free(&s->cache);
 	free(s->frames);
 	free(s->names);
+	hmap_free(&s->name_ix);
 	free(s);
 }
 
@@ -163,35 +164,22 @@ static int sym_name_make(struct symbolizer *s, struct sym_name *n)
 	return 0;
 }
 
+/* By the raw name's pointer: a backend keeps one copy of each name. */
 const struct sym_name *sym_name(struct symbolizer *s, const char *raw)
 {
-	struct sym_name *t;
-	size_t h, i, cap;
+	struct sym_name *n;
+	uint64_t *v;
 
-	if ((s->nnames + 1) * 2 > s->cap_names) {
-		cap = s->cap_names ? s->cap_names * 2 : 1024;
-		if ((t = calloc(cap, sizeof(*t))) == NULL)
-			return NULL;
-		for (i = 0; i < s->cap_names; i++) {
-			if (s->names[i].raw == NULL)
-				continue;
-			for (h = ((uintptr_t)s->names[i].raw >> 3) *
-			             0x9e3779b97f4a7c15ull >>
-			         20;
-			     t[h & (cap - 1)].raw != NULL; h++)
-				;
-			t[h & (cap - 1)] = s->names[i];
-		}
-		free(s->names);
-		s->names = t;
-		s->cap_names = cap;
-	}
-	for (h = ((uintptr_t)raw >> 3) * 0x9e3779b97f4a7c15ull >> 20;
-	     (t = &s->names[h & (s->cap_names - 1)])->raw != NULL; h++)
-		if (t->raw == raw)
-			return t;
-	t->raw = raw;
-	s->nnames++;
-	sym_name_make(s, t);
-	return t;
+	if ((v = hmap_get(&s->name_ix, (uintptr_t)raw)) != NULL)
+		return &s->names[*v];
+	if (hp_grow((void **)&s->names, &s->cap_names, s->nnames + 1,
+	        sizeof(*s->names)) == -1 ||
+	    (v = hmap_put(&s->name_ix, (uintptr_t)raw, NULL)) == NULL)
+		return NULL;
+	*v = s->nnames;
+	n = &s->names[s->nnames++];
+	memset(n, 0, sizeof(*n));
+	n->raw = raw;
+	sym_name_make(s, n);
+	return n;
 }

@@ -34,17 +34,15 @@ struct sym_ops {
 	void (*free)(struct symbolizer *s); /* the backend's state only */
 };
 
-struct sym_entry; /* symbolize.c's cache */
-
 struct symbolizer {
 	const struct sym_ops *ops;
 	void *be;  /* the backend's state */
 	int lines; /* file:line wanted (sym_want_lines) */
 	sym_demangle_fn *demangle;
-	struct sym_name *names; /* by raw pointer, open addressing */
+	struct sym_name *names; /* each name once, made by sym_name */
 	size_t cap_names, nnames;
-	struct sym_entry *tab; /* open addressing, a power of two */
-	size_t cap, used;
+	struct hmap name_ix; /* raw pointer -> index in names */
+	struct hmap cache;   /* symbolize.c's: pc -> its frames */
 	struct sym_frame *frames;
 	size_t nframes, cap_frames;
 	char **strs; /* names we made (hex fallbacks, demangled forms) */
