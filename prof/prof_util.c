@@ -27,24 +27,28 @@ int hp_grow_more(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* FNV-1a: short names and keys, where it is as good as any. */
+/* FNV-1a's: short names and keys, where it is as good as any. */
+#define FNV_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+/* FNV-1a of the bytes. */
 uint64_t hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FNV_BASIS;
 
 	while (n-- > 0)
-		h = (h ^ *s++) * 0x100000001b3ull;
+		h = (h ^ *s++) * FNV_PRIME;
 	return h;
 }
 
 /* hash_bytes of the string, without measuring it first. */
 uint64_t hash_str(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FNV_BASIS;
 
 	while (*s != '\0')
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+		h = (h ^ (unsigned char)*s++) * FNV_PRIME;
 	return h;
 }
 

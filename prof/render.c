@@ -42,35 +42,15 @@ static int skipped(const char *f)
 /* skipped(@p f), remembered in @p v by the name's pointer. */
 static int view_skipped(struct render_view *v, const char *f)
 {
-	struct render_seen *t, *e;
-	size_t i, h, cap;
+	uint64_t *skip;
+	int r;
 
-	if ((v->nseen + 1) * 2 > v->cap_seen) {
-		cap = v->cap_seen ? v->cap_seen * 2 : 1024;
-		if ((t = calloc(cap, sizeof(*t))) == NULL)
-			return skipped(f); /* no memory to remember: ask */
-		for (i = 0; i < v->cap_seen; i++) {
-			if (v->seen[i].name == NULL)
-				continue;
-			for (h = ((uintptr_t)v->seen[i].name >> 3) *
-			             0x9e3779b97f4a7c15ull >>
-			         20;
-			     t[h & (cap - 1)].name != NULL; h++)
-				;
-			t[h & (cap - 1)] = v->seen[i];
-		}
-		free(v->seen);
-		v->seen = t;
-		v->cap_seen = cap;
-	}
-	for (h = ((uintptr_t)f >> 3) * 0x9e3779b97f4a7c15ull >> 20;
-	     (e = &v->seen[h & (v->cap_seen - 1)])->name != NULL; h++)
-		if (e->name == f)
-			return e->skip;
-	e->name = f;
-	e->skip = skipped(f);
-	v->nseen++;
-	return e->skip;
+	if ((skip = hmap_get(&v->seen, (uintptr_t)f)) != NULL)
+		return (int)*skip;
+	r = skipped(f);
+	if ((skip = hmap_put(&v->seen, (uintptr_t)f, NULL)) != NULL)
+		*skip = (uint64_t)r; /* else no memory to remember: ask again */
+	return r;
 }
 
 int render_view_stack(struct render_view *v, const struct hp_stack *st,
@@ -107,7 +87,7 @@ int render_view_stack(struct render_view *v, const struct hp_stack *st,
 void render_view_free(struct render_view *v)
 {
 	free(v->f);
-	free(v->seen);
+	hmap_free(&v->seen);
 	memset(v, 0, sizeof(*v));
 }
 

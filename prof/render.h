@@ -36,13 +36,9 @@ struct render_view {
 	struct render_frame *f;
 	size_t n, cap;
 	/* Names already checked against the allocator's entry points, by
-	 * pointer (the symbolizer's names are interned): the list is
-	 * checked once per name, not once per frame. */
-	struct render_seen {
-		const char *name;
-		int skip;
-	} * seen;
-	size_t nseen, cap_seen;
+	 * pointer (the symbolizer's names are interned) to 1 if skipped:
+	 * the list is checked once per name, not once per frame. */
+	struct hmap seen;
 };
 
 /* Fill @p v with stack @p st's frames: each address through its inline

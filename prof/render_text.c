@@ -17,50 +17,45 @@ struct fn_row {
 };
 
 /* Rows by name: a sorted array would do, but profiles have 10^4-10^5
- * distinct names over 10^5-10^6 frames: a hash table. */
+ * distinct names over 10^5-10^6 frames: a hash table over the rows. */
 struct fn_table {
-	struct fn_row *rows;
+	struct fn_row *rows; /* in the order first met */
 	size_t cap, n;
+	struct hmap ix; /* hash of a name -> index in rows */
 };
 
-static unsigned long fn_hash(const char *s)
-{
-	unsigned long h = 5381;
+/* What fn_get looks for. */
+struct fn_key {
+	const struct fn_table *t;
+	const char *name;
+};
 
-	while (*s != '\0')
-		h = h * 33 + (unsigned char)*s++;
-	return h;
+/* Is row @p i the one of the name in @p arg? */
+static int fn_eq(const void *arg, uint64_t i)
+{
+	const struct fn_key *k = arg;
+
+	return strcmp(k->t->rows[i].name, k->name) == 0;
 }
 
 /* The row of @p name, made if new; NULL if memory runs out. */
 static struct fn_row *fn_get(struct fn_table *t, const char *name)
 {
+	struct fn_key k = {t, name};
 	struct fn_row *r;
-	size_t i, h;
+	uint64_t *i;
+	int added;
 
-	if ((t->n + 1) * 2 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		struct fn_row *nr = calloc(cap, sizeof(*nr));
-		if (nr == NULL)
-			return NULL;
-		for (i = 0; i < t->cap; i++) {
-			if (t->rows[i].name == NULL)
-				continue;
-			for (h = fn_hash(t->rows[i].name);
-			     nr[h & (cap - 1)].name != NULL; h++)
-				;
-			nr[h & (cap - 1)] = t->rows[i];
-		}
-		free(t->rows);
-		t->rows = nr;
-		t->cap = cap;
-	}
-	for (h = fn_hash(name); (r = &t->rows[h & (t->cap - 1)])->name != NULL;
-	     h++)
-		if (strcmp(r->name, name) == 0)
-			return r;
+	if (hp_grow((void **)&t->rows, &t->cap, t->n + 1, sizeof(*t->rows)) ==
+	        -1 ||
+	    (i = hmap_add(&t->ix, hash_str(name), fn_eq, &k, &added)) == NULL)
+		return NULL;
+	if (!added)
+		return &t->rows[*i];
+	*i = t->n;
+	r = &t->rows[t->n++];
+	memset(r, 0, sizeof(*r));
 	r->name = name;
-	t->n++;
 	return r;
 }
 
@@ -118,11 +113,8 @@ int render_text(FILE *out, const struct heap_profile *hp,
 			}
 		}
 	}
-	if ((rows = malloc((t.n ? t.n : 1) * sizeof(*rows))) == NULL)
-		goto out;
-	for (i = 0, n = 0; i < t.cap; i++)
-		if (t.rows[i].name != NULL)
-			rows[n++] = t.rows[i];
+	rows = t.rows;
+	n = t.n;
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	unparse(a, sizeof(a), total, v);
 	fprintf(out, "Total: %s %s\n", a,
@@ -139,12 +131,12 @@ int render_text(FILE *out, const struct heap_profile *hp,
 		fprintf(out, "%8s %6s %6s %8s %6s %s\n", a, b, c, d, e,
 		    rows[i].name);
 	}
-	free(rows);
 	rv = ferror(out) ? -1 : 0;
 out:
 	if (rv == -1 && errno == 0)
 		errno = ENOMEM;
 	free(t.rows);
+	hmap_free(&t.ix);
 	render_view_free(&vw);
 	return rv;
 }
