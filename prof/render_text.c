@@ -115,7 +115,8 @@ int render_text(FILE *out, const struct heap_profile *hp,
 	}
 	rows = t.rows;
 	n = t.n;
-	qsort(rows, n, sizeof(*rows), row_cmp);
+	if (n > 0) /* no rows is no array: qsort wants one */
+		qsort(rows, n, sizeof(*rows), row_cmp);
 	unparse(a, sizeof(a), total, v);
 	fprintf(out, "Total: %s %s\n", a,
 	    v == RENDER_OBJECTS ? "objects" : "MB");
