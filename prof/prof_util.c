@@ -120,6 +120,7 @@ static uint64_t *hmap_insert(struct hmap *m, uint64_t key, hmap_eq_fn *eq,
 	return &s->val;
 }
 
+/* hmap_insert with the key alone. */
 uint64_t *hmap_put(struct hmap *m, uint64_t key, int *added)
 {
 	return hmap_insert(m, key, NULL, NULL, added);
@@ -137,12 +138,14 @@ uint64_t *hmap_find(const struct hmap *m, uint64_t hash, hmap_eq_fn *eq,
 	return s->key != 0 ? &s->val : NULL;
 }
 
+/* hmap_insert with the caller's comparison. */
 uint64_t *hmap_add(struct hmap *m, uint64_t hash, hmap_eq_fn *eq,
     const void *arg, int *added)
 {
 	return hmap_insert(m, hash | 1, eq, arg, added);
 }
 
+/* The slots in order, then key 0's. */
 int hmap_next(const struct hmap *m, size_t *it, uint64_t *val)
 {
 	for (; *it < m->cap; (*it)++)
@@ -158,6 +161,7 @@ int hmap_next(const struct hmap *m, size_t *it, uint64_t *val)
 	return 0;
 }
 
+/* Every slot free again. */
 void hmap_clear(struct hmap *m)
 {
 	size_t i;
@@ -168,6 +172,7 @@ void hmap_clear(struct hmap *m)
 	m->has_zero = 0;
 }
 
+/* The slots, and the table back to empty. */
 void hmap_free(struct hmap *m)
 {
 	free(m->slot);

@@ -53,6 +53,7 @@ static int view_skipped(struct render_view *v, const char *f)
 	return r;
 }
 
+/* Stack @p st as every format sees it (see render.h). */
 int render_view_stack(struct render_view *v, const struct hp_stack *st,
     struct symbolizer *sym)
 {
@@ -84,6 +85,7 @@ int render_view_stack(struct render_view *v, const struct hp_stack *st,
 	return 0;
 }
 
+/* What render_view_stack kept in @p v. */
 void render_view_free(struct render_view *v)
 {
 	free(v->f);
@@ -91,11 +93,13 @@ void render_view_free(struct render_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* A stack's unsampled bytes or objects (its growth, for a diff). */
 double render_value_of(const struct hp_stack *st, enum render_value v)
 {
 	return v == RENDER_OBJECTS ? st->u_objs : st->u_bytes;
 }
 
+/* The base's value of a stack, for a difference. */
 double render_base_of(const struct hp_stack *st, enum render_value v)
 {
 	return v == RENDER_OBJECTS ? st->b_objs : st->b_bytes;

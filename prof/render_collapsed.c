@@ -22,6 +22,7 @@ static void put_frame(FILE *out, const char *f)
 	fputs(f, out);
 }
 
+/* One line per stack with a value, root first (see render.h). */
 int render_collapsed(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v)
 {

@@ -8,6 +8,7 @@
 
 #include "render.h"
 
+/* Every address named once, then the profile (see render.h). */
 int render_symbolized(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const char *binary, const char *raw, size_t rawlen)
 {

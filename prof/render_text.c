@@ -86,6 +86,7 @@ static void percent(char *buf, size_t len, double x, double total)
 	snprintf(buf, len, "%.1f%%", total != 0 ? x * 100 / total : 0.0);
 }
 
+/* jeprof --text's table, largest flat first (see render.h). */
 int render_text(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v, size_t limit)
 {

@@ -32,11 +32,13 @@ static const struct sym_backend_def {
     {.name = "elf", .open = sym_elf_open},
 };
 
+/* The name of this build's objects' backend, the table's first. */
 const char *sym_backend(void)
 {
 	return sym_backends[0].name;
 }
 
+/* Lines wanted: the cache made without them goes. */
 void sym_want_lines(struct symbolizer *s)
 {
 	if (s->lines)
@@ -46,6 +48,7 @@ void sym_want_lines(struct symbolizer *s)
 	s->nframes = 0;
 }
 
+/* A profile's symbolizer: its own table, or its objects'. */
 struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
     char *err, size_t errlen)
 {
@@ -56,18 +59,21 @@ struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
 	return sym_backends[0].open(hp, binary, 0, err, errlen);
 }
 
+/* The running process's: its objects as it has them mapped. */
 struct symbolizer *sym_new_self(const struct heap_profile *hp, char *err,
     size_t errlen)
 {
 	return sym_backends[0].open(hp, NULL, 1, err, errlen);
 }
 
+/* The backend's answer: the GNU build ID of a mapping's object. */
 size_t sym_build_id(struct symbolizer *s, const struct hp_map *m,
     const unsigned char **bits)
 {
 	return s->ops->build_id(s, m, bits);
 }
 
+/* The backend's answer: is @p pc in the allocator's library? */
 int sym_in_allocator(struct symbolizer *s, uint64_t pc)
 {
 	return s->ops->in_allocator(s, pc);

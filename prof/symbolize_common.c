@@ -19,11 +19,13 @@
  * keeps names as the objects have them. */
 static sym_demangle_fn *sym_demangler;
 
+/* The demangler of the symbolizers made from now on. */
 void sym_set_demangler(sym_demangle_fn *fn)
 {
 	sym_demangler = fn;
 }
 
+/* A symbolizer for a backend, with the demangler of the moment. */
 struct symbolizer *sym_alloc(const struct sym_ops *ops, char *err,
     size_t errlen)
 {
@@ -40,11 +42,13 @@ struct symbolizer *sym_alloc(const struct sym_ops *ops, char *err,
 	return s;
 }
 
+/* An executable mapping of a file. */
 int sym_reportable(const struct hp_map *m)
 {
 	return m->exec && m->path[0] == '/';
 }
 
+/* The first mapping with a path: jeprof's main program. */
 const char *sym_main_path(const struct heap_profile *hp)
 {
 	size_t i;
@@ -55,6 +59,7 @@ const char *sym_main_path(const struct heap_profile *hp)
 	return NULL;
 }
 
+/* The file to open for mapping @p i, once per object. */
 const char *sym_object_path(const struct heap_profile *hp, size_t i,
     const char *binary, int self, char *buf, size_t len)
 {
@@ -81,6 +86,7 @@ const char *sym_object_path(const struct heap_profile *hp, size_t i,
 	return path;
 }
 
+/* The backend's state, then everything the symbolizer made. */
 void sym_free(struct symbolizer *s)
 {
 	size_t i;
@@ -99,6 +105,7 @@ void sym_free(struct symbolizer *s)
 	free(s);
 }
 
+/* A copy of @p str kept until sym_free; "?" if memory runs out. */
 const char *sym_keep(struct symbolizer *s, const char *str)
 {
 	if (hp_grow((void **)&s->strs, &s->cap_strs, s->nstrs + 1,
