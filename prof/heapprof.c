@@ -82,24 +82,6 @@ static int hp_line(struct hp_parse *p, const char **line, size_t *n)
 	return 1;
 }
 
-/* Grow *@p arr (of @p size-byte items) to hold @p need, doubling; -1 if
- * memory runs out. The one growth rule of the profile pipeline. */
-int hp_grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	if (ncap > SIZE_MAX / size || (n = realloc(*arr, ncap * size)) == NULL)
-		return -1;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* Skip blanks in s[*i..n). */
 static void hp_blanks(const char *s, size_t n, size_t *i)
 {
@@ -648,17 +630,27 @@ out:
 /* A hash of a stack's frames. */
 static uint64_t hp_stack_hash(const struct hp_stack *st)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 0;
 	size_t i;
 
 	for (i = 0; i < st->depth; i++)
-		h = (h ^ st->pc[i]) * 1099511628211ull;
-	return h | 1; /* 0 marks a free slot */
+		h = hash_int(h ^ st->pc[i]);
+	return h;
 }
 
-/* The same frames in the same order? */
-static int hp_same_stack(const struct hp_stack *a, const struct hp_stack *b)
+/* A stack sought among @p hp's. */
+struct hp_stack_key {
+	const struct heap_profile *hp;
+	const struct hp_stack *st;
+};
+
+/* Has stack @p i of the profile in @p arg the same frames in the same
+ * order? */
+static int hp_same_stack(const void *arg, uint64_t i)
 {
+	const struct hp_stack_key *k = arg;
+	const struct hp_stack *a = &k->hp->stacks[i], *b = k->st;
+
 	return a->depth == b->depth &&
 	    memcmp(a->pc, b->pc, a->depth * sizeof(*a->pc)) == 0;
 }
@@ -693,49 +685,44 @@ static int hp_merge_symbols(struct heap_profile *hp,
 
 int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
 {
-	size_t cap = 16, i, h, n = hp->nstacks, extra = 0;
-	struct {
-		uint64_t hash;
-		size_t k;
-	} * tab;
+	struct hp_stack_key k = {hp, NULL};
+	size_t i, n = hp->nstacks, extra = 0;
+	struct hmap tab = {0}; /* hp's stacks, the first of any alike */
 	struct hp_stack *st, *ns;
+	uint64_t *v;
 	char *matched;
-	uint64_t hh;
+	int added;
 
-	while (cap < n * 2)
-		cap *= 2;
-	if ((tab = calloc(cap, sizeof(*tab))) == NULL ||
-	    (matched = calloc(base->nstacks + 1, 1)) == NULL) {
-		free(tab);
+	if ((matched = calloc(base->nstacks + 1, 1)) == NULL)
 		return -1;
-	}
 	for (i = 0; i < n; i++) {
-		hh = hp_stack_hash(&hp->stacks[i]);
-		for (h = hh; tab[h & (cap - 1)].hash != 0; h++)
-			;
-		tab[h & (cap - 1)].hash = hh;
-		tab[h & (cap - 1)].k = i;
+		k.st = &hp->stacks[i];
+		if ((v = hmap_add(&tab, hp_stack_hash(k.st), hp_same_stack, &k,
+		         &added)) == NULL) {
+			hmap_free(&tab);
+			free(matched);
+			return -1;
+		}
+		if (added)
+			*v = i;
 	}
 	for (i = 0; i < base->nstacks; i++) {
 		const struct hp_stack *b = &base->stacks[i];
-		hh = hp_stack_hash(b);
-		for (h = hh; tab[h & (cap - 1)].hash != 0; h++) {
-			st = &hp->stacks[tab[h & (cap - 1)].k];
-			if (tab[h & (cap - 1)].hash == hh &&
-			    hp_same_stack(st, b)) {
-				st->u_objs -= b->u_objs;
-				st->u_bytes -= b->u_bytes;
-				st->b_objs = b->u_objs;
-				st->b_bytes = b->u_bytes;
-				st->u_accum_objs -= b->u_accum_objs;
-				st->u_accum_bytes -= b->u_accum_bytes;
-				matched[i] = 1;
-				break;
-			}
+		k.st = b;
+		if ((v = hmap_find(&tab, hp_stack_hash(b), hp_same_stack,
+		         &k)) != NULL) {
+			st = &hp->stacks[*v];
+			st->u_objs -= b->u_objs;
+			st->u_bytes -= b->u_bytes;
+			st->b_objs = b->u_objs;
+			st->b_bytes = b->u_bytes;
+			st->u_accum_objs -= b->u_accum_objs;
+			st->u_accum_bytes -= b->u_accum_bytes;
+			matched[i] = 1;
 		}
 		extra += !matched[i];
 	}
-	free(tab);
+	hmap_free(&tab);
 	if (extra > 0) {
 		if ((ns = realloc(hp->stacks, (n + extra) * sizeof(*ns))) ==
 		    NULL) {

@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "prof_util.h"
+
 /* One stack: its frames (leaf first, as dumped) and its counts. */
 struct hp_stack {
 	const uint64_t *pc; /* into heap_profile.pcs */
@@ -95,10 +97,6 @@ int heapprof_load(const char *path, struct heap_profile *hp, char *err,
     size_t errlen);
 
 void heapprof_free(struct heap_profile *hp);
-
-/* Grow *@p arr (of @p size-byte items, *@p cap of them) to hold @p need,
- * doubling: 0, or -1 if memory runs out (the array is left as it was). */
-int hp_grow(void **arr, size_t *cap, size_t need, size_t size);
 
 /*
  * @p hp minus @p base, stack by stack (the same frames, in order): what

@@ -1,8 +1,10 @@
 /*
  * render — a symbolized heap profile as people and tools read it: jeprof's
- * --text table, FlameGraph's collapsed stacks, jeprof's symbolized file
- * (and, in their own files, the SVG flame graph and pprof). Pure functions
- * of the parsed profile and a symbolizer.
+ * --text table (render_text.c), FlameGraph's collapsed stacks
+ * (render_collapsed.c), jeprof's symbolized file (render_symbolized.c),
+ * and the stack view they share (render.c); the SVG flame graph and pprof
+ * have their own headers. One file per format, pure functions of the
+ * parsed profile and a symbolizer.
  *
  * A profile after heapprof_subtract (hp->diff) renders as a difference:
  * each stack's value is its growth (negative when it shrank), and the
@@ -34,13 +36,9 @@ struct render_view {
 	struct render_frame *f;
 	size_t n, cap;
 	/* Names already checked against the allocator's entry points, by
-	 * pointer (the symbolizer's names are interned): the list is
-	 * checked once per name, not once per frame. */
-	struct render_seen {
-		const char *name;
-		int skip;
-	} * seen;
-	size_t nseen, cap_seen;
+	 * pointer (the symbolizer's names are interned) to 1 if skipped:
+	 * the list is checked once per name, not once per frame. */
+	struct hmap seen;
 };
 
 /* Fill @p v with stack @p st's frames: each address through its inline

@@ -164,18 +164,19 @@ static int gz_write(struct gz *g, const void *p, size_t n, int flush)
 struct pp_str {
 	char *s;
 	size_t len;
-	uint64_t hash;
 };
 
-/* A table from a key of three numbers to an id (0: a free slot). */
+/* A key of three numbers and its id (0 until the caller sets it). */
 struct pp_kv {
 	uint64_t k[3];
 	uint64_t id;
 };
 
+/* The keys met, in order, and a hash table of them. */
 struct pp_tab {
 	struct pp_kv *e;
-	size_t cap, n; /* a power of two; n <= cap / 2 */
+	size_t cap, n;
+	struct hmap ix; /* hash of a key -> index in e */
 };
 
 /* An executable mapping and what its locations turned out to have. */
@@ -192,8 +193,7 @@ struct pprof {
 	struct pb_buf head, loc, line, fn, sample, packed;
 	struct pp_str *strs; /* by index: the string table */
 	size_t nstrs, cap_strs;
-	uint32_t *str_slots; /* index + 1, open addressing */
-	size_t cap_slots;
+	struct hmap str_ix; /* hash of a string -> index in strs */
 	struct pp_tab funcs, locs;
 	struct pp_map *maps;      /* the executable ones, in profile order */
 	struct pp_map **by_start; /* the same, by address */
@@ -222,14 +222,20 @@ static void pp_emit(struct pprof *w, int field, struct pb_buf *b)
 	b->oom = 0;
 }
 
-/* FNV-1a. */
-static uint64_t pp_hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
+/* What pp_string looks for. */
+struct pp_strkey {
+	const struct pprof *w;
+	const char *s;
+	size_t len;
+};
 
-	while (n-- > 0)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
+/* Is string @p i the one in @p arg? */
+static int pp_str_eq(const void *arg, uint64_t i)
+{
+	const struct pp_strkey *k = arg;
+	const struct pp_str *e = &k->w->strs[i];
+
+	return e->len == k->len && memcmp(e->s, k->s, k->len) == 0;
 }
 
 /* The string table's index of @p s (@p len bytes), which is added and
@@ -237,35 +243,14 @@ static uint64_t pp_hash_bytes(const char *s, size_t n)
  * which is in w->err. */
 static uint64_t pp_string(struct pprof *w, const char *s, size_t len)
 {
-	uint64_t h = pp_hash_bytes(s, len);
+	struct pp_strkey k = {w, s, len};
+	uint64_t h = hash_bytes(s, len), *i;
 	struct pp_str *e;
-	size_t i, j, mask;
 
 	if (w->err != 0)
 		return 0;
-	if ((w->nstrs + 1) * 2 > w->cap_slots) {
-		size_t cap = w->cap_slots ? w->cap_slots * 2 : 4096;
-		uint32_t *ns = calloc(cap, sizeof(*ns));
-		if (ns == NULL || w->nstrs >= UINT32_MAX - 1) {
-			free(ns);
-			w->err = ENOMEM;
-			return 0;
-		}
-		for (i = 0; i < w->nstrs; i++) {
-			for (j = w->strs[i].hash; ns[j & (cap - 1)] != 0; j++)
-				;
-			ns[j & (cap - 1)] = (uint32_t)i + 1;
-		}
-		free(w->str_slots);
-		w->str_slots = ns;
-		w->cap_slots = cap;
-	}
-	mask = w->cap_slots - 1;
-	for (j = h; w->str_slots[j & mask] != 0; j++) {
-		e = &w->strs[w->str_slots[j & mask] - 1];
-		if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0)
-			return w->str_slots[j & mask] - 1;
-	}
+	if ((i = hmap_find(&w->str_ix, h, pp_str_eq, &k)) != NULL)
+		return *i;
 	if (hp_grow((void **)&w->strs, &w->cap_strs, w->nstrs + 1,
 	        sizeof(*w->strs)) == -1 ||
 	    (w->strs[w->nstrs].s = malloc(len + 1)) == NULL) {
@@ -276,8 +261,12 @@ static uint64_t pp_string(struct pprof *w, const char *s, size_t len)
 	memcpy(e->s, s, len);
 	e->s[len] = '\0';
 	e->len = len;
-	e->hash = h;
-	w->str_slots[j & mask] = (uint32_t)++w->nstrs;
+	if ((i = hmap_add(&w->str_ix, h, pp_str_eq, &k, NULL)) == NULL) {
+		free(e->s);
+		w->err = ENOMEM;
+		return 0;
+	}
+	*i = w->nstrs++;
 	pb_bytes(&w->head, PROFILE_STRING_TABLE, s, len);
 	if (!w->head.oom && w->err == 0 &&
 	    gz_write(&w->gz, w->head.p, w->head.n, Z_NO_FLUSH) == -1)
@@ -294,43 +283,40 @@ static uint64_t pp_str(struct pprof *w, const char *s)
 	return pp_string(w, s, strlen(s));
 }
 
-/* The slot for key (@p a, @p b, @p c): its id is 0 if the key is new
+/* What pp_tab_get looks for. */
+struct pp_kvkey {
+	const struct pp_tab *t;
+	uint64_t k[3];
+};
+
+/* Is key @p i the one in @p arg? */
+static int pp_kv_eq(const void *arg, uint64_t i)
+{
+	const struct pp_kvkey *q = arg;
+
+	return memcmp(q->t->e[i].k, q->k, sizeof(q->k)) == 0;
+}
+
+/* The entry of key (@p a, @p b, @p c): its id is 0 if the key is new
  * (the caller sets it). NULL when memory runs out. */
 static struct pp_kv *pp_tab_get(struct pp_tab *t, uint64_t a, uint64_t b,
     uint64_t c)
 {
+	struct pp_kvkey q = {t, {a, b, c}};
 	struct pp_kv *e;
-	uint64_t h;
-	size_t i;
+	uint64_t *i;
+	int added;
 
-	if ((t->n + 1) * 2 > t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		struct pp_kv *ne = calloc(cap, sizeof(*ne));
-		if (ne == NULL)
-			return NULL;
-		for (i = 0; i < t->cap; i++) {
-			if (t->e[i].id == 0)
-				continue;
-			e = &t->e[i];
-			for (h = pp_hash_bytes((const char *)e->k,
-			         sizeof(e->k));
-			     ne[h & (cap - 1)].id != 0; h++)
-				;
-			ne[h & (cap - 1)] = *e;
-		}
-		free(t->e);
-		t->e = ne;
-		t->cap = cap;
-	}
-	{
-		uint64_t k[3] = {a, b, c};
-		for (h = pp_hash_bytes((const char *)k, sizeof(k));
-		     (e = &t->e[h & (t->cap - 1)])->id != 0; h++)
-			if (memcmp(e->k, k, sizeof(k)) == 0)
-				return e;
-		memcpy(e->k, k, sizeof(k));
-	}
-	t->n++;
+	if (hp_grow((void **)&t->e, &t->cap, t->n + 1, sizeof(*t->e)) == -1 ||
+	    (i = hmap_add(&t->ix, hash_int(hash_int(hash_int(a) ^ b) ^ c),
+	         pp_kv_eq, &q, &added)) == NULL)
+		return NULL;
+	if (!added)
+		return &t->e[*i];
+	*i = t->n;
+	e = &t->e[t->n++];
+	memcpy(e->k, q.k, sizeof(q.k));
+	e->id = 0;
 	return e;
 }
 
@@ -661,9 +647,11 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 	for (k = 0; k < w->nstrs; k++)
 		free(w->strs[k].s);
 	free(w->strs);
-	free(w->str_slots);
+	hmap_free(&w->str_ix);
 	free(w->funcs.e);
+	hmap_free(&w->funcs.ix);
 	free(w->locs.e);
+	hmap_free(&w->locs.ix);
 	free(w->maps);
 	free(w->by_start);
 	free(w->head.p);

@@ -55,12 +55,11 @@ struct svg_node {
 	size_t kids, nkids; /* its children, sorted, in svg_tree.kid */
 };
 
-/* The tree, and a hash table of (parent, name) -> node index + 1. */
+/* The tree, and a hash table of (parent, name) -> node index. */
 struct svg_tree {
 	struct svg_node *n;
 	size_t len, cap;
-	size_t *slots; /* 0 is free */
-	size_t scap;
+	struct hmap ix;        /* the root is no one's child: not in it */
 	struct svg_node **kid; /* every non-root node by (parent, name) */
 };
 
@@ -76,61 +75,43 @@ struct svg_out {
 	size_t bottom; /* y of the root's bottom edge */
 };
 
-/* FNV-1a over the name, seeded with the parent. */
-static size_t key_hash(size_t parent, const char *name)
+/* What tree_child looks for. */
+struct svg_key {
+	const struct svg_tree *t;
+	size_t parent;
+	const char *name;
+};
+
+/* Is node @p i the child @p arg names? */
+static int key_eq(const void *arg, uint64_t i)
 {
-	uint64_t h = 1469598103934665603ull ^ (parent * 0x9e3779b97f4a7c15ull);
+	const struct svg_key *k = arg;
+	const struct svg_node *c = &k->t->n[i];
 
-	while (*name != '\0') {
-		h ^= (unsigned char)*name++;
-		h *= 1099511628211ull;
-	}
-	return (size_t)(h ^ (h >> 29));
-}
-
-/* Put node @p i into the hash table (which has room). */
-static void slot_put(struct svg_tree *t, size_t i)
-{
-	size_t h;
-
-	for (h = key_hash(t->n[i].parent, t->n[i].name);
-	     t->slots[h & (t->scap - 1)] != 0; h++)
-		;
-	t->slots[h & (t->scap - 1)] = i + 1;
+	return c->parent == k->parent && strcmp(c->name, k->name) == 0;
 }
 
 /* The child @p name of node @p parent, made if new: its index, or NO_NODE
  * if memory runs out. */
 static size_t tree_child(struct svg_tree *t, size_t parent, const char *name)
 {
+	struct svg_key k = {t, parent, name};
 	struct svg_node *c;
-	size_t h, s, i;
+	uint64_t *i;
+	int added;
 
-	if ((t->len + 1) * 2 > t->scap) {
-		size_t cap = t->scap ? t->scap * 2 : 4096;
-		size_t *ns = calloc(cap, sizeof(*ns));
-		if (ns == NULL)
-			return NO_NODE;
-		free(t->slots);
-		t->slots = ns;
-		t->scap = cap;
-		for (i = 1; i < t->len; i++) /* the root is not a child */
-			slot_put(t, i);
-	}
-	for (h = key_hash(parent, name); (s = t->slots[h & (t->scap - 1)]) != 0;
-	     h++) {
-		c = &t->n[s - 1];
-		if (c->parent == parent && strcmp(c->name, name) == 0)
-			return s - 1;
-	}
-	if (hp_grow((void **)&t->n, &t->cap, t->len + 1, sizeof(*t->n)) == -1)
+	if (hp_grow((void **)&t->n, &t->cap, t->len + 1, sizeof(*t->n)) == -1 ||
+	    (i = hmap_add(&t->ix, hash_str(name) ^ hash_int(parent), key_eq, &k,
+	         &added)) == NULL)
 		return NO_NODE;
+	if (!added)
+		return *i;
 	c = &t->n[t->len];
 	memset(c, 0, sizeof(*c));
 	c->name = name;
 	c->parent = parent;
 	c->depth = t->n[parent].depth + 1;
-	t->slots[h & (t->scap - 1)] = ++t->len;
+	*i = t->len++;
 	return t->len - 1;
 }
 
@@ -701,7 +682,7 @@ out:
 	if (rv == -1 && errno == 0)
 		errno = ENOMEM;
 	free(t.n);
-	free(t.slots);
+	hmap_free(&t.ix);
 	free(t.kid);
 	render_view_free(&vw);
 	return rv;

@@ -77,8 +77,7 @@ struct sym_dwfl {
 	size_t nallocs;
 	struct sym_module *mods;
 	size_t nmods;
-	struct cu_index **cus; /* open addressing by (dbg, unit) */
-	size_t cap_cus, ncus;
+	struct hmap cus; /* hash of (dbg, unit) -> its struct cu_index */
 };
 
 static int dw_resolve(struct symbolizer *s, uint64_t addr,
@@ -204,7 +203,8 @@ static size_t dw_build_id(struct symbolizer *s, const struct hp_map *m,
 static void dw_free(struct symbolizer *s)
 {
 	struct sym_dwfl *d = s->be;
-	size_t i;
+	size_t i, it;
+	uint64_t v;
 
 	if (d == NULL)
 		return;
@@ -214,13 +214,13 @@ static void dw_free(struct symbolizer *s)
 		free(d->mods[i].syms);
 	free(d->mods);
 	free(d->allocs);
-	for (i = 0; i < d->cap_cus; i++)
-		if (d->cus[i] != NULL) {
-			free(d->cus[i]->nodes);
-			free(d->cus[i]->ranges);
-			free(d->cus[i]);
-		}
-	free(d->cus);
+	for (it = 0; hmap_next(&d->cus, &it, &v);) {
+		struct cu_index *ix = (struct cu_index *)(uintptr_t)v;
+		free(ix->nodes);
+		free(ix->ranges);
+		free(ix);
+	}
+	hmap_free(&d->cus);
 	free(d);
 }
 
@@ -450,47 +450,38 @@ out:
 	return rv;
 }
 
+/* Is @p v (a struct cu_index) the unit @p arg names? */
+static int cu_eq(const void *arg, uint64_t v)
+{
+	const struct cu_index *k = arg, *ix = (struct cu_index *)(uintptr_t)v;
+
+	return ix->cu_off == k->cu_off && ix->dbg == k->dbg;
+}
+
 /* The index of unit @p cu, made on first use; NULL when memory runs
  * out. */
 static struct cu_index *cu_index(struct sym_dwfl *d, Dwarf_Die *cu)
 {
-	Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
-	Dwarf_Off off = dwarf_dieoffset(cu);
-	struct cu_index *ix, **t;
-	size_t i, h, cap, k;
+	struct cu_index key = {.dbg = dwarf_cu_getdwarf(cu->cu),
+	    .cu_off = dwarf_dieoffset(cu)};
+	uint64_t h = hash_int(key.cu_off ^ hash_int((uintptr_t)key.dbg)), *v;
+	struct cu_index *ix;
+	size_t k;
 
-	if ((d->ncus + 1) * 2 > d->cap_cus) {
-		cap = d->cap_cus ? d->cap_cus * 2 : 64;
-		if ((t = calloc(cap, sizeof(*t))) == NULL)
-			return NULL;
-		for (i = 0; i < d->cap_cus; i++) {
-			if ((ix = d->cus[i]) == NULL)
-				continue;
-			for (h = (ix->cu_off ^ (uintptr_t)ix->dbg) *
-			             0x9e3779b97f4a7c15ull >>
-			         20;
-			     t[h & (cap - 1)] != NULL; h++)
-				;
-			t[h & (cap - 1)] = ix;
-		}
-		free(d->cus);
-		d->cus = t;
-		d->cap_cus = cap;
-	}
-	for (h = (off ^ (uintptr_t)dbg) * 0x9e3779b97f4a7c15ull >> 20;
-	     (ix = d->cus[h & (d->cap_cus - 1)]) != NULL; h++)
-		if (ix->cu_off == off && ix->dbg == dbg)
-			return ix;
+	if ((v = hmap_find(&d->cus, h, cu_eq, &key)) != NULL)
+		return (struct cu_index *)(uintptr_t)*v;
 	if ((ix = calloc(1, sizeof(*ix))) == NULL)
 		return NULL;
-	ix->dbg = dbg;
-	ix->cu_off = off;
-	if (cu_walk(ix, cu) == -1) {
+	ix->dbg = key.dbg;
+	ix->cu_off = key.cu_off;
+	if (cu_walk(ix, cu) == -1 ||
+	    (v = hmap_add(&d->cus, h, cu_eq, &key, NULL)) == NULL) {
 		free(ix->nodes);
 		free(ix->ranges);
 		free(ix);
 		return NULL;
 	}
+	*v = (uintptr_t)ix;
 	qsort(ix->ranges, ix->nranges, sizeof(*ix->ranges), cu_range_cmp);
 	/* Each node's run of children; the top's run comes first. */
 	for (k = 0; k < ix->nranges && ix->ranges[k].parent == -1; k++)
@@ -501,8 +492,6 @@ static struct cu_index *cu_index(struct sym_dwfl *d, Dwarf_Die *cu)
 		if (p->n++ == 0)
 			p->first = k;
 	}
-	d->cus[h & (d->cap_cus - 1)] = ix;
-	d->ncus++;
 	return ix;
 }
 

@@ -1,10 +1,11 @@
 /*
  * symbolize_impl — what the symbolizer's backends share, private to
- * prof/symbolize*.c. symbolize.c owns the part every backend needs (the
- * per-pc cache, names in their three forms, the demangler, strings we
- * made); a backend (libdwfl, our own ELF reader, a symbolized file's
- * table) only answers "which functions are at this address" through
- * struct sym_ops.
+ * prof/symbolize*.c. symbolize_common.c owns the part every backend
+ * needs (the symbolizer, names in their three forms, the demangler,
+ * strings we made, the objects to open); symbolize.c the per-pc cache and
+ * the choice of backend; a backend (libdwfl, our own ELF reader, a
+ * symbolized file's table) only answers "which functions are at this
+ * address" through struct sym_ops.
  */
 #ifndef JM4LW_SYMBOLIZE_IMPL_H
 #define JM4LW_SYMBOLIZE_IMPL_H
@@ -33,17 +34,15 @@ struct sym_ops {
 	void (*free)(struct symbolizer *s); /* the backend's state only */
 };
 
-struct sym_entry; /* symbolize.c's cache */
-
 struct symbolizer {
 	const struct sym_ops *ops;
 	void *be;  /* the backend's state */
 	int lines; /* file:line wanted (sym_want_lines) */
 	sym_demangle_fn *demangle;
-	struct sym_name *names; /* by raw pointer, open addressing */
+	struct sym_name *names; /* each name once, made by sym_name */
 	size_t cap_names, nnames;
-	struct sym_entry *tab; /* open addressing, a power of two */
-	size_t cap, used;
+	struct hmap name_ix; /* raw pointer -> index in names */
+	struct hmap cache;   /* symbolize.c's: pc -> its frames */
 	struct sym_frame *frames;
 	size_t nframes, cap_frames;
 	char **strs; /* names we made (hex fallbacks, demangled forms) */
@@ -78,14 +77,16 @@ const char *sym_object_path(const struct heap_profile *hp, size_t i,
  * (jeprof's reading); NULL if none. */
 const char *sym_main_path(const struct heap_profile *hp);
 
-/* The object backends: each opens the objects of @p hp's executable
- * mappings (@p binary for the main program, through
- * /proc/self/map_files when @p self). */
+/* An object backend's opening: the objects of @p hp's executable
+ * mappings (@p binary for the main program, through /proc/self/map_files
+ * when @p self); NULL with the reason in @p err. */
+typedef struct symbolizer *sym_open_fn(const struct heap_profile *hp,
+    const char *binary, int self, char *err, size_t errlen);
+
+/* The object backends (symbolize.c's table of them). */
 #ifdef JM4LW_HAVE_LIBDW
-struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
-    const char *binary, int self, char *err, size_t errlen);
+sym_open_fn sym_dwfl_open;
 #endif
-struct symbolizer *sym_elf_open(const struct heap_profile *hp,
-    const char *binary, int self, char *err, size_t errlen);
+sym_open_fn sym_elf_open;
 
 #endif

@@ -32,8 +32,7 @@ struct sym_table {
 	const char **pieces; /* each name once (interned): sym_name keys
 	                        names by pointer */
 	size_t npieces, cap_pieces;
-	char **set; /* the interned names, open addressing */
-	size_t cap_set, nset;
+	struct hmap set; /* hash of a name -> the one copy of it */
 	struct tab_range *alloc;
 	size_t nalloc;
 };
@@ -52,46 +51,37 @@ static const struct sym_ops tab_ops = {
     .free = tab_free,
 };
 
-/* FNV-1a of @p n bytes of @p s. */
-static uint64_t tab_hash(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
+/* A name sought: @p n bytes at @p s. */
+struct tab_key {
+	const char *s;
+	size_t n;
+};
 
-	while (n-- > 0)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
+/* Is @p v (a copy we keep) the name in @p arg? */
+static int tab_eq(const void *arg, uint64_t v)
+{
+	const struct tab_key *k = arg;
+	const char *c = (const char *)(uintptr_t)v;
+
+	return strncmp(c, k->s, k->n) == 0 && c[k->n] == '\0';
 }
 
 /* The one copy of the name @p s[0..n); NULL when memory runs out. */
 static const char *tab_intern(struct sym_table *t, const char *s, size_t n)
 {
-	char **ns, *c;
-	size_t i, h, cap;
+	struct tab_key k = {s, n};
+	uint64_t h = hash_bytes(s, n), *v;
+	char *c;
 
-	if ((t->nset + 1) * 2 > t->cap_set) {
-		cap = t->cap_set ? t->cap_set * 2 : 1024;
-		if ((ns = calloc(cap, sizeof(*ns))) == NULL)
-			return NULL;
-		for (i = 0; i < t->cap_set; i++) {
-			if (t->set[i] == NULL)
-				continue;
-			for (h = tab_hash(t->set[i], strlen(t->set[i]));
-			     ns[h & (cap - 1)] != NULL; h++)
-				;
-			ns[h & (cap - 1)] = t->set[i];
-		}
-		free(t->set);
-		t->set = ns;
-		t->cap_set = cap;
-	}
-	for (h = tab_hash(s, n); (c = t->set[h & (t->cap_set - 1)]) != NULL;
-	     h++)
-		if (strncmp(c, s, n) == 0 && c[n] == '\0')
-			return c;
+	if ((v = hmap_find(&t->set, h, tab_eq, &k)) != NULL)
+		return (const char *)(uintptr_t)*v;
 	if ((c = strndup(s, n)) == NULL)
 		return NULL;
-	t->set[h & (t->cap_set - 1)] = c;
-	t->nset++;
+	if ((v = hmap_add(&t->set, h, tab_eq, &k, NULL)) == NULL) {
+		free(c);
+		return NULL;
+	}
+	*v = (uintptr_t)c;
 	return c;
 }
 
@@ -260,13 +250,14 @@ static size_t tab_build_id(struct symbolizer *s, const struct hp_map *m,
 static void tab_free(struct symbolizer *s)
 {
 	struct sym_table *t = s->be;
-	size_t i;
+	size_t it;
+	uint64_t v;
 
 	if (t == NULL)
 		return;
-	for (i = 0; i < t->cap_set; i++)
-		free(t->set[i]);
-	free(t->set);
+	for (it = 0; hmap_next(&t->set, &it, &v);)
+		free((char *)(uintptr_t)v);
+	hmap_free(&t->set);
 	free(t->pieces);
 	free(t->alloc);
 	free(t->e);

@@ -1,0 +1,180 @@
+/*
+ * The profile pipeline's array growth and its one hash table (see
+ * prof_util.h). Every table of the pipeline is hit once per frame of a
+ * profile (10^5-10^6 of them): the probe is a loop over 16-byte slots,
+ * one multiply to place a key, and a call to the caller's comparison only
+ * when a slot's hash matches.
+ */
+#include <stdlib.h>
+
+#include "prof_util.h"
+
+/* Grow *@p arr (of @p size-byte items) to hold @p need, doubling; -1 if
+ * memory runs out. The one growth rule of the profile pipeline. */
+int hp_grow_more(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > SIZE_MAX / size || (n = realloc(*arr, ncap * size)) == NULL)
+		return -1;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* FNV-1a's: short names and keys, where it is as good as any. */
+#define FNV_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+/* FNV-1a of the bytes. */
+uint64_t hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = FNV_BASIS;
+
+	while (n-- > 0)
+		h = (h ^ *s++) * FNV_PRIME;
+	return h;
+}
+
+/* hash_bytes of the string, without measuring it first. */
+uint64_t hash_str(const char *s)
+{
+	uint64_t h = FNV_BASIS;
+
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * FNV_PRIME;
+	return h;
+}
+
+/* The slot holding @p key (and, with @p eq, what @p eq calls @p arg's),
+ * or the free slot where it would go. The table has a free slot. */
+static struct hmap_slot *hmap_probe(const struct hmap *m, uint64_t key,
+    hmap_eq_fn *eq, const void *arg)
+{
+	size_t mask = m->cap - 1, i = (size_t)hash_int(key) & mask;
+	struct hmap_slot *s;
+
+	for (;; i = (i + 1) & mask) {
+		s = &m->slot[i];
+		if (s->key == 0 ||
+		    (s->key == key && (eq == NULL || eq(arg, s->val))))
+			return s;
+	}
+}
+
+/* Double the table (16 slots at first); -1 when memory runs out. */
+static int hmap_grow(struct hmap *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 16, i, j;
+	struct hmap_slot *t;
+
+	if (cap > SIZE_MAX / sizeof(*t) ||
+	    (t = calloc(cap, sizeof(*t))) == NULL)
+		return -1;
+	for (i = 0; i < m->cap; i++) {
+		if (m->slot[i].key == 0)
+			continue;
+		for (j = (size_t)hash_int(m->slot[i].key) & (cap - 1);
+		     t[j].key != 0; j = (j + 1) & (cap - 1))
+			;
+		t[j] = m->slot[i];
+	}
+	free(m->slot);
+	m->slot = t;
+	m->cap = cap;
+	return 0;
+}
+
+/* hmap_put and hmap_add: the slot of @p key, made if new. */
+static uint64_t *hmap_insert(struct hmap *m, uint64_t key, hmap_eq_fn *eq,
+    const void *arg, int *added)
+{
+	struct hmap_slot *s;
+	int is_new;
+
+	if (key == 0) {
+		if ((is_new = !m->has_zero)) {
+			m->has_zero = 1;
+			m->zero = 0;
+		}
+		if (added != NULL)
+			*added = is_new;
+		return &m->zero;
+	}
+	if ((m->n + 1) * 2 > m->cap && hmap_grow(m) == -1)
+		return NULL;
+	s = hmap_probe(m, key, eq, arg);
+	if ((is_new = s->key == 0)) {
+		s->key = key;
+		s->val = 0;
+		m->n++;
+	}
+	if (added != NULL)
+		*added = is_new;
+	return &s->val;
+}
+
+/* hmap_insert with the key alone. */
+uint64_t *hmap_put(struct hmap *m, uint64_t key, int *added)
+{
+	return hmap_insert(m, key, NULL, NULL, added);
+}
+
+/* A hash is kept with its low bit set: never 0, the free slot's key. */
+uint64_t *hmap_find(const struct hmap *m, uint64_t hash, hmap_eq_fn *eq,
+    const void *arg)
+{
+	struct hmap_slot *s;
+
+	if (m->cap == 0)
+		return NULL;
+	s = hmap_probe(m, hash | 1, eq, arg);
+	return s->key != 0 ? &s->val : NULL;
+}
+
+/* hmap_insert with the caller's comparison. */
+uint64_t *hmap_add(struct hmap *m, uint64_t hash, hmap_eq_fn *eq,
+    const void *arg, int *added)
+{
+	return hmap_insert(m, hash | 1, eq, arg, added);
+}
+
+/* The slots in order, then key 0's. */
+int hmap_next(const struct hmap *m, size_t *it, uint64_t *val)
+{
+	for (; *it < m->cap; (*it)++)
+		if (m->slot[*it].key != 0) {
+			*val = m->slot[(*it)++].val;
+			return 1;
+		}
+	if (*it == m->cap && m->has_zero) {
+		(*it)++;
+		*val = m->zero;
+		return 1;
+	}
+	return 0;
+}
+
+/* Every slot free again. */
+void hmap_clear(struct hmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		m->slot[i].key = 0;
+	m->n = 0;
+	m->has_zero = 0;
+}
+
+/* The slots, and the table back to empty. */
+void hmap_free(struct hmap *m)
+{
+	free(m->slot);
+	*m = (struct hmap){0};
+}

@@ -1,0 +1,192 @@
+/*
+ * What the symbolizer's front (symbolize.c) and its backends
+ * (symbolize_dwfl.c, symbolize_elf.c, symbolize_table.c) share: the
+ * symbolizer itself (made, freed, the strings it keeps), names in the
+ * three forms people read, the C++ demangler, and which objects of a
+ * profile a backend opens. Below both: it calls neither.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize_impl.h"
+
+/* The C++ demangler: the one set, or libstdc++'s __cxa_demangle where
+ * the process has it (a C++ host). A C host needs no C++ runtime: it
+ * keeps names as the objects have them. */
+static sym_demangle_fn *sym_demangler;
+
+/* The demangler of the symbolizers made from now on. */
+void sym_set_demangler(sym_demangle_fn *fn)
+{
+	sym_demangler = fn;
+}
+
+/* A symbolizer for a backend, with the demangler of the moment. */
+struct symbolizer *sym_alloc(const struct sym_ops *ops, char *err,
+    size_t errlen)
+{
+	struct symbolizer *s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "symbolizer: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	s->ops = ops;
+	s->demangle = sym_demangler != NULL
+	    ? sym_demangler
+	    : (sym_demangle_fn *)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	return s;
+}
+
+/* An executable mapping of a file. */
+int sym_reportable(const struct hp_map *m)
+{
+	return m->exec && m->path[0] == '/';
+}
+
+/* The first mapping with a path: jeprof's main program. */
+const char *sym_main_path(const struct heap_profile *hp)
+{
+	size_t i;
+
+	for (i = 0; i < hp->nmaps; i++)
+		if (hp->maps[i].path[0] == '/')
+			return hp->maps[i].path;
+	return NULL;
+}
+
+/* The file to open for mapping @p i, once per object. */
+const char *sym_object_path(const struct heap_profile *hp, size_t i,
+    const char *binary, int self, char *buf, size_t len)
+{
+	const struct hp_map *m = &hp->maps[i];
+	const char *main_path = sym_main_path(hp), *path;
+	size_t j;
+
+	if (!sym_reportable(m))
+		return NULL;
+	for (j = 0; j < i; j++)
+		if (sym_reportable(&hp->maps[j]) &&
+		    strcmp(hp->maps[j].path, m->path) == 0)
+			return NULL;
+	path = binary != NULL && main_path != NULL &&
+	        strcmp(m->path, main_path) == 0
+	    ? binary
+	    : m->path;
+	if (self) {
+		snprintf(buf, len, "/proc/self/map_files/%llx-%llx",
+		    (unsigned long long)m->start, (unsigned long long)m->end);
+		if (access(buf, R_OK) == 0)
+			path = buf;
+	}
+	return path;
+}
+
+/* The backend's state, then everything the symbolizer made. */
+void sym_free(struct symbolizer *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	if (s->ops != NULL && s->ops->free != NULL)
+		s->ops->free(s);
+	for (i = 0; i < s->nstrs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	hmap_free(&s->cache);
+	free(s->frames);
+	free(s->names);
+	hmap_free(&s->name_ix);
+	free(s);
+}
+
+/* A copy of @p str kept until sym_free; "?" if memory runs out. */
+const char *sym_keep(struct symbolizer *s, const char *str)
+{
+	if (hp_grow((void **)&s->strs, &s->cap_strs, s->nstrs + 1,
+	        sizeof(*s->strs)) == -1)
+		return "?";
+	if ((s->strs[s->nstrs] = strdup(str)) == NULL)
+		return "?";
+	return s->strs[s->nstrs++];
+}
+
+/* Where @p name's parameter list starts: the '(' matching its last ')',
+ * so "ns::f<int>(char*) const" gives "(char*) const"; NULL if none, or
+ * if that is a namespace's "(anonymous namespace)". */
+static const char *sym_params(const char *name)
+{
+	const char *p = strrchr(name, ')'), *q;
+	int depth = 0;
+
+	if (p == NULL || p == name)
+		return NULL;
+	/* Only a list that ends the name, but for its qualifiers: a name
+	 * ending in template arguments ("f<g()::<lambda()> >") has none. */
+	for (q = p + 1; *q != '\0'; q++)
+		if (strchr(" constvlaier&", *q) == NULL)
+			return NULL;
+	for (; p >= name; p--) {
+		if (*p == ')')
+			depth++;
+		else if (*p == '(' && --depth == 0)
+			return p == name ||
+			        strncmp(p, "(anonymous namespace)", 21) == 0
+			    ? NULL
+			    : p;
+	}
+	return NULL;
+}
+
+/*
+ * Make @p n's forms of its raw name; -1 when memory runs out. The short
+ * form is the full one without its parameters, whether or not it was
+ * demangled here: a symbolized profile carries full names already
+ * demangled, and must read back to the same short names.
+ */
+static int sym_name_make(struct symbolizer *s, struct sym_name *n)
+{
+	char *dem = NULL, buf[1024];
+	const char *full = n->raw, *par;
+	int status = -1;
+
+	if (s->demangle != NULL && strncmp(n->raw, "_Z", 2) == 0)
+		dem = s->demangle(n->raw, NULL, NULL, &status);
+	if (dem != NULL && status == 0)
+		full = dem;
+	n->full = full == n->raw ? n->raw : sym_keep(s, full);
+	if ((par = sym_params(full)) != NULL)
+		snprintf(buf, sizeof(buf), "%.*s", (int)(par - full), full);
+	else
+		snprintf(buf, sizeof(buf), "%s", full);
+	free(dem);
+	n->func = strcmp(buf, n->full) == 0 ? n->full : sym_keep(s, buf);
+	snprintf(buf, sizeof(buf), "%s (inline)", n->func);
+	n->inl = sym_keep(s, buf);
+	return 0;
+}
+
+/* By the raw name's pointer: a backend keeps one copy of each name. */
+const struct sym_name *sym_name(struct symbolizer *s, const char *raw)
+{
+	struct sym_name *n;
+	uint64_t *v;
+
+	if ((v = hmap_get(&s->name_ix, (uintptr_t)raw)) != NULL)
+		return &s->names[*v];
+	if (hp_grow((void **)&s->names, &s->cap_names, s->nnames + 1,
+	        sizeof(*s->names)) == -1 ||
+	    (v = hmap_put(&s->name_ix, (uintptr_t)raw, NULL)) == NULL)
+		return NULL;
+	*v = s->nnames;
+	n = &s->names[s->nnames++];
+	memset(n, 0, sizeof(*n));
+	n->raw = raw;
+	sym_name_make(s, n);
+	return n;
+}
