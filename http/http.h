@@ -2,20 +2,65 @@
  * The HTTP face: libevent's evhttp on listeners of the module's own loop,
  * in front of the same core as the words. http.c owns the listeners, the
  * limits and the checks every request passes (allow_from, caps, Host,
- * CSRF); routes.c the paths; metrics.c Prometheus' text format.
+ * CSRF); routes.c the paths; reply.c what a route answers with (replies,
+ * errors, jobs), below both; metrics.c Prometheus' text format.
  */
 #ifndef JM4LW_HTTP_H
 #define JM4LW_HTTP_H
+
+#include <sys/queue.h>
 
 #include <stddef.h>
 
 #include <event2/buffer.h>
 #include <event2/http.h>
 
+#include "addr.h"
 #include "core.h"
 
 struct jm4lw;
-struct http;
+struct evconnlistener;
+
+#define HTTP_LISTENERS JM4LW_LISTENERS_MAX
+
+/* The face's state, shared by the server (http.c) and the replies
+ * (reply.c), which track the requests waiting on the worker. */
+struct http_listener {
+	struct evhttp_bound_socket *bs;
+	struct evconnlistener *lev;
+	struct event *resume; /* ends an accept pause */
+	char addr[64];
+	struct http *h;
+};
+
+/* A connection that has sent a request: counted, and its requests. */
+struct http_conn {
+	TAILQ_ENTRY(http_conn) entry;
+	struct evhttp_connection *evcon;
+	struct http *h;
+	unsigned requests;
+	struct http_pending *pending; /* a request waiting on the worker */
+};
+
+/* A request waiting on the worker: the job's waiter. */
+struct http_pending {
+	struct http *h;
+	struct evhttp_request *req; /* NULL once its connection is gone */
+	struct http_conn *hc;
+	const char *ctype;
+	int word; /* /4lw/: the word's reply around the body */
+};
+
+struct http {
+	struct jm4lw *m;
+	struct evhttp *eh;
+	struct http_listener ls[HTTP_LISTENERS];
+	int nls;
+	TAILQ_HEAD(, http_conn) conns;
+	unsigned nconns;
+	struct http_pending *pending;
+	struct http *next; /* every module's, for listener errors */
+};
 
 /* Bind @p addr (one ADDR:PORT) for HTTP: 0, or -1 logged. */
 int http_bind(struct jm4lw *m, const char *addr);
