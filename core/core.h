@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "jm4lw.h"
+#include "view.h"
 
 /* The allocator, behind a table (jemalloc's own signatures). */
 struct core_ops {
@@ -80,6 +81,17 @@ struct ctl_mib {
 	size_t mib[4], len;
 };
 
+/*
+ * What a line of the engine's says a person can do next names a face's
+ * words, and the engine knows none: the words' face hands these in
+ * (proto_init). NULL, or a member NULL: the line says less.
+ */
+struct core_hints {
+	const char *base_kept_by; /* who keeps a dump to compare with */
+	const char *base_next;    /* what a view without a base says next */
+	const char *sampling_on;  /* how to turn sampling on */
+};
+
 /* The engine's state, owned by the module's event loop. */
 struct core {
 	const struct core_ops *ops;
@@ -88,8 +100,9 @@ struct core {
 	const char *mode; /* srvr's Mode: line */
 	struct core_stats st;
 	struct core_log log;
-	struct timespec started;  /* CLOCK_MONOTONIC */
-	struct timespec stats_at; /* of the last coalesced epoch */
+	const struct core_hints *hints; /* the words' face's */
+	struct timespec started;        /* CLOCK_MONOTONIC */
+	struct timespec stats_at;       /* of the last coalesced epoch */
 	int stats_fresh;
 	/* Dumps, as the loop sees them. */
 	struct timespec last_dump_at; /* CLOCK_MONOTONIC a dump last began */
@@ -211,21 +224,8 @@ enum dump_status {
  * only ever called there). */
 #define DUMP_LOG_MAX 2048
 
-/* What a dump job makes of its dump besides the file. */
-enum dump_view {
-	DUMP_VIEW_NONE,       /* jmfp, the schedule: the dump is the answer */
-	DUMP_VIEW_TEXT,       /* jmtp: the top of the heap, jeprof --text */
-	DUMP_VIEW_COLLAPSED,  /* jmcs: collapsed stacks */
-	DUMP_VIEW_SVG,        /* jmfg: a flame graph */
-	DUMP_VIEW_DIFF,       /* jmdf: kept, and its growth since the last */
-	DUMP_VIEW_PPROF,      /* gzipped pprof (HTTP) */
-	DUMP_VIEW_RAW,        /* the heap_v2 dump itself (HTTP, jeprof) */
-	DUMP_VIEW_SYMBOLIZED, /* jeprof's symbolized profile (HTTP) */
-};
-
-/* Is a view's dump kept in dump_dir (jmfp, jmdf, the schedule), or only
- * the way to its answer? */
-#define DUMP_VIEW_KEEPS(v) ((v) == DUMP_VIEW_NONE || (v) == DUMP_VIEW_DIFF)
+/* What a dump job makes of its dump besides the file: enum dump_view,
+ * the index of the views' table (prof/view.h). */
 
 /* What the worker does with a job. */
 enum job_kind {
@@ -283,6 +283,7 @@ struct dump_job {
 	char *addrs;              /* JOB_SYMBOLS: the request body, owned */
 	size_t addrs_len;
 	struct dumper *dumper;
+	const struct core_hints *hints; /* the face's, for the rendering */
 	struct dump_result res;
 };
 
@@ -336,13 +337,15 @@ void dump_result_release(struct dump_result *r);
 
 /* --- profile: a dump made readable (heapprof, symbolize, render) ---- */
 
-/* Render @p view of the profile at @p dump into @p out, symbolized in
- * this process; with @p with_base, minus the one at @p base (for
- * DUMP_VIEW_DIFF, "" is the live heap with a line saying there is no
- * earlier dump; for the others, an error). 0, or -1 with one line in
- * @p err. On the worker: it reads files and allocates. */
+/* Render @p view of the profile at @p dump into @p out with the view's
+ * renderer (views[]), symbolized in this process; with @p with_base,
+ * minus the one at @p base (for a view that always compares, "" is the
+ * live heap with a line saying there is no earlier dump, and @p hints'
+ * words; for the others, an error). 0, or -1 with one line in @p err.
+ * On the worker: it reads files and allocates. */
 int profile_render(enum dump_view view, const char *dump, int with_base,
-    const char *base, FILE *out, char *err, size_t errlen);
+    const char *base, const struct core_hints *hints, FILE *out, char *err,
+    size_t errlen);
 
 /* profile_render's answer when there is no base to compare with: not a
  * failure of the dump, a request that cannot be met (HTTP's 409). */

@@ -118,12 +118,13 @@ void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
 	j->symbolized = c->pol.symbolized;
 	/* jmdf compares with the module's last kept dump. */
-	j->with_base = with_base || view == DUMP_VIEW_DIFF;
+	j->with_base = with_base || views[view].base == VIEW_BASE_ALWAYS;
 	snprintf(j->base, sizeof(j->base), "%s",
 	    j->with_base && c->last_dump_time != 0 ? c->last_dump : "");
 	j->addrs = NULL;
 	j->addrs_len = 0;
 	j->dumper = d;
+	j->hints = c->hints;
 	memset(&j->res, 0, sizeof(j->res));
 	j->res.view = view;
 	j->res.body_fd = -1;
@@ -151,6 +152,7 @@ static int core_job_admit(struct core *c, struct dump_job *j, struct dumper *d,
 	j->cfg = *c->cfg;
 	j->kind = kind;
 	j->dumper = d;
+	j->hints = c->hints;
 	j->res.body_fd = -1;
 	return 0;
 }
@@ -264,8 +266,8 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 	}
 	r = j->kind == JOB_SYMBOLS
 	    ? profile_symbols(j->addrs, j->addrs_len, f, err, sizeof(err))
-	    : profile_render(j->res.view, dump, j->with_base, j->base, f, err,
-	          sizeof(err));
+	    : profile_render(j->res.view, dump, j->with_base, j->base, j->hints,
+	          f, err, sizeof(err));
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
 		    strerror(errno));
@@ -590,7 +592,7 @@ void dump_run(struct dump_job *j)
 	/* jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
 	 * answer, read where it was written and never shown in dump_dir;
 	 * the raw view answers with the dump itself, unlinked but open. */
-	if (e == 0 && !DUMP_VIEW_KEEPS(j->res.view)) {
+	if (e == 0 && !views[j->res.view].keeps) {
 		path[0] = '\0';
 		if (j->res.view == DUMP_VIEW_RAW)
 			dump_raw_body(j, tmp, dir);

@@ -12,12 +12,21 @@
 
 #include "proto.h"
 
-/* The face over @p core; host words come later, from the host. */
+/* What core's lines say a person can do next, in words. */
+static const struct core_hints proto_hints = {
+    .base_kept_by = "jmfp and jmdf keep one",
+    .base_next = "the next jmdf compares with this one",
+    .sampling_on = "jmep turns it on",
+};
+
+/* The face over @p core, whose lines name our words; host words come
+ * later, from the host. */
 void proto_init(struct proto *p, struct core *core, struct dumper *dumper)
 {
 	memset(p, 0, sizeof(*p));
 	p->core = core;
 	p->dumper = dumper;
+	core->hints = &proto_hints;
 }
 
 /* Copy out the word once 4 bytes are there; never look past them. */
