@@ -140,6 +140,27 @@ void ctl_epoch_coalesced(struct core *c);
 int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m, int on);
 int core_thread_sampling(struct core *c, int on);
 
+/*
+ * Why a call was refused or failed, in every result: a face picks its
+ * status from it (HTTP: one table in http/reply.c), never from the
+ * errno or the text. The text a person reads is the result's reason.
+ */
+enum core_reason {
+	REASON_NONE,         /* done */
+	REASON_BUSY,         /* a dump or another job is running */
+	REASON_RATE,         /* dump_min_interval: too soon after the last */
+	REASON_NO_SPACE,     /* dump_min_free, or the disk filled */
+	REASON_PROF_UNBUILT, /* jemalloc built without --enable-prof */
+	REASON_PROF_OFF,     /* opt.prof is false */
+	REASON_NOT_ALLOWED,  /* not in the allow list */
+	REASON_UNKNOWN,      /* no such word */
+	REASON_NO_DUMP,      /* no such kept dump */
+	REASON_NO_BASE,      /* nothing kept to compare with */
+	REASON_BAD_REQUEST,  /* what was asked for is malformed */
+	REASON_FAILED,       /* tried and failed, or could not even ask */
+	REASON_COUNT
+};
+
 /* Is heap profiling usable here? */
 enum prof_state {
 	PROF_READY,
@@ -152,11 +173,15 @@ enum prof_state core_prof_state(const struct core_ops *ops, int *err);
 /* What to tell a person for a state that is not PROF_READY. */
 const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len);
 
+/* The reason a state that is not PROF_READY refuses with. */
+enum core_reason core_prof_why(enum prof_state s);
+
 /* The outcome of a call that changes allocator state (jmep, jmdp, jmpg,
  * jmrs): ok, or a one-line reason. */
 struct ctl_result {
 	int ok;
-	int was;       /* jmep/jmdp: prof.active before */
+	enum core_reason why; /* when not ok */
+	int was;              /* jmep/jmdp: prof.active before */
 	size_t lg;     /* jmrs: the lg_prof_sample passed to prof.reset */
 	int sizes;     /* jmpg: resident before/after are known */
 	size_t before; /* jmpg: stats.resident before the purge */
@@ -243,6 +268,7 @@ enum job_kind {
 /* What one dump came to. */
 struct dump_result {
 	enum dump_status status;
+	enum core_reason why; /* when not DUMP_OK */
 	enum dump_view view;
 	int err;                  /* errno behind a failure, or 0 */
 	double retry_after;       /* seconds, when refused for the rate */
@@ -348,14 +374,18 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
     size_t errlen);
 
 /* profile_render's answer when there is no base to compare with: not a
- * failure of the dump, a request that cannot be met (HTTP's 409). */
+ * failure of the dump, a request that cannot be met (REASON_NO_BASE). */
 #define PROFILE_NO_BASE (-2)
+
+/* profile_symbols' answer to a body that is no list of addresses
+ * (REASON_BAD_REQUEST). */
+#define PROFILE_BAD_ADDRS (-3)
 
 /* /pprof/symbol: "0x<addr> <names>" for each address of @p addrs (@p len
  * bytes, see core_symbols_admit), looked up in this process as call
  * addresses (callers' addresses come already adjusted), an inline chain
- * outermost first joined by "--", jeprof's reading. 0, or -1 with @p err
- * (a token that is not an address, too many). */
+ * outermost first joined by "--", jeprof's reading. 0, or -1 with @p err,
+ * or PROFILE_BAD_ADDRS (a token that is not an address, too many). */
 int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
     size_t errlen);
 

@@ -166,6 +166,22 @@ const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len)
 	return buf;
 }
 
+/* Profiling unbuilt or off is a refusal of its own; opt.prof that
+ * cannot be read is a failure, whatever its errno. */
+enum core_reason core_prof_why(enum prof_state s)
+{
+	switch (s) {
+	case PROF_READY:
+		return REASON_NONE;
+	case PROF_UNBUILT:
+		return REASON_PROF_UNBUILT;
+	case PROF_OFF:
+		return REASON_PROF_OFF;
+	default:
+		return REASON_FAILED;
+	}
+}
+
 /* Fill @p r's reason when profiling is not usable; -1 then. */
 static int prof_check(struct core *c, struct ctl_result *r)
 {
@@ -175,6 +191,7 @@ static int prof_check(struct core *c, struct ctl_result *r)
 	memset(r, 0, sizeof(*r));
 	if ((s = core_prof_state(c->ops, &e)) == PROF_READY)
 		return 0;
+	r->why = core_prof_why(s);
 	core_prof_reason(s, e, r->reason, sizeof(r->reason));
 	return -1;
 }
@@ -190,6 +207,7 @@ void core_set_active(struct core *c, int on, struct ctl_result *r)
 		return;
 	e = c->ops->mallctl("prof.active", &old, &len, &nv, sizeof(nv));
 	if (e != 0) {
+		r->why = REASON_FAILED;
 		snprintf(r->reason, sizeof(r->reason),
 		    "cannot set prof.active: %s", strerror(e));
 		return;
@@ -210,6 +228,7 @@ void core_purge(struct core *c, struct ctl_result *r)
 	ctl_epoch(c->ops);
 	r->sizes = ctl_size(c->ops, "stats.resident", &r->before) == 0;
 	if ((e = c->ops->mallctl(name, NULL, NULL, NULL, 0)) != 0) {
+		r->why = REASON_FAILED;
 		snprintf(r->reason, sizeof(r->reason), "purge failed: %s",
 		    strerror(e));
 		return;
@@ -235,12 +254,14 @@ void core_reset(struct core *c, struct ctl_result *r)
 	if (c->pol.reset_lg >= 0)
 		r->lg = (size_t)c->pol.reset_lg;
 	else if ((e = ctl_size(c->ops, "prof.lg_sample", &r->lg)) != 0) {
+		r->why = REASON_FAILED;
 		snprintf(r->reason, sizeof(r->reason),
 		    "cannot read prof.lg_sample: %s", strerror(e));
 		return;
 	}
 	e = c->ops->mallctl("prof.reset", NULL, NULL, &r->lg, sizeof(r->lg));
 	if (e != 0) {
+		r->why = REASON_FAILED;
 		snprintf(r->reason, sizeof(r->reason), "prof.reset failed: %s",
 		    strerror(e));
 		return;

@@ -20,19 +20,28 @@
 
 /* A failed dump, with the directory it was for. */
 #define FAIL(j, dir, e, why)                                                   \
-	dump_why(&(j)->res, DUMP_FAILED, (e),                                  \
+	dump_why(&(j)->res, DUMP_FAILED, fail_why(e), (e),                     \
 	    "heap profile dump to %s failed: %s", (dir), (why))
 #define FAIL_E(j, dir, e) FAIL(j, dir, e, strerror(e))
 
-/* Fill a refusal or failure's reason. */
-static void dump_why(struct dump_result *r, enum dump_status s, int err,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void dump_why(struct dump_result *r, enum dump_status s, int err,
-    const char *fmt, ...)
+/* A failure's reason: a disk that filled is one of its own (HTTP's 503,
+ * as for the disk guard). */
+static enum core_reason fail_why(int e)
+{
+	return e == ENOSPC ? REASON_NO_SPACE : REASON_FAILED;
+}
+
+/* Fill a refusal or failure: its reason, its errno and its line. */
+static void dump_why(struct dump_result *r, enum dump_status s,
+    enum core_reason why, int err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void dump_why(struct dump_result *r, enum dump_status s,
+    enum core_reason why, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	r->status = s;
+	r->why = why;
 	r->err = err;
 	va_start(ap, fmt);
 	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
@@ -67,13 +76,14 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 		who = "dump";
 	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
 		r->status = DUMP_REFUSED;
+		r->why = core_prof_why(s);
 		r->err = e;
 		core_prof_reason(s, e, r->reason, sizeof(r->reason));
 		return -1;
 	}
 	if (c->dump_running) {
 		c->st.dumps_refused++;
-		dump_why(r, DUMP_REFUSED, EBUSY,
+		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
 		    "%s refused: a dump is in "
 		    "progress; retry when it is done",
 		    who);
@@ -92,7 +102,7 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 			c->st.dumps_refused++;
 			r->retry_after =
 			    (double)c->cfg->dump_min_interval - ago + 0.05;
-			dump_why(r, DUMP_REFUSED, EAGAIN,
+			dump_why(r, DUMP_REFUSED, REASON_RATE, EAGAIN,
 			    "%s refused: the last "
 			    "dump was %.1f s ago and dump_min_interval is %u "
 			    "s; retry in %.1f s",
@@ -141,7 +151,7 @@ static int core_job_admit(struct core *c, struct dump_job *j, struct dumper *d,
 	memset(r, 0, sizeof(*r));
 	r->body_fd = -1;
 	if (c->dump_running) {
-		dump_why(r, DUMP_REFUSED, EBUSY,
+		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
 		    "%s refused: a dump is in progress; retry when it is done",
 		    what);
 		r->retry_after = 1;
@@ -163,8 +173,8 @@ int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
 	if (core_job_admit(c, j, d, JOB_SYMBOLS, "symbol lookup", r) == -1)
 		return -1;
 	if ((j->addrs = malloc(len + 1)) == NULL) {
-		dump_why(r, DUMP_FAILED, ENOMEM, "symbol lookup failed: %s",
-		    strerror(ENOMEM));
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM,
+		    "symbol lookup failed: %s", strerror(ENOMEM));
 		return -1;
 	}
 	memcpy(j->addrs, addrs, len);
@@ -186,7 +196,8 @@ static int kept_dump(struct core *c, const char *name, char *path, size_t len,
 	    core_dump_dir(c->cfg->dump_dir, 1, dir, sizeof(dir)) == -1 ||
 	    (size_t)snprintf(path, len, "%s/%s", dir, name) >= len ||
 	    lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode)) {
-		dump_why(r, DUMP_REFUSED, ENOENT, "no dump %s in dump_dir",
+		dump_why(r, DUMP_REFUSED, REASON_NO_DUMP, ENOENT,
+		    "no dump %s in dump_dir",
 		    quote(q, sizeof(q), name, strlen(name)));
 		return -1;
 	}
@@ -278,9 +289,14 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 	    lseek(fd, 0, SEEK_SET) == -1) {
 		close(fd);
 		if (r == PROFILE_NO_BASE) /* nothing kept to compare with */
-			dump_why(&j->res, DUMP_REFUSED, ENODATA, "%s", err);
+			dump_why(&j->res, DUMP_REFUSED, REASON_NO_BASE, ENODATA,
+			    "%s", err);
+		else if (r == PROFILE_BAD_ADDRS)
+			dump_why(&j->res, DUMP_FAILED, REASON_BAD_REQUEST,
+			    EINVAL, "%s", err);
 		else
-			dump_why(&j->res, DUMP_FAILED, EIO, "%s", err);
+			dump_why(&j->res, DUMP_FAILED, REASON_FAILED, EIO, "%s",
+			    err);
 		return -1;
 	}
 	j->res.body = 1;
@@ -322,7 +338,7 @@ static void symbols_run(struct dump_job *j)
 
 	if (core_dump_dir(j->cfg.dump_dir, 1, dir, sizeof(dir)) == -1 ||
 	    stage_ready(j, dir, &log) == -1) {
-		dump_why(&j->res, DUMP_FAILED, errno,
+		dump_why(&j->res, DUMP_FAILED, fail_why(errno), errno,
 		    "%s failed: cannot stage in %s: %s",
 		    j->kind == JOB_SYMBOLS ? "symbol lookup" : "rendering",
 		    j->cfg.dump_dir, strerror(errno));
@@ -439,7 +455,7 @@ static int dump_no_room(struct dump_job *j, const char *dir)
 	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
 	if (avail >= j->cfg.dump_min_free)
 		return 0;
-	dump_why(&j->res, DUMP_REFUSED, ENOSPC,
+	dump_why(&j->res, DUMP_REFUSED, REASON_NO_SPACE, ENOSPC,
 	    "heap profile dump to %s "
 	    "refused: %s free, dump_min_free is %s",
 	    dir, fmt_bytes(b1, sizeof(b1), avail),
@@ -691,8 +707,8 @@ void core_dump_sync(struct core *c, struct dumper *d, const char *who,
 	/* The job holds a whole configuration: keep it off the stack. */
 	if ((j = malloc(sizeof(*j))) == NULL) {
 		c->dump_running = 0;
-		dump_why(r, DUMP_FAILED, ENOMEM, "heap profile dump failed: %s",
-		    strerror(ENOMEM));
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM,
+		    "heap profile dump failed: %s", strerror(ENOMEM));
 		c->st.dumps_failed++;
 		return;
 	}

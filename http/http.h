@@ -116,6 +116,9 @@ void http_reply(struct evhttp_request *req, int code, const char *ctype,
 void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The HTTP status that says @p why a call was refused or failed. */
+int http_status_of(enum core_reason why);
+
 /* The status and headers for a refused or failed job's result. */
 void http_job_error(struct evhttp_request *req, const struct dump_result *r);
 

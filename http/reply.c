@@ -91,26 +91,43 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 	http_reply(req, code, "text/plain; charset=utf-8", b);
 }
 
+/* The status that says each reason, the one table of it: a refusal
+ * the client can wait out (busy 409, rate 429, disk 503), one it cannot
+ * (no profiling: 501), one that is its own doing (400, 403, 404, 409). */
+static const int http_status[REASON_COUNT] = {
+    [REASON_NONE] = 200,
+    [REASON_BUSY] = 409,
+    [REASON_RATE] = 429,
+    [REASON_NO_SPACE] = 503,
+    [REASON_PROF_UNBUILT] = 501,
+    [REASON_PROF_OFF] = 501,
+    [REASON_NOT_ALLOWED] = 403,
+    [REASON_UNKNOWN] = 404,
+    [REASON_NO_DUMP] = 404,
+    [REASON_NO_BASE] = 409,
+    [REASON_BAD_REQUEST] = 400,
+    [REASON_FAILED] = 500,
+};
+
+int http_status_of(enum core_reason why)
+{
+	/* A failure that gave no reason is ours: 500. */
+	if ((unsigned)why >= REASON_COUNT || why == REASON_NONE)
+		return 500;
+	return http_status[why];
+}
+
 void http_job_error(struct evhttp_request *req, const struct dump_result *r)
 {
 	struct evkeyvalq *o = evhttp_request_get_output_headers(req);
 	char retry[32];
-	int code;
 
 	if (r->retry_after > 0) {
 		snprintf(retry, sizeof(retry), "%d",
 		    (int)(r->retry_after + 0.999));
 		evhttp_add_header(o, "Retry-After", retry);
 	}
-	if (r->status == DUMP_REFUSED)
-		code = r->err == EBUSY || r->err == ENODATA ? 409
-		    : r->err == ENOENT                      ? 404
-		    : r->err == EAGAIN                      ? 429
-		    : r->err == ENOSPC                      ? 503
-		                       : 501; /* profiling not enabled */
-	else
-		code = r->err == ENOSPC ? 503 : 500;
-	http_error(req, code, "%s", r->reason);
+	http_error(req, http_status_of(r->why), "%s", r->reason);
 }
 
 /* proto_out into an evbuffer. */

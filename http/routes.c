@@ -382,7 +382,7 @@ static void route_word(struct http_ctx *ctx)
 	const struct proto_word *bw;
 	struct proto_out out;
 	struct evbuffer *b;
-	enum proto_job job = PROTO_JOB_NONE;
+	struct proto_result res;
 	int flags, r;
 
 	if (strlen(w) != 4 ||
@@ -407,26 +407,23 @@ static void route_word(struct http_ctx *ctx)
 	}
 	out.write = http_out;
 	out.arg = b;
-	r = proto_dispatch(&ctx->m->proto, w, &out, &job);
+	r = proto_dispatch(&ctx->m->proto, w, &out, &res);
 	if (r == PROTO_JOB) {
 		evbuffer_free(b);
-		http_job(ctx, bw->name, bw->view, 0, views[bw->view].ctype, 1);
+		switch (res.job) {
+		case PROTO_JOB_DUMP:
+			http_job(ctx, res.word->name, res.word->view, 0,
+			    views[res.word->view].ctype, 1);
+			break;
+		case PROTO_JOB_NONE:
+			http_error(ctx->req, 500, "%s has no work to do", w);
+			break;
+		}
 		return;
 	}
-	if (r == PROTO_OK) {
-		http_reply(ctx->req, 200, TEXT, b);
-		return;
-	}
-	/* The word's own error line, under the status that says it. */
-	if (evbuffer_search(b, JM4LW_NOT_ALLOWED, strlen(JM4LW_NOT_ALLOWED),
-	        NULL)
-	        .pos != -1)
-		r = 403;
-	else if (evbuffer_search(b, "MALLOC_CONF", 11, NULL).pos != -1)
-		r = 501;
-	else
-		r = 500;
-	http_reply(ctx->req, r, TEXT, b);
+	/* The word's own line, under the status that says why. */
+	http_reply(ctx->req, r == PROTO_OK ? 200 : http_status_of(res.why),
+	    TEXT, b);
 }
 
 const struct http_route http_routes[] = {

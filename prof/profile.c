@@ -237,8 +237,11 @@ int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
 		return -1;
 	}
 	if ((n = profile_parse_addrs(addrs, len, pcs, PROFILE_ADDRS_MAX, err,
-	         errlen)) == -1 ||
-	    profile_self_maps(&hp, err, errlen) == -1) {
+	         errlen)) == -1) {
+		free(pcs);
+		return PROFILE_BAD_ADDRS;
+	}
+	if (profile_self_maps(&hp, err, errlen) == -1) {
 		free(pcs);
 		return -1;
 	}

@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "fake_jemalloc.h"
+#include "http.h"
 #include "proto.h"
 
 /* What this file's prof.dump hook writes; reset before every test. */
@@ -96,16 +97,16 @@ static char tmpdir[1024];
 static int run(const char *word)
 {
 	struct proto_out out = {.write = collect, .arg = &R};
-	enum proto_job job = PROTO_JOB_NONE;
+	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int r, busy = core.dump_running;
 
 	memset(&R, 0, sizeof(R));
-	r = proto_dispatch(&P, word, &out, &job);
+	r = proto_dispatch(&P, word, &out, &res);
 	if (r != PROTO_JOB) {
-		assert_int_equal(job, PROTO_JOB_NONE);
+		assert_int_equal(res.job, PROTO_JOB_NONE);
 		return r;
 	}
-	assert_int_equal(job, PROTO_JOB_DUMP);
+	assert_int_equal(res.job, PROTO_JOB_DUMP);
 	assert_int_equal(R.len, 0); /* nothing written yet */
 	core_dump_sync(&core, &dumper, proto_lookup(word)->name,
 	    proto_lookup(word)->view, &D);
@@ -1119,6 +1120,40 @@ static void test_prof_not_built(void **state)
 	assert_true(starts(R.buf, "error: cannot read opt.prof: "));
 }
 
+/*
+ * Regression: opt.prof that cannot be read (EAGAIN here) is a failure,
+ * not the rate limit (HTTP answered 429 when it guessed from the errno);
+ * the reason is typed, and one table turns it into a status.
+ */
+static void test_prof_unreadable_is_no_rate_limit(void **state)
+{
+	struct proto_out out = {.write = collect, .arg = &R};
+	struct proto_result res;
+
+	(void)state;
+	fake.fail_name = "opt.prof";
+	fake.fail_errno = EAGAIN;
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: cannot read opt.prof: "));
+	assert_int_equal(D.status, DUMP_REFUSED);
+	assert_int_equal(D.why, REASON_FAILED);
+	assert_int_equal(http_status_of(D.why), 500);
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(proto_dispatch(&P, "jmep", &out, &res), PROTO_ERROR);
+	assert_int_equal(res.why, REASON_FAILED);
+	fake.fail_name = NULL;
+	fake.fail_errno = 0;
+	fake.opt_prof = false;
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(proto_dispatch(&P, "jmep", &out, &res), PROTO_ERROR);
+	assert_int_equal(res.why, REASON_PROF_OFF);
+	assert_int_equal(http_status_of(res.why), 501);
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_int_equal(D.why, REASON_PROF_OFF);
+	assert_int_equal(http_status_of(REASON_RATE), 429);
+	assert_int_equal(http_status_of(REASON_NOT_ALLOWED), 403);
+}
+
 /* With opt.prof off, the words say what to set. */
 static void test_prof_off_says_what_to_set(void **state)
 {
@@ -1236,6 +1271,7 @@ static void test_dump_in_progress(void **state)
 	assert_string_equal(R.buf, "error: jmfp " BUSY "\n");
 	assert_int_equal(D.status, DUMP_REFUSED);
 	assert_int_equal(D.err, EBUSY);
+	assert_int_equal(D.why, REASON_BUSY);
 	assert_true(D.retry_after > 0);
 	assert_int_equal(core.st.dumps_refused, 1);
 	assert_int_equal(core_dump_admit(&core, NULL, &r), -1);
@@ -1272,7 +1308,7 @@ static void test_jmfp_is_a_job(void **state)
 {
 	struct proto_out out = {.write = collect, .arg = &R};
 	const struct proto_word *w;
-	enum proto_job job = PROTO_JOB_NONE;
+	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int n = 5;
 
 	(void)state;
@@ -1289,8 +1325,8 @@ static void test_jmfp_is_a_job(void **state)
 			assert_non_null(w->fn);
 		}
 	memset(&R, 0, sizeof(R));
-	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_JOB);
-	assert_int_equal(job, PROTO_JOB_DUMP);
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_JOB);
+	assert_int_equal(res.job, PROTO_JOB_DUMP);
 	assert_int_equal(R.len, 0);
 	assert_int_equal(core.st.words_served, 1);
 	/* Nothing is admitted or begun until the module runs the job. */
@@ -1300,17 +1336,18 @@ static void test_jmfp_is_a_job(void **state)
 	assert_int_equal(dumper.stage[0], '\0');
 
 	snprintf(cfg.allow, sizeof(cfg.allow), "ruok");
-	job = PROTO_JOB_NONE;
-	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_ERROR);
-	assert_int_equal(job, PROTO_JOB_NONE);
+	res.job = PROTO_JOB_NONE;
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_ERROR);
+	assert_int_equal(res.job, PROTO_JOB_NONE);
+	assert_int_equal(res.why, REASON_NOT_ALLOWED);
 	assert_string_equal(R.buf,
 	    "jmfp is not executed because it is not in the whitelist.\n");
 
 	snprintf(cfg.allow, sizeof(cfg.allow), "*");
 	assert_int_equal(proto_add_word(&P, "jmfp", host_wchs, &n, 0), 0);
 	memset(&R, 0, sizeof(R));
-	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_OK);
-	assert_int_equal(job, PROTO_JOB_NONE);
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_OK);
+	assert_int_equal(res.job, PROTO_JOB_NONE);
 	assert_memory_equal(R.buf, "watches: 5\n", 11);
 	assert_int_equal(fake.dumps, 0);
 }
@@ -1481,6 +1518,7 @@ int main(void)
 	    T(test_jmfp_is_a_job),
 	    T(test_figures),
 	    T(test_prof_not_built),
+	    T(test_prof_unreadable_is_no_rate_limit),
 	    T(test_prof_off_says_what_to_set),
 	    T(test_jmep_jmdp),
 	    T(test_prof_active_errnos),
