@@ -5,8 +5,9 @@
  * (the four-letter words in proto/, later HTTP) renders it.
  *
  * Threads: struct core belongs to the module's event loop. The heavy part
- * of a dump (dump_run()) touches only its struct dump_job, so the module's
- * worker thread runs it while the loop serves other peers.
+ * of a dump, a symbol lookup or a rendering (job_run()) touches only its
+ * struct job, so the module's worker thread runs it while the loop serves
+ * other peers.
  */
 #ifndef JM4LW_CORE_H
 #define JM4LW_CORE_H
@@ -252,9 +253,9 @@ enum dump_status {
 /* What a dump job makes of its dump besides the file: enum dump_view,
  * the index of the views' table (prof/view.h). */
 
-/* What the worker does with a job. */
+/* What the worker does with a job (job_run's table in core/dump.c). */
 enum job_kind {
-	JOB_DUMP,    /* dump_run: a dump, and its view */
+	JOB_DUMP,    /* a dump, and its view: stage, publish, answer */
 	JOB_SYMBOLS, /* name the addresses of job->addrs (/pprof/symbol) */
 	JOB_RENDER,  /* a view of a kept dump, job->path (minus job->base) */
 };
@@ -287,16 +288,17 @@ struct dump_result {
 	size_t loglen;
 };
 
-/* State that outlives one dump, touched only by whoever runs dump_run(). */
+/* State that outlives one dump, touched only by whoever runs job_run(). */
 struct dumper {
 	unsigned long seq;
 	char stage[CORE_PATH_MAX]; /* private dir jemalloc writes in, or "" */
 	long stage_pid;            /* the process that made it */
 };
 
-/* One dump, as handed to the worker: inputs copied, so the loop may
- * reload its configuration meanwhile. */
-struct dump_job {
+/* One job (a dump, a symbol lookup, a kept dump's view), as handed to
+ * the worker: inputs copied, so the loop may reload its configuration
+ * meanwhile. */
+struct job {
 	const struct core_ops *ops;
 	struct jm4lw_config cfg;
 	int scheduled;
@@ -326,30 +328,31 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r);
 /* Fill @p j for a dump core_dump_admit() let through; @p with_base: the
  * view compares with the module's last kept dump (always for
  * DUMP_VIEW_DIFF). */
-void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
+void core_dump_prepare(struct core *c, struct job *j, struct dumper *d,
     int scheduled, enum dump_view view, int with_base);
 
 /* A symbol lookup for the @p len bytes of @p addrs (0x<hex> separated by
  * '+' or white space, as jeprof and go tool pprof post them): admitted
  * when the worker is free (no rate limit: jeprof asks right after its
  * dump), or -1 with @p r saying why not. On 0, @p j owns a copy. */
-int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
+int core_symbols_admit(struct core *c, struct job *j, struct dumper *d,
     const char *addrs, size_t len, struct dump_result *r);
 
 /* A view of the kept dump @p name (and minus @p base_name, if not NULL),
  * both names of our dumps in dump_dir: admitted when the worker is free,
  * or -1 with @p r saying why not (ENOENT: no such dump of ours). */
-int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
+int core_render_admit(struct core *c, struct job *j, struct dumper *d,
     const char *name, const char *base_name, enum dump_view view,
     struct dump_result *r);
 
 /* Free what a job owns (the symbol lookup's addresses). */
-void dump_job_release(struct dump_job *j);
+void job_release(struct job *j);
 
-/* The heavy part, on any thread: prof.dump, checks, rename, retention. */
-void dump_run(struct dump_job *j);
+/* The heavy part, on any thread, by the job's kind: a dump (prof.dump,
+ * checks, rename, retention, its view), a symbol lookup or a rendering. */
+void job_run(struct job *j);
 
-/* On the loop, after dump_run(): counters, last dump, growth baseline,
+/* On the loop, after job_run(): counters, last dump, growth baseline,
  * the job's log lines. */
 void core_dump_done(struct core *c, const struct dump_result *r);
 

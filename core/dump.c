@@ -2,7 +2,8 @@
  * dump — one heap profile: admission on the loop (profiling usable, one at
  * a time, dump_min_interval), then the heavy part anywhere (disk guard,
  * staging, prof.dump, completeness, rename, retention), then the result
- * back on the loop. dump_run() touches nothing but its job, so the
+ * back on the loop. A job (a dump, a symbol lookup, a kept dump's view)
+ * is run by job_run(), which touches nothing but the job, so the
  * module's worker thread can run it while the loop serves other peers.
  */
 #include <sys/stat.h>
@@ -118,7 +119,7 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 }
 
 /* Copy what the heavy part needs: the loop may reload meanwhile. */
-void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
+void core_dump_prepare(struct core *c, struct job *j, struct dumper *d,
     int scheduled, enum dump_view view, int with_base)
 {
 	j->ops = c->ops;
@@ -145,7 +146,7 @@ void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
  * limit, only a free worker. 0 with @p j cleared for @p kind, or -1 with
  * @p r saying why not.
  */
-static int core_job_admit(struct core *c, struct dump_job *j, struct dumper *d,
+static int core_job_admit(struct core *c, struct job *j, struct dumper *d,
     enum job_kind kind, const char *what, struct dump_result *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -167,7 +168,7 @@ static int core_job_admit(struct core *c, struct dump_job *j, struct dumper *d,
 	return 0;
 }
 
-int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
+int core_symbols_admit(struct core *c, struct job *j, struct dumper *d,
     const char *addrs, size_t len, struct dump_result *r)
 {
 	if (core_job_admit(c, j, d, JOB_SYMBOLS, "symbol lookup", r) == -1)
@@ -204,7 +205,7 @@ static int kept_dump(struct core *c, const char *name, char *path, size_t len,
 	return 0;
 }
 
-int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
+int core_render_admit(struct core *c, struct job *j, struct dumper *d,
     const char *name, const char *base_name, enum dump_view view,
     struct dump_result *r)
 {
@@ -219,7 +220,7 @@ int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
 	return 0;
 }
 
-void dump_job_release(struct dump_job *j)
+void job_release(struct job *j)
 {
 	free(j->addrs);
 	j->addrs = NULL;
@@ -261,7 +262,7 @@ static int body_open(const char *stage)
  * with @p symbolized, write "<path>.symbolized" next to @p path). 0, or
  * -1 with the job's result saying why.
  */
-static int dump_render(struct dump_job *j, const char *dump, const char *dir)
+static int dump_render(struct job *j, const char *dump, const char *dir)
 {
 	char err[CORE_PATH_MAX + 128];
 	FILE *f;
@@ -305,12 +306,12 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 	return 0;
 }
 
-static int stage_ready(struct dump_job *j, const char *dir,
+static int stage_ready(struct job *j, const char *dir,
     const struct core_log *log);
 static void job_log(void *arg, int level, const char *msg);
 
 /* The raw view: the dump file itself as the body. */
-static void dump_raw_body(struct dump_job *j, const char *tmp, const char *dir)
+static void dump_raw_body(struct job *j, const char *tmp, const char *dir)
 {
 	struct stat sb;
 	int fd;
@@ -328,26 +329,44 @@ static void dump_raw_body(struct dump_job *j, const char *tmp, const char *dir)
 	j->res.status = DUMP_OK;
 }
 
-/* A symbol lookup (JOB_SYMBOLS) or a kept dump's view (JOB_RENDER):
- * into a body file in the staging directory of dump_dir, where the
- * dumps' go; a raw view is the dump file itself. */
-static void symbols_run(struct dump_job *j)
+/* The staging directory of dump_dir for a job that makes no dump: its
+ * rendering goes there, where the dumps' do. 0, or -1 with the job's
+ * result saying why (@p what names the job). */
+static int job_stage(struct job *j, const char *what, char *dir, size_t len)
 {
 	struct core_log log = {.fn = job_log, .arg = &j->res};
-	char dir[PATH_MAX];
 
-	if (core_dump_dir(j->cfg.dump_dir, 1, dir, sizeof(dir)) == -1 ||
+	if (core_dump_dir(j->cfg.dump_dir, 1, dir, len) == -1 ||
 	    stage_ready(j, dir, &log) == -1) {
 		dump_why(&j->res, DUMP_FAILED, fail_why(errno), errno,
-		    "%s failed: cannot stage in %s: %s",
-		    j->kind == JOB_SYMBOLS ? "symbol lookup" : "rendering",
-		    j->cfg.dump_dir, strerror(errno));
-		return;
+		    "%s failed: cannot stage in %s: %s", what, j->cfg.dump_dir,
+		    strerror(errno));
+		return -1;
 	}
-	if (j->kind == JOB_RENDER && j->res.view == DUMP_VIEW_RAW)
+	return 0;
+}
+
+/* JOB_SYMBOLS: name the addresses of j->addrs, into a body file. */
+static void symbols_run(struct job *j)
+{
+	char dir[PATH_MAX];
+
+	if (job_stage(j, "symbol lookup", dir, sizeof(dir)) == 0 &&
+	    dump_render(j, NULL, dir) == 0)
+		j->res.status = DUMP_OK;
+}
+
+/* JOB_RENDER: a view of the kept dump j->path, into a body file; a view
+ * without a renderer (raw) is the dump file itself. */
+static void render_run(struct job *j)
+{
+	char dir[PATH_MAX];
+
+	if (job_stage(j, "rendering", dir, sizeof(dir)) == -1)
+		return;
+	if (views[j->res.view].render == NULL)
 		dump_raw_body(j, j->path, dir);
-	else if (dump_render(j, j->kind == JOB_RENDER ? j->path : NULL, dir) ==
-	    0)
+	else if (dump_render(j, j->path, dir) == 0)
 		j->res.status = DUMP_OK;
 }
 
@@ -444,7 +463,7 @@ static int dump_whole(int fd, const char *dir)
 }
 
 /* dump_min_free: never be the one that fills the disk. */
-static int dump_no_room(struct dump_job *j, const char *dir)
+static int dump_no_room(struct job *j, const char *dir)
 {
 	unsigned long long avail;
 	struct statvfs fs;
@@ -478,7 +497,7 @@ void dumper_fini(struct dumper *d)
  * "<dir>/.<prefix>.<pid>.XXXXXX" (and the stale ones of processes that
  * are gone, swept first). -1 and errno if none can be made.
  */
-static int stage_ready(struct dump_job *j, const char *dir,
+static int stage_ready(struct job *j, const char *dir,
     const struct core_log *log)
 {
 	struct dumper *d = j->dumper;
@@ -507,18 +526,18 @@ static int stage_ready(struct dump_job *j, const char *dir,
 }
 
 /*
- * prof.dump to a file in the staging directory, then rename it into the
- * dump directory, so no reader ever sees half a profile (rename replaces a
- * planted symlink at the final name rather than following it). The name
- * is built here from the configuration and our pid, never from anything a
- * peer sent.
+ * A dump's first step: dump_dir checked (a directory, dump_min_free), a
+ * free name for it in j->res.path, then prof.dump to a file in the
+ * staging directory (@p tmp), checked whole and made ours only. The
+ * name is built here from the configuration and our pid, never from
+ * anything a peer sent. 0, or -1 with the job's result saying why and
+ * nothing left behind.
  */
-void dump_run(struct dump_job *j)
+static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
+    size_t tmplen)
 {
 	struct core_log log = {.fn = job_log, .arg = &j->res};
 	struct dumper *d = j->dumper;
-	char dir[PATH_MAX], tmp[sizeof(d->stage) + 128];
-	char sym[sizeof(tmp) + 16], symto[CORE_PATH_MAX + 16];
 	char *path = j->res.path;
 	const char *tp = tmp;
 	struct stat sb;
@@ -526,25 +545,21 @@ void dump_run(struct dump_job *j)
 	long pid = (long)getpid();
 	int e, fd, tries, whole;
 
-	if (j->kind == JOB_SYMBOLS || j->kind == JOB_RENDER) {
-		symbols_run(j);
-		return;
-	}
-	if (core_dump_dir(j->cfg.dump_dir, 0, dir, sizeof(dir)) == -1) {
+	if (core_dump_dir(j->cfg.dump_dir, 0, dir, dirlen) == -1) {
 		FAIL(j, j->cfg.dump_dir, errno, strerror(errno));
-		return;
+		return -1;
 	}
 	if (stat(dir, &sb) == -1) {
 		FAIL(j, dir, errno, strerror(errno));
-		return;
+		return -1;
 	}
 	if (!S_ISDIR(sb.st_mode)) {
 		FAIL(j, dir, ENOTDIR, strerror(ENOTDIR));
-		return;
+		return -1;
 	}
-	(void)core_dump_dir(j->cfg.dump_dir, 1, dir, sizeof(dir));
+	(void)core_dump_dir(j->cfg.dump_dir, 1, dir, dirlen);
 	if (dump_no_room(j, dir))
-		return;
+		return -1;
 
 	/* Skip names an earlier process with our pid left behind. */
 	for (tries = 0;; tries++) {
@@ -557,7 +572,7 @@ void dump_run(struct dump_job *j)
 			FAIL(j, dir, EEXIST,
 			    "no free file name after 1000 "
 			    "tries");
-			return;
+			return -1;
 		}
 	}
 	/*
@@ -574,9 +589,9 @@ void dump_run(struct dump_job *j)
 	 */
 	if (stage_ready(j, dir, &log) == -1) {
 		FAIL(j, dir, errno, strerror(errno));
-		return;
+		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/%s.%ld.%lu.heap", d->stage,
+	snprintf(tmp, tmplen, "%s/%s.%ld.%lu.heap", d->stage,
 	    j->cfg.dump_prefix, pid, seq);
 
 	e = j->ops->mallctl("prof.dump", NULL, NULL, &tp, sizeof(tp));
@@ -590,7 +605,7 @@ void dump_run(struct dump_job *j)
 		    why != 0 ? strerror(why)
 		             : "jemalloc could not write the profile "
 		               "(prof.dump returned EFAULT)");
-		return;
+		return -1;
 	}
 	/* Profiles show addresses and the maps: for our user only. */
 	fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -603,48 +618,87 @@ void dump_run(struct dump_job *j)
 		FAIL(j, dir, EIO,
 		    "the profile was cut short (is the disk "
 		    "full?)");
-		return;
+		return -1;
 	}
-	/* jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
-	 * answer, read where it was written and never shown in dump_dir;
-	 * the raw view answers with the dump itself, unlinked but open. */
-	if (e == 0 && !views[j->res.view].keeps) {
-		path[0] = '\0';
-		if (j->res.view == DUMP_VIEW_RAW)
-			dump_raw_body(j, tmp, dir);
-		else if (dump_render(j, tmp, dir) == 0)
-			j->res.status = DUMP_OK;
-		(void)unlink(tmp);
-		return;
-	}
-	if (e == 0 && j->symbolized)
-		dump_write_symbolized(tmp, &log);
-	if (e != 0 || rename(tmp, path) == -1) {
-		e = e != 0 ? e : errno;
+	if (e != 0) {
 		(void)unlink(tmp);
 		FAIL(j, dir, e, strerror(e));
-		return;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
+ * answer, read where it was written and never shown in dump_dir; a view
+ * without a renderer (raw) answers with the dump itself, unlinked but
+ * open.
+ */
+static void dump_answer_view(struct job *j, const char *tmp, const char *dir)
+{
+	j->res.path[0] = '\0';
+	if (views[j->res.view].render == NULL)
+		dump_raw_body(j, tmp, dir);
+	else if (dump_render(j, tmp, dir) == 0)
+		j->res.status = DUMP_OK;
+	(void)unlink(tmp);
+}
+
+/*
+ * A kept dump's second step: rename it from the staging directory into
+ * dump_dir, so no reader ever sees half a profile (rename replaces a
+ * planted symlink at the final name rather than following it), its
+ * symbolized companion (dump_symbolized) after it. 0, or -1 with the
+ * job's result saying why.
+ */
+static int dump_publish(struct job *j, const char *tmp, const char *dir,
+    const struct core_log *log)
+{
+	char sym[CORE_PATH_MAX + 160], symto[CORE_PATH_MAX + 16];
+	const char *path = j->res.path;
+	int e;
+
+	if (j->symbolized)
+		dump_write_symbolized(tmp, log);
+	if (rename(tmp, path) == -1) {
+		e = errno;
+		(void)unlink(tmp);
+		FAIL(j, dir, e, strerror(e));
+		return -1;
 	}
 	if (j->symbolized) { /* its companion follows it in */
 		snprintf(sym, sizeof(sym), "%s.symbolized", tmp);
 		snprintf(symto, sizeof(symto), "%s.symbolized", path);
 		if (access(sym, F_OK) == 0 && rename(sym, symto) == -1) {
-			core_logf(&log, JM4LW_LOG_WARN, "cannot write %s: %s",
+			core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s",
 			    symto, strerror(errno));
 			(void)unlink(sym);
 		}
 	}
-	if (j->res.view == DUMP_VIEW_DIFF && dump_render(j, path, dir) == -1) {
-		/* The dump is kept all the same: say where it is. */
-		size_t n = strlen(j->res.reason);
+	return 0;
+}
+
+/*
+ * A kept dump's last step: its view when it has one (jmdf's growth), the
+ * growth baseline, and retention. A view that fails keeps the dump all
+ * the same, and says where it is.
+ */
+static void dump_answer(struct job *j, const char *dir,
+    const struct core_log *log)
+{
+	const char *path = j->res.path;
+	size_t n;
+
+	j->res.kept = 1;
+	if (views[j->res.view].render != NULL &&
+	    dump_render(j, path, dir) == -1) {
+		n = strlen(j->res.reason);
 		snprintf(j->res.reason + n, sizeof(j->res.reason) - n,
 		    " (the dump is kept: %s)", path);
-		j->res.deleted = dumps_retain(&j->cfg, dir, path, &log);
-		j->res.kept = 1;
+		j->res.deleted = dumps_retain(&j->cfg, dir, path, log);
 		return;
 	}
 	j->res.status = DUMP_OK;
-	j->res.kept = 1;
 	/* dump_on_growth's new baseline; an epoch costs tens of us under
 	 * load, so only when growth is watched. */
 	if (j->want_alloc) {
@@ -652,7 +706,33 @@ void dump_run(struct dump_job *j)
 		j->res.alloc_known =
 		    ctl_size(j->ops, "stats.allocated", &j->res.alloc) == 0;
 	}
-	j->res.deleted = dumps_retain(&j->cfg, dir, path, &log);
+	j->res.deleted = dumps_retain(&j->cfg, dir, path, log);
+}
+
+/* JOB_DUMP: stage, then answer with the view, or publish and answer. */
+static void dump_run(struct job *j)
+{
+	struct core_log log = {.fn = job_log, .arg = &j->res};
+	char dir[PATH_MAX], tmp[sizeof(j->dumper->stage) + 128];
+
+	if (dump_stage(j, dir, sizeof(dir), tmp, sizeof(tmp)) == -1)
+		return;
+	if (!views[j->res.view].keeps)
+		dump_answer_view(j, tmp, dir);
+	else if (dump_publish(j, tmp, dir, &log) == 0)
+		dump_answer(j, dir, &log);
+}
+
+/* What the worker runs for each kind of job. */
+static void (*const job_runs[])(struct job *) = {
+    [JOB_DUMP] = dump_run,
+    [JOB_SYMBOLS] = symbols_run,
+    [JOB_RENDER] = render_run,
+};
+
+void job_run(struct job *j)
+{
+	job_runs[j->kind](j);
 }
 
 /* Back on the loop: what the dump changed, and its log lines. */
@@ -700,7 +780,7 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 void core_dump_sync(struct core *c, struct dumper *d, const char *who,
     enum dump_view view, struct dump_result *r)
 {
-	struct dump_job *j;
+	struct job *j;
 
 	if (core_dump_admit(c, who, r) == -1)
 		return;
@@ -713,7 +793,7 @@ void core_dump_sync(struct core *c, struct dumper *d, const char *who,
 		return;
 	}
 	core_dump_prepare(c, j, d, who == NULL, view, 0);
-	dump_run(j);
+	job_run(j);
 	core_dump_done(c, &j->res);
 	*r = j->res;
 	free(j);

@@ -1258,7 +1258,7 @@ static void test_dump_in_progress(void **state)
 {
 #define BUSY "refused: a dump is in progress; retry when it is done"
 	static const char busy[] = "jmfp " BUSY;
-	static struct dump_job job;
+	static struct job job;
 	struct dump_result r;
 
 	(void)state;
@@ -1284,7 +1284,7 @@ static void test_dump_in_progress(void **state)
 	assert_true(core.dump_running);
 
 	/* The worker's part, then the loop's: the next dump may go. */
-	dump_run(&job);
+	job_run(&job);
 	assert_int_equal(job.res.status, DUMP_OK);
 	assert_int_equal(fake.dumps, 1);
 	core_dump_done(&core, &job.res);
