@@ -88,9 +88,10 @@ struct ctl_mib {
  * (proto_init). NULL, or a member NULL: the line says less.
  */
 struct core_hints {
-	const char *base_kept_by; /* who keeps a dump to compare with */
-	const char *base_next;    /* what a view without a base says next */
-	const char *sampling_on;  /* how to turn sampling on */
+	const char *base_kept_by;   /* who keeps a dump to compare with */
+	const char *base_next;      /* what a view without a base says next */
+	const char *sampling_on;    /* how to turn sampling on */
+	const char *sampling_start; /* the same, once profiling is enabled */
 };
 
 /* The engine's state, owned by the module's event loop. */
@@ -171,8 +172,10 @@ enum prof_state {
 };
 enum prof_state core_prof_state(const struct core_ops *ops, int *err);
 
-/* What to tell a person for a state that is not PROF_READY. */
-const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len);
+/* What to tell a person for a state that is not PROF_READY (with
+ * @p hints' words, if any). */
+const char *core_prof_reason(enum prof_state s, int err,
+    const struct core_hints *hints, char *buf, size_t len);
 
 /* The reason a state that is not PROF_READY refuses with. */
 enum core_reason core_prof_why(enum prof_state s);

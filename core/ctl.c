@@ -13,10 +13,6 @@
 
 #include "core.h"
 
-#define PROF_HINT                                                              \
-	"start it with MALLOC_CONF=prof:true,prof_active:false and send "      \
-	"jmep to start sampling"
-
 /* Start counting uptime and remember the allocator and configuration. */
 void core_init(struct core *c, const struct core_ops *ops,
     const struct jm4lw_config *cfg, const struct core_policy *pol)
@@ -142,8 +138,11 @@ enum prof_state core_prof_state(const struct core_ops *ops, int *err)
  * What to set, exactly: Keeper answers a process without profiling with
  * silence, which nobody can act on.
  */
-const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len)
+const char *core_prof_reason(enum prof_state s, int err,
+    const struct core_hints *hints, char *buf, size_t len)
 {
+	const char *start = hints != NULL ? hints->sampling_start : NULL;
+
 	switch (s) {
 	case PROF_UNBUILT:
 		snprintf(buf, len,
@@ -154,8 +153,9 @@ const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len)
 		break;
 	case PROF_OFF:
 		snprintf(buf, len,
-		    "heap profiling is not enabled in this "
-		    "process; " PROF_HINT);
+		    "heap profiling is not enabled in this process; start it "
+		    "with MALLOC_CONF=prof:true,prof_active:false%s%s",
+		    start != NULL ? " and " : "", start != NULL ? start : "");
 		break;
 	case PROF_UNREADABLE:
 		snprintf(buf, len, "cannot read opt.prof: %s", strerror(err));
@@ -192,7 +192,7 @@ static int prof_check(struct core *c, struct ctl_result *r)
 	if ((s = core_prof_state(c->ops, &e)) == PROF_READY)
 		return 0;
 	r->why = core_prof_why(s);
-	core_prof_reason(s, e, r->reason, sizeof(r->reason));
+	core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
 	return -1;
 }
 

@@ -79,7 +79,7 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 		r->status = DUMP_REFUSED;
 		r->why = core_prof_why(s);
 		r->err = e;
-		core_prof_reason(s, e, r->reason, sizeof(r->reason));
+		core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
 		return -1;
 	}
 	if (c->dump_running) {

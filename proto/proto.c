@@ -13,10 +13,11 @@
 #include "proto.h"
 
 /* What core's lines say a person can do next, in words. */
-static const struct core_hints proto_hints = {
+const struct core_hints proto_hints = {
     .base_kept_by = "jmfp and jmdf keep one",
     .base_next = "the next jmdf compares with this one",
     .sampling_on = "jmep turns it on",
+    .sampling_start = "send jmep to start sampling",
 };
 
 /* The face over @p core, whose lines name our words; host words come

@@ -78,6 +78,9 @@ struct proto_result {
 	const struct proto_word *word; /* PROTO_JOB: whose (name, view) */
 };
 
+/* What core's lines say a person can do next, in our words. */
+extern const struct core_hints proto_hints;
+
 /* Set up @p p over @p core. */
 void proto_init(struct proto *p, struct core *core, struct dumper *dumper);
 
