@@ -526,24 +526,19 @@ static int stage_ready(struct job *j, const char *dir,
 }
 
 /*
- * A dump's first step: dump_dir checked (a directory, dump_min_free), a
- * free name for it in j->res.path, then prof.dump to a file in the
- * staging directory (@p tmp), checked whole and made ours only. The
- * name is built here from the configuration and our pid, never from
- * anything a peer sent. 0, or -1 with the job's result saying why and
- * nothing left behind.
+ * Where a dump goes: dump_dir checked (a directory, dump_min_free) and
+ * resolved into @p dir, and a free name in j->res.path, its sequence
+ * number in *@p seq. The name is built here from the configuration and
+ * our pid, never from anything a peer sent. 0, or -1 with the job's
+ * result saying why.
  */
-static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
-    size_t tmplen)
+static int dump_target(struct job *j, char *dir, size_t dirlen,
+    unsigned long *seq)
 {
-	struct core_log log = {.fn = job_log, .arg = &j->res};
-	struct dumper *d = j->dumper;
 	char *path = j->res.path;
-	const char *tp = tmp;
 	struct stat sb;
-	unsigned long seq;
 	long pid = (long)getpid();
-	int e, fd, tries, whole;
+	int tries;
 
 	if (core_dump_dir(j->cfg.dump_dir, 0, dir, dirlen) == -1) {
 		FAIL(j, j->cfg.dump_dir, errno, strerror(errno));
@@ -563,11 +558,11 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 
 	/* Skip names an earlier process with our pid left behind. */
 	for (tries = 0;; tries++) {
-		seq = d->seq++;
+		*seq = j->dumper->seq++;
 		snprintf(path, sizeof(j->res.path), "%s/%s.%ld.%lu.heap", dir,
-		    j->cfg.dump_prefix, pid, seq);
+		    j->cfg.dump_prefix, pid, *seq);
 		if (lstat(path, &sb) == -1 && errno == ENOENT)
-			break;
+			return 0;
 		if (tries == 1000) {
 			FAIL(j, dir, EEXIST,
 			    "no free file name after 1000 "
@@ -575,6 +570,26 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 			return -1;
 		}
 	}
+}
+
+/*
+ * A dump's first step: its target (dump_target), then prof.dump to a
+ * file in the staging directory (@p tmp), checked whole and made ours
+ * only. 0, or -1 with the job's result saying why and nothing left
+ * behind.
+ */
+static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
+    size_t tmplen)
+{
+	struct core_log log = {.fn = job_log, .arg = &j->res};
+	struct dumper *d = j->dumper;
+	const char *tp = tmp;
+	unsigned long seq;
+	long pid = (long)getpid();
+	int e, fd, whole;
+
+	if (dump_target(j, dir, dirlen, &seq) == -1)
+		return -1;
 	/*
 	 * jemalloc opens the profile with creat(), which follows symlinks: at
 	 * a guessable name in a shared directory like /tmp, another user could
