@@ -1300,6 +1300,36 @@ static void test_dump_in_progress(void **state)
 }
 
 /*
+ * The views' table: each format name finds its row, the kept views are
+ * the ones of the words that keep a dump, and a word that answers with a
+ * view is the word whose allow-list entry governs it on HTTP.
+ */
+static void test_views_table(void **state)
+{
+	const struct proto_word *w;
+	char names[128];
+	int v;
+
+	(void)state;
+	for (v = 0; v < DUMP_VIEW_COUNT; v++) {
+		assert_non_null(views[v].ctype);
+		assert_non_null(views[v].word);
+		if (views[v].name != NULL)
+			assert_int_equal(view_by_name(views[v].name), v);
+		assert_int_equal(views[v].keeps,
+		    v == DUMP_VIEW_NONE || v == DUMP_VIEW_DIFF);
+	}
+	assert_int_equal(view_by_name("dot"), -1);
+	assert_string_equal(view_names(names, sizeof(names), 0),
+	    "collapsed, raw, svg, pprof, text or symbolized");
+	assert_string_equal(view_names(names, sizeof(names), 1),
+	    "collapsed, svg, pprof, text or symbolized");
+	for (w = proto_words; w->name != NULL; w++)
+		if (w->job == PROTO_JOB_DUMP)
+			assert_string_equal(views[w->view].word, w->name);
+}
+
+/*
  * jmfp is the one built-in that answers later: dispatch hands back a
  * dump job and writes nothing; the allow list and a host's own jmfp are
  * answered at once, as before.
@@ -1516,6 +1546,7 @@ int main(void)
 	    T(test_policy),
 	    T(test_dump_in_progress),
 	    T(test_jmfp_is_a_job),
+	    T(test_views_table),
 	    T(test_figures),
 	    T(test_prof_not_built),
 	    T(test_prof_unreadable_is_no_rate_limit),
