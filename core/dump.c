@@ -745,6 +745,7 @@ static void (*const job_runs[])(struct job *) = {
     [JOB_RENDER] = render_run,
 };
 
+/* Run @p j by its kind. */
 void job_run(struct job *j)
 {
 	job_runs[j->kind](j);

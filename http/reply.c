@@ -15,6 +15,7 @@
 
 #include "http.h"
 #include "module.h"
+
 /* Headers every reply carries: nothing cached, no type sniffing. */
 static void http_common_headers(struct evhttp_request *req, const char *ctype)
 {
@@ -64,6 +65,7 @@ static const char *http_reason(int code)
 	}
 }
 
+/* Send @p body under @p code with the headers every reply carries. */
 void http_reply(struct evhttp_request *req, int code, const char *ctype,
     struct evbuffer *body)
 {
@@ -73,6 +75,7 @@ void http_reply(struct evhttp_request *req, int code, const char *ctype,
 		evbuffer_free(body);
 }
 
+/* One "error: " line, as the words write theirs. */
 void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 {
 	struct evbuffer *b = evbuffer_new();
@@ -109,6 +112,7 @@ static const int http_status[REASON_COUNT] = {
     [REASON_FAILED] = 500,
 };
 
+/* The table's status for @p why. */
 int http_status_of(enum core_reason why)
 {
 	/* A failure that gave no reason is ours: 500. */
@@ -117,6 +121,7 @@ int http_status_of(enum core_reason why)
 	return http_status[why];
 }
 
+/* A refused or failed job: its reason's status, when to retry, its line. */
 void http_job_error(struct evhttp_request *req, const struct dump_result *r)
 {
 	struct evkeyvalq *o = evhttp_request_get_output_headers(req);
@@ -215,6 +220,7 @@ static struct http_pending *http_pending_new(struct http_ctx *ctx,
 	return p;
 }
 
+/* Hand a dump (or a symbol lookup) for this request to the module. */
 void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
     const char *ctype, int word)
 {
@@ -235,6 +241,7 @@ void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
 		    with_base);
 }
 
+/* Hand a kept dump's view for this request to the module. */
 void http_render(struct http_ctx *ctx, const char *name, const char *base,
     int view, const char *ctype)
 {
@@ -267,6 +274,7 @@ const char *http_csrf_refusal(struct evhttp_request *req)
 	return NULL;
 }
 
+/* The allow list, for a route that answers as word @p w does. */
 int http_word_allowed(struct http_ctx *ctx, const char *w)
 {
 	const struct proto_word *bw;

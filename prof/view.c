@@ -104,6 +104,7 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .render = view_text},
 };
 
+/* The row whose format name is @p name. */
 int view_by_name(const char *name)
 {
 	int v;
@@ -114,6 +115,7 @@ int view_by_name(const char *name)
 	return -1;
 }
 
+/* The format names, in the table's order, for a usage or error line. */
 const char *view_names(char *buf, size_t len, int with_render)
 {
 	size_t used = 0, n = 0, last = 0, i;
