@@ -21,10 +21,8 @@
 #include <string.h>
 
 #include "heapprof.h"
-#include "render.h"
-#include "render_svg.h"
-#include "render_pprof.h"
 #include "symbolize.h"
+#include "view.h"
 
 /* libstdc++'s demangler, linked in: C++ names as people read them. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
@@ -51,40 +49,32 @@ static const char usage_text[] =
     "profile says\n"
     "  -o FILE       write there instead of standard output\n";
 
-/* -f symbolized: the symbols, then the profile file itself, as read
- * again (the parser keeps only what it understood); of a symbolized
- * file, its profile part, after its own symbols. */
-static int symbolized(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym, const char *binary, const char *path)
+/* A view that carries the profile (-f symbolized): the profile file
+ * itself, as read again (the parser keeps only what it understood); of
+ * a symbolized file, its profile part, after its own symbols. NULL and
+ * errno when it cannot be read; free it. */
+static char *raw_profile(const struct heap_profile *hp, const char *path,
+    struct view_args *a)
 {
 	char *raw = NULL;
-	size_t len = 0, i, hp_off;
+	size_t len = 0;
 	FILE *in;
-	int r;
 
-	if (binary == NULL) /* a symbolized file's, as it names it */
-		binary = hp->binary;
-	if (binary == NULL) /* the main program, as the profile names it */
-		for (i = 0; i < hp->nmaps && binary == NULL; i++)
-			if (hp->maps[i].path[0] == '/')
-				binary = hp->maps[i].path;
 	if ((in = fopen(path, "re")) == NULL)
-		return -1;
+		return NULL;
 	if (getdelim(&raw, &len, '\0', in) == -1 && ferror(in)) {
 		fclose(in);
 		free(raw);
-		return -1;
+		return NULL;
 	}
 	len = raw != NULL ? strlen(raw) : 0;
 	fclose(in);
-	if (hp->profile_offset > len) /* changed since it was read */
-		hp_off = len;
-	else
-		hp_off = hp->profile_offset;
-	r = render_symbolized(out, hp, sym, binary,
-	    raw != NULL ? raw + hp_off : "", len - hp_off);
-	free(raw);
-	return r;
+	/* hp->profile_offset is past the end if it changed since. */
+	a->raw = raw != NULL
+	    ? raw + (hp->profile_offset > len ? len : hp->profile_offset)
+	    : "";
+	a->rawlen = raw != NULL ? len - (size_t)(a->raw - raw) : 0;
+	return raw != NULL ? raw : strdup("");
 }
 
 /* A usage error: the reason, the usage, exit status 2. */
@@ -108,12 +98,13 @@ int main(int argc, char *argv[])
 	const char *format = "text", *binary = NULL, *outpath = NULL;
 	const char *basepath = NULL;
 	struct heap_profile base = {0};
-	enum render_value v = RENDER_SPACE;
+	struct view_args args = {0};
+	const struct view *vw;
 	struct heap_profile hp;
 	struct symbolizer *sym;
 	FILE *out = stdout;
-	char err[512];
-	int ch, r;
+	char err[512], names[128], *raw = NULL;
+	int ch, r, f;
 
 	sym_set_demangler(__cxa_demangle);
 	opterr = 0;
@@ -129,7 +120,7 @@ int main(int argc, char *argv[])
 			binary = optarg;
 			break;
 		case 'O':
-			v = RENDER_OBJECTS;
+			args.objects = 1;
 			break;
 		case 'B':
 			basepath = optarg;
@@ -144,21 +135,25 @@ int main(int argc, char *argv[])
 			return usage("unknown option: ", argv[optind - 1]);
 		}
 	}
-	if (strcmp(format, "text") != 0 && strcmp(format, "collapsed") != 0 &&
-	    strcmp(format, "symbolized") != 0 && strcmp(format, "svg") != 0 &&
-	    strcmp(format, "pprof") != 0)
-		return usage("unknown format (want text, collapsed, "
-		             "symbolized, svg or pprof): ",
-		    format);
+	/* A view drawn from the profile; not raw, which is the file. */
+	if ((f = view_by_name(format)) == -1 || views[f].render == NULL) {
+		snprintf(err, sizeof(err), "unknown format (want %s): ",
+		    view_names(names, sizeof(names), 1));
+		return usage(err, format);
+	}
+	vw = &views[f];
 	if (optind + 1 != argc)
 		return usage(optind == argc ? "no profile given"
 		                            : "one profile at a time",
 		    NULL);
 	/* A symbolized file carries the profile as dumped: no difference. */
-	if (basepath != NULL && strcmp(format, "symbolized") == 0)
-		return usage("--base does not go with -f symbolized (it "
-		             "carries the profile as dumped)",
-		    NULL);
+	if (basepath != NULL && vw->base == VIEW_BASE_NEVER) {
+		snprintf(err, sizeof(err),
+		    "--base does not go with -f %s (it carries the profile as "
+		    "dumped)",
+		    format);
+		return usage(err, NULL);
+	}
 	if (heapprof_load(argv[optind], &hp, err, sizeof(err)) == -1) {
 		fprintf(stderr, "jm4lw-prof: %s\n", err);
 		return 1;
@@ -187,16 +182,13 @@ int main(int argc, char *argv[])
 		heapprof_free(&base);
 		return 1;
 	}
-	if (strcmp(format, "symbolized") == 0)
-		r = symbolized(out, &hp, sym, binary, argv[optind]);
-	else if (strcmp(format, "text") == 0)
-		r = render_text(out, &hp, sym, v, 0);
-	else if (strcmp(format, "svg") == 0)
-		r = render_svg(out, &hp, sym, v, NULL);
-	else if (strcmp(format, "pprof") == 0) /* both values, always */
-		r = render_pprof(out, &hp, sym);
+	args.binary = binary;
+	if (vw->carries_dump &&
+	    (raw = raw_profile(&hp, argv[optind], &args)) == NULL)
+		r = -1;
 	else
-		r = render_collapsed(out, &hp, sym, v);
+		r = vw->render(out, &hp, sym, &args);
+	free(raw);
 	if (fflush(out) != 0)
 		r = -1;
 	if (r == -1)

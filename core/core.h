@@ -5,8 +5,9 @@
  * (the four-letter words in proto/, later HTTP) renders it.
  *
  * Threads: struct core belongs to the module's event loop. The heavy part
- * of a dump (dump_run()) touches only its struct dump_job, so the module's
- * worker thread runs it while the loop serves other peers.
+ * of a dump, a symbol lookup or a rendering (job_run()) touches only its
+ * struct job, so the module's worker thread runs it while the loop serves
+ * other peers.
  */
 #ifndef JM4LW_CORE_H
 #define JM4LW_CORE_H
@@ -18,6 +19,7 @@
 #include <time.h>
 
 #include "jm4lw.h"
+#include "view.h"
 
 /* The allocator, behind a table (jemalloc's own signatures). */
 struct core_ops {
@@ -80,6 +82,18 @@ struct ctl_mib {
 	size_t mib[4], len;
 };
 
+/*
+ * What a line of the engine's says a person can do next names a face's
+ * words, and the engine knows none: the words' face hands these in
+ * (proto_init). NULL, or a member NULL: the line says less.
+ */
+struct core_hints {
+	const char *base_kept_by;   /* who keeps a dump to compare with */
+	const char *base_next;      /* what a view without a base says next */
+	const char *sampling_on;    /* how to turn sampling on */
+	const char *sampling_start; /* the same, once profiling is enabled */
+};
+
 /* The engine's state, owned by the module's event loop. */
 struct core {
 	const struct core_ops *ops;
@@ -88,8 +102,9 @@ struct core {
 	const char *mode; /* srvr's Mode: line */
 	struct core_stats st;
 	struct core_log log;
-	struct timespec started;  /* CLOCK_MONOTONIC */
-	struct timespec stats_at; /* of the last coalesced epoch */
+	const struct core_hints *hints; /* the words' face's */
+	struct timespec started;        /* CLOCK_MONOTONIC */
+	struct timespec stats_at;       /* of the last coalesced epoch */
 	int stats_fresh;
 	/* Dumps, as the loop sees them. */
 	struct timespec last_dump_at; /* CLOCK_MONOTONIC a dump last began */
@@ -133,6 +148,27 @@ const char *core_version(const struct core *c);
 void core_stats_print(struct core *c, void (*cb)(void *, const char *),
     void *arg, int json);
 
+/*
+ * Why a call was refused or failed, in every result: a face picks its
+ * status from it (HTTP: one table in http/reply.c), never from the
+ * errno or the text. The text a person reads is the result's reason.
+ */
+enum core_reason {
+	REASON_NONE,         /* done */
+	REASON_BUSY,         /* a dump or another job is running */
+	REASON_RATE,         /* dump_min_interval: too soon after the last */
+	REASON_NO_SPACE,     /* dump_min_free, or the disk filled */
+	REASON_PROF_UNBUILT, /* jemalloc built without --enable-prof */
+	REASON_PROF_OFF,     /* opt.prof is false */
+	REASON_NOT_ALLOWED,  /* not in the allow list */
+	REASON_UNKNOWN,      /* no such word */
+	REASON_NO_DUMP,      /* no such kept dump */
+	REASON_NO_BASE,      /* nothing kept to compare with */
+	REASON_BAD_REQUEST,  /* what was asked for is malformed */
+	REASON_FAILED,       /* tried and failed, or could not even ask */
+	REASON_COUNT
+};
+
 /* Is heap profiling usable here? */
 enum prof_state {
 	PROF_READY,
@@ -142,14 +178,20 @@ enum prof_state {
 };
 enum prof_state core_prof_state(const struct core_ops *ops, int *err);
 
-/* What to tell a person for a state that is not PROF_READY. */
-const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len);
+/* What to tell a person for a state that is not PROF_READY (with
+ * @p hints' words, if any). */
+const char *core_prof_reason(enum prof_state s, int err,
+    const struct core_hints *hints, char *buf, size_t len);
+
+/* The reason a state that is not PROF_READY refuses with. */
+enum core_reason core_prof_why(enum prof_state s);
 
 /* The outcome of a call that changes allocator state (jmep, jmdp, jmpg,
  * jmrs): ok, or a one-line reason. */
 struct ctl_result {
 	int ok;
-	int was;       /* jmep/jmdp: prof.active before */
+	enum core_reason why; /* when not ok */
+	int was;              /* jmep/jmdp: prof.active before */
 	size_t lg;     /* jmrs: the lg_prof_sample passed to prof.reset */
 	int sizes;     /* jmpg: resident before/after are known */
 	size_t before; /* jmpg: stats.resident before the purge */
@@ -217,25 +259,12 @@ enum dump_status {
  * only ever called there). */
 #define DUMP_LOG_MAX 2048
 
-/* What a dump job makes of its dump besides the file. */
-enum dump_view {
-	DUMP_VIEW_NONE,       /* jmfp, the schedule: the dump is the answer */
-	DUMP_VIEW_TEXT,       /* jmtp: the top of the heap, jeprof --text */
-	DUMP_VIEW_COLLAPSED,  /* jmcs: collapsed stacks */
-	DUMP_VIEW_SVG,        /* jmfg: a flame graph */
-	DUMP_VIEW_DIFF,       /* jmdf: kept, and its growth since the last */
-	DUMP_VIEW_PPROF,      /* gzipped pprof (HTTP) */
-	DUMP_VIEW_RAW,        /* the heap_v2 dump itself (HTTP, jeprof) */
-	DUMP_VIEW_SYMBOLIZED, /* jeprof's symbolized profile (HTTP) */
-};
+/* What a dump job makes of its dump besides the file: enum dump_view,
+ * the index of the views' table (prof/view.h). */
 
-/* Is a view's dump kept in dump_dir (jmfp, jmdf, the schedule), or only
- * the way to its answer? */
-#define DUMP_VIEW_KEEPS(v) ((v) == DUMP_VIEW_NONE || (v) == DUMP_VIEW_DIFF)
-
-/* What the worker does with a job. */
+/* What the worker does with a job (job_run's table in core/dump.c). */
 enum job_kind {
-	JOB_DUMP,    /* dump_run: a dump, and its view */
+	JOB_DUMP,    /* a dump, and its view: stage, publish, answer */
 	JOB_SYMBOLS, /* name the addresses of job->addrs (/pprof/symbol) */
 	JOB_RENDER,  /* a view of a kept dump, job->path (minus job->base) */
 };
@@ -249,6 +278,7 @@ enum job_kind {
 /* What one dump came to. */
 struct dump_result {
 	enum dump_status status;
+	enum core_reason why; /* when not DUMP_OK */
 	enum dump_view view;
 	int err;                  /* errno behind a failure, or 0 */
 	double retry_after;       /* seconds, when refused for the rate */
@@ -267,16 +297,17 @@ struct dump_result {
 	size_t loglen;
 };
 
-/* State that outlives one dump, touched only by whoever runs dump_run(). */
+/* State that outlives one dump, touched only by whoever runs job_run(). */
 struct dumper {
 	unsigned long seq;
 	char stage[CORE_PATH_MAX]; /* private dir jemalloc writes in, or "" */
 	long stage_pid;            /* the process that made it */
 };
 
-/* One dump, as handed to the worker: inputs copied, so the loop may
- * reload its configuration meanwhile. */
-struct dump_job {
+/* One job (a dump, a symbol lookup, a kept dump's view), as handed to
+ * the worker: inputs copied, so the loop may reload its configuration
+ * meanwhile. */
+struct job {
 	const struct core_ops *ops;
 	struct jm4lw_config cfg;
 	int scheduled;
@@ -289,6 +320,7 @@ struct dump_job {
 	char *addrs;              /* JOB_SYMBOLS: the request body, owned */
 	size_t addrs_len;
 	struct dumper *dumper;
+	const struct core_hints *hints; /* the face's, for the rendering */
 	struct dump_result res;
 };
 
@@ -305,30 +337,31 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r);
 /* Fill @p j for a dump core_dump_admit() let through; @p with_base: the
  * view compares with the module's last kept dump (always for
  * DUMP_VIEW_DIFF). */
-void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
+void core_dump_prepare(struct core *c, struct job *j, struct dumper *d,
     int scheduled, enum dump_view view, int with_base);
 
 /* A symbol lookup for the @p len bytes of @p addrs (0x<hex> separated by
  * '+' or white space, as jeprof and go tool pprof post them): admitted
  * when the worker is free (no rate limit: jeprof asks right after its
  * dump), or -1 with @p r saying why not. On 0, @p j owns a copy. */
-int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
+int core_symbols_admit(struct core *c, struct job *j, struct dumper *d,
     const char *addrs, size_t len, struct dump_result *r);
 
 /* A view of the kept dump @p name (and minus @p base_name, if not NULL),
  * both names of our dumps in dump_dir: admitted when the worker is free,
  * or -1 with @p r saying why not (ENOENT: no such dump of ours). */
-int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
+int core_render_admit(struct core *c, struct job *j, struct dumper *d,
     const char *name, const char *base_name, enum dump_view view,
     struct dump_result *r);
 
 /* Free what a job owns (the symbol lookup's addresses). */
-void dump_job_release(struct dump_job *j);
+void job_release(struct job *j);
 
-/* The heavy part, on any thread: prof.dump, checks, rename, retention. */
-void dump_run(struct dump_job *j);
+/* The heavy part, on any thread, by the job's kind: a dump (prof.dump,
+ * checks, rename, retention, its view), a symbol lookup or a rendering. */
+void job_run(struct job *j);
 
-/* On the loop, after dump_run(): counters, last dump, growth baseline,
+/* On the loop, after job_run(): counters, last dump, growth baseline,
  * the job's log lines. */
 void core_dump_done(struct core *c, const struct dump_result *r);
 
@@ -342,23 +375,29 @@ void dump_result_release(struct dump_result *r);
 
 /* --- profile: a dump made readable (heapprof, symbolize, render) ---- */
 
-/* Render @p view of the profile at @p dump into @p out, symbolized in
- * this process; with @p with_base, minus the one at @p base (for
- * DUMP_VIEW_DIFF, "" is the live heap with a line saying there is no
- * earlier dump; for the others, an error). 0, or -1 with one line in
- * @p err. On the worker: it reads files and allocates. */
+/* Render @p view of the profile at @p dump into @p out with the view's
+ * renderer (views[]), symbolized in this process; with @p with_base,
+ * minus the one at @p base (for a view that always compares, "" is the
+ * live heap with a line saying there is no earlier dump, and @p hints'
+ * words; for the others, an error). 0, or -1 with one line in @p err.
+ * On the worker: it reads files and allocates. */
 int profile_render(enum dump_view view, const char *dump, int with_base,
-    const char *base, FILE *out, char *err, size_t errlen);
+    const char *base, const struct core_hints *hints, FILE *out, char *err,
+    size_t errlen);
 
 /* profile_render's answer when there is no base to compare with: not a
- * failure of the dump, a request that cannot be met (HTTP's 409). */
+ * failure of the dump, a request that cannot be met (REASON_NO_BASE). */
 #define PROFILE_NO_BASE (-2)
+
+/* profile_symbols' answer to a body that is no list of addresses
+ * (REASON_BAD_REQUEST). */
+#define PROFILE_BAD_ADDRS (-3)
 
 /* /pprof/symbol: "0x<addr> <names>" for each address of @p addrs (@p len
  * bytes, see core_symbols_admit), looked up in this process as call
  * addresses (callers' addresses come already adjusted), an inline chain
- * outermost first joined by "--", jeprof's reading. 0, or -1 with @p err
- * (a token that is not an address, too many). */
+ * outermost first joined by "--", jeprof's reading. 0, or -1 with @p err,
+ * or PROFILE_BAD_ADDRS (a token that is not an address, too many). */
 int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
     size_t errlen);
 

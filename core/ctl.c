@@ -13,10 +13,6 @@
 
 #include "core.h"
 
-#define PROF_HINT                                                              \
-	"start it with MALLOC_CONF=prof:true,prof_active:false and send "      \
-	"jmep to start sampling"
-
 /* Start counting uptime and remember the allocator and configuration. */
 void core_init(struct core *c, const struct core_ops *ops,
     const struct jm4lw_config *cfg, const struct core_policy *pol)
@@ -158,8 +154,11 @@ enum prof_state core_prof_state(const struct core_ops *ops, int *err)
  * What to set, exactly: Keeper answers a process without profiling with
  * silence, which nobody can act on.
  */
-const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len)
+const char *core_prof_reason(enum prof_state s, int err,
+    const struct core_hints *hints, char *buf, size_t len)
 {
+	const char *start = hints != NULL ? hints->sampling_start : NULL;
+
 	switch (s) {
 	case PROF_UNBUILT:
 		snprintf(buf, len,
@@ -170,8 +169,9 @@ const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len)
 		break;
 	case PROF_OFF:
 		snprintf(buf, len,
-		    "heap profiling is not enabled in this "
-		    "process; " PROF_HINT);
+		    "heap profiling is not enabled in this process; start it "
+		    "with MALLOC_CONF=prof:true,prof_active:false%s%s",
+		    start != NULL ? " and " : "", start != NULL ? start : "");
 		break;
 	case PROF_UNREADABLE:
 		snprintf(buf, len, "cannot read opt.prof: %s", strerror(err));
@@ -180,6 +180,22 @@ const char *core_prof_reason(enum prof_state s, int err, char *buf, size_t len)
 		snprintf(buf, len, "heap profiling is ready");
 	}
 	return buf;
+}
+
+/* Profiling unbuilt or off is a refusal of its own; opt.prof that
+ * cannot be read is a failure, whatever its errno. */
+enum core_reason core_prof_why(enum prof_state s)
+{
+	switch (s) {
+	case PROF_READY:
+		return REASON_NONE;
+	case PROF_UNBUILT:
+		return REASON_PROF_UNBUILT;
+	case PROF_OFF:
+		return REASON_PROF_OFF;
+	default:
+		return REASON_FAILED;
+	}
 }
 
 /* Fill @p r's reason when profiling is not usable; -1 then. */
@@ -191,7 +207,8 @@ static int prof_check(struct core *c, struct ctl_result *r)
 	memset(r, 0, sizeof(*r));
 	if ((s = core_prof_state(c->ops, &e)) == PROF_READY)
 		return 0;
-	core_prof_reason(s, e, r->reason, sizeof(r->reason));
+	r->why = core_prof_why(s);
+	core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
 	return -1;
 }
 
@@ -206,6 +223,7 @@ void core_set_active(struct core *c, int on, struct ctl_result *r)
 		return;
 	e = c->ops->mallctl("prof.active", &old, &len, &nv, sizeof(nv));
 	if (e != 0) {
+		r->why = REASON_FAILED;
 		snprintf(r->reason, sizeof(r->reason),
 		    "cannot set prof.active: %s", strerror(e));
 		return;
@@ -226,6 +244,7 @@ void core_purge(struct core *c, struct ctl_result *r)
 	ctl_epoch(c->ops);
 	r->sizes = ctl_size(c->ops, "stats.resident", &r->before) == 0;
 	if ((e = c->ops->mallctl(name, NULL, NULL, NULL, 0)) != 0) {
+		r->why = REASON_FAILED;
 		snprintf(r->reason, sizeof(r->reason), "purge failed: %s",
 		    strerror(e));
 		return;
@@ -251,12 +270,14 @@ void core_reset(struct core *c, struct ctl_result *r)
 	if (c->pol.reset_lg >= 0)
 		r->lg = (size_t)c->pol.reset_lg;
 	else if ((e = ctl_size(c->ops, "prof.lg_sample", &r->lg)) != 0) {
+		r->why = REASON_FAILED;
 		snprintf(r->reason, sizeof(r->reason),
 		    "cannot read prof.lg_sample: %s", strerror(e));
 		return;
 	}
 	e = c->ops->mallctl("prof.reset", NULL, NULL, &r->lg, sizeof(r->lg));
 	if (e != 0) {
+		r->why = REASON_FAILED;
 		snprintf(r->reason, sizeof(r->reason), "prof.reset failed: %s",
 		    strerror(e));
 		return;

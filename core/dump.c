@@ -2,7 +2,8 @@
  * dump — one heap profile: admission on the loop (profiling usable, one at
  * a time, dump_min_interval), then the heavy part anywhere (disk guard,
  * staging, prof.dump, completeness, rename, retention), then the result
- * back on the loop. dump_run() touches nothing but its job, so the
+ * back on the loop. A job (a dump, a symbol lookup, a kept dump's view)
+ * is run by job_run(), which touches nothing but the job, so the
  * module's worker thread can run it while the loop serves other peers.
  */
 #include <sys/stat.h>
@@ -20,19 +21,28 @@
 
 /* A failed dump, with the directory it was for. */
 #define FAIL(j, dir, e, why)                                                   \
-	dump_why(&(j)->res, DUMP_FAILED, (e),                                  \
+	dump_why(&(j)->res, DUMP_FAILED, fail_why(e), (e),                     \
 	    "heap profile dump to %s failed: %s", (dir), (why))
 #define FAIL_E(j, dir, e) FAIL(j, dir, e, strerror(e))
 
-/* Fill a refusal or failure's reason. */
-static void dump_why(struct dump_result *r, enum dump_status s, int err,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void dump_why(struct dump_result *r, enum dump_status s, int err,
-    const char *fmt, ...)
+/* A failure's reason: a disk that filled is one of its own (HTTP's 503,
+ * as for the disk guard). */
+static enum core_reason fail_why(int e)
+{
+	return e == ENOSPC ? REASON_NO_SPACE : REASON_FAILED;
+}
+
+/* Fill a refusal or failure: its reason, its errno and its line. */
+static void dump_why(struct dump_result *r, enum dump_status s,
+    enum core_reason why, int err, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void dump_why(struct dump_result *r, enum dump_status s,
+    enum core_reason why, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	r->status = s;
+	r->why = why;
 	r->err = err;
 	va_start(ap, fmt);
 	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
@@ -67,13 +77,14 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 		who = "dump";
 	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
 		r->status = DUMP_REFUSED;
+		r->why = core_prof_why(s);
 		r->err = e;
-		core_prof_reason(s, e, r->reason, sizeof(r->reason));
+		core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
 		return -1;
 	}
 	if (c->dump_running) {
 		c->st.dumps_refused++;
-		dump_why(r, DUMP_REFUSED, EBUSY,
+		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
 		    "%s refused: a dump is in "
 		    "progress; retry when it is done",
 		    who);
@@ -92,7 +103,7 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 			c->st.dumps_refused++;
 			r->retry_after =
 			    (double)c->cfg->dump_min_interval - ago + 0.05;
-			dump_why(r, DUMP_REFUSED, EAGAIN,
+			dump_why(r, DUMP_REFUSED, REASON_RATE, EAGAIN,
 			    "%s refused: the last "
 			    "dump was %.1f s ago and dump_min_interval is %u "
 			    "s; retry in %.1f s",
@@ -108,7 +119,7 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 }
 
 /* Copy what the heavy part needs: the loop may reload meanwhile. */
-void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
+void core_dump_prepare(struct core *c, struct job *j, struct dumper *d,
     int scheduled, enum dump_view view, int with_base)
 {
 	j->ops = c->ops;
@@ -118,12 +129,13 @@ void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
 	j->symbolized = c->pol.symbolized;
 	/* jmdf compares with the module's last kept dump. */
-	j->with_base = with_base || view == DUMP_VIEW_DIFF;
+	j->with_base = with_base || views[view].base == VIEW_BASE_ALWAYS;
 	snprintf(j->base, sizeof(j->base), "%s",
 	    j->with_base && c->last_dump_time != 0 ? c->last_dump : "");
 	j->addrs = NULL;
 	j->addrs_len = 0;
 	j->dumper = d;
+	j->hints = c->hints;
 	memset(&j->res, 0, sizeof(j->res));
 	j->res.view = view;
 	j->res.body_fd = -1;
@@ -134,13 +146,13 @@ void core_dump_prepare(struct core *c, struct dump_job *j, struct dumper *d,
  * limit, only a free worker. 0 with @p j cleared for @p kind, or -1 with
  * @p r saying why not.
  */
-static int core_job_admit(struct core *c, struct dump_job *j, struct dumper *d,
+static int core_job_admit(struct core *c, struct job *j, struct dumper *d,
     enum job_kind kind, const char *what, struct dump_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->body_fd = -1;
 	if (c->dump_running) {
-		dump_why(r, DUMP_REFUSED, EBUSY,
+		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
 		    "%s refused: a dump is in progress; retry when it is done",
 		    what);
 		r->retry_after = 1;
@@ -151,18 +163,19 @@ static int core_job_admit(struct core *c, struct dump_job *j, struct dumper *d,
 	j->cfg = *c->cfg;
 	j->kind = kind;
 	j->dumper = d;
+	j->hints = c->hints;
 	j->res.body_fd = -1;
 	return 0;
 }
 
-int core_symbols_admit(struct core *c, struct dump_job *j, struct dumper *d,
+int core_symbols_admit(struct core *c, struct job *j, struct dumper *d,
     const char *addrs, size_t len, struct dump_result *r)
 {
 	if (core_job_admit(c, j, d, JOB_SYMBOLS, "symbol lookup", r) == -1)
 		return -1;
 	if ((j->addrs = malloc(len + 1)) == NULL) {
-		dump_why(r, DUMP_FAILED, ENOMEM, "symbol lookup failed: %s",
-		    strerror(ENOMEM));
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM,
+		    "symbol lookup failed: %s", strerror(ENOMEM));
 		return -1;
 	}
 	memcpy(j->addrs, addrs, len);
@@ -184,14 +197,15 @@ static int kept_dump(struct core *c, const char *name, char *path, size_t len,
 	    core_dump_dir(c->cfg->dump_dir, 1, dir, sizeof(dir)) == -1 ||
 	    (size_t)snprintf(path, len, "%s/%s", dir, name) >= len ||
 	    lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode)) {
-		dump_why(r, DUMP_REFUSED, ENOENT, "no dump %s in dump_dir",
+		dump_why(r, DUMP_REFUSED, REASON_NO_DUMP, ENOENT,
+		    "no dump %s in dump_dir",
 		    quote(q, sizeof(q), name, strlen(name)));
 		return -1;
 	}
 	return 0;
 }
 
-int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
+int core_render_admit(struct core *c, struct job *j, struct dumper *d,
     const char *name, const char *base_name, enum dump_view view,
     struct dump_result *r)
 {
@@ -206,7 +220,7 @@ int core_render_admit(struct core *c, struct dump_job *j, struct dumper *d,
 	return 0;
 }
 
-void dump_job_release(struct dump_job *j)
+void job_release(struct job *j)
 {
 	free(j->addrs);
 	j->addrs = NULL;
@@ -248,7 +262,7 @@ static int body_open(const char *stage)
  * with @p symbolized, write "<path>.symbolized" next to @p path). 0, or
  * -1 with the job's result saying why.
  */
-static int dump_render(struct dump_job *j, const char *dump, const char *dir)
+static int dump_render(struct job *j, const char *dump, const char *dir)
 {
 	char err[CORE_PATH_MAX + 128];
 	FILE *f;
@@ -264,8 +278,8 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 	}
 	r = j->kind == JOB_SYMBOLS
 	    ? profile_symbols(j->addrs, j->addrs_len, f, err, sizeof(err))
-	    : profile_render(j->res.view, dump, j->with_base, j->base, f, err,
-	          sizeof(err));
+	    : profile_render(j->res.view, dump, j->with_base, j->base, j->hints,
+	          f, err, sizeof(err));
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
 		    strerror(errno));
@@ -276,9 +290,14 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 	    lseek(fd, 0, SEEK_SET) == -1) {
 		close(fd);
 		if (r == PROFILE_NO_BASE) /* nothing kept to compare with */
-			dump_why(&j->res, DUMP_REFUSED, ENODATA, "%s", err);
+			dump_why(&j->res, DUMP_REFUSED, REASON_NO_BASE, ENODATA,
+			    "%s", err);
+		else if (r == PROFILE_BAD_ADDRS)
+			dump_why(&j->res, DUMP_FAILED, REASON_BAD_REQUEST,
+			    EINVAL, "%s", err);
 		else
-			dump_why(&j->res, DUMP_FAILED, EIO, "%s", err);
+			dump_why(&j->res, DUMP_FAILED, REASON_FAILED, EIO, "%s",
+			    err);
 		return -1;
 	}
 	j->res.body = 1;
@@ -287,12 +306,12 @@ static int dump_render(struct dump_job *j, const char *dump, const char *dir)
 	return 0;
 }
 
-static int stage_ready(struct dump_job *j, const char *dir,
+static int stage_ready(struct job *j, const char *dir,
     const struct core_log *log);
 static void job_log(void *arg, int level, const char *msg);
 
 /* The raw view: the dump file itself as the body. */
-static void dump_raw_body(struct dump_job *j, const char *tmp, const char *dir)
+static void dump_raw_body(struct job *j, const char *tmp, const char *dir)
 {
 	struct stat sb;
 	int fd;
@@ -310,26 +329,44 @@ static void dump_raw_body(struct dump_job *j, const char *tmp, const char *dir)
 	j->res.status = DUMP_OK;
 }
 
-/* A symbol lookup (JOB_SYMBOLS) or a kept dump's view (JOB_RENDER):
- * into a body file in the staging directory of dump_dir, where the
- * dumps' go; a raw view is the dump file itself. */
-static void symbols_run(struct dump_job *j)
+/* The staging directory of dump_dir for a job that makes no dump: its
+ * rendering goes there, where the dumps' do. 0, or -1 with the job's
+ * result saying why (@p what names the job). */
+static int job_stage(struct job *j, const char *what, char *dir, size_t len)
 {
 	struct core_log log = {.fn = job_log, .arg = &j->res};
+
+	if (core_dump_dir(j->cfg.dump_dir, 1, dir, len) == -1 ||
+	    stage_ready(j, dir, &log) == -1) {
+		dump_why(&j->res, DUMP_FAILED, fail_why(errno), errno,
+		    "%s failed: cannot stage in %s: %s", what, j->cfg.dump_dir,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* JOB_SYMBOLS: name the addresses of j->addrs, into a body file. */
+static void symbols_run(struct job *j)
+{
 	char dir[PATH_MAX];
 
-	if (core_dump_dir(j->cfg.dump_dir, 1, dir, sizeof(dir)) == -1 ||
-	    stage_ready(j, dir, &log) == -1) {
-		dump_why(&j->res, DUMP_FAILED, errno,
-		    "%s failed: cannot stage in %s: %s",
-		    j->kind == JOB_SYMBOLS ? "symbol lookup" : "rendering",
-		    j->cfg.dump_dir, strerror(errno));
+	if (job_stage(j, "symbol lookup", dir, sizeof(dir)) == 0 &&
+	    dump_render(j, NULL, dir) == 0)
+		j->res.status = DUMP_OK;
+}
+
+/* JOB_RENDER: a view of the kept dump j->path, into a body file; a view
+ * without a renderer (raw) is the dump file itself. */
+static void render_run(struct job *j)
+{
+	char dir[PATH_MAX];
+
+	if (job_stage(j, "rendering", dir, sizeof(dir)) == -1)
 		return;
-	}
-	if (j->kind == JOB_RENDER && j->res.view == DUMP_VIEW_RAW)
+	if (views[j->res.view].render == NULL)
 		dump_raw_body(j, j->path, dir);
-	else if (dump_render(j, j->kind == JOB_RENDER ? j->path : NULL, dir) ==
-	    0)
+	else if (dump_render(j, j->path, dir) == 0)
 		j->res.status = DUMP_OK;
 }
 
@@ -426,7 +463,7 @@ static int dump_whole(int fd, const char *dir)
 }
 
 /* dump_min_free: never be the one that fills the disk. */
-static int dump_no_room(struct dump_job *j, const char *dir)
+static int dump_no_room(struct job *j, const char *dir)
 {
 	unsigned long long avail;
 	struct statvfs fs;
@@ -437,7 +474,7 @@ static int dump_no_room(struct dump_job *j, const char *dir)
 	avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
 	if (avail >= j->cfg.dump_min_free)
 		return 0;
-	dump_why(&j->res, DUMP_REFUSED, ENOSPC,
+	dump_why(&j->res, DUMP_REFUSED, REASON_NO_SPACE, ENOSPC,
 	    "heap profile dump to %s "
 	    "refused: %s free, dump_min_free is %s",
 	    dir, fmt_bytes(b1, sizeof(b1), avail),
@@ -460,7 +497,7 @@ void dumper_fini(struct dumper *d)
  * "<dir>/.<prefix>.<pid>.XXXXXX" (and the stale ones of processes that
  * are gone, swept first). -1 and errno if none can be made.
  */
-static int stage_ready(struct dump_job *j, const char *dir,
+static int stage_ready(struct job *j, const char *dir,
     const struct core_log *log)
 {
 	struct dumper *d = j->dumper;
@@ -489,59 +526,70 @@ static int stage_ready(struct dump_job *j, const char *dir,
 }
 
 /*
- * prof.dump to a file in the staging directory, then rename it into the
- * dump directory, so no reader ever sees half a profile (rename replaces a
- * planted symlink at the final name rather than following it). The name
- * is built here from the configuration and our pid, never from anything a
- * peer sent.
+ * Where a dump goes: dump_dir checked (a directory, dump_min_free) and
+ * resolved into @p dir, and a free name in j->res.path, its sequence
+ * number in *@p seq. The name is built here from the configuration and
+ * our pid, never from anything a peer sent. 0, or -1 with the job's
+ * result saying why.
  */
-void dump_run(struct dump_job *j)
+static int dump_target(struct job *j, char *dir, size_t dirlen,
+    unsigned long *seq)
 {
-	struct core_log log = {.fn = job_log, .arg = &j->res};
-	struct dumper *d = j->dumper;
-	char dir[PATH_MAX], tmp[sizeof(d->stage) + 128];
-	char sym[sizeof(tmp) + 16], symto[CORE_PATH_MAX + 16];
 	char *path = j->res.path;
-	const char *tp = tmp;
 	struct stat sb;
-	unsigned long seq;
 	long pid = (long)getpid();
-	int e, fd, tries, whole;
+	int tries;
 
-	if (j->kind == JOB_SYMBOLS || j->kind == JOB_RENDER) {
-		symbols_run(j);
-		return;
-	}
-	if (core_dump_dir(j->cfg.dump_dir, 0, dir, sizeof(dir)) == -1) {
+	if (core_dump_dir(j->cfg.dump_dir, 0, dir, dirlen) == -1) {
 		FAIL(j, j->cfg.dump_dir, errno, strerror(errno));
-		return;
+		return -1;
 	}
 	if (stat(dir, &sb) == -1) {
 		FAIL(j, dir, errno, strerror(errno));
-		return;
+		return -1;
 	}
 	if (!S_ISDIR(sb.st_mode)) {
 		FAIL(j, dir, ENOTDIR, strerror(ENOTDIR));
-		return;
+		return -1;
 	}
-	(void)core_dump_dir(j->cfg.dump_dir, 1, dir, sizeof(dir));
+	(void)core_dump_dir(j->cfg.dump_dir, 1, dir, dirlen);
 	if (dump_no_room(j, dir))
-		return;
+		return -1;
 
 	/* Skip names an earlier process with our pid left behind. */
 	for (tries = 0;; tries++) {
-		seq = d->seq++;
+		*seq = j->dumper->seq++;
 		snprintf(path, sizeof(j->res.path), "%s/%s.%ld.%lu.heap", dir,
-		    j->cfg.dump_prefix, pid, seq);
+		    j->cfg.dump_prefix, pid, *seq);
 		if (lstat(path, &sb) == -1 && errno == ENOENT)
-			break;
+			return 0;
 		if (tries == 1000) {
 			FAIL(j, dir, EEXIST,
 			    "no free file name after 1000 "
 			    "tries");
-			return;
+			return -1;
 		}
 	}
+}
+
+/*
+ * A dump's first step: its target (dump_target), then prof.dump to a
+ * file in the staging directory (@p tmp), checked whole and made ours
+ * only. 0, or -1 with the job's result saying why and nothing left
+ * behind.
+ */
+static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
+    size_t tmplen)
+{
+	struct core_log log = {.fn = job_log, .arg = &j->res};
+	struct dumper *d = j->dumper;
+	const char *tp = tmp;
+	unsigned long seq;
+	long pid = (long)getpid();
+	int e, fd, whole;
+
+	if (dump_target(j, dir, dirlen, &seq) == -1)
+		return -1;
 	/*
 	 * jemalloc opens the profile with creat(), which follows symlinks: at
 	 * a guessable name in a shared directory like /tmp, another user could
@@ -556,9 +604,9 @@ void dump_run(struct dump_job *j)
 	 */
 	if (stage_ready(j, dir, &log) == -1) {
 		FAIL(j, dir, errno, strerror(errno));
-		return;
+		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/%s.%ld.%lu.heap", d->stage,
+	snprintf(tmp, tmplen, "%s/%s.%ld.%lu.heap", d->stage,
 	    j->cfg.dump_prefix, pid, seq);
 
 	e = j->ops->mallctl("prof.dump", NULL, NULL, &tp, sizeof(tp));
@@ -572,7 +620,7 @@ void dump_run(struct dump_job *j)
 		    why != 0 ? strerror(why)
 		             : "jemalloc could not write the profile "
 		               "(prof.dump returned EFAULT)");
-		return;
+		return -1;
 	}
 	/* Profiles show addresses and the maps: for our user only. */
 	fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -585,48 +633,87 @@ void dump_run(struct dump_job *j)
 		FAIL(j, dir, EIO,
 		    "the profile was cut short (is the disk "
 		    "full?)");
-		return;
+		return -1;
 	}
-	/* jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
-	 * answer, read where it was written and never shown in dump_dir;
-	 * the raw view answers with the dump itself, unlinked but open. */
-	if (e == 0 && !DUMP_VIEW_KEEPS(j->res.view)) {
-		path[0] = '\0';
-		if (j->res.view == DUMP_VIEW_RAW)
-			dump_raw_body(j, tmp, dir);
-		else if (dump_render(j, tmp, dir) == 0)
-			j->res.status = DUMP_OK;
-		(void)unlink(tmp);
-		return;
-	}
-	if (e == 0 && j->symbolized)
-		dump_write_symbolized(tmp, &log);
-	if (e != 0 || rename(tmp, path) == -1) {
-		e = e != 0 ? e : errno;
+	if (e != 0) {
 		(void)unlink(tmp);
 		FAIL(j, dir, e, strerror(e));
-		return;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
+ * answer, read where it was written and never shown in dump_dir; a view
+ * without a renderer (raw) answers with the dump itself, unlinked but
+ * open.
+ */
+static void dump_answer_view(struct job *j, const char *tmp, const char *dir)
+{
+	j->res.path[0] = '\0';
+	if (views[j->res.view].render == NULL)
+		dump_raw_body(j, tmp, dir);
+	else if (dump_render(j, tmp, dir) == 0)
+		j->res.status = DUMP_OK;
+	(void)unlink(tmp);
+}
+
+/*
+ * A kept dump's second step: rename it from the staging directory into
+ * dump_dir, so no reader ever sees half a profile (rename replaces a
+ * planted symlink at the final name rather than following it), its
+ * symbolized companion (dump_symbolized) after it. 0, or -1 with the
+ * job's result saying why.
+ */
+static int dump_publish(struct job *j, const char *tmp, const char *dir,
+    const struct core_log *log)
+{
+	char sym[CORE_PATH_MAX + 160], symto[CORE_PATH_MAX + 16];
+	const char *path = j->res.path;
+	int e;
+
+	if (j->symbolized)
+		dump_write_symbolized(tmp, log);
+	if (rename(tmp, path) == -1) {
+		e = errno;
+		(void)unlink(tmp);
+		FAIL(j, dir, e, strerror(e));
+		return -1;
 	}
 	if (j->symbolized) { /* its companion follows it in */
 		snprintf(sym, sizeof(sym), "%s.symbolized", tmp);
 		snprintf(symto, sizeof(symto), "%s.symbolized", path);
 		if (access(sym, F_OK) == 0 && rename(sym, symto) == -1) {
-			core_logf(&log, JM4LW_LOG_WARN, "cannot write %s: %s",
+			core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s",
 			    symto, strerror(errno));
 			(void)unlink(sym);
 		}
 	}
-	if (j->res.view == DUMP_VIEW_DIFF && dump_render(j, path, dir) == -1) {
-		/* The dump is kept all the same: say where it is. */
-		size_t n = strlen(j->res.reason);
+	return 0;
+}
+
+/*
+ * A kept dump's last step: its view when it has one (jmdf's growth), the
+ * growth baseline, and retention. A view that fails keeps the dump all
+ * the same, and says where it is.
+ */
+static void dump_answer(struct job *j, const char *dir,
+    const struct core_log *log)
+{
+	const char *path = j->res.path;
+	size_t n;
+
+	j->res.kept = 1;
+	if (views[j->res.view].render != NULL &&
+	    dump_render(j, path, dir) == -1) {
+		n = strlen(j->res.reason);
 		snprintf(j->res.reason + n, sizeof(j->res.reason) - n,
 		    " (the dump is kept: %s)", path);
-		j->res.deleted = dumps_retain(&j->cfg, dir, path, &log);
-		j->res.kept = 1;
+		j->res.deleted = dumps_retain(&j->cfg, dir, path, log);
 		return;
 	}
 	j->res.status = DUMP_OK;
-	j->res.kept = 1;
 	/* dump_on_growth's new baseline; an epoch costs tens of us under
 	 * load, so only when growth is watched. */
 	if (j->want_alloc) {
@@ -634,7 +721,34 @@ void dump_run(struct dump_job *j)
 		j->res.alloc_known =
 		    ctl_size(j->ops, "stats.allocated", &j->res.alloc) == 0;
 	}
-	j->res.deleted = dumps_retain(&j->cfg, dir, path, &log);
+	j->res.deleted = dumps_retain(&j->cfg, dir, path, log);
+}
+
+/* JOB_DUMP: stage, then answer with the view, or publish and answer. */
+static void dump_run(struct job *j)
+{
+	struct core_log log = {.fn = job_log, .arg = &j->res};
+	char dir[PATH_MAX], tmp[sizeof(j->dumper->stage) + 128];
+
+	if (dump_stage(j, dir, sizeof(dir), tmp, sizeof(tmp)) == -1)
+		return;
+	if (!views[j->res.view].keeps)
+		dump_answer_view(j, tmp, dir);
+	else if (dump_publish(j, tmp, dir, &log) == 0)
+		dump_answer(j, dir, &log);
+}
+
+/* What the worker runs for each kind of job. */
+static void (*const job_runs[])(struct job *) = {
+    [JOB_DUMP] = dump_run,
+    [JOB_SYMBOLS] = symbols_run,
+    [JOB_RENDER] = render_run,
+};
+
+/* Run @p j by its kind. */
+void job_run(struct job *j)
+{
+	job_runs[j->kind](j);
 }
 
 /* Back on the loop: what the dump changed, and its log lines. */
@@ -682,20 +796,20 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 void core_dump_sync(struct core *c, struct dumper *d, const char *who,
     enum dump_view view, struct dump_result *r)
 {
-	struct dump_job *j;
+	struct job *j;
 
 	if (core_dump_admit(c, who, r) == -1)
 		return;
 	/* The job holds a whole configuration: keep it off the stack. */
 	if ((j = malloc(sizeof(*j))) == NULL) {
 		c->dump_running = 0;
-		dump_why(r, DUMP_FAILED, ENOMEM, "heap profile dump failed: %s",
-		    strerror(ENOMEM));
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM,
+		    "heap profile dump failed: %s", strerror(ENOMEM));
 		c->st.dumps_failed++;
 		return;
 	}
 	core_dump_prepare(c, j, d, who == NULL, view, 0);
-	dump_run(j);
+	job_run(j);
 	core_dump_done(c, &j->res);
 	*r = j->res;
 	free(j);

@@ -200,10 +200,10 @@ static void conn_dispatch(struct conn *c)
 {
 	struct proto_out out = {.write = conn_write_cb, .arg = c};
 	const struct proto_word *w = proto_lookup(c->word);
-	enum proto_job job = PROTO_JOB_NONE;
+	struct proto_result res;
 	int r;
 
-	r = proto_dispatch(&c->m->proto, c->word, &out, &job);
+	r = proto_dispatch(&c->m->proto, c->word, &out, &res);
 	conn_log(c, JM4LW_LOG_DEBUG, "word %s%s", w ? w->name : "(unknown)",
 	    r == PROTO_ERROR     ? " -> error"
 	        : r == PROTO_JOB ? " -> worker"
@@ -216,10 +216,16 @@ static void conn_dispatch(struct conn *c)
 	 */
 	event_remove_timer(c->rev);
 	if (r == PROTO_JOB) {
-		c->state = CONN_JOB;
 		struct job_waiter jw = {conn_answer_job, c};
-		module_dump(c->m, &jw, NULL, w->name, w->view, 0);
-		return;
+		switch (res.job) {
+		case PROTO_JOB_DUMP:
+			c->state = CONN_JOB;
+			module_dump(c->m, &jw, NULL, res.word->name,
+			    res.word->view, 0);
+			return;
+		case PROTO_JOB_NONE: /* proto_dispatch never says so */
+			break;
+		}
 	}
 	conn_send(c);
 }

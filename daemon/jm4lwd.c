@@ -124,7 +124,7 @@ static void daemon_check_prof(void)
 		fprintf(stderr,
 		    "jm4lwd: %s; jmfp/jmep will answer with an "
 		    "error\n",
-		    core_prof_reason(s, e, why, sizeof(why)));
+		    core_prof_reason(s, e, &proto_hints, why, sizeof(why)));
 }
 
 int main(int argc, char *argv[])

@@ -47,7 +47,7 @@ static void module_log_dump(struct jm4lw *m, const char *why,
 static void module_job_done(void *arg, void *job)
 {
 	struct jm4lw *m = arg;
-	struct dump_job *j = job;
+	struct job *j = job;
 	struct job_waiter w = m->waiter;
 	int was = module_unsampled_enter(m);
 
@@ -59,7 +59,7 @@ static void module_job_done(void *arg, void *job)
 	else if (j->scheduled)
 		module_log_dump(m, m->job_why, &j->res);
 	dump_result_release(&j->res);
-	dump_job_release(j);
+	job_release(j);
 	module_unsampled_leave(m, was);
 }
 
@@ -73,7 +73,7 @@ void module_job_forget(struct jm4lw *m, void *arg)
 /* The worker's end of a job. */
 static void module_job_run(void *job)
 {
-	dump_run(job);
+	job_run(job);
 }
 
 /* A job whose module is gone: the staging directory and the block. */
@@ -82,7 +82,7 @@ static void module_job_orphan(void *job)
 	struct module_job *mj = job;
 
 	dump_result_release(&mj->job.res);
-	dump_job_release(&mj->job);
+	job_release(&mj->job);
 	dumper_fini(&mj->dumper);
 	free(mj);
 }
@@ -90,7 +90,7 @@ static void module_job_orphan(void *job)
 /* Hand the prepared job to the worker, or run it here without one. */
 static void module_submit(struct jm4lw *m, const struct job_waiter *w)
 {
-	struct dump_job *j = &m->mj->job;
+	struct job *j = &m->mj->job;
 
 	m->waiter = w != NULL ? *w : (struct job_waiter){0};
 	if (worker_submit(m->worker, module_job_run, j) == 0)
@@ -99,7 +99,7 @@ static void module_submit(struct jm4lw *m, const struct job_waiter *w)
 	log_msg(m, JM4LW_LOG_WARN,
 	    "worker thread unavailable (%s); working on the event loop",
 	    strerror(errno));
-	dump_run(j);
+	job_run(j);
 	module_job_done(m, j);
 }
 

@@ -73,7 +73,7 @@ struct listener {
 /* A dump job and the state its dumps share, in one block the worker can
  * free on its own if the module goes first. */
 struct module_job {
-	struct dump_job job; /* first: the worker hands back its address */
+	struct job job; /* first: the worker hands back its address */
 	struct dumper dumper;
 };
 

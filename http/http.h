@@ -2,32 +2,67 @@
  * The HTTP face: libevent's evhttp on listeners of the module's own loop,
  * in front of the same core as the words. http.c owns the listeners, the
  * limits and the checks every request passes (allow_from, caps, Host,
- * CSRF); routes.c the paths; metrics.c Prometheus' text format.
+ * CSRF); routes.c the paths; reply.c what a route answers with (replies,
+ * errors, jobs), below both; metrics.c Prometheus' text format.
  */
 #ifndef JM4LW_HTTP_H
 #define JM4LW_HTTP_H
+
+#include <sys/queue.h>
 
 #include <stddef.h>
 
 #include <event2/buffer.h>
 #include <event2/http.h>
 
+#include "addr.h"
 #include "core.h"
 
 struct jm4lw;
-struct http;
+struct evconnlistener;
 
-/* Bind @p addr (one ADDR:PORT) for HTTP: 0, or -1 logged. */
-int http_bind(struct jm4lw *m, const char *addr);
+#define HTTP_LISTENERS JM4LW_LISTENERS_MAX
 
-/* Close every HTTP listener and connection. */
-void http_free(struct jm4lw *m);
+/* The face's state, shared by the server (http.c) and the replies
+ * (reply.c), which track the requests waiting on the worker. */
+struct http_listener {
+	struct evhttp_bound_socket *bs;
+	struct evconnlistener *lev;
+	struct event *resume; /* ends an accept pause */
+	char addr[64];
+	struct http *h;
+};
 
-/* A configuration was taken: the limits follow it. */
-void http_reconfigure(struct jm4lw *m);
+/* A connection that has sent a request: counted, and its requests. */
+struct http_conn {
+	TAILQ_ENTRY(http_conn) entry;
+	struct evhttp_connection *evcon;
+	struct http *h;
+	unsigned requests;
+	struct http_pending *pending; /* a request waiting on the worker */
+};
 
-/* "ADDR:PORT,..." of the bound HTTP listeners into @p buf. */
-void http_bound(const struct jm4lw *m, char *buf, size_t len);
+/* A request waiting on the worker: the job's waiter. */
+struct http_pending {
+	struct http *h;
+	struct evhttp_request *req; /* NULL once its connection is gone */
+	struct http_conn *hc;
+	const char *ctype;
+	int word; /* /4lw/: the word's reply around the body */
+};
+
+struct http {
+	struct jm4lw *m;
+	struct evhttp *eh;
+	struct http_listener ls[HTTP_LISTENERS];
+	int nls;
+	TAILQ_HEAD(, http_conn) conns;
+	unsigned nconns;
+	struct http_pending *pending;
+	struct http *next; /* every module's, for listener errors */
+};
+
+/* --- routes.c: the paths ---------------------------------------------- */
 
 /* What a route answers with. */
 struct http_ctx {
@@ -57,11 +92,36 @@ struct http_route {
 	                     always served; the route checks it itself) */
 };
 
-/* Is the word @p w allowed (the allow list governs both faces)? 1, or 0
- * with a 403 sent that names the word. */
-int http_word_allowed(struct http_ctx *ctx, const char *w);
-
 extern const struct http_route http_routes[];
+
+/* /jemalloc/profile's query: the view and whether to compare with the
+ * last dump, or -1 with a one-line reason in @p why. Pure, for the
+ * fuzzer. */
+int http_profile_args(struct evkeyvalq *query, enum dump_view *view, int *base,
+    char *why, size_t len);
+
+/* --- http.c: the server --------------------------------------------- */
+
+/* Bind @p addr (one ADDR:PORT) for HTTP: 0, or -1 logged. */
+int http_bind(struct jm4lw *m, const char *addr);
+
+/* Close every HTTP listener and connection. */
+void http_free(struct jm4lw *m);
+
+/* A configuration was taken: the limits follow it. */
+void http_reconfigure(struct jm4lw *m);
+
+/* "ADDR:PORT,..." of the bound HTTP listeners into @p buf. */
+void http_bound(const struct jm4lw *m, char *buf, size_t len);
+
+/* The route for @p path, or NULL (not static: the fuzzer calls it). */
+const struct http_route *http_route_of(const char *path);
+
+/* Is @p host (a Host header, port and all) an IP literal, localhost or
+ * one of the comma list @p allowed? (Not static: the fuzzer calls it.) */
+int http_host_allowed(const char *allowed, const char *host);
+
+/* --- reply.c: what a route answers with, below both -------------------- */
 
 /* Reply @p code with @p body (taken) of type @p ctype. */
 void http_reply(struct evhttp_request *req, int code, const char *ctype,
@@ -70,6 +130,9 @@ void http_reply(struct evhttp_request *req, int code, const char *ctype,
 /* Reply @p code with one line "error: <reason>" (text/plain). */
 void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The HTTP status that says @p why a call was refused or failed. */
+int http_status_of(enum core_reason why);
 
 /* The status and headers for a refused or failed job's result. */
 void http_job_error(struct evhttp_request *req, const struct dump_result *r);
@@ -81,29 +144,22 @@ void http_job_error(struct evhttp_request *req, const struct dump_result *r);
 void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
     const char *ctype, int word);
 
-/* The route for @p path, or NULL (not static: the fuzzer calls it). */
-const struct http_route *http_route_of(const char *path);
-
-/* Is @p host (a Host header, port and all) an IP literal, localhost or
- * one of the comma list @p allowed? (Not static: the fuzzer calls it.) */
-int http_host_allowed(const char *allowed, const char *host);
-
-/* /jemalloc/profile's query: the view and whether to compare with the
- * last dump, or -1 with a one-line reason in @p why. Pure, for the
- * fuzzer. */
-int http_profile_args(struct evkeyvalq *query, enum dump_view *view, int *base,
-    char *why, size_t len);
-
 /* A kept dump's view for this request: the waiter and reply of
  * http_job, the work of module_render. */
 void http_render(struct http_ctx *ctx, const char *name, const char *base,
     int view, const char *ctype);
+
+/* Is the word @p w allowed (the allow list governs both faces)? 1, or 0
+ * with a 403 sent that names the word. */
+int http_word_allowed(struct http_ctx *ctx, const char *w);
 
 /* Why this request may not change state (NULL: it may). */
 const char *http_csrf_refusal(struct evhttp_request *req);
 
 /* A proto_out's write into the evbuffer @p arg. */
 void http_out(void *arg, const void *buf, size_t len);
+
+/* --- metrics.c ------------------------------------------------------- */
 
 /* Prometheus' text format 0.0.4 of the figures. */
 void http_metrics(struct core *c, struct evbuffer *out);

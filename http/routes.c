@@ -21,33 +21,8 @@
 #define TEXT "text/plain; charset=utf-8"
 #define HTML "text/html; charset=utf-8"
 #define JSON "application/json"
-#define BINARY "application/octet-stream"
-#define SVG "image/svg+xml"
 
 static void json_str(struct evbuffer *b, const char *s);
-
-/* The word whose allow-list entry governs a view: the one that renders
- * the same (jmcs, jmfg), else jmtp. */
-static const char *view_word(enum dump_view v)
-{
-	return v == DUMP_VIEW_COLLAPSED ? "jmcs"
-	    : v == DUMP_VIEW_SVG        ? "jmfg"
-	                                : "jmtp";
-}
-
-/* The content type of a view's reply. */
-static const char *view_type(enum dump_view v)
-{
-	switch (v) {
-	case DUMP_VIEW_SVG:
-		return SVG;
-	case DUMP_VIEW_PPROF:
-	case DUMP_VIEW_RAW:
-		return BINARY;
-	default:
-		return TEXT;
-	}
-}
 
 /* /, /jemalloc, /debug/pprof/: what there is, as links. */
 static void route_index(struct http_ctx *ctx)
@@ -150,12 +125,12 @@ static void route_dump(struct http_ctx *ctx)
 		return;
 	}
 	evhttp_clear_headers(&q);
-	if (!http_word_allowed(ctx, view_word(view)))
+	if (!http_word_allowed(ctx, views[view].word))
 		return;
 	if (view == DUMP_VIEW_RAW || view == DUMP_VIEW_PPROF)
 		evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
 		    "Content-Disposition", "attachment");
-	http_render(ctx, name, base, view, view_type(view));
+	http_render(ctx, name, base, view, views[view].ctype);
 }
 
 /* /metrics */
@@ -177,13 +152,15 @@ static void route_pprof_heap(struct http_ctx *ctx)
 {
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
 	    "Content-Disposition", "attachment; filename=\"heap.pb.gz\"");
-	http_job(ctx, ctx->path, DUMP_VIEW_PPROF, 0, BINARY, 0);
+	http_job(ctx, ctx->path, DUMP_VIEW_PPROF, 0,
+	    views[DUMP_VIEW_PPROF].ctype, 0);
 }
 
 /* /pprof/heap: the raw heap_v2 dump, for remote jeprof. */
 static void route_raw_heap(struct http_ctx *ctx)
 {
-	http_job(ctx, ctx->path, DUMP_VIEW_RAW, 0, BINARY, 0);
+	http_job(ctx, ctx->path, DUMP_VIEW_RAW, 0, views[DUMP_VIEW_RAW].ctype,
+	    0);
 }
 
 /* A symbol lookup's body that is no list of addresses is the client's
@@ -266,32 +243,16 @@ static void route_cmdline(struct http_ctx *ctx)
 int http_profile_args(struct evkeyvalq *query, enum dump_view *view,
     int *with_base, char *why, size_t len)
 {
-	static const struct {
-		const char *name;
-		enum dump_view view;
-		int base; /* may compare with the last dump */
-	} formats[] = {
-	    {"collapsed", DUMP_VIEW_COLLAPSED, 1},
-	    {"raw", DUMP_VIEW_RAW, 0},
-	    {"svg", DUMP_VIEW_SVG, 1},
-	    {"pprof", DUMP_VIEW_PPROF, 1},
-	    {"text", DUMP_VIEW_TEXT, 1},
-	    {"symbolized", DUMP_VIEW_SYMBOLIZED, 0},
-	};
 	const char *fmt = evhttp_find_header(query, "format");
 	const char *base = evhttp_find_header(query, "base");
-	size_t i;
+	char names[128];
+	int v;
 
 	if (fmt == NULL)
-		fmt = "collapsed";
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (strcmp(fmt, formats[i].name) == 0)
-			break;
-	if (i == sizeof(formats) / sizeof(formats[0])) {
-		snprintf(why, len,
-		    "unknown format \"%.40s\" (want collapsed, raw, svg, "
-		    "pprof, text or symbolized)",
-		    fmt);
+		fmt = views[DUMP_VIEW_COLLAPSED].name;
+	if ((v = view_by_name(fmt)) == -1) {
+		snprintf(why, len, "unknown format \"%.40s\" (want %s)", fmt,
+		    view_names(names, sizeof(names), 0));
 		return -1;
 	}
 	if (base != NULL && strcmp(base, "previous") != 0) {
@@ -301,12 +262,12 @@ int http_profile_args(struct evkeyvalq *query, enum dump_view *view,
 		    base);
 		return -1;
 	}
-	if (base != NULL && !formats[i].base) {
+	if (base != NULL && views[v].base == VIEW_BASE_NEVER) {
 		snprintf(why, len,
 		    "format=%s carries the dump as it is: no base", fmt);
 		return -1;
 	}
-	*view = formats[i].view;
+	*view = (enum dump_view)v;
 	*with_base = base != NULL;
 	return 0;
 }
@@ -323,9 +284,9 @@ static void route_profile(struct http_ctx *ctx)
 		http_error(ctx->req, 400, "%s", why);
 		return;
 	}
-	if (!http_word_allowed(ctx, view_word(view)))
+	if (!http_word_allowed(ctx, views[view].word))
 		return;
-	http_job(ctx, "/jemalloc/profile", view, base, view_type(view), 0);
+	http_job(ctx, "/jemalloc/profile", view, base, views[view].ctype, 0);
 }
 
 /* malloc_stats_print's pieces into an evbuffer. */
@@ -421,7 +382,7 @@ static void route_word(struct http_ctx *ctx)
 	const struct proto_word *bw;
 	struct proto_out out;
 	struct evbuffer *b;
-	enum proto_job job = PROTO_JOB_NONE;
+	struct proto_result res;
 	int flags, r;
 
 	if (strlen(w) != 4 ||
@@ -446,26 +407,23 @@ static void route_word(struct http_ctx *ctx)
 	}
 	out.write = http_out;
 	out.arg = b;
-	r = proto_dispatch(&ctx->m->proto, w, &out, &job);
+	r = proto_dispatch(&ctx->m->proto, w, &out, &res);
 	if (r == PROTO_JOB) {
 		evbuffer_free(b);
-		http_job(ctx, bw->name, bw->view, 0, view_type(bw->view), 1);
+		switch (res.job) {
+		case PROTO_JOB_DUMP:
+			http_job(ctx, res.word->name, res.word->view, 0,
+			    views[res.word->view].ctype, 1);
+			break;
+		case PROTO_JOB_NONE:
+			http_error(ctx->req, 500, "%s has no work to do", w);
+			break;
+		}
 		return;
 	}
-	if (r == PROTO_OK) {
-		http_reply(ctx->req, 200, TEXT, b);
-		return;
-	}
-	/* The word's own error line, under the status that says it. */
-	if (evbuffer_search(b, JM4LW_NOT_ALLOWED, strlen(JM4LW_NOT_ALLOWED),
-	        NULL)
-	        .pos != -1)
-		r = 403;
-	else if (evbuffer_search(b, "MALLOC_CONF", 11, NULL).pos != -1)
-		r = 501;
-	else
-		r = 500;
-	http_reply(ctx->req, r, TEXT, b);
+	/* The word's own line, under the status that says why. */
+	http_reply(ctx->req, r == PROTO_OK ? 200 : http_status_of(res.why),
+	    TEXT, b);
 }
 
 const struct http_route http_routes[] = {

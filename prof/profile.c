@@ -13,10 +13,8 @@
 
 #include "core.h"
 #include "heapprof.h"
-#include "render.h"
-#include "render_pprof.h"
-#include "render_svg.h"
 #include "symbolize.h"
+#include "view.h"
 
 const char *profile_symbolizer(void)
 {
@@ -27,9 +25,9 @@ const char *profile_symbolizer(void)
 static void profile_heading(FILE *out, enum dump_view view, const char *base,
     int have_base)
 {
-	if (view != DUMP_VIEW_TEXT && view != DUMP_VIEW_DIFF)
+	if (!views[view].comments)
 		return;
-	if (!have_base && view == DUMP_VIEW_TEXT)
+	if (!have_base && views[view].base != VIEW_BASE_ALWAYS)
 		fprintf(out, "# live heap, top %d functions by bytes in use\n",
 		    PROFILE_TOP_ROWS);
 	else if (have_base)
@@ -39,16 +37,52 @@ static void profile_heading(FILE *out, enum dump_view view, const char *base,
 		    base, PROFILE_TOP_ROWS);
 }
 
-int profile_render(enum dump_view view, const char *dump, int with_base,
-    const char *base, FILE *out, char *err, size_t errlen)
+/* " (@p hint)" after a line, or nothing when the face gave none. */
+static const char *hint_of(const char *hint, char *buf, size_t len)
 {
+	if (hint == NULL)
+		return "";
+	snprintf(buf, len, " (%s)", hint);
+	return buf;
+}
+
+/* The dump at @p dump copied to @p out as it is. 0, or -1 with @p err. */
+static int profile_copy(const char *dump, FILE *out, char *err, size_t errlen)
+{
+	char buf[65536];
+	size_t n;
+	FILE *in;
+	int r;
+
+	if ((in = fopen(dump, "re")) == NULL) {
+		snprintf(err, errlen, "cannot write the symbolized profile: %s",
+		    strerror(errno));
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			break;
+	r = ferror(in) || ferror(out) ? -1 : 0;
+	if (r == -1)
+		snprintf(err, errlen, "cannot write the symbolized profile: %s",
+		    strerror(errno ? errno : EIO));
+	fclose(in);
+	return r;
+}
+
+int profile_render(enum dump_view view, const char *dump, int with_base,
+    const char *base, const struct core_hints *hints, FILE *out, char *err,
+    size_t errlen)
+{
+	const struct view *vw = &views[view];
+	struct view_args args = {.limit = PROFILE_TOP_ROWS};
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
-	char why[512];
+	char why[512], hint[128];
 	int r = -1, have_base = 0;
 
-	if (view == DUMP_VIEW_SYMBOLIZED)
-		return profile_symbolized(dump, out, err, errlen);
+	if (vw->render == NULL)
+		return 0; /* the dump is the answer */
 	if (heapprof_load(dump, &hp, err, errlen) == -1)
 		return -1;
 	if (with_base) {
@@ -56,8 +90,9 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 		 * heap with a line saying why; the others cannot. */
 		if (base == NULL || base[0] == '\0')
 			snprintf(why, sizeof(why),
-			    "no earlier dump by this process to compare with "
-			    "(jmfp and jmdf keep one)");
+			    "no earlier dump by this process to compare with%s",
+			    hint_of(hints ? hints->base_kept_by : NULL, hint,
+			        sizeof(hint)));
 		else if (heapprof_load(base, &old, why, sizeof(why)) == -1)
 			;
 		else if (heapprof_subtract(&hp, &old) == -1) {
@@ -65,51 +100,38 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 			goto out;
 		} else
 			have_base = 1;
-		if (!have_base && view != DUMP_VIEW_DIFF) {
+		if (!have_base && vw->base != VIEW_BASE_ALWAYS) {
 			snprintf(err, errlen, "cannot compare: %s", why);
 			r = PROFILE_NO_BASE;
 			goto out;
 		}
 		if (!have_base)
 			fprintf(out,
-			    "# %s; the next jmdf compares with this "
-			    "one\n# live heap, top %d functions\n",
-			    why, PROFILE_TOP_ROWS);
+			    "# %s%s%s\n# live heap, top %d functions\n", why,
+			    hints && hints->base_next ? "; " : "",
+			    hints && hints->base_next ? hints->base_next : "",
+			    PROFILE_TOP_ROWS);
 	}
-	/* Collapsed stacks have no room for a remark: say it instead. */
-	if (view == DUMP_VIEW_COLLAPSED && hp.u_bytes == 0 && !have_base) {
+	/* A format with no room for a remark: say it instead. */
+	if (vw->needs_samples && hp.u_bytes == 0 && !have_base) {
 		snprintf(err, errlen,
 		    "the heap profile has no samples (is prof.active "
-		    "false? jmep turns it on)");
+		    "false?%s%s)",
+		    hints && hints->sampling_on ? " " : "",
+		    hints && hints->sampling_on ? hints->sampling_on : "");
 		goto out;
 	}
 	if ((sym = sym_new_self(&hp, err, errlen)) == NULL)
 		goto out;
 	profile_heading(out, view, base, have_base);
-	switch (view) {
-	case DUMP_VIEW_TEXT:
-	case DUMP_VIEW_DIFF:
-		r = render_text(out, &hp, sym, RENDER_SPACE, PROFILE_TOP_ROWS);
-		break;
-	case DUMP_VIEW_COLLAPSED:
-		r = render_collapsed(out, &hp, sym, RENDER_SPACE);
-		break;
-	case DUMP_VIEW_SVG:
-		r = render_svg(out, &hp, sym, RENDER_SPACE,
-		    have_base ? "heap growth" : "live heap");
-		break;
-	case DUMP_VIEW_PPROF:
-		r = render_pprof(out, &hp, sym);
-		break;
-	case DUMP_VIEW_NONE:
-	case DUMP_VIEW_RAW:
-	case DUMP_VIEW_SYMBOLIZED:
-		r = 0;
-		break;
-	}
-	if (r == -1)
+	args.title = have_base ? "heap growth" : "live heap";
+	/* The symbols, then the dump copied after "--- heap": not read
+	 * into memory whole (profiles run to tens of MB). */
+	if ((r = vw->render(out, &hp, sym, &args)) == -1)
 		snprintf(err, errlen, "cannot render the profile: %s",
 		    strerror(errno));
+	else if (vw->carries_dump)
+		r = profile_copy(dump, out, err, errlen);
 out:
 	sym_free(sym);
 	heapprof_free(&hp);
@@ -215,8 +237,11 @@ int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
 		return -1;
 	}
 	if ((n = profile_parse_addrs(addrs, len, pcs, PROFILE_ADDRS_MAX, err,
-	         errlen)) == -1 ||
-	    profile_self_maps(&hp, err, errlen) == -1) {
+	         errlen)) == -1) {
+		free(pcs);
+		return PROFILE_BAD_ADDRS;
+	}
+	if (profile_self_maps(&hp, err, errlen) == -1) {
 		free(pcs);
 		return -1;
 	}
@@ -245,39 +270,6 @@ int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
 
 int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen)
 {
-	struct heap_profile hp;
-	struct symbolizer *sym;
-	char buf[65536];
-	size_t n;
-	FILE *in;
-	int r;
-
-	if (heapprof_load(dump, &hp, err, errlen) == -1)
-		return -1;
-	if ((sym = sym_new_self(&hp, err, errlen)) == NULL) {
-		heapprof_free(&hp);
-		return -1;
-	}
-	/* The symbols, then the dump copied after "--- heap": not read
-	 * into memory whole (profiles run to tens of MB). */
-	for (n = 0; n < hp.nmaps && hp.maps[n].path[0] != '/'; n++)
-		;
-	r = render_symbolized(out, &hp, sym,
-	    n < hp.nmaps ? hp.maps[n].path : NULL, "", 0);
-	sym_free(sym);
-	heapprof_free(&hp);
-	if (r == -1 || (in = fopen(dump, "re")) == NULL) {
-		snprintf(err, errlen, "cannot write the symbolized profile: %s",
-		    strerror(errno));
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			break;
-	r = ferror(in) || ferror(out) ? -1 : 0;
-	if (r == -1)
-		snprintf(err, errlen, "cannot write the symbolized profile: %s",
-		    strerror(errno ? errno : EIO));
-	fclose(in);
-	return r;
+	return profile_render(DUMP_VIEW_SYMBOLIZED, dump, 0, NULL, NULL, out,
+	    err, errlen);
 }

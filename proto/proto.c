@@ -12,12 +12,22 @@
 
 #include "proto.h"
 
-/* The face over @p core; host words come later, from the host. */
+/* What core's lines say a person can do next, in words. */
+const struct core_hints proto_hints = {
+    .base_kept_by = "jmfp and jmdf keep one",
+    .base_next = "the next jmdf compares with this one",
+    .sampling_on = "jmep turns it on",
+    .sampling_start = "send jmep to start sampling",
+};
+
+/* The face over @p core, whose lines name our words; host words come
+ * later, from the host. */
 void proto_init(struct proto *p, struct core *core, struct dumper *dumper)
 {
 	memset(p, 0, sizeof(*p));
 	p->core = core;
 	p->dumper = dumper;
+	core->hints = &proto_hints;
 }
 
 /* Copy out the word once 4 bytes are there; never look past them. */
@@ -144,15 +154,16 @@ static void reply_unknown(struct proto *p, struct proto_out *out,
 
 /* Run one word: a host word, a built-in, unknown, or refused. */
 int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
-    enum proto_job *job)
+    struct proto_result *res)
 {
 	struct core_stats *st = &p->core->st;
 	const struct proto_hostword *h;
 	const struct proto_word *w = NULL;
 	struct jm4lw_reply r = {.p = p, .out = out};
 	const char *name;
-	int flags;
+	int flags, rv;
 
+	memset(res, 0, sizeof(*res));
 	st->words_served++;
 	if ((h = host_lookup(p, word)) != NULL) {
 		name = h->name;
@@ -163,21 +174,30 @@ int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
 	} else {
 		st->words_unknown++;
 		reply_unknown(p, out, word);
+		res->why = REASON_UNKNOWN;
 		return PROTO_ERROR;
 	}
 	if (!proto_allowed(p->core->cfg->allow, word, flags)) {
 		/* Only table names reach this format, never network bytes. */
 		st->words_refused++;
 		out_printf(out, "%s" JM4LW_NOT_ALLOWED "\n", name);
+		res->why = REASON_NOT_ALLOWED;
 		return PROTO_ERROR;
 	}
-	if (h != NULL)
-		return h->fn(&r, h->arg) == 0 ? PROTO_OK : PROTO_ERROR;
-	if (w->job != PROTO_JOB_NONE) {
-		*job = w->job;
+	if (w != NULL && w->job != PROTO_JOB_NONE) {
+		res->job = w->job;
+		res->word = w;
 		return PROTO_JOB;
 	}
-	return w->fn(p, out);
+	p->why = REASON_NONE;
+	if (h != NULL)
+		rv = h->fn(&r, h->arg) == 0 ? PROTO_OK : PROTO_ERROR;
+	else
+		rv = w->fn(p, out);
+	/* A handler that failed without saying why: it failed. */
+	if (rv == PROTO_ERROR)
+		res->why = p->why != REASON_NONE ? p->why : REASON_FAILED;
+	return rv;
 }
 
 JM4LW_API void jm4lw_reply_write(struct jm4lw_reply *r, const void *buf,

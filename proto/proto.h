@@ -57,6 +57,7 @@ struct proto {
 	size_t nconf;
 	struct proto_hostword host[PROTO_HOST_MAX];
 	int nhost;
+	enum core_reason why; /* a handler's failure, for proto_dispatch */
 };
 
 /* What a host word's handler writes to (opaque in jm4lw.h). */
@@ -68,11 +69,14 @@ struct jm4lw_reply {
 /* Word flags in the command table (the same bit as JM4LW_WORD_MUTATES). */
 #define PROTO_F_MUTATES JM4LW_WORD_MUTATES /* changes allocator/disk state */
 
-/* Work a word hands to the module's worker instead of answering at once. */
+/* Work a word hands to the module's worker instead of answering at once.
+ * Each face switches on it (without a default, so that a kind one of
+ * them does not hand over is a compiler warning) and hands the job to
+ * the module: see docs/ENGINE.md, "Adding things". */
 enum proto_job {
 	PROTO_JOB_NONE,
-	PROTO_JOB_DUMP, /* jmfp and the profile words: core_dump_admit(),
-	                   dump_run() (and the view), render */
+	PROTO_JOB_DUMP, /* jmfp and the profile words: module_dump() with the
+	                   word's view (core_dump_admit, job_run, render) */
 };
 
 struct proto_word {
@@ -87,7 +91,18 @@ struct proto_word {
 /* proto_dispatch() results. */
 #define PROTO_OK 0
 #define PROTO_ERROR 1 /* an error line was written */
-#define PROTO_JOB 2   /* nothing written: run *job, then render it */
+#define PROTO_JOB 2   /* nothing written: run the job, then render it */
+
+/* What proto_dispatch() says besides the reply it wrote. */
+struct proto_result {
+	enum core_reason why;          /* PROTO_ERROR: why it was refused or
+	                                  failed (HTTP's status) */
+	enum proto_job job;            /* PROTO_JOB: the work to hand over */
+	const struct proto_word *word; /* PROTO_JOB: whose (name, view) */
+};
+
+/* What core's lines say a person can do next, in our words. */
+extern const struct core_hints proto_hints;
 
 /* Set up @p p over @p core. */
 void proto_init(struct proto *p, struct core *core, struct dumper *dumper);
@@ -99,10 +114,11 @@ void proto_init(struct proto *p, struct core *core, struct dumper *dumper);
  */
 size_t proto_frame(const void *buf, size_t len, char word[4]);
 
-/* Run @p word and write its reply to @p out, or return PROTO_JOB with
- * the work in *@p job. */
+/* Run @p word and write its reply to @p out (PROTO_OK, or PROTO_ERROR
+ * with @p res->why), or return PROTO_JOB with the work in @p res->job
+ * and @p res->word. */
 int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
-    enum proto_job *job);
+    struct proto_result *res);
 
 /* A dump's reply: its path, or the error line. A view's body (jmtp's
  * table, jmfg's SVG...) is the caller's to send first, from r->body_fd;

@@ -10,9 +10,11 @@
 
 #include "proto.h"
 
-/* One error line. */
-static int reply_error(struct proto_out *out, const char *reason)
+/* One error line, and why for proto_dispatch. */
+static int reply_error(struct proto *p, struct proto_out *out,
+    enum core_reason why, const char *reason)
 {
+	p->why = why;
 	out_printf(out, JM4LW_ERROR_PREFIX "%s\n", reason);
 	return PROTO_ERROR;
 }
@@ -167,9 +169,11 @@ static int word_jmsj(struct proto *p, struct proto_out *out)
 /* jmfp's reply: the new dump's path, or why there is none. */
 int proto_render_dump(struct proto_out *out, const struct dump_result *r)
 {
-	if (r->status != DUMP_OK)
-		return reply_error(out, r->reason);
-	if (r->view == DUMP_VIEW_NONE || r->view == DUMP_VIEW_DIFF)
+	if (r->status != DUMP_OK) {
+		out_printf(out, JM4LW_ERROR_PREFIX "%s\n", r->reason);
+		return PROTO_ERROR;
+	}
+	if (views[r->view].keeps) /* jmfp, jmdf: where the dump is */
 		out_printf(out, "%s\n", r->path);
 	return PROTO_OK;
 }
@@ -207,7 +211,7 @@ static int word_jmrs(struct proto *p, struct proto_out *out)
 
 	core_reset(p->core, &r);
 	if (!r.ok)
-		return reply_error(out, r.reason);
+		return reply_error(p, out, r.why, r.reason);
 	out_printf(out, "ok: profile reset (lg_prof_sample=%zu)\n", r.lg);
 	return PROTO_OK;
 }
@@ -219,7 +223,7 @@ static int set_active(struct proto *p, struct proto_out *out, int on)
 
 	core_set_active(p->core, on, &r);
 	if (!r.ok)
-		return reply_error(out, r.reason);
+		return reply_error(p, out, r.why, r.reason);
 	out_printf(out, "ok: profiling %s (prof.active=%s, was %s)\n",
 	    on ? "active" : "inactive", on ? "true" : "false",
 	    r.was ? "true" : "false");
@@ -246,7 +250,7 @@ static int word_jmpg(struct proto *p, struct proto_out *out)
 
 	core_purge(p->core, &r);
 	if (!r.ok)
-		return reply_error(out, r.reason);
+		return reply_error(p, out, r.why, r.reason);
 	if (r.sizes)
 		out_printf(out, "ok: purged all arenas (resident %s -> %s)\n",
 		    fmt_bytes(b1, sizeof(b1), r.before),

@@ -738,7 +738,7 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 	struct proto_out out = {.write = collect, .arg = NULL};
 	const struct proto_word *bw = NULL;
 	const struct model_word *hw;
-	enum proto_job job = PROTO_JOB_NONE;
+	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int flags = 0, r, ours, keep;
 	bool is_unknown, is_refused, is_job, before_active = fake.prof_active;
 	uint64_t written = core.st.dumps_written;
@@ -755,12 +755,13 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 	    bw->job != PROTO_JOB_NONE;
 
 	R.len = 0;
-	r = proto_dispatch(&P, w, &out, &job);
+	r = proto_dispatch(&P, w, &out, &res);
 	CHECK(r == PROTO_OK || r == PROTO_ERROR || r == PROTO_JOB);
 	/* Only the built-in jmfp, allowed, is a job; it wrote nothing yet,
 	 * and the module runs it: here on this thread, as without a worker. */
 	CHECK((r == PROTO_JOB) == is_job);
-	CHECK(job == (is_job ? PROTO_JOB_DUMP : PROTO_JOB_NONE));
+	CHECK(res.job == (is_job ? PROTO_JOB_DUMP : PROTO_JOB_NONE));
+	CHECK((r == PROTO_JOB) == (res.word == bw && is_job));
 	if (r == PROTO_JOB) {
 		CHECK(R.len == 0 && !core.dump_running);
 		core_dump_sync(&core, &dumper, bw->name, bw->view, &D);

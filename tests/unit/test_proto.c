@@ -26,6 +26,7 @@
 
 #include "config.h"
 #include "fake_jemalloc.h"
+#include "http.h"
 #include "proto.h"
 
 /* What this file's prof.dump hook writes; reset before every test. */
@@ -96,16 +97,16 @@ static char tmpdir[1024];
 static int run(const char *word)
 {
 	struct proto_out out = {.write = collect, .arg = &R};
-	enum proto_job job = PROTO_JOB_NONE;
+	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int r, busy = core.dump_running;
 
 	memset(&R, 0, sizeof(R));
-	r = proto_dispatch(&P, word, &out, &job);
+	r = proto_dispatch(&P, word, &out, &res);
 	if (r != PROTO_JOB) {
-		assert_int_equal(job, PROTO_JOB_NONE);
+		assert_int_equal(res.job, PROTO_JOB_NONE);
 		return r;
 	}
-	assert_int_equal(job, PROTO_JOB_DUMP);
+	assert_int_equal(res.job, PROTO_JOB_DUMP);
 	assert_int_equal(R.len, 0); /* nothing written yet */
 	core_dump_sync(&core, &dumper, proto_lookup(word)->name,
 	    proto_lookup(word)->view, &D);
@@ -1121,6 +1122,40 @@ static void test_prof_not_built(void **state)
 	assert_true(starts(R.buf, "error: cannot read opt.prof: "));
 }
 
+/*
+ * Regression: opt.prof that cannot be read (EAGAIN here) is a failure,
+ * not the rate limit (HTTP answered 429 when it guessed from the errno);
+ * the reason is typed, and one table turns it into a status.
+ */
+static void test_prof_unreadable_is_no_rate_limit(void **state)
+{
+	struct proto_out out = {.write = collect, .arg = &R};
+	struct proto_result res;
+
+	(void)state;
+	fake.fail_name = "opt.prof";
+	fake.fail_errno = EAGAIN;
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_true(starts(R.buf, "error: cannot read opt.prof: "));
+	assert_int_equal(D.status, DUMP_REFUSED);
+	assert_int_equal(D.why, REASON_FAILED);
+	assert_int_equal(http_status_of(D.why), 500);
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(proto_dispatch(&P, "jmep", &out, &res), PROTO_ERROR);
+	assert_int_equal(res.why, REASON_FAILED);
+	fake.fail_name = NULL;
+	fake.fail_errno = 0;
+	fake.opt_prof = false;
+	memset(&R, 0, sizeof(R));
+	assert_int_equal(proto_dispatch(&P, "jmep", &out, &res), PROTO_ERROR);
+	assert_int_equal(res.why, REASON_PROF_OFF);
+	assert_int_equal(http_status_of(res.why), 501);
+	assert_int_equal(run("jmfp"), PROTO_ERROR);
+	assert_int_equal(D.why, REASON_PROF_OFF);
+	assert_int_equal(http_status_of(REASON_RATE), 429);
+	assert_int_equal(http_status_of(REASON_NOT_ALLOWED), 403);
+}
+
 /* With opt.prof off, the words say what to set. */
 static void test_prof_off_says_what_to_set(void **state)
 {
@@ -1225,7 +1260,7 @@ static void test_dump_in_progress(void **state)
 {
 #define BUSY "refused: a dump is in progress; retry when it is done"
 	static const char busy[] = "jmfp " BUSY;
-	static struct dump_job job;
+	static struct job job;
 	struct dump_result r;
 
 	(void)state;
@@ -1238,6 +1273,7 @@ static void test_dump_in_progress(void **state)
 	assert_string_equal(R.buf, "error: jmfp " BUSY "\n");
 	assert_int_equal(D.status, DUMP_REFUSED);
 	assert_int_equal(D.err, EBUSY);
+	assert_int_equal(D.why, REASON_BUSY);
 	assert_true(D.retry_after > 0);
 	assert_int_equal(core.st.dumps_refused, 1);
 	assert_int_equal(core_dump_admit(&core, NULL, &r), -1);
@@ -1250,7 +1286,7 @@ static void test_dump_in_progress(void **state)
 	assert_true(core.dump_running);
 
 	/* The worker's part, then the loop's: the next dump may go. */
-	dump_run(&job);
+	job_run(&job);
 	assert_int_equal(job.res.status, DUMP_OK);
 	assert_int_equal(fake.dumps, 1);
 	core_dump_done(&core, &job.res);
@@ -1266,6 +1302,36 @@ static void test_dump_in_progress(void **state)
 }
 
 /*
+ * The views' table: each format name finds its row, the kept views are
+ * the ones of the words that keep a dump, and a word that answers with a
+ * view is the word whose allow-list entry governs it on HTTP.
+ */
+static void test_views_table(void **state)
+{
+	const struct proto_word *w;
+	char names[128];
+	int v;
+
+	(void)state;
+	for (v = 0; v < DUMP_VIEW_COUNT; v++) {
+		assert_non_null(views[v].ctype);
+		assert_non_null(views[v].word);
+		if (views[v].name != NULL)
+			assert_int_equal(view_by_name(views[v].name), v);
+		assert_int_equal(views[v].keeps,
+		    v == DUMP_VIEW_NONE || v == DUMP_VIEW_DIFF);
+	}
+	assert_int_equal(view_by_name("dot"), -1);
+	assert_string_equal(view_names(names, sizeof(names), 0),
+	    "collapsed, raw, svg, pprof, text or symbolized");
+	assert_string_equal(view_names(names, sizeof(names), 1),
+	    "collapsed, svg, pprof, text or symbolized");
+	for (w = proto_words; w->name != NULL; w++)
+		if (w->job == PROTO_JOB_DUMP)
+			assert_string_equal(views[w->view].word, w->name);
+}
+
+/*
  * jmfp is the one built-in that answers later: dispatch hands back a
  * dump job and writes nothing; the allow list and a host's own jmfp are
  * answered at once, as before.
@@ -1274,7 +1340,7 @@ static void test_jmfp_is_a_job(void **state)
 {
 	struct proto_out out = {.write = collect, .arg = &R};
 	const struct proto_word *w;
-	enum proto_job job = PROTO_JOB_NONE;
+	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int n = 5;
 
 	(void)state;
@@ -1291,8 +1357,8 @@ static void test_jmfp_is_a_job(void **state)
 			assert_non_null(w->fn);
 		}
 	memset(&R, 0, sizeof(R));
-	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_JOB);
-	assert_int_equal(job, PROTO_JOB_DUMP);
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_JOB);
+	assert_int_equal(res.job, PROTO_JOB_DUMP);
 	assert_int_equal(R.len, 0);
 	assert_int_equal(core.st.words_served, 1);
 	/* Nothing is admitted or begun until the module runs the job. */
@@ -1302,17 +1368,18 @@ static void test_jmfp_is_a_job(void **state)
 	assert_int_equal(dumper.stage[0], '\0');
 
 	snprintf(cfg.allow, sizeof(cfg.allow), "ruok");
-	job = PROTO_JOB_NONE;
-	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_ERROR);
-	assert_int_equal(job, PROTO_JOB_NONE);
+	res.job = PROTO_JOB_NONE;
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_ERROR);
+	assert_int_equal(res.job, PROTO_JOB_NONE);
+	assert_int_equal(res.why, REASON_NOT_ALLOWED);
 	assert_string_equal(R.buf,
 	    "jmfp is not executed because it is not in the whitelist.\n");
 
 	snprintf(cfg.allow, sizeof(cfg.allow), "*");
 	assert_int_equal(proto_add_word(&P, "jmfp", host_wchs, &n, 0), 0);
 	memset(&R, 0, sizeof(R));
-	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &job), PROTO_OK);
-	assert_int_equal(job, PROTO_JOB_NONE);
+	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_OK);
+	assert_int_equal(res.job, PROTO_JOB_NONE);
 	assert_memory_equal(R.buf, "watches: 5\n", 11);
 	assert_int_equal(fake.dumps, 0);
 }
@@ -1481,8 +1548,10 @@ int main(void)
 	    T(test_policy),
 	    T(test_dump_in_progress),
 	    T(test_jmfp_is_a_job),
+	    T(test_views_table),
 	    T(test_figures),
 	    T(test_prof_not_built),
+	    T(test_prof_unreadable_is_no_rate_limit),
 	    T(test_prof_off_says_what_to_set),
 	    T(test_jmep_jmdp),
 	    T(test_prof_active_errnos),

@@ -1,0 +1,142 @@
+/*
+ * view — the table of views, and each renderer of prof/render*.c in the
+ * table's one shape.
+ */
+#include <string.h>
+
+#include "heapprof.h"
+#include "render.h"
+#include "render_pprof.h"
+#include "render_svg.h"
+#include "symbolize.h"
+#include "view.h"
+
+#define TEXT "text/plain; charset=utf-8"
+#define BINARY "application/octet-stream"
+#define SVG "image/svg+xml"
+
+/* What a renderer counts. */
+static enum render_value view_value(const struct view_args *a)
+{
+	return a->objects ? RENDER_OBJECTS : RENDER_SPACE;
+}
+
+/* jeprof --text's table. */
+static int view_text(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return render_text(out, hp, sym, view_value(a), a->limit);
+}
+
+/* Collapsed stacks. */
+static int view_collapsed(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return render_collapsed(out, hp, sym, view_value(a));
+}
+
+/* A flame graph. */
+static int view_svg(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return render_svg(out, hp, sym, view_value(a), a->title);
+}
+
+/* pprof: both values, always. */
+static int view_pprof(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	(void)a;
+	return render_pprof(out, hp, sym);
+}
+
+/* jeprof's symbolized profile, naming the main program: the one asked
+ * for, else a symbolized file's own, else the first object the profile
+ * maps from a path. */
+static int view_symbolized(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	const char *binary = a->binary != NULL ? a->binary : hp->binary;
+	size_t i;
+
+	for (i = 0; binary == NULL && i < hp->nmaps; i++)
+		if (hp->maps[i].path[0] == '/')
+			binary = hp->maps[i].path;
+	return render_symbolized(out, hp, sym, binary,
+	    a->raw != NULL ? a->raw : "", a->rawlen);
+}
+
+const struct view views[DUMP_VIEW_COUNT] = {
+    [DUMP_VIEW_NONE] = {.ctype = TEXT, .word = "jmfp", .keeps = 1},
+    [DUMP_VIEW_COLLAPSED] = {.name = "collapsed",
+        .ctype = TEXT,
+        .word = "jmcs",
+        .base = VIEW_BASE_MAY,
+        .needs_samples = 1,
+        .render = view_collapsed},
+    [DUMP_VIEW_RAW] = {.name = "raw", .ctype = BINARY, .word = "jmtp"},
+    [DUMP_VIEW_SVG] = {.name = "svg",
+        .ctype = SVG,
+        .word = "jmfg",
+        .base = VIEW_BASE_MAY,
+        .render = view_svg},
+    [DUMP_VIEW_PPROF] = {.name = "pprof",
+        .ctype = BINARY,
+        .word = "jmtp",
+        .base = VIEW_BASE_MAY,
+        .render = view_pprof},
+    [DUMP_VIEW_TEXT] = {.name = "text",
+        .ctype = TEXT,
+        .word = "jmtp",
+        .base = VIEW_BASE_MAY,
+        .comments = 1,
+        .render = view_text},
+    [DUMP_VIEW_SYMBOLIZED] = {.name = "symbolized",
+        .ctype = TEXT,
+        .word = "jmtp",
+        .carries_dump = 1,
+        .render = view_symbolized},
+    [DUMP_VIEW_DIFF] = {.ctype = TEXT,
+        .word = "jmdf",
+        .keeps = 1,
+        .base = VIEW_BASE_ALWAYS,
+        .comments = 1,
+        .render = view_text},
+};
+
+/* The row whose format name is @p name. */
+int view_by_name(const char *name)
+{
+	int v;
+
+	for (v = 0; v < DUMP_VIEW_COUNT; v++)
+		if (views[v].name != NULL && strcmp(views[v].name, name) == 0)
+			return v;
+	return -1;
+}
+
+/* The format names, in the table's order, for a usage or error line. */
+const char *view_names(char *buf, size_t len, int with_render)
+{
+	size_t used = 0, n = 0, last = 0, i;
+	int v;
+
+	buf[0] = '\0';
+	for (v = 0; v < DUMP_VIEW_COUNT; v++)
+		if (views[v].name != NULL &&
+		    (!with_render || views[v].render != NULL))
+			last = (size_t)v;
+	for (v = 0; v < DUMP_VIEW_COUNT && used < len; v++) {
+		if (views[v].name == NULL ||
+		    (with_render && views[v].render == NULL))
+			continue;
+		i = (size_t)snprintf(buf + used, len - used, "%s%s",
+		    n == 0                  ? ""
+		        : (size_t)v == last ? " or "
+		                            : ", ",
+		    views[v].name);
+		used += i;
+		n++;
+	}
+	return buf;
+}
