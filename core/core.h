@@ -457,6 +457,11 @@ void dumps_sweep_stages(const char *prefix, const char *dir,
  * resolved through realpath() when it exists. -1 and errno on error. */
 int core_dump_dir(const char *dump_dir, int real, char *buf, size_t len);
 
+/* Is the absolute directory @p dump_dir, and every directory and symlink
+ * on the way to it, owned by us or root and not writable by others unless
+ * sticky? 0, or -1 with a one-line @p why. */
+int core_dump_dir_trusted(const char *dump_dir, char *why, size_t len);
+
 /* --- schedule policy ------------------------------------------------ */
 
 /* Is a dump_on_growth dump due? 1 yes, 0 no (or growth is off). */

@@ -2,10 +2,11 @@
  * The dumps as a collection: which files are ours, jmls, retention and
  * the sweep of staging directories left by processes that are gone.
  *
- * Ours means exactly "<dump_prefix>.<digits>.<digits>.heap" in dump_dir:
- * any pid, so dumps of earlier runs are counted and cleaned up too, and
- * nothing else — a foreign file, another prefix, a temporary file, a
- * directory or a symlink is never listed and never deleted.
+ * Ours means exactly "<dump_prefix>.<digits>.<digits>.heap" in dump_dir,
+ * a regular file owned by our effective user: any pid, so dumps of earlier
+ * runs are counted and cleaned up too, and nothing else — a foreign file,
+ * another user's file with our name, another prefix, a temporary file, a
+ * directory or a symlink is never listed, counted or deleted.
  */
 #include <sys/stat.h>
 
@@ -151,7 +152,8 @@ static void dumps_free(struct dump_entry *d, size_t n)
 	free(d);
 }
 
-/* The stat of "<name>.symbolized" in @p dfd, if it is a regular file. */
+/* The stat of "<name>.symbolized" in @p dfd, if it is a regular file of
+ * ours. */
 static int companion(int dfd, const char *name, struct stat *sb)
 {
 	char sym[NAME_MAX + 16];
@@ -159,7 +161,7 @@ static int companion(int dfd, const char *name, struct stat *sb)
 	snprintf(sym, sizeof(sym), "%s.symbolized", name);
 	if (fstatat(dfd, sym, sb, AT_SYMLINK_NOFOLLOW) == -1)
 		return -1;
-	return S_ISREG(sb->st_mode) ? 0 : -1;
+	return S_ISREG(sb->st_mode) && sb->st_uid == geteuid() ? 0 : -1;
 }
 
 /* Our regular files in @p dir, newest first (a dump's size counts its
@@ -180,9 +182,11 @@ static int dumps_scan(const char *prefix, const char *dir,
 	while ((de = readdir(dp)) != NULL && n < DUMPS_MAX) {
 		if (!dumps_match(prefix, de->d_name))
 			continue;
-		/* lstat: a symlink with our name is not ours to delete. */
+		/* lstat: a symlink with our name is not ours to delete; nor
+		 * is a file another user planted with our name (in a shared
+		 * dump_dir, a future mtime would push ours out of dump_keep). */
 		if (fstatat(dfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    !S_ISREG(sb.st_mode))
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
@@ -225,8 +229,9 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 	const char *base = strrchr(newest, '/');
 	char path[PATH_MAX + 256];
 	struct dump_entry *d;
+	struct stat sb;
 	size_t n, i, kept = 0;
-	int full = 0;
+	int full = 0, pair;
 
 	if (c->dump_keep == 0 && c->dump_max_bytes == 0)
 		return 0;
@@ -267,10 +272,11 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 			    path, strerror(errno));
 			continue;
 		}
-		/* The pair goes together. */
+		/* The pair goes together, when the companion is ours. */
+		pair = companion(AT_FDCWD, path, &sb) == 0;
 		snprintf(path, sizeof(path), "%s/%s.symbolized", dir,
 		    d[i].name);
-		if (unlink(path) == -1 && errno != ENOENT)
+		if (pair && unlink(path) == -1 && errno != ENOENT)
 			core_logf(log, JM4LW_LOG_WARN,
 			    "retention: cannot delete %s: %s", path,
 			    strerror(errno));

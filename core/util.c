@@ -2,6 +2,8 @@
  * Small helpers every part of jm4lw shares: lists, quoting for messages,
  * sizes for people, log lines, the dump directory's absolute name.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -128,4 +130,131 @@ int core_dump_dir(const char *d, int real, char *buf, size_t len)
 	if (real && realpath(buf, res) != NULL && strlen(res) < len)
 		memcpy(buf, res, strlen(res) + 1);
 	return 0;
+}
+
+/* Symlinks followed at most while checking dump_dir (the kernel's own
+ * limit, MAXSYMLINKS). */
+#define TRUST_HOPS 40
+
+/*
+ * May dumps be written in @p st (named @p path)? Only if nobody but us or
+ * root can change it: owned by one of them, and not writable by group or
+ * others unless sticky (then others cannot rename what is ours). 0, or
+ * -1 with @p why.
+ */
+static int trusted_node(const char *dir, const char *path,
+    const struct stat *st, char *why, size_t len)
+{
+	const char *what = S_ISLNK(st->st_mode) ? "a symlink" : "a directory";
+
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		snprintf(why, len,
+		    "dump_dir %s: %s is %s owned by uid %u, neither us nor "
+		    "root: not trusted with dumps",
+		    dir, path, what, (unsigned)st->st_uid);
+		return -1;
+	}
+	if (!S_ISLNK(st->st_mode) && (st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(st->st_mode & S_ISVTX)) {
+		snprintf(why, len,
+		    "dump_dir %s: %s is writable by others (mode %04o) and "
+		    "not sticky: not trusted with dumps",
+		    dir, path, (unsigned)(st->st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Is the absolute directory @p dir one only we (or root) control? Walks it
+ * as the kernel would, following symlinks, and checks every directory and
+ * symlink on the way with trusted_node(): a dump_dir that is, or passes
+ * through, something another user owns or may rewrite would let them
+ * point our dumps (written by root, often) anywhere. What does not exist
+ * yet is fine: the dump then fails, or makes it, as ours. 0, or -1 with
+ * @p why.
+ *
+ * Written here rather than with realpath(): that resolves but cannot say
+ * who owned each step.
+ */
+int core_dump_dir_trusted(const char *dir, char *why, size_t len)
+{
+	char path[PATH_MAX], rest[2 * PATH_MAX], link[PATH_MAX],
+	    tmp[2 * PATH_MAX];
+	const char *p, *e;
+	struct stat st;
+	size_t n, plen;
+	ssize_t ln;
+	int hops = 0;
+
+	if (snprintf(rest, sizeof(rest), "%s", dir) >= (int)sizeof(rest))
+		goto toolong;
+	path[0] = '\0';
+	plen = 0;
+	p = rest;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		e = strchr(p, '/');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (plen > 0 && path[plen - 1] != '/')
+				plen--;
+			if (plen > 0)
+				plen--;
+			path[plen] = '\0';
+			p += n;
+			continue;
+		}
+		if (plen + 1 + n >= sizeof(path))
+			goto toolong;
+		path[plen] = '/';
+		memcpy(path + plen + 1, p, n);
+		path[plen + 1 + n] = '\0';
+		p += n;
+		if (lstat(path, &st) == -1) {
+			if (errno == ENOENT)
+				return 0;
+			snprintf(why, len, "dump_dir %s: %s: %s", dir, path,
+			    strerror(errno));
+			return -1;
+		}
+		if (trusted_node(dir, path, &st, why, len) == -1)
+			return -1;
+		if (!S_ISLNK(st.st_mode)) {
+			plen += 1 + n;
+			continue;
+		}
+		if (++hops > TRUST_HOPS) {
+			snprintf(why, len, "dump_dir %s: %s", dir,
+			    strerror(ELOOP));
+			return -1;
+		}
+		if ((ln = readlink(path, link, sizeof(link) - 1)) == -1) {
+			snprintf(why, len, "dump_dir %s: %s: %s", dir, path,
+			    strerror(errno));
+			return -1;
+		}
+		link[ln] = '\0';
+		/* The link's target, then what was left of the walk. */
+		if (snprintf(tmp, sizeof(tmp), "%s/%s", link, p) >=
+		    (int)sizeof(tmp))
+			goto toolong;
+		memcpy(rest, tmp, strlen(tmp) + 1);
+		p = rest;
+		if (link[0] == '/')
+			plen = 0;
+		path[plen] = '\0';
+	}
+	/* The root directory itself is root's. */
+	return 0;
+toolong:
+	snprintf(why, len, "dump_dir %s: %s", dir, strerror(ENAMETOOLONG));
+	return -1;
 }

@@ -1,0 +1,229 @@
+/*
+ * Unit tests of the dump directory's trust (core/util.c) and of which
+ * files are ours (core/dumps.c), against files other users own. Making
+ * those needs root (chown); elsewhere the cases that do are skipped.
+ *
+ * Named after the defects they pin (issue 19):
+ *   retention_foreign_owner  planted files with future mtimes made
+ *                            dump_keep delete root's own dumps;
+ *   dump_dir_foreign_symlink dump_dir a symlink (to /etc) another user
+ *                            made: jmfp wrote there.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core.h"
+
+#define NOBODY 65534 /* Debian's nobody, and nogroup */
+
+static char dir[PATH_MAX];
+static char why[512];
+
+/* A fresh private directory under $TMPDIR for each case. */
+static int setup(void **state)
+{
+	const char *t = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/test_dumps.XXXXXX",
+	    t != NULL && t[0] != '\0' ? t : "/tmp");
+	return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+/* Remove the case's directory, whatever it holds. */
+static int teardown(void **state)
+{
+	char cmd[PATH_MAX + 32];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Write a file @p name in the case's directory, owned by @p uid (-1: us),
+ * with modification time @p mtime (0: now). */
+static void plant(const char *name, int uid, time_t mtime)
+{
+	char p[PATH_MAX + 64];
+	struct timeval tv[2];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "heap_v2/524288\n", 15), 15);
+	close(fd);
+	if (uid >= 0)
+		assert_int_equal(chown(p, (uid_t)uid, (gid_t)uid), 0);
+	if (mtime != 0) {
+		tv[0].tv_sec = tv[1].tv_sec = mtime;
+		tv[0].tv_usec = tv[1].tv_usec = 0;
+		assert_int_equal(utimes(p, tv), 0);
+	}
+}
+
+/* Does the case's directory hold @p name? */
+static int has(const char *name)
+{
+	char p[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return lstat(p, &st) == 0;
+}
+
+/* Skip a case that must make files another user owns. */
+#define NEED_ROOT()                                                            \
+	do {                                                                   \
+		if (geteuid() != 0)                                            \
+			skip();                                                \
+	} while (0)
+
+/* A plain private directory, and what does not exist yet under it. */
+static void test_trusted_plain(void **state)
+{
+	char p[PATH_MAX + 32];
+
+	(void)state;
+	assert_int_equal(core_dump_dir_trusted(dir, why, sizeof(why)), 0);
+	snprintf(p, sizeof(p), "%s/not/yet", dir);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), 0);
+	snprintf(p, sizeof(p), "%s/./x/../", dir);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), 0);
+	/* /tmp: root's, and sticky. */
+	assert_int_equal(core_dump_dir_trusted("/tmp", why, sizeof(why)), 0);
+}
+
+/* Our own symlink is followed, and its target checked. */
+static void test_trusted_own_symlink(void **state)
+{
+	char p[PATH_MAX + 32];
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/link", dir);
+	assert_int_equal(symlink("/etc", p), 0);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), 0);
+	/* A relative target, resolved from the link's directory. */
+	snprintf(p, sizeof(p), "%s/sub", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(p, sizeof(p), "%s/rel", dir);
+	assert_int_equal(symlink("sub", p), 0);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), 0);
+	/* A loop ends. */
+	snprintf(p, sizeof(p), "%s/loop", dir);
+	assert_int_equal(symlink("loop", p), 0);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "symbolic links"));
+}
+
+/* dump_dir_foreign_symlink: a symlink another user made is not followed,
+ * whether it is dump_dir or a step on the way. */
+static void test_dump_dir_foreign_symlink(void **state)
+{
+	char p[PATH_MAX + 32], q[PATH_MAX + 64];
+
+	(void)state;
+	NEED_ROOT();
+	snprintf(p, sizeof(p), "%s/dumps", dir);
+	assert_int_equal(symlink("/etc", p), 0);
+	assert_int_equal(lchown(p, NOBODY, NOBODY), 0);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "a symlink owned by uid 65534"));
+	assert_non_null(strstr(why, "not trusted"));
+	snprintf(q, sizeof(q), "%s/dumps/ssl", dir);
+	assert_int_equal(core_dump_dir_trusted(q, why, sizeof(why)), -1);
+}
+
+/* A directory another user owns, or anyone may write to, is refused;
+ * sticky (as /tmp) is fine. */
+static void test_trusted_foreign_dir(void **state)
+{
+	char p[PATH_MAX + 32];
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/open", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_int_equal(chmod(p, 0777), 0);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "writable by others (mode 0777)"));
+	assert_int_equal(chmod(p, 01777), 0);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), 0);
+	NEED_ROOT();
+	assert_int_equal(chmod(p, 0755), 0);
+	assert_int_equal(chown(p, NOBODY, NOBODY), 0);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "a directory owned by uid 65534"));
+}
+
+/* retention_foreign_owner: files named like ours but another user's, with
+ * mtimes in the future, are neither counted nor deleted; dump_keep keeps
+ * our newest. */
+static void test_retention_foreign_owner(void **state)
+{
+	struct jm4lw_config cfg;
+	char newest[PATH_MAX + 64];
+	time_t now = time(NULL);
+
+	(void)state;
+	NEED_ROOT();
+	jm4lw_config_init(&cfg);
+	cfg.dump_keep = 3;
+	plant("jm4lw.1.1.heap", NOBODY, now + 86400);
+	plant("jm4lw.1.2.heap", NOBODY, now + 86401);
+	plant("jm4lw.1.3.heap", NOBODY, now + 86402);
+	plant("jm4lw.1.3.heap.symbolized", NOBODY, now + 86402);
+	plant("jm4lw.2.1.heap", -1, now - 40);
+	plant("jm4lw.2.2.heap", -1, now - 30);
+	plant("jm4lw.2.2.heap.symbolized", NOBODY, now - 30);
+	plant("jm4lw.2.3.heap", -1, now - 20);
+	plant("jm4lw.2.4.heap", -1, now - 10);
+	snprintf(newest, sizeof(newest), "%s/jm4lw.2.4.heap", dir);
+	assert_int_equal(dumps_retain(&cfg, dir, newest, NULL), 1);
+	assert_false(has("jm4lw.2.1.heap"));
+	assert_true(has("jm4lw.2.2.heap"));
+	assert_true(has("jm4lw.2.3.heap"));
+	assert_true(has("jm4lw.2.4.heap"));
+	assert_true(has("jm4lw.1.1.heap"));
+	assert_true(has("jm4lw.1.2.heap"));
+	assert_true(has("jm4lw.1.3.heap"));
+	assert_true(has("jm4lw.1.3.heap.symbolized"));
+	/* Once ours goes, a companion that is not ours stays. */
+	cfg.dump_keep = 1;
+	assert_int_equal(dumps_retain(&cfg, dir, newest, NULL), 2);
+	assert_false(has("jm4lw.2.2.heap"));
+	assert_true(has("jm4lw.2.2.heap.symbolized"));
+	assert_true(has("jm4lw.1.1.heap"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_trusted_plain, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(test_trusted_own_symlink, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(test_dump_dir_foreign_symlink,
+	        setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trusted_foreign_dir, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(test_retention_foreign_owner, setup,
+	        teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
