@@ -431,8 +431,12 @@ struct dump_list {
 	size_t n;
 	unsigned long long total;
 	struct dump_entry *d;
-	int err; /* listing failed: errno, and dir says where */
+	int err;       /* listing failed: errno, and dir says where */
+	char why[512]; /* or, when dump_dir is not trusted, why */
 };
+
+/* Why listing failed, one line: l->why, or l->err's text. */
+const char *dump_list_error(const struct dump_list *l);
 
 /* Fill @p l; 0, or -1 with l->err. Free with dump_list_free(). */
 int core_dump_list(const struct core *c, struct dump_list *l);
@@ -453,9 +457,16 @@ int dumps_stage_match(const char *prefix, const char *name, long *pid);
 void dumps_sweep_stages(const char *prefix, const char *dir,
     const struct core_log *log);
 
-/* dump_dir as an absolute path without trailing slashes; with @p real,
- * resolved through realpath() when it exists. -1 and errno on error. */
+/* dump_dir as an absolute path without trailing slashes, "%u" as the
+ * effective uid; with @p real, resolved through realpath() when it exists.
+ * -1 and errno on error. */
 int core_dump_dir(const char *dump_dir, int real, char *buf, size_t len);
+
+/* dump_dir where dumps may go: canonical, made (0700) if it names "%u"
+ * and is missing, and trusted (core_dump_dir_trusted). 0; -1 with errno;
+ * -2 when not trusted, with a one-line @p why. */
+int core_dump_dir_safe(const char *dump_dir, char *buf, size_t len, char *why,
+    size_t whylen);
 
 /* Is the absolute directory @p dump_dir, and every directory and symlink
  * on the way to it, owned by us or root and not writable by others unless

@@ -190,12 +190,18 @@ int core_symbols_admit(struct core *c, struct job *j, struct dumper *d,
 static int kept_dump(struct core *c, const char *name, char *path, size_t len,
     struct dump_result *r)
 {
-	char dir[PATH_MAX], q[80];
+	char dir[PATH_MAX], q[80], why[512];
 	struct stat sb;
+	int d = -1;
 
-	if (!dumps_match(c->cfg->dump_prefix, name) ||
-	    core_dump_dir(c->cfg->dump_dir, 1, dir, sizeof(dir)) == -1 ||
-	    (size_t)snprintf(path, len, "%s/%s", dir, name) >= len ||
+	if (dumps_match(c->cfg->dump_prefix, name))
+		d = core_dump_dir_safe(c->cfg->dump_dir, dir, sizeof(dir), why,
+		    sizeof(why));
+	if (d == -2) {
+		dump_why(r, DUMP_FAILED, REASON_FAILED, EPERM, "%s", why);
+		return -1;
+	}
+	if (d == -1 || (size_t)snprintf(path, len, "%s/%s", dir, name) >= len ||
 	    lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode)) {
 		dump_why(r, DUMP_REFUSED, REASON_NO_DUMP, ENOENT,
 		    "no dump %s in dump_dir",
@@ -335,9 +341,15 @@ static void dump_raw_body(struct job *j, const char *tmp, const char *dir)
 static int job_stage(struct job *j, const char *what, char *dir, size_t len)
 {
 	struct core_log log = {.fn = job_log, .arg = &j->res};
+	char why[512];
+	int r = core_dump_dir_safe(j->cfg.dump_dir, dir, len, why, sizeof(why));
 
-	if (core_dump_dir(j->cfg.dump_dir, 1, dir, len) == -1 ||
-	    stage_ready(j, dir, &log) == -1) {
+	if (r == -2) {
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, EPERM,
+		    "%s refused: %s", what, why);
+		return -1;
+	}
+	if (r == -1 || stage_ready(j, dir, &log) == -1) {
 		dump_why(&j->res, DUMP_FAILED, fail_why(errno), errno,
 		    "%s failed: cannot stage in %s: %s", what, j->cfg.dump_dir,
 		    strerror(errno));
@@ -540,8 +552,21 @@ static int dump_target(struct job *j, char *dir, size_t dirlen,
 	long pid = (long)getpid();
 	int tries;
 
-	if (core_dump_dir(j->cfg.dump_dir, 0, dir, dirlen) == -1) {
-		FAIL(j, j->cfg.dump_dir, errno, strerror(errno));
+	char why[512];
+	int e;
+
+	switch (core_dump_dir_safe(j->cfg.dump_dir, dir, dirlen, why,
+	    sizeof(why))) {
+	case -2:
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, EPERM,
+		    "heap profile dump refused: %s", why);
+		return -1;
+	case -1:
+		e = errno;
+		if (core_dump_dir(j->cfg.dump_dir, 0, dir, dirlen) == -1)
+			FAIL(j, j->cfg.dump_dir, e, strerror(e));
+		else
+			FAIL(j, dir, e, strerror(e));
 		return -1;
 	}
 	if (stat(dir, &sb) == -1) {
@@ -552,7 +577,6 @@ static int dump_target(struct job *j, char *dir, size_t dirlen,
 		FAIL(j, dir, ENOTDIR, strerror(ENOTDIR));
 		return -1;
 	}
-	(void)core_dump_dir(j->cfg.dump_dir, 1, dir, dirlen);
 	if (dump_no_room(j, dir))
 		return -1;
 

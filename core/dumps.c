@@ -300,10 +300,18 @@ int core_dump_list(const struct core *c, struct dump_list *l)
 {
 	size_t i;
 
+	int r;
+
 	memset(l, 0, sizeof(*l));
-	if (core_dump_dir(c->cfg->dump_dir, 1, l->dir, sizeof(l->dir)) == -1) {
-		l->err = errno ? errno : ENAMETOOLONG;
-		snprintf(l->dir, sizeof(l->dir), "%s", c->cfg->dump_dir);
+	r = core_dump_dir_safe(c->cfg->dump_dir, l->dir, sizeof(l->dir), l->why,
+	    sizeof(l->why));
+	if (r < 0) {
+		l->err = r == -2 ? EPERM : errno ? errno : ENAMETOOLONG;
+		if (r == -2 ||
+		    core_dump_dir(c->cfg->dump_dir, 0, l->dir,
+		        sizeof(l->dir)) == -1)
+			snprintf(l->dir, sizeof(l->dir), "%s",
+			    c->cfg->dump_dir);
 		return -1;
 	}
 	if (dumps_scan(c->cfg->dump_prefix, l->dir, &l->d, &l->n) == -1) {
@@ -313,6 +321,12 @@ int core_dump_list(const struct core *c, struct dump_list *l)
 	for (i = 0; i < l->n; i++)
 		l->total += (unsigned long long)l->d[i].size;
 	return 0;
+}
+
+/* Why core_dump_list() failed, for a face to show. */
+const char *dump_list_error(const struct dump_list *l)
+{
+	return l->why[0] != '\0' ? l->why : strerror(l->err);
 }
 
 /* Free what core_dump_list() found. */

@@ -107,19 +107,34 @@ void core_logf(const struct core_log *log, int level, const char *fmt, ...)
 	log->fn(log->arg, level, buf);
 }
 
-/* The one place dump_dir becomes the absolute name replies show. */
+/* The one place dump_dir becomes the absolute name replies show; "%u"
+ * in it is the effective uid (the default, /tmp/jm4lw-%u, is a private
+ * directory per user, as tmux's /tmp/tmux-UID). */
 int core_dump_dir(const char *d, int real, char *buf, size_t len)
 {
-	char cwd[PATH_MAX], res[PATH_MAX];
-	size_t n;
+	char cwd[PATH_MAX], res[PATH_MAX], exp[PATH_MAX];
+	size_t n, o = 0;
 	int r;
 
-	if (d[0] == '/')
-		r = snprintf(buf, len, "%s", d);
+	for (; *d != '\0' && o + 12 < sizeof(exp); d++) {
+		if (d[0] == '%' && d[1] == 'u') {
+			o += (size_t)snprintf(exp + o, sizeof(exp) - o, "%u",
+			    (unsigned)geteuid());
+			d++;
+		} else
+			exp[o++] = *d;
+	}
+	if (*d != '\0') {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	exp[o] = '\0';
+	if (exp[0] == '/')
+		r = snprintf(buf, len, "%s", exp);
 	else if (getcwd(cwd, sizeof(cwd)) == NULL)
 		return -1;
 	else
-		r = snprintf(buf, len, "%s/%s", cwd, d);
+		r = snprintf(buf, len, "%s/%s", cwd, exp);
 	if (r < 0 || (size_t)r >= len) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -129,6 +144,39 @@ int core_dump_dir(const char *d, int real, char *buf, size_t len)
 	/* The canonical name: no "./" or ".." in a reply. */
 	if (real && realpath(buf, res) != NULL && strlen(res) < len)
 		memcpy(buf, res, strlen(res) + 1);
+	return 0;
+}
+
+/*
+ * dump_dir as the directory dumps go to, canonical, and only if it is
+ * ours to write (core_dump_dir_trusted, on the name as configured and on
+ * where it leads: after that nobody else can move it). A dump_dir naming
+ * "%u" is made, mode 0700, when it is not there yet. 0; -1 with errno
+ * (it is not there, say); -2 when it is not trusted, with @p why.
+ */
+int core_dump_dir_safe(const char *dump_dir, char *buf, size_t len, char *why,
+    size_t whylen)
+{
+	char abs[PATH_MAX], res[PATH_MAX];
+
+	if (core_dump_dir(dump_dir, 0, abs, sizeof(abs)) == -1)
+		return -1;
+	if (core_dump_dir_trusted(abs, why, whylen) == -1)
+		return -2;
+	if (strstr(dump_dir, "%u") != NULL && mkdir(abs, 0700) == -1 &&
+	    errno != EEXIST)
+		return -1;
+	if (realpath(abs, res) == NULL)
+		return -1;
+	/* Again, now that it exists: what we made, or someone else did. */
+	if (core_dump_dir_trusted(abs, why, whylen) == -1 ||
+	    core_dump_dir_trusted(res, why, whylen) == -1)
+		return -2;
+	if (strlen(res) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, res, strlen(res) + 1);
 	return 0;
 }
 

@@ -66,8 +66,9 @@ static const struct config_key config_keys[] = {
     {STRING_KEY(allow, check_allow), .def = "*",
         .help = "words served; others get the whitelist line. `readonly` "
                 "= words that change nothing"},
-    {STRING_KEY(dump_dir, check_dump_dir), .def = "/tmp",
-        .help = "where `jmfp` writes"},
+    {STRING_KEY(dump_dir, check_dump_dir), .def = "/tmp/jm4lw-%u",
+        .help = "where `jmfp` writes; `%u` is the effective uid, and a "
+                "`dump_dir` naming it is made (mode 0700) when missing"},
     {STRING_KEY(dump_prefix, check_dump_prefix), .def = "jm4lw",
         .help = "file name prefix, `[A-Za-z0-9._-]`"},
     {NUMBER_KEY(max_connections, 1, 100000, ""), .def = "64",

@@ -73,7 +73,7 @@ static void route_dumps(struct http_ctx *ctx)
 
 	if (core_dump_list(&ctx->m->core, &l) == -1) {
 		http_error(ctx->req, 500, "cannot list %s: %s", l.dir,
-		    strerror(l.err));
+		    dump_list_error(&l));
 		return;
 	}
 	if ((b = evbuffer_new()) == NULL) {

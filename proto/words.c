@@ -191,7 +191,7 @@ static int word_jmls(struct proto *p, struct proto_out *out)
 
 	if (core_dump_list(p->core, &l) == -1) {
 		out_printf(out, JM4LW_ERROR_PREFIX "cannot list %s: %s\n",
-		    l.dir, strerror(l.err));
+		    l.dir, dump_list_error(&l));
 		return PROTO_ERROR;
 	}
 	out_printf(out, "# %zu dumps, %llu bytes in %s (%s.*.heap)\n", l.n,

@@ -113,7 +113,7 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.listen, JM4LW_DEFAULT_LISTEN);
 	assert_string_equal(cfg.listen, "127.0.0.1:9181");
 	assert_string_equal(cfg.allow, "*");
-	assert_string_equal(cfg.dump_dir, "/tmp");
+	assert_string_equal(cfg.dump_dir, "/tmp/jm4lw-%u");
 	assert_string_equal(cfg.dump_prefix, "jm4lw");
 	assert_int_equal(cfg.max_connections, 64);
 	assert_int_equal(cfg.max_connections_per_peer, 48);
