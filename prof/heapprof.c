@@ -29,11 +29,13 @@ double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period)
 	if (objs == 0 || bytes == 0 || period == 0)
 		return 1;
 	ratio = ((double)bytes / (double)objs) / (double)period;
-	/* Below 2^-53, 1 - exp(-ratio) is 0 and the scale infinite (a
-	 * period near 2^63: "Total: inf MB"); -expm1(-ratio) is the same
-	 * quantity without the cancellation. ratio is at least 2^-128 (a
+	/* Small ratios cancel in 1 - exp(-ratio): digits are lost from
+	 * 2^-20 down, and below 2^-53 it is 0 and the scale infinite (a
+	 * period near 2^63: "Total: inf MB"). -expm1(-ratio) is the same
+	 * quantity without the cancellation; ratio is at least 2^-128 (a
 	 * byte over 2^64 objects, over a period of 2^64), so the scale
-	 * stays under 2^129. Elsewhere jeprof's expression, to its bit. */
+	 * stays under 2^129. Above 2^-20, jeprof's expression, so the
+	 * numbers are jeprof's to the bit where real profiles live. */
 	if (ratio < 0x1p-20)
 		return 1 / -expm1(-ratio);
 	return 1 / (1 - exp(-ratio));
