@@ -29,8 +29,23 @@ double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period)
 	if (objs == 0 || bytes == 0 || period == 0)
 		return 1;
 	ratio = ((double)bytes / (double)objs) / (double)period;
+	/* Small ratios cancel in 1 - exp(-ratio): digits are lost from
+	 * 2^-20 down, and below 2^-53 it is 0 and the scale infinite (a
+	 * period near 2^63: "Total: inf MB"). -expm1(-ratio) is the same
+	 * quantity without the cancellation; ratio is at least 2^-128 (a
+	 * byte over 2^64 objects, over a period of 2^64), so the scale
+	 * stays under 2^129. Above 2^-20, jeprof's expression, so the
+	 * numbers are jeprof's to the bit where real profiles live. */
+	if (ratio < 0x1p-20)
+		return 1 / -expm1(-ratio);
 	return 1 / (1 - exp(-ratio));
 }
+
+/* A profile's unsampled totals stay under this: 2^62 bytes (4 EiB) is
+ * more than any process can hold, so a profile past it is damaged or
+ * forged, and under it every sum a format makes, a difference of two
+ * profiles included, stays within int64 (pprof's values). */
+#define HP_TOTAL_MAX 0x1p62
 
 /* The parser's cursor and what it has built so far. */
 struct hp_parse {
@@ -42,6 +57,7 @@ struct hp_parse {
 	size_t *first; /* each stack's first pc, as an index while pcs grows */
 	size_t *sym_off, cap_syms, cap_sym_off; /* symbols' names in text */
 	size_t binary_off;                      /* binary=, if hp->binary */
+	double u_accum_objs, u_accum_bytes;     /* totals, for HP_TOTAL_MAX */
 	char *err;
 	size_t errlen;
 };
@@ -89,17 +105,19 @@ static void hp_blanks(const char *s, size_t n, size_t *i)
 		(*i)++;
 }
 
-/* A decimal number at s[*i..n); -1 if none or it overflows. */
+/* A decimal number at s[*i..n), 0 to UINT64_MAX; -1 if none or it
+ * overflows. By hand, not strtoull: the input is a mapped file with no
+ * NUL after it. The overflow checks are the compiler's, exact at the
+ * top of the range. */
 static int hp_dec(const char *s, size_t n, size_t *i, uint64_t *v)
 {
 	size_t start = *i;
 
 	*v = 0;
-	for (; *i < n && s[*i] >= '0' && s[*i] <= '9'; (*i)++) {
-		if (*v > (UINT64_MAX - 9) / 10)
+	for (; *i < n && s[*i] >= '0' && s[*i] <= '9'; (*i)++)
+		if (__builtin_mul_overflow(*v, 10, v) ||
+		    __builtin_add_overflow(*v, (uint64_t)(s[*i] - '0'), v))
 			return -1;
-		*v = *v * 10 + (uint64_t)(s[*i] - '0');
-	}
 	return *i > start ? 0 : -1;
 }
 
@@ -449,27 +467,45 @@ void heapprof_free(struct heap_profile *hp)
 	memset(hp, 0, sizeof(*hp));
 }
 
-/* Unsample every stack and point its frames into the final pcs array. */
+/* Unsample stack @p st from its counts just read, and add it to the
+ * totals: 0, or -1 when a total passes HP_TOTAL_MAX (refused, not
+ * saturated: a number past it is no process's, and every format would
+ * print it wrong). */
+static int hp_unsample(struct hp_parse *p, struct hp_stack *st)
+{
+	struct heap_profile *hp = p->hp;
+	double sc;
+
+	sc = heapprof_scale(st->objs, st->bytes, hp->period);
+	st->u_objs = (double)st->objs * sc;
+	st->u_bytes = (double)st->bytes * sc;
+	sc = heapprof_scale(st->accum_objs, st->accum_bytes, hp->period);
+	st->u_accum_objs = (double)st->accum_objs * sc;
+	st->u_accum_bytes = (double)st->accum_bytes * sc;
+	hp->u_objs += st->u_objs;
+	hp->u_bytes += st->u_bytes;
+	p->u_accum_objs += st->u_accum_objs;
+	p->u_accum_bytes += st->u_accum_bytes;
+	if (hp->u_objs < HP_TOTAL_MAX && hp->u_bytes < HP_TOTAL_MAX &&
+	    p->u_accum_objs < HP_TOTAL_MAX && p->u_accum_bytes < HP_TOTAL_MAX)
+		return 0;
+	return hp_err(p,
+	    "the counts so far unsample to %.3g bytes, %.3g objects "
+	    "(sampling period %llu), past 2^62: more than any process "
+	    "holds; a damaged or forged profile",
+	    fmax(hp->u_bytes, p->u_accum_bytes),
+	    fmax(hp->u_objs, p->u_accum_objs), (unsigned long long)hp->period);
+}
+
+/* Point every stack's frames into the final pcs array (the stacks were
+ * unsampled as their counts came, by hp_unsample). */
 static void hp_finish(struct hp_parse *p, size_t *path_off)
 {
 	struct heap_profile *hp = p->hp;
-	struct hp_stack *st;
-	double sc;
 	size_t k;
 
-	for (k = 0; k < hp->nstacks; k++) {
-		st = &hp->stacks[k];
-		st->pc = hp->pcs + p->first[k];
-		sc = heapprof_scale(st->objs, st->bytes, hp->period);
-		st->u_objs = (double)st->objs * sc;
-		st->u_bytes = (double)st->bytes * sc;
-		sc =
-		    heapprof_scale(st->accum_objs, st->accum_bytes, hp->period);
-		st->u_accum_objs = (double)st->accum_objs * sc;
-		st->u_accum_bytes = (double)st->accum_bytes * sc;
-		hp->u_objs += st->u_objs;
-		hp->u_bytes += st->u_bytes;
-	}
+	for (k = 0; k < hp->nstacks; k++)
+		hp->stacks[k].pc = hp->pcs + p->first[k];
 	for (k = 0; k < hp->nmaps; k++)
 		hp->maps[k].path = hp->text + path_off[k];
 	hp_finish_symbols(p);
@@ -551,6 +587,8 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 			st->accum_objs = v[2];
 			st->accum_bytes = v[3];
 			counted = 1;
+			if ((r = hp_unsample(&p, st)) != 0)
+				goto fail;
 		}
 		/* Anything else (a fork's "f:" lines, blanks) is skipped. */
 	}

@@ -88,7 +88,10 @@ struct heap_profile {
 double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period);
 
 /* Parse @p len bytes, a heap_v2 profile or a symbolized one: 0, or -1
- * with one line in @p err (and @p hp empty). Free with heapprof_free(). */
+ * with one line in @p err (and @p hp empty). Numbers take uint64's whole
+ * range; a profile whose unsampled totals pass 2^62 (bytes or objects)
+ * is refused, so sums over it and differences of two stay in int64.
+ * Free with heapprof_free(). */
 int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
     char *err, size_t errlen);
 

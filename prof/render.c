@@ -5,6 +5,7 @@
  * malloc-family frame); each format (render_text.c, render_collapsed.c,
  * render_symbolized.c, render_svg.c, render_pprof.c) sums what it needs.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,11 +97,25 @@ void render_view_free(struct render_view *v)
 /* A stack's unsampled bytes or objects (its growth, for a diff). */
 double render_value_of(const struct hp_stack *st, enum render_value v)
 {
-	return v == RENDER_OBJECTS ? st->u_objs : st->u_bytes;
+	return render_clamp(v == RENDER_OBJECTS ? st->u_objs : st->u_bytes);
 }
 
 /* The base's value of a stack, for a difference. */
 double render_base_of(const struct hp_stack *st, enum render_value v)
 {
-	return v == RENDER_OBJECTS ? st->b_objs : st->b_bytes;
+	return render_clamp(v == RENDER_OBJECTS ? st->b_objs : st->b_bytes);
+}
+
+/* @p x within +-RENDER_MAX, NaN as 0 (see render.h). */
+double render_clamp(double x)
+{
+	if (isnan(x))
+		return 0;
+	return fmin(fmax(x, -RENDER_MAX), RENDER_MAX);
+}
+
+/* render_clamp(@p x), rounded: always within long long. */
+long long render_round(double x)
+{
+	return llround(render_clamp(x));
 }

@@ -54,11 +54,25 @@ int render_view_stack(struct render_view *v, const struct hp_stack *st,
 void render_view_free(struct render_view *v);
 
 /* What stack @p st counts in @p v: its unsampled bytes or objects (its
- * growth, for a difference). */
+ * growth, for a difference), through render_clamp. */
 double render_value_of(const struct hp_stack *st, enum render_value v);
 
 /* The base's value of @p st, for a difference (0 otherwise). */
 double render_base_of(const struct hp_stack *st, enum render_value v);
+
+/*
+ * The formats' guard on their numbers. heapprof refuses a profile whose
+ * totals pass 2^62, so a profile, or a difference of two, never reaches
+ * int64's ends; a caller that builds a heap_profile by other means
+ * might. Past RENDER_MAX a value saturates there (NaN is 0), so every
+ * conversion to an integer is defined and nothing prints inf, nan, or a
+ * sign the value did not have.
+ */
+#define RENDER_MAX 0x1.fffffffffffffp62 /* the largest double < 2^63 */
+double render_clamp(double x);
+
+/* render_clamp(@p x) rounded to the nearest integer (llround's). */
+long long render_round(double x);
 
 /* jeprof --text: "Total:", then flat, flat%, sum%, cum, cum%, function,
  * sorted by flat; the first @p limit rows (0: all). 0, or -1 with errno. */

@@ -27,7 +27,7 @@ int render_collapsed(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v)
 {
 	struct render_view vw = {0};
-	long long x, old;
+	long long x, old, now;
 	size_t k, i;
 
 	/* Stacks that symbolize alike are separate lines here: the tools
@@ -39,17 +39,22 @@ int render_collapsed(FILE *out, const struct heap_profile *hp,
 			errno = ENOMEM;
 			return -1;
 		}
-		x = llround(render_value_of(&hp->stacks[k], v));
-		old = llround(render_base_of(&hp->stacks[k], v));
+		x = render_round(render_value_of(&hp->stacks[k], v));
+		old = render_round(render_base_of(&hp->stacks[k], v));
 		if (vw.n == 0 || (x == 0 && (!hp->diff || old == 0)))
 			continue;
 		for (i = vw.n; i-- > 0;) {
 			put_frame(out, vw.f[i].f.func);
 			fputc(i > 0 ? ';' : ' ', out);
 		}
-		if (hp->diff) /* difffolded.pl's "old new" */
-			fprintf(out, "%lld %lld\n", old, old + x);
-		else
+		/* difffolded.pl's "old new"; their sum saturates as each
+		 * of them did. */
+		if (hp->diff) {
+			if (__builtin_add_overflow(old, x, &now))
+				now = render_round(
+				    x < 0 ? -RENDER_MAX : RENDER_MAX);
+			fprintf(out, "%lld %lld\n", old, now);
+		} else
 			fprintf(out, "%lld\n", x);
 	}
 	render_view_free(&vw);

@@ -16,6 +16,7 @@
  * locations had (names, files, lines) is known.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,11 +545,11 @@ static void pp_sample(struct pprof *w, const struct hp_stack *st,
 	int any = 0;
 
 	if (accum) {
-		x[nv++] = st->u_accum_objs;
-		x[nv++] = st->u_accum_bytes;
+		x[nv++] = render_clamp(st->u_accum_objs);
+		x[nv++] = render_clamp(st->u_accum_bytes);
 	}
-	x[nv++] = st->u_objs;
-	x[nv++] = st->u_bytes;
+	x[nv++] = render_clamp(st->u_objs);
+	x[nv++] = render_clamp(st->u_bytes);
 	/* pprof's values are integers and ours are not (1.4 objects,
 	 * unsampled). Rounding each stack would be off by up to half a
 	 * unit a stack, thousands of objects over a big profile; so each
@@ -557,7 +558,12 @@ static void pp_sample(struct pprof *w, const struct hp_stack *st,
 	 * total within 0.5 of jeprof's. */
 	for (i = 0; i < nv; i++) {
 		w->sum[i] += x[i];
-		v[i] = llround(w->sum[i]) - w->put[i];
+		/* int64 values: past its ends (no parsed profile gets
+		 * there, see render.h) the running sum saturates, and so
+		 * does what a sample gets of it. */
+		if (__builtin_sub_overflow(render_round(w->sum[i]), w->put[i],
+		        &v[i]))
+			v[i] = w->put[i] < 0 ? LLONG_MAX : -LLONG_MAX;
 		w->put[i] += v[i];
 		any |= v[i] != 0;
 	}
@@ -631,7 +637,10 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 	pp_value_type(w, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
 	pp_top_uint(w, PROFILE_DEFAULT_SAMPLE_TYPE, pp_str(w, "inuse_space"));
 	pp_value_type(w, PROFILE_PERIOD_TYPE, "space", "bytes");
-	pp_top_uint(w, PROFILE_PERIOD, hp->period);
+	/* An int64 field: a period past INT64_MAX (heap_v2 takes any
+	 * uint64) would read back negative. */
+	pp_top_uint(w, PROFILE_PERIOD,
+	    hp->period > INT64_MAX ? (uint64_t)INT64_MAX : hp->period);
 	for (k = 0; k < hp->nstacks && w->err == 0; k++)
 		pp_sample(w, &hp->stacks[k], &vw, accum);
 	pp_mappings(w);

@@ -10,6 +10,19 @@
  * does: their parents keep their full width, so totals stay right, and
  * the file stays bounded (at most ~(WIDTH / MIN_PX) frames a level).
  *
+ * Deep stacks: a stack's view longer than DEPTH_MAX frames is drawn
+ * with its DEPTH_OUTER outermost frames, one "[N more frames]" frame for
+ * the middle, and its innermost frames up to DEPTH_MAX levels in all.
+ * jemalloc keeps at most 128 addresses a stack (PROF_BT_MAX), a few
+ * hundred frames with their inline chains, so a real profile is drawn
+ * whole; a longer one is a forged or damaged file (a planted dump of
+ * 100,000 frames made a 1.6-million-pixel-high, 30 MB graph that no
+ * browser shows). The middle goes, not the end: a heap profile is read
+ * at both ends, where the thread started and what allocated. The other
+ * formats are data, not drawings, and keep every frame. The tree is
+ * written without recursion (an explicit stack on the heap), whatever
+ * its depth.
+ *
  * A difference (hp->diff): each stack is drawn as wide as the larger of
  * its size before and after, and coloured by its change. Gregg's
  * differential flame graphs draw the new size only, where a stack that
@@ -30,6 +43,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +58,8 @@
 #define MIN_PX 0.1  /* narrower frames are left out */
 #define TEXT_MIN 3  /* characters a frame must fit to show its name */
 #define NO_NODE SIZE_MAX
+#define DEPTH_MAX 1024  /* levels a stack is drawn with, at most */
+#define DEPTH_OUTER 512 /* of which its outermost frames */
 
 /* One frame of the merged tree: a distinct path from the root. */
 struct svg_node {
@@ -61,6 +77,9 @@ struct svg_tree {
 	size_t len, cap;
 	struct hmap ix;        /* the root is no one's child: not in it */
 	struct svg_node **kid; /* every non-root node by (parent, name) */
+	char **folds;          /* "[N more frames]" names, one per N */
+	size_t nfolds, cap_folds;
+	struct hmap fold_ix; /* N -> its index in folds */
 };
 
 /* What writing needs beyond the tree. */
@@ -115,17 +134,51 @@ static size_t tree_child(struct svg_tree *t, size_t parent, const char *name)
 	return t->len - 1;
 }
 
-/* Add one stack (@p vw, leaf first) from the root out. 0, or -1. */
+/* The name "[@p n more frames]", made once per @p n and kept with the
+ * tree; NULL if memory runs out. */
+static const char *tree_fold_name(struct svg_tree *t, size_t n)
+{
+	char buf[64];
+	uint64_t *i;
+	int added;
+
+	if ((i = hmap_put(&t->fold_ix, n, &added)) == NULL)
+		return NULL;
+	if (!added)
+		return t->folds[*i];
+	snprintf(buf, sizeof(buf), "[%zu more frames]", n);
+	if (hp_grow((void **)&t->folds, &t->cap_folds, t->nfolds + 1,
+	        sizeof(*t->folds)) == -1 ||
+	    (t->folds[t->nfolds] = strdup(buf)) == NULL)
+		return NULL; /* the render fails: the half entry goes too */
+	*i = t->nfolds;
+	return t->folds[t->nfolds++];
+}
+
+/* Add one stack (@p vw, leaf first) from the root out, its middle
+ * folded past DEPTH_MAX frames (see the top of the file). 0, or -1. */
 static int tree_add(struct svg_tree *t, const struct render_view *vw, double w,
     double old, double now)
 {
-	size_t at = 0, i;
+	size_t at = 0, i, fold = 0, fold_lo = 0;
+	const char *name;
 
+	/* Frames [fold_lo, fold_lo + fold) from the leaf go into one. */
+	if (vw->n > DEPTH_MAX) {
+		fold = vw->n - (DEPTH_MAX - 1);
+		fold_lo = vw->n - DEPTH_OUTER - fold;
+	}
 	t->n[0].w += w;
 	t->n[0].old += old;
 	t->n[0].now += now;
 	for (i = vw->n; i-- > 0;) {
-		if ((at = tree_child(t, at, vw->f[i].f.func)) == NO_NODE)
+		name = vw->f[i].f.func;
+		if (fold > 0 && i == fold_lo + fold - 1) {
+			if ((name = tree_fold_name(t, fold)) == NULL)
+				return -1;
+			i = fold_lo; /* the loop goes on below the fold */
+		}
+		if ((at = tree_child(t, at, name)) == NO_NODE)
 			return -1;
 		t->n[at].w += w;
 		t->n[at].old += old;
@@ -248,7 +301,7 @@ static void put_xml(FILE *out, const char *s, size_t max)
 static void put_amount(FILE *out, double x, enum render_value v, int sign)
 {
 	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-	long long n = llround(x);
+	long long n = render_round(x);
 	double a = fabs((double)n);
 	const char *s = sign && n > 0 ? "+" : "";
 	int u = -1;
@@ -292,6 +345,8 @@ static void put_fill(const struct svg_out *o, const struct svg_node *n)
 		return;
 	}
 	r = o->maxd > 0 ? (n->now - n->old) / o->maxd : 0;
+	if (!(fabs(r) <= 1)) /* NaN, or a sum that saturated */
+		r = isnan(r) ? 0 : copysign(1, r);
 	c = 220 - (int)lround(200 * fabs(r));
 	if (fabs(r) < 0.005) /* ~0: neutral */
 		fputs("rgb(228,228,228)", o->out);
@@ -307,7 +362,8 @@ static size_t fit_chars(double px)
 {
 	double n = floor((px - 6) / CHAR_PX);
 
-	return n < TEXT_MIN ? 0 : (size_t)n;
+	/* Not n < TEXT_MIN: a NaN must not reach the cast. */
+	return n >= TEXT_MIN && n <= WIDTH ? (size_t)n : 0;
 }
 
 /* The tooltip of @p n: its whole name, then its size and share. */
@@ -357,21 +413,49 @@ static void put_frame(const struct svg_out *o, const struct svg_node *n,
 	fputs("</text></g>\n", o->out);
 }
 
-/* @p n and what it called, depth first, children by name, from @p x
- * (in units of w). A child too narrow to draw still takes its room. */
-static void emit(const struct svg_out *o, const struct svg_node *n, double x)
+/* Every frame from the root, depth first, children by name, each at
+ * its x (in units of w). A child too narrow to draw still takes its
+ * room. Iterative: the frames still to write wait on a stack of our own,
+ * so no depth of tree can exhaust the thread's. 0, or -1. */
+static int emit(const struct svg_out *o)
 {
-	const struct svg_node *k;
-	size_t i;
+	struct todo {
+		const struct svg_node *n;
+		double x;
+	} *stack = NULL;
+	const struct svg_node *n, *k;
+	size_t depth = 0, cap = 0, i, nk;
+	double x;
 
-	if (n->parent != NO_NODE && (n->w < o->minw || n->w <= 0))
-		return;
-	put_frame(o, n, x);
-	for (i = 0; i < n->nkids; i++) {
-		k = o->t->kid[n->kids + i];
-		emit(o, k, x);
-		x += k->w;
+	if (hp_grow((void **)&stack, &cap, 1, sizeof(*stack)) == -1)
+		return -1;
+	stack[depth].n = &o->t->n[0];
+	stack[depth++].x = 0;
+	while (depth > 0) {
+		n = stack[--depth].n;
+		x = stack[depth].x;
+		if (n->parent != NO_NODE && (n->w < o->minw || n->w <= 0))
+			continue;
+		put_frame(o, n, x);
+		if ((nk = n->nkids) == 0)
+			continue;
+		if (hp_grow((void **)&stack, &cap, depth + nk,
+		        sizeof(*stack)) == -1) {
+			free(stack);
+			return -1;
+		}
+		/* The first child on top; x summed in the order the
+		 * recursion it replaces summed it, to the same bits. */
+		for (i = 0; i < nk; i++) {
+			k = o->t->kid[n->kids + i];
+			stack[depth + nk - 1 - i].n = k;
+			stack[depth + nk - 1 - i].x = x;
+			x += k->w;
+		}
+		depth += nk;
 	}
+	free(stack);
+	return 0;
 }
 
 /* Monospace, so the C side and the script know what fits a box. */
@@ -674,7 +758,8 @@ int render_svg(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
 	if (title == NULL)
 		title = hp->diff ? "Heap growth" : "Heap profile";
 	put_head(&o, title, o.bottom + BOTTOM, nstacks);
-	emit(&o, &t.n[0], 0);
+	if (emit(&o) == -1)
+		goto out;
 	fprintf(out, "</g>\n<script><![CDATA[\n%s]]></script>\n</svg>\n",
 	    svg_script);
 	rv = ferror(out) ? -1 : 0;
@@ -684,6 +769,10 @@ out:
 	free(t.n);
 	hmap_free(&t.ix);
 	free(t.kid);
+	for (k = 0; k < t.nfolds; k++)
+		free(t.folds[k]);
+	free(t.folds);
+	hmap_free(&t.fold_ix);
 	render_view_free(&vw);
 	return rv;
 }

@@ -16,9 +16,11 @@
 /* A flame graph of @p hp as one self-contained SVG: every stack merged
  * into a tree from the root ("all") out, children by name, each frame as
  * wide as what it holds, frames under 0.1 px left out (their parents keep
- * their size). A difference (hp->diff) is drawn with the width of the
- * larger of before and after and coloured by the change: red grew, blue
- * shrank. @p title heads it (NULL: a default). 0, or -1 with errno. */
+ * their size), a stack deeper than 1024 frames drawn with its middle
+ * folded into one "[N more frames]" frame. A difference (hp->diff) is
+ * drawn with the width of the larger of before and after and coloured
+ * by the change: red grew, blue shrank. @p title heads it (NULL: a
+ * default). 0, or -1 with errno. */
 int render_svg(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
     enum render_value v, const char *title);
 

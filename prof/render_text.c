@@ -71,19 +71,24 @@ static int row_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* jeprof's units: MB with one decimal, or whole objects. */
+/* jeprof's units: MB with one decimal, or whole objects (truncated, as
+ * jeprof's int() does). A sum of many stacks may pass what one holds:
+ * clamped again here, so the cast is defined. */
 static void unparse(char *buf, size_t len, double x, enum render_value v)
 {
+	x = render_clamp(x);
 	if (v == RENDER_OBJECTS)
 		snprintf(buf, len, "%lld", (long long)x);
 	else
 		snprintf(buf, len, "%.1f", x / 1048576.0);
 }
 
-/* "12.3%" of @p total. */
+/* "12.3%" of @p total (a share of a difference can be far past 100%,
+ * never inf: both are clamped and finite). */
 static void percent(char *buf, size_t len, double x, double total)
 {
-	snprintf(buf, len, "%.1f%%", total != 0 ? x * 100 / total : 0.0);
+	snprintf(buf, len, "%.1f%%",
+	    total != 0 ? render_clamp(x * 100 / total) : 0.0);
 }
 
 /* jeprof --text's table, largest flat first (see render.h). */
@@ -93,7 +98,7 @@ int render_text(FILE *out, const struct heap_profile *hp,
 	struct fn_table t = {0};
 	struct render_view vw = {0};
 	struct fn_row *r, *rows;
-	char a[32], b[16], c[16], d[32], e[16];
+	char a[32], b[32], c[32], d[32], e[32];
 	double total = 0, sum = 0, x;
 	size_t k, i, n;
 	int rv = -1;
