@@ -113,10 +113,11 @@ cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
 	-DJM4LW_TESTS=ON -DJM4LW_FUZZ=ON -DJM4LW_SANITIZE= -DJM4LW_LIBDW=AUTO \
 	>/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_proto fuzz_heapprof fuzz_http
-(cd build-fuzz && ctest --output-on-failure --no-tests=error -L fuzz)
+(cd build-fuzz && ctest --output-on-failure --no-tests=error -j"$jobs" -L fuzz)
 
 # The bench harness end to end, ~1 s a case: every server must start and
-# every reply be right; the ratios are printed, never judged.
+# every reply be right; the ratios are printed, never judged, so the gcc
+# build serves (a Release build-bench is for the full run).
 begin bench
-tests/bench/run.sh --smoke
+JM4LW_BUILD=build tests/bench/run.sh --smoke
 finish_stage
