@@ -41,7 +41,7 @@
 # works here.
 #
 # --smoke: every case ~1 s, one round, a small heap; proves the harness in
-# well under 90 s (CI). Exit status, both modes: 0 when every server started,
+# about 2 minutes on a loaded 2-core machine (CI). Exit status, both modes: 0 when every server started,
 # every request was answered and every reply was right; 1 otherwise. A ratio
 # never fails the run: targets are reported, met or missed.
 #
