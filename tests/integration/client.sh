@@ -31,11 +31,11 @@ run() {
 # port ends up in $port. One process serves every connection (a thread
 # each), counting them in $T/connections; dispatch's bigr reply is $T/big.
 start_server() {
-	local fam=$1 kind=$2 pid log _
+	local fam=$1 kind=$2 pid log six=() _
 	log=$(mktemp "$T/standin.XXXX")
-	python3 "$TESTS_DIR/integration/standin.py" "$kind" \
-		$([ "$fam" = 6 ] && echo -6) --count "$T/connections" --big "$T/big" \
-		>"$log" 2>&1 &
+	[ "$fam" = 6 ] && six=(-6)
+	python3 "$TESTS_DIR/integration/standin.py" "$kind" "${six[@]}" \
+		--count "$T/connections" --big "$T/big" >"$log" 2>&1 &
 	pid=$!
 	track "$pid"
 	for _ in $(seq 200); do
