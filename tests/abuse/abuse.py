@@ -50,6 +50,16 @@ Talks only to a real jm4lwd on loopback. Each command prints what happened
         TOTAL jmfp, PAR clients at once, as fast as they go: prints
         "REPLY <line>" for each and "ELAPSED <seconds>" (first send to
         last reply).
+    abuse.py closed PORT N BYTES [--want PREFIX] [--bound S]
+        N connections at once (threads of this one process) each send
+        BYTES (\\r, \\n escapes) and nothing more, never half-closing;
+        each must be ended by the server with a FIN within S s (30),
+        after a reply starting with PREFIX if given. Prints the first
+        one's outcome.
+    abuse.py junk PORT N SEED
+        N connections, one after the other, each sending 1-2000 random
+        bytes, half-closing and reading to the end: each must be ended by
+        the server with a FIN within 15 s.
     abuse.py talk HOST PORT WORD [--bind A] [--bound S] [--out FILE]
                  [--expect TEXT | --silent] [--repeat N]
         one session (or N, one after the other; WORD "-" sends nothing):
@@ -602,6 +612,59 @@ def jmfp_storm(port, total, par):
     return 0 if not errors else 1
 
 
+def closed(port, n, data, want, bound):
+    results = [None] * n
+
+    def one(k):
+        try:
+            s = connect(port)
+            s.sendall(data)
+            t0 = time.monotonic()
+            got, end, _ = read_to_end(s, bound)
+            results[k] = (time.monotonic() - t0, end, got)
+            s.close()
+        except OSError as e:
+            results[k] = (0.0, repr(e), b"")
+
+    ts = [threading.Thread(target=one, args=(k,)) for k in range(n)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    bad = [r for r in results
+           if r[1] != "eof" or (want and not r[2].startswith(want))]
+    for secs, end, got in bad[:3]:
+        print(f"bad: {secs:.2f} s {end} {len(got)} bytes: {got[:40]!r}")
+    secs, end, got = results[0]
+    print(f"{n - len(bad)} of {n} ended by the server"
+          f"{f', each after a reply {want!r}...' if want else ''}; e.g. "
+          f"{secs:.2f} {end} {len(got)} bytes: {got[:40]!r}")
+    return 0 if not bad else 1
+
+
+def junk(port, n, seed):
+    rng = random.Random(seed)
+    bad = []
+    start = time.monotonic()
+    for i in range(n):
+        data = rng.randbytes(rng.randint(1, 2000))
+        try:
+            s = connect(port)
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+            got, end, _ = read_to_end(s, 15)
+            s.close()
+        except OSError as e:
+            got, end = b"", repr(e)
+        if end != "eof":
+            bad.append(f"connection {i} ({len(data)} bytes): ended by {end}")
+    for b in bad[:5]:
+        print(b)
+    print(f"{n} connections of random bytes (seed {seed}): {n - len(bad)} "
+          f"ended by the server in {time.monotonic() - start:.1f} s")
+    return 0 if not bad else 1
+
+
 def talk(host, port, word, bind, bound, out, expect, silent, repeat=1):
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
     ends = {}
@@ -689,6 +752,13 @@ def main(argv):
         o = opts(a[3:], ["--bind", "--max-lost"])
         return flood(int(a[0]), int(a[1]), float(a[2]), o.get("--bind"),
                      float(o.get("--max-lost", 0)))
+    if cmd == "closed":
+        o = opts(a[3:], ["--want", "--bound"])
+        return closed(int(a[0]), int(a[1]), unescape(a[2]),
+                      unescape(o.get("--want", "")),
+                      float(o.get("--bound", 30)))
+    if cmd == "junk":
+        return junk(int(a[0]), int(a[1]), int(a[2]))
     if cmd == "talk":
         o = opts(a[3:], ["--bind", "--bound", "--out", "--expect",
                          "--silent!", "--repeat"])

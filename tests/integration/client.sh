@@ -1,5 +1,5 @@
 #!/bin/bash
-# Tests of the jm4lw client against small stand-in servers (socat on
+# Tests of the jm4lw client against small stand-in servers (standin.py on
 # loopback), so the client's own behaviour is pinned down without jm4lwd:
 # exact bytes, separators, nc's shape, exit statuses, timeouts, IPv6, caps,
 # and the fan-out to many hosts with -H.
@@ -9,7 +9,7 @@ JM4LW=${1:?usage: bash client.sh path/to/jm4lw}
 case $JM4LW in /*) ;; *) JM4LW=$PWD/$JM4LW ;; esac
 . "$(dirname "$0")/../lib.sh"
 [ -x "$JM4LW" ] || die "$JM4LW is not executable"
-need socat setsid python3 timeout cmp
+need python3 timeout cmp
 
 # fail_run DESC: record a failure with what the client printed (run's $rc,
 # $T/out and $T/err), so the log explains it.
@@ -26,67 +26,39 @@ run() {
 	rc=$?
 }
 
-# Is anything listening on TCP port $1? Read from /proc: probing with a
-# connection would run a handler.
-listening() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p' |
-		grep -q .
-}
-
-# Start socat on a free loopback port running handler script $2 for each
-# connection; the port ends up in $port. $1 is 4 or 6.
+# start_server 4|6 KIND: a stand-in server (standin.py KIND: dispatch,
+# error or delay) on a loopback port of IPv4 or IPv6 the kernel picks; the
+# port ends up in $port. One process serves every connection (a thread
+# each), counting them in $T/connections; dispatch's bigr reply is $T/big.
 start_server() {
-	local fam=$1 script=$2 pid addr _
-	for _ in 1 2 3 4 5; do
-		if [ "$fam" = 6 ]; then
-			port=$(free_port ::1) || return 1
-			addr="TCP6-LISTEN:$port,bind=[::1]"
-		else
-			port=$(free_port 127.0.0.1) || return 1
-			addr="TCP4-LISTEN:$port,bind=127.0.0.1"
-		fi
-		# -t 60: socat would otherwise close 0.5 s after the client's
-		# half-close, cutting replies short and ending silent servers.
-		setsid socat -t 60 "$addr,reuseaddr,fork" \
-			SYSTEM:"sh $T/$script" 2>>"$T/socat.log" &
-		pid=$!
-		track -g "$pid"
-		for _ in $(seq 100); do
-			listening "$port" && return 0
-			kill -0 "$pid" 2>/dev/null || break # lost the port race
-			sleep 0.05
-		done
+	local fam=$1 kind=$2 pid log six=() _
+	log=$(mktemp "$T/standin.XXXX")
+	[ "$fam" = 6 ] && six=(-6)
+	python3 "$TESTS_DIR/integration/standin.py" "$kind" "${six[@]}" \
+		--count "$T/connections" --big "$T/big" >"$log" 2>&1 &
+	pid=$!
+	track "$pid"
+	for _ in $(seq 200); do
+		port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$log")
+		[ -n "$port" ] && return 0
+		_alive "$pid" || break
+		sleep 0.05
 	done
-	fail "socat listens on a free loopback port" "$(cat "$T/socat.log")"
+	fail "standin.py $kind listens on a loopback port" "$(cat "$log")"
 	finish
 }
 
-# The stand-in server: a reply per word, shaped like jm4lwd's.
-cat >"$T/dispatch.sh" <<EOF
-echo x >>"$T/connections"
-w=\$(head -c4)
-case \$w in
-ruok) printf imok ;;
-mntr) printf 'k1\tv1\nk2\tv2\n' ;;
-noeo) printf 'no newline' ;;
-badw) printf 'error: unknown word "badw"; known words: ruok mntr\n' ;;
-jmfp) printf 'jmfp is not executed because it is not in the whitelist.\n' ;;
-othr) printf 'jmfp is not executed because it is not in the whitelist.\n' ;;
-slow) sleep 30 ;;
-bigr) cat "$T/big" ;;
-huge) head -c 70000000 /dev/zero ;;
-*) ;;
-esac
-EOF
+# The stand-in server's replies (standin.py dispatch), shaped like
+# jm4lwd's: ruok imok; mntr two key/value lines; noeo a reply without a
+# newline; badw an unknown-word line; jmfp and othr the whitelist line;
+# slow nothing for 30 s; bigr $T/big; huge 70,000,000 bytes; others
+# nothing.
 : >"$T/connections"
 # 2 MiB with every byte value, NUL included.
 python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 8192)' \
 	>"$T/big"
 
-start_server 4 dispatch.sh
+start_server 4 dispatch
 P=$port
 
 # --- usage -----------------------------------------------------------------
@@ -244,7 +216,7 @@ if [ $rc = 2 ] && [ ! -s "$T/out" ] &&
 else fail_run "unresolvable host"; fi
 
 if have_ipv6; then
-	start_server 6 dispatch.sh
+	start_server 6 dispatch
 	P6=$port
 	for h in ::1 '[::1]'; do
 		run -h "$h" -p "$P6" ruok mntr
@@ -291,13 +263,9 @@ else fail_run "timeout in the middle"; fi
 
 # A second server like the first, one that answers every word with an error
 # line, and a port nobody listens on.
-start_server 4 dispatch.sh
+start_server 4 dispatch
 P2=$port
-cat >"$T/error.sh" <<'EOF'
-head -c4 >/dev/null
-printf 'error: heap profiling is not enabled in this process\n'
-EOF
-start_server 4 error.sh
+start_server 4 error
 PE=$port
 down=$(free_port 127.0.0.1)
 A=127.0.0.1:$P
@@ -451,14 +419,9 @@ fi
 # Concurrency without trusting the clock's precision: 8 servers that take 1 s
 # each. 8 at once finish far below the 8 s one after another would take (the
 # bound is generous); 4 at once cannot finish in less than 2 rounds, 2 s.
-cat >"$T/delay.sh" <<'EOF'
-head -c4 >/dev/null
-sleep 1
-printf imok
-EOF
 slow_hosts=
 for _ in 1 2 3 4 5 6 7 8; do
-	start_server 4 delay.sh
+	start_server 4 delay
 	slow_hosts=$slow_hosts${slow_hosts:+,}127.0.0.1:$port
 done
 for par in 8 4; do

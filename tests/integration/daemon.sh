@@ -438,7 +438,7 @@ case_port_busy() {
 	local busy out rc
 	start_daemon -- -l 127.0.0.1:0 || return
 	busy=$PORT
-	out=$(timeout 30 "$JM4LWD" -l "127.0.0.1:$busy" 2>&1)
+	out=$(timeout 30 "$JM4LWD" -l "127.0.0.1:$busy" -W 127.0.0.1:0 2>&1)
 	rc=$?
 	if [ $rc != 0 ] && [ $rc != 124 ] &&
 		printf '%s\n' "$out" | grep -q "127.0.0.1:$busy: Address already in use"; then
