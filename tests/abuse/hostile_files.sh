@@ -194,7 +194,7 @@ case_base_other_process() {
 }
 
 # #2: a symlink to a secret swapped over a kept dump's name while
-# format=symbolized is asked for it, for a bounded time.
+# format=symbolized is asked for it, for a bounded time (10 s, 100 requests at most).
 case_symbolized_symlink_race() {
 	local d name i n=0 leaks=0 end
 	d=$(scratch race)
@@ -213,7 +213,7 @@ case_symbolized_symlink_race() {
 import os, sys, time
 d, name = sys.argv[1], sys.argv[2]
 dst, tr, ts = os.path.join(d, "dumps", name), os.path.join(d, "dumps", ".r"), os.path.join(d, "dumps", ".s")
-end = time.monotonic() + 5
+end = time.monotonic() + 10
 while time.monotonic() < end:
     for t in (tr, ts):
         try: os.unlink(t)
@@ -225,8 +225,8 @@ while time.monotonic() < end:
 os.link(os.path.join(d, "real.heap"), tr); os.rename(tr, dst)
 EOF
 	local racer=$!
-	end=$((SECONDS + 6))
-	for i in $(seq 60); do
+	end=$((SECONDS + 11))
+	for i in $(seq 100); do
 		[ $SECONDS -lt $end ] || break
 		hreq race "/jemalloc/dump?name=$name&format=symbolized" >/dev/null
 		n=$((n + 1))
