@@ -5,6 +5,8 @@
  * one multiply to place a key, and a call to the caller's comparison only
  * when a slot's hash matches.
  */
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -226,6 +228,34 @@ int prof_open_file(const char *path, int flags, struct stat *sb, char *err,
 fail:
 	close(fd);
 	return -1;
+}
+
+/* An object safe to map (see prof_util.h). */
+int prof_open_object(const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	off_t off = 0;
+	ssize_t n;
+	int fd, mfd;
+
+	if ((fd = prof_open_file(path, 0, &sb, err, errlen)) == -1)
+		return -1;
+	if ((sb.st_uid == 0 || sb.st_uid == geteuid()) &&
+	    !(sb.st_mode & (S_IWGRP | S_IWOTH)))
+		return fd;
+	if ((mfd = memfd_create("jm4lw-object", MFD_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: cannot copy: %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* As far as it goes: a file that shrinks meanwhile is copied short,
+	 * and an object cut short is one libelf refuses, not a fault. */
+	while (off < sb.st_size &&
+	    (n = sendfile(mfd, fd, &off, (size_t)(sb.st_size - off))) > 0)
+		;
+	close(fd);
+	return mfd;
 }
 
 /* Ours alone to change (see prof_util.h). */

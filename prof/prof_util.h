@@ -122,6 +122,16 @@ void hmap_free(struct hmap *m);
 int prof_open_file(const char *path, int flags, struct stat *sb, char *err,
     size_t errlen);
 
+/*
+ * prof_open_file for an object a library will map (libdwfl maps what it
+ * is handed): a file root or our user alone can change is the
+ * descriptor itself; any other (another user's program, a file others
+ * may write) is copied first into an anonymous memory file (memfd) and
+ * that copy is handed out, so its owner truncating the file cannot
+ * fault the mapping with SIGBUS. The descriptor, or -1 with "PATH: why".
+ */
+int prof_open_object(const char *path, char *err, size_t errlen);
+
 /* Can nobody but our own user (and root) truncate or write the file open
  * at @p fd, known by @p path: ours, with no write bit for group or others,
  * in a directory (the one @p path names, checked to hold that very file)

@@ -183,8 +183,8 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
 		return fd;
 	if (file_name != NULL && debuglink != NULL && debuglink[0] == '/') {
 		/* An absolute name (a dwz file's): that file only. */
-		if ((fd = prof_open_file(debuglink, 0, NULL, why,
-		         sizeof(why))) != -1) {
+		if ((fd = prof_open_object(debuglink, why, sizeof(why))) !=
+		    -1) {
 			if ((*debuginfo_name = strdup(debuglink)) != NULL)
 				return fd;
 			close(fd);
@@ -202,8 +202,9 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
 		for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
 			snprintf(cand, sizeof(cand), "%s%s%s/%s", pre[i], dir,
 			    post[i], link);
-			if ((fd = prof_open_file(cand, 0, &sb, why,
-			         sizeof(why))) == -1)
+			if (stat(cand, &sb) == -1 ||
+			    (fd = prof_open_object(cand, why, sizeof(why))) ==
+			        -1)
 				continue;
 			/* Not the object itself, and its own debug file. */
 			if ((sb.st_dev != main_sb.st_dev ||
@@ -249,10 +250,10 @@ struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
 			continue;
 		/* A missing object leaves its addresses as hex, as jeprof
 		 * does; libdwfl ignores the base of an ET_EXEC. Opened by
-		 * us (no FIFO, no device) and handed over as a descriptor,
-		 * which libdwfl keeps when it takes the module. */
-		if ((fd = prof_open_file(path, 0, NULL, why, sizeof(why))) ==
-		    -1)
+		 * us (no FIFO, no device; another user's file copied, for
+		 * libdwfl maps it) and handed over as a descriptor, which
+		 * libdwfl keeps when it takes the module. */
+		if ((fd = prof_open_object(path, why, sizeof(why))) == -1)
 			continue;
 		if ((t = sym_elf_type(fd)) == -1 ||
 		    dwfl_report_elf(d->dwfl, m->path, path, fd,
