@@ -24,6 +24,7 @@
 
 #include "heapprof.h"
 #include "prof_util.h"
+#include "symbolize_impl.h"
 
 static char dir[512];
 
@@ -190,6 +191,43 @@ static void test_sparse_zero_file(void **state)
 	assert_true(ms < 20);
 }
 
+/* #5: a dump's MAPPED_LIBRARIES naming a FIFO, symbolized by both
+ * object backends (this build's, through sym_new, and the ELF-only one):
+ * the object is skipped, its addresses stay hex, nothing blocks. */
+static void test_fifo_in_mapped_libraries(void **state)
+{
+	struct heap_profile hp;
+	struct symbolizer *s;
+	struct sym_frame fr[SYM_INLINE_MAX];
+	char path[600], text[1024], err[512];
+
+	(void)state;
+	make_dir(0700);
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(text, sizeof(text),
+	    "heap_v2/524288\n@ 0x10001234\n  t*: 1: 100 [0: 0]\n"
+	    "MAPPED_LIBRARIES:\n"
+	    "10000000-10004000 r-xp 00000000 08:01 1 %s\n",
+	    path);
+	assert_int_equal(heapprof_parse(text, strlen(text), &hp, err,
+	                     sizeof(err)),
+	    0);
+	alarm(10);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	assert_int_equal(sym_lookup(s, 0x10001234, 1, fr, SYM_INLINE_MAX), 1);
+	assert_string_equal(fr[0].func, "0x10001234");
+	sym_free(s);
+	assert_non_null(s = sym_elf_open(&hp, NULL, 0, err, sizeof(err)));
+	sym_free(s);
+	/* And as --binary: refused, saying why. */
+	assert_null(sym_new(&hp, path, err, sizeof(err)));
+	assert_non_null(strstr(err, "not a regular file"));
+	alarm(0);
+	heapprof_free(&hp);
+	clean("fifo");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +235,7 @@ int main(void)
 	    cmocka_unit_test(test_fifo_profile),
 	    cmocka_unit_test(test_private_only_mapped),
 	    cmocka_unit_test(test_sparse_zero_file),
+	    cmocka_unit_test(test_fifo_in_mapped_libraries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
