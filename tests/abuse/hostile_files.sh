@@ -196,7 +196,7 @@ case_base_other_process() {
 # #2: a symlink to a secret swapped over a kept dump's name while
 # format=symbolized is asked for it, for a bounded time (10 s, 100 requests at most).
 case_symbolized_symlink_race() {
-	local d name i n=0 leaks=0 end
+	local d name n=0 leaks=0 end
 	d=$(scratch race)
 	printf 'dump_min_interval = 0\n' >"$d/jm4lwd.conf"
 	mkdir "$d/dumps"
@@ -226,7 +226,7 @@ os.link(os.path.join(d, "real.heap"), tr); os.rename(tr, dst)
 EOF
 	local racer=$!
 	end=$((SECONDS + 11))
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ $SECONDS -lt $end ] || break
 		hreq race "/jemalloc/dump?name=$name&format=symbolized" >/dev/null
 		n=$((n + 1))
