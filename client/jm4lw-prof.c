@@ -104,6 +104,7 @@ int main(int argc, char *argv[])
 	struct symbolizer *sym;
 	FILE *out = stdout;
 	char err[512], names[128], *raw = NULL;
+	size_t w;
 	int ch, r, f;
 
 	sym_set_demangler(__cxa_demangle);
@@ -174,6 +175,12 @@ int main(int argc, char *argv[])
 		heapprof_free(&base);
 		return 1;
 	}
+	/* What is doubtful in the answer, before it (issue 19, #11). */
+	for (w = 0; w < hp.nwarn; w++)
+		fprintf(stderr, "jm4lw-prof: warning: %s\n", hp.warn[w]);
+	for (w = 0; sym_warning(sym, w) != NULL; w++)
+		fprintf(stderr, "jm4lw-prof: warning: %s\n",
+		    sym_warning(sym, w));
 	if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
 		fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
 		    strerror(errno));

@@ -511,6 +511,63 @@ static void hp_finish(struct hp_parse *p, size_t *path_off)
 	hp_finish_symbols(p);
 }
 
+/* Add warning @p w to @p hp, once. */
+static void hp_warn(struct heap_profile *hp, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < hp->nwarn; i++)
+		if (hp->warn[i] == w)
+			return;
+	if (hp->nwarn < HP_WARN_MAX)
+		hp->warn[hp->nwarn++] = w;
+}
+
+/* What a profile cut inside its mappings is told. */
+static const char hp_cut_maps[] =
+    "profile cut inside MAPPED_LIBRARIES: addresses past its last "
+    "mapping cannot be named (they show as hex)";
+
+/*
+ * Could the @p n bytes at @p buf, a file's first bytes, start a profile
+ * (jeprof's "%" lines, then heap_v2/ or a symbolized file's "---" line)?
+ * Asked before anything scans the whole input: a 4 GB file of zeros is
+ * refused at its first byte, not after a pass over all of it.
+ */
+static int hp_sniff(const char *buf, size_t n)
+{
+	const char *s = buf, *end = buf + n, *nl;
+	size_t m;
+
+	while (s < end && *s == '%') {
+		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
+			return 1; /* the rest is past what we were shown */
+		s = nl + 1;
+	}
+	m = (size_t)(end - s);
+	if (m == 0)
+		return 0;
+	if (memcmp(s, "---", m < 3 ? m : 3) == 0)
+		return 1;
+	return memcmp(s, "heap_v2/", m < 8 ? m : 8) == 0;
+}
+
+/* Does a frame lie past every mapping? Then MAPPED_LIBRARIES was cut
+ * before the objects holding it (maps are in address order). */
+static int hp_frames_unmapped(const struct heap_profile *hp)
+{
+	uint64_t top = 0;
+	size_t i;
+
+	for (i = 0; i < hp->nmaps; i++)
+		if (hp->maps[i].end > top)
+			top = hp->maps[i].end;
+	for (i = 0; i < hp->npcs; i++)
+		if (hp->pcs[i] >= top)
+			return 1;
+	return 0;
+}
+
 int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
     char *err, size_t errlen)
 {
@@ -525,6 +582,12 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 	int all, r, maps = 0, counted = 1;
 
 	memset(hp, 0, sizeof(*hp));
+	if (!hp_sniff(buf, len < 4096 ? len : 4096)) {
+		r = hp_err(&p,
+		    "not a jemalloc heap profile (no heap_v2/ "
+		    "header)");
+		goto fail;
+	}
 	/* Arrays sized once from a count, not doubled as they fill: on a
 	 * profile of 33k stacks doubling left up to half of 16 MiB unused
 	 * at the peak, and in a host's worker that peak is the host's. */
@@ -563,6 +626,8 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 			}
 			if ((r = hp_map(&p, s, n, path_off)) != 0)
 				goto fail;
+			if (p.partial && n > 0)
+				hp_warn(hp, hp_cut_maps);
 			continue;
 		}
 		if (n == 17 && memcmp(s, "MAPPED_LIBRARIES:", 17) == 0) {
@@ -600,6 +665,8 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 		goto fail;
 	}
 	hp_finish(&p, path_off);
+	if (hp_frames_unmapped(hp))
+		hp_warn(hp, hp_cut_maps);
 	free(p.first);
 	free(p.sym_off);
 	free(path_off);
@@ -623,45 +690,110 @@ fail:
 int heapprof_load(const char *path, struct heap_profile *hp, char *err,
     size_t errlen)
 {
-	struct stat sb;
-	char *buf = NULL;
-	size_t got = 0;
-	int fd, rv = -1;
+	int fd, r;
 
 	memset(hp, 0, sizeof(*hp));
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
-	    fstat(fd, &sb) == -1) {
+	if ((fd = prof_open_file(path, 0, NULL, err, errlen)) == -1)
+		return -1;
+	r = heapprof_load_fd(fd, path, hp, err, errlen);
+	close(fd);
+	return r;
+}
+
+/* Up to @p len bytes at @p off of @p fd into @p buf, as far as the file
+ * goes: how many, or -1 (errno). */
+static ssize_t hp_pread(int fd, char *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, buf + got, len - got, off + (off_t)got);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			return -1;
+		if (n == 0)
+			break; /* it shrank: what there is */
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
+    char *err, size_t errlen)
+{
+	char head[4096], why[256];
+	struct stat sb;
+	char *buf = NULL;
+	size_t size = 0;
+	ssize_t got = 0;
+	int mapped = 0, rv = -1;
+
+	memset(hp, 0, sizeof(*hp));
+	if (fstat(fd, &sb) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
+		return -1;
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file", path);
-		goto out;
+		return -1;
 	}
-	/* Mapped, not read into memory: a profile runs to tens of MB, and
-	 * in a host's worker its pages are then the page cache's, not the
-	 * host's anonymous memory. */
-	got = (size_t)sb.st_size;
-	if (got > 0 &&
-	    (buf = mmap(NULL, got, PROT_READ, MAP_PRIVATE, fd, 0)) ==
-	        MAP_FAILED) {
-		buf = NULL;
+	if ((got = hp_pread(fd, head, sizeof(head), 0)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (heapprof_parse(buf, got, hp, err, errlen) == -1) {
+	/* The header first: a huge file of anything else is refused now. */
+	if (!hp_sniff(head, (size_t)got)) {
+		snprintf(err, errlen,
+		    "%s: not a jemalloc heap profile (no heap_v2/ header)",
+		    path);
+		return -1;
+	}
+	if ((uint64_t)sb.st_size > HEAPPROF_MAX_BYTES) {
+		snprintf(err, errlen,
+		    "%s: too big for a heap profile (%lld bytes; at most "
+		    "%zu)",
+		    path, (long long)sb.st_size, HEAPPROF_MAX_BYTES);
+		return -1;
+	}
+	size = (size_t)sb.st_size;
+	/* Mapped when only we can change it (the dumper's staging
+	 * directory): a profile runs to tens of MB, and in a host's worker
+	 * its pages are then the page cache's, not the host's anonymous
+	 * memory. Any other file is copied: truncated under a mapping it
+	 * would raise SIGBUS, and the module installs no signal handler. */
+	if (size > 0 && prof_file_private(fd, path)) {
+		if ((buf = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+		    MAP_FAILED) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		mapped = 1;
+		got = (ssize_t)size;
+	} else if (size > 0) {
+		if ((buf = malloc(size)) == NULL) {
+			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+			return -1;
+		}
+		if ((got = hp_pread(fd, buf, size, 0)) == -1) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+	} else
+		got = 0;
+	if (heapprof_parse(buf, (size_t)got, hp, err, errlen) == -1) {
 		/* Say which file. */
-		char why[256];
 		snprintf(why, sizeof(why), "%s", err);
 		snprintf(err, errlen, "%s: %s", path, why);
 		goto out;
 	}
 	rv = 0;
 out:
-	if (fd != -1)
-		close(fd);
-	if (buf != NULL)
-		munmap(buf, got);
+	if (mapped)
+		munmap(buf, size);
+	else
+		free(buf);
 	return rv;
 }
 
@@ -719,6 +851,58 @@ static int hp_merge_symbols(struct heap_profile *hp,
 	hp->syms = m;
 	hp->nsyms = n;
 	return 0;
+}
+
+/* What a difference with another process's dump is told. */
+static const char hp_other_process[] =
+    "the base profile is of another process (its main program, or where "
+    "it is mapped, differs): the difference mixes two heaps";
+
+/* The start of the first mapping of @p path in @p hp, and the end of its
+ * [stack] (which grows down: its end stays); 0 for either not there. */
+static void hp_landmarks(const struct heap_profile *hp, const char *path,
+    uint64_t *main_start, uint64_t *stack_end)
+{
+	size_t i;
+
+	*main_start = *stack_end = 0;
+	for (i = 0; i < hp->nmaps; i++) {
+		if (*main_start == 0 && path != NULL &&
+		    strcmp(hp->maps[i].path, path) == 0)
+			*main_start = hp->maps[i].start;
+		if (*stack_end == 0 && strcmp(hp->maps[i].path, "[stack]") == 0)
+			*stack_end = hp->maps[i].end;
+	}
+}
+
+/* The first mapping with a path: jeprof's main program. */
+static const char *hp_main_path(const struct heap_profile *hp)
+{
+	size_t i;
+
+	for (i = 0; i < hp->nmaps; i++)
+		if (hp->maps[i].path[0] == '/')
+			return hp->maps[i].path;
+	return NULL;
+}
+
+/* Are @p a and @p b dumps of one process, as far as their mappings tell
+ * (the same main program at the same place, the same stack)? A profile
+ * without mappings (a symbolized file may have none) is given the
+ * benefit of the doubt. */
+static int hp_same_process(const struct heap_profile *a,
+    const struct heap_profile *b)
+{
+	const char *pa = hp_main_path(a), *pb = hp_main_path(b);
+	uint64_t ma, sa, mb, sb;
+
+	if (pa == NULL || pb == NULL)
+		return 1;
+	if (strcmp(pa, pb) != 0)
+		return 0;
+	hp_landmarks(a, pa, &ma, &sa);
+	hp_landmarks(b, pb, &mb, &sb);
+	return ma == mb && (sa == 0 || sb == 0 || sa == sb);
 }
 
 int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
@@ -787,5 +971,7 @@ int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
 	hp->u_objs -= base->u_objs;
 	hp->u_bytes -= base->u_bytes;
 	hp->diff = 1;
+	if (!hp_same_process(hp, base))
+		hp_warn(hp, hp_other_process);
 	return 0;
 }

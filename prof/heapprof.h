@@ -37,6 +37,13 @@
 
 #include "prof_util.h"
 
+/* The most warnings a profile keeps. */
+#define HP_WARN_MAX 4
+
+/* The largest profile read: a dump of a real heap is tens of MB; a file
+ * past this is refused before it is read. */
+#define HEAPPROF_MAX_BYTES ((size_t)2 << 30)
+
 /* One stack: its frames (leaf first, as dumped) and its counts. */
 struct hp_stack {
 	const uint64_t *pc; /* into heap_profile.pcs */
@@ -80,6 +87,11 @@ struct heap_profile {
 	size_t nsyms;
 	const char *binary;    /* its binary= line, NULL if none */
 	size_t profile_offset; /* where heap_v2/ starts in the input */
+	/* What is wrong with it but still lets it be read: one line each,
+	 * static strings, for the caller to show (heapprof_parse and
+	 * heapprof_subtract add them). */
+	const char *warn[HP_WARN_MAX];
+	size_t nwarn;
 };
 
 /* The factor jeprof multiplies a stack's counts by: a stack of @p objs
@@ -95,9 +107,25 @@ double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period);
 int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
     char *err, size_t errlen);
 
-/* Read and parse the file at @p path. */
+/* Read and parse the file at @p path, opened with prof_open_file (no
+ * FIFO, device or directory; symlinks followed: the user named it). */
 int heapprof_load(const char *path, struct heap_profile *hp, char *err,
     size_t errlen);
+
+/*
+ * Read and parse the profile open at @p fd, a regular file (open it with
+ * prof_open_file), @p path its name in messages and for
+ * prof_file_private: 0, or -1 with one line in @p err. The descriptor is
+ * neither closed nor moved (pread only): a caller that goes on to copy
+ * the file (profile_symbolized) reads the very file that was parsed.
+ * The header is checked on the first bytes before anything else is read.
+ * A file only we can change is mapped; any other is read into memory,
+ * up to the size fstat gave (a file that shrinks meanwhile is read as
+ * far as it goes, and parses as cut short): a mapping of a file another
+ * user truncates faults with SIGBUS on its next read.
+ */
+int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
+    char *err, size_t errlen);
 
 void heapprof_free(struct heap_profile *hp);
 
@@ -110,7 +138,9 @@ void heapprof_free(struct heap_profile *hp);
  * The unsampled counts and totals change; the
  * sampled ones stay as dumped; b_objs and b_bytes keep the base's, so a
  * stack's new value is u_bytes + b_bytes (what differential flame graphs
- * want). 0, or -1 when memory runs out.
+ * want). A base that is not of the same process (another main
+ * program, or the same one mapped elsewhere, as another run is) adds a
+ * warning to @p hp. 0, or -1 when memory runs out.
  */
 int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base);
 

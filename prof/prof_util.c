@@ -5,7 +5,16 @@
  * one multiply to place a key, and a call to the caller's comparison only
  * when a slot's hash matches.
  */
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "prof_util.h"
 
@@ -177,4 +186,104 @@ void hmap_free(struct hmap *m)
 {
 	free(m->slot);
 	*m = (struct hmap){0};
+}
+
+/* Open, check the descriptor, then make it blocking (see prof_util.h). */
+int prof_open_file(const char *path, int flags, struct stat *sb, char *err,
+    size_t errlen)
+{
+	struct stat st;
+	int fd, fl;
+
+	if ((fd = open(path,
+	         O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
+	             (flags & PROF_OPEN_NOFOLLOW ? O_NOFOLLOW : 0))) == -1) {
+		snprintf(err, errlen, "%s: %s", path,
+		    errno == ELOOP && (flags & PROF_OPEN_NOFOLLOW)
+		        ? "a symbolic link, not a file"
+		        : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto fail;
+	}
+	if ((flags & PROF_OPEN_OURS) && st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s: not ours (owned by uid %lu)", path,
+		    (unsigned long)st.st_uid);
+		goto fail;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (sb != NULL)
+		*sb = st;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* An object safe to map (see prof_util.h). */
+int prof_open_object(const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	off_t off = 0;
+	ssize_t n;
+	int fd, mfd;
+
+	if ((fd = prof_open_file(path, 0, &sb, err, errlen)) == -1)
+		return -1;
+	if ((sb.st_uid == 0 || sb.st_uid == geteuid()) &&
+	    !(sb.st_mode & (S_IWGRP | S_IWOTH)))
+		return fd;
+	if ((mfd = memfd_create("jm4lw-object", MFD_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: cannot copy: %s", path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* As far as it goes: a file that shrinks meanwhile is copied short,
+	 * and an object cut short is one libelf refuses, not a fault. */
+	while (off < sb.st_size &&
+	    (n = sendfile(mfd, fd, &off, (size_t)(sb.st_size - off))) > 0)
+		;
+	close(fd);
+	return mfd;
+}
+
+/* Ours alone to change (see prof_util.h). */
+int prof_file_private(int fd, const char *path)
+{
+	struct stat st, dst, lst;
+	const char *slash;
+	char dir[4096];
+	int dfd, r = 0;
+
+	if (path == NULL || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	if ((slash = strrchr(path, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)snprintf(dir, sizeof(dir), "%.*s",
+	             (int)(slash == path ? 1 : slash - path),
+	             path) >= sizeof(dir))
+		return 0;
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 0;
+	/* The directory is private, and the file open at fd is in it. */
+	if (fstat(dfd, &dst) == 0 && dst.st_uid == geteuid() &&
+	    (dst.st_mode & 077) == 0 &&
+	    fstatat(dfd, slash != NULL ? slash + 1 : path, &lst,
+	        AT_SYMLINK_NOFOLLOW) == 0 &&
+	    lst.st_dev == st.st_dev && lst.st_ino == st.st_ino)
+		r = 1;
+	close(dfd);
+	return r;
 }

@@ -18,6 +18,8 @@
 #ifndef JM4LW_PROF_UTIL_H
 #define JM4LW_PROF_UTIL_H
 
+#include <sys/stat.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -102,5 +104,40 @@ int hmap_next(const struct hmap *m, size_t *it, uint64_t *val);
 void hmap_clear(struct hmap *m);
 
 void hmap_free(struct hmap *m);
+
+/* prof_open_file's flags. */
+#define PROF_OPEN_NOFOLLOW 0x1 /* the last component may not be a symlink */
+#define PROF_OPEN_OURS 0x2     /* owned by our effective user */
+
+/*
+ * The one way the pipeline opens a file it reads (a profile, --binary, an
+ * object a dump's MAPPED_LIBRARIES names, a debug file): every such path
+ * may be a peer's or another local user's choice. Opened without blocking
+ * (a FIFO or a device would block open() or read() forever), then the
+ * opened descriptor is checked, never the path again: a regular file
+ * only, ours with PROF_OPEN_OURS. The descriptor is then blocking again,
+ * close-on-exec, and the only handle later reads use. Its fstat goes to
+ * *@p sb if not NULL. The descriptor, or -1 with "PATH: why" in @p err.
+ */
+int prof_open_file(const char *path, int flags, struct stat *sb, char *err,
+    size_t errlen);
+
+/*
+ * prof_open_file for an object a library will map (libdwfl maps what it
+ * is handed): a file root or our user alone can change is the
+ * descriptor itself; any other (another user's program, a file others
+ * may write) is copied first into an anonymous memory file (memfd) and
+ * that copy is handed out, so its owner truncating the file cannot
+ * fault the mapping with SIGBUS. The descriptor, or -1 with "PATH: why".
+ */
+int prof_open_object(const char *path, char *err, size_t errlen);
+
+/* Can nobody but our own user (and root) truncate or write the file open
+ * at @p fd, known by @p path: ours, with no write bit for group or others,
+ * in a directory (the one @p path names, checked to hold that very file)
+ * that is ours and closed to everybody else, as the dumper's staging
+ * directory is? Only such a file is safe to map: a file another user can
+ * truncate turns a read of its mapping into SIGBUS. 1 or 0. */
+int prof_file_private(int fd, const char *path);
 
 #endif

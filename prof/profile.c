@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core.h"
 #include "heapprof.h"
+#include "prof_util.h"
 #include "symbolize.h"
 #include "view.h"
 
@@ -46,28 +48,48 @@ static const char *hint_of(const char *hint, char *buf, size_t len)
 	return buf;
 }
 
-/* The dump at @p dump copied to @p out as it is. 0, or -1 with @p err. */
-static int profile_copy(const char *dump, FILE *out, char *err, size_t errlen)
+/*
+ * Open the dump at @p path once: not through a symlink, a regular file of
+ * ours. A name the loop checked may have been swapped since (a symlink to
+ * /etc/passwd renamed over a kept dump); from here on only the descriptor
+ * is read. -1 with @p err.
+ */
+static int profile_open(const char *path, char *err, size_t errlen)
+{
+	return prof_open_file(path, PROF_OPEN_NOFOLLOW | PROF_OPEN_OURS, NULL,
+	    err, errlen);
+}
+
+/* Parse the dump at @p path (profile_open), @p hp zeroed on failure. */
+static int profile_load(const char *path, struct heap_profile *hp, char *err,
+    size_t errlen)
+{
+	int fd, r;
+
+	memset(hp, 0, sizeof(*hp));
+	if ((fd = profile_open(path, err, errlen)) == -1)
+		return -1;
+	r = heapprof_load_fd(fd, path, hp, err, errlen);
+	close(fd);
+	return r;
+}
+
+/* The dump open on @p fd (the one parsed; heapprof reads with pread, so
+ * still at 0) copied to @p out as it is. 0, or -1 with @p err. */
+static int profile_copy(int fd, FILE *out, char *err, size_t errlen)
 {
 	char buf[65536];
-	size_t n;
-	FILE *in;
-	int r;
+	ssize_t n;
 
-	if ((in = fopen(dump, "re")) == NULL) {
-		snprintf(err, errlen, "cannot write the symbolized profile: %s",
-		    strerror(errno));
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n)
 			break;
-	r = ferror(in) || ferror(out) ? -1 : 0;
-	if (r == -1)
+	if (n != 0 || ferror(out)) {
 		snprintf(err, errlen, "cannot write the symbolized profile: %s",
 		    strerror(errno ? errno : EIO));
-	fclose(in);
-	return r;
+		return -1;
+	}
+	return 0;
 }
 
 int profile_render(enum dump_view view, const char *dump, int with_base,
@@ -79,12 +101,17 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
 	char why[512], hint[128];
-	int r = -1, have_base = 0;
+	int r = -1, have_base = 0, fd;
+	size_t i;
 
 	if (vw->render == NULL)
 		return 0; /* the dump is the answer */
-	if (heapprof_load(dump, &hp, err, errlen) == -1)
+	if ((fd = profile_open(dump, err, errlen)) == -1)
 		return -1;
+	if (heapprof_load_fd(fd, dump, &hp, err, errlen) == -1) {
+		close(fd);
+		return -1;
+	}
 	if (with_base) {
 		/* No earlier dump, or retention took it: jmdf shows the live
 		 * heap with a line saying why; the others cannot. */
@@ -93,7 +120,7 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 			    "no earlier dump by this process to compare with%s",
 			    hint_of(hints ? hints->base_kept_by : NULL, hint,
 			        sizeof(hint)));
-		else if (heapprof_load(base, &old, why, sizeof(why)) == -1)
+		else if (profile_load(base, &old, why, sizeof(why)) == -1)
 			;
 		else if (heapprof_subtract(&hp, &old) == -1) {
 			snprintf(err, errlen, "%s", strerror(ENOMEM));
@@ -124,6 +151,10 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 	if ((sym = sym_new_self(&hp, err, errlen)) == NULL)
 		goto out;
 	profile_heading(out, view, base, have_base);
+	/* What the parse noticed (a cut MAPPED_LIBRARIES, a base of another
+	 * process), where the format has room for a remark. */
+	for (i = 0; vw->comments && i < hp.nwarn; i++)
+		fprintf(out, "# warning: %s\n", hp.warn[i]);
 	args.title = have_base ? "heap growth" : "live heap";
 	/* The symbols, then the dump copied after "--- heap": not read
 	 * into memory whole (profiles run to tens of MB). */
@@ -131,8 +162,9 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 		snprintf(err, errlen, "cannot render the profile: %s",
 		    strerror(errno));
 	else if (vw->carries_dump)
-		r = profile_copy(dump, out, err, errlen);
+		r = profile_copy(fd, out, err, errlen);
 out:
+	close(fd);
 	sym_free(sym);
 	heapprof_free(&hp);
 	heapprof_free(&old);

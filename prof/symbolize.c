@@ -9,10 +9,12 @@
  * objects to open) is symbolize_common.c's, so the backends never call
  * back into this file.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbolize_impl.h"
 
@@ -48,15 +50,173 @@ void sym_want_lines(struct symbolizer *s)
 	s->nframes = 0;
 }
 
+/* What sym_new checks of an object: an ELF64 file's GNU build ID and
+ * the size of its executable segments. */
+struct sym_objinfo {
+	unsigned char id[64];
+	size_t idlen;
+	uint64_t text; /* the executable PT_LOADs' memory size */
+};
+
+/* Read @p oi from the ELF object open at @p fd: 0, or -1 if it is not an
+ * ELF64 object. Hand-written over <elf.h> and pread: the ELF-only build
+ * has no libelf, and only the headers and notes are wanted. */
+static int sym_objinfo(int fd, struct sym_objinfo *oi)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	Elf64_Nhdr nh;
+	unsigned char note[1024];
+	size_t off, k;
+	int i;
+
+	memset(oi, 0, sizeof(*oi));
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph),
+		        (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) !=
+		    (ssize_t)sizeof(ph))
+			return -1;
+		if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			oi->text += ph.p_memsz;
+		if (ph.p_type != PT_NOTE || oi->idlen > 0 ||
+		    ph.p_filesz > sizeof(note) ||
+		    pread(fd, note, ph.p_filesz, (off_t)ph.p_offset) !=
+		        (ssize_t)ph.p_filesz)
+			continue;
+		/* Notes: header, name and descriptor, each 4-aligned. */
+		for (off = 0; off + sizeof(nh) <= ph.p_filesz;) {
+			memcpy(&nh, note + off, sizeof(nh));
+			off += sizeof(nh);
+			k = off + ((nh.n_namesz + 3u) & ~3u);
+			if (k > ph.p_filesz || nh.n_descsz > ph.p_filesz - k)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp(note + off, "GNU", 4) == 0 &&
+			    nh.n_descsz <= sizeof(oi->id)) {
+				memcpy(oi->id, note + k, nh.n_descsz);
+				oi->idlen = nh.n_descsz;
+				break;
+			}
+			off = k + ((nh.n_descsz + 3u) & ~3u);
+		}
+	}
+	return 0;
+}
+
+/* Keep warning @p w (one line) for sym_warning. */
+static void sym_warn(struct symbolizer *s, const char *w)
+{
+	if (s->nwarn < SYM_WARN_MAX)
+		s->warn[s->nwarn++] = sym_keep(s, w);
+}
+
+/* The extent of the executable mappings of @p path in @p hp. */
+static uint64_t sym_mapped_text(const struct heap_profile *hp, const char *path)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < hp->nmaps; i++)
+		if (hp->maps[i].exec && strcmp(hp->maps[i].path, path) == 0)
+			n += hp->maps[i].end - hp->maps[i].start;
+	return n;
+}
+
+/*
+ * Is @p binary fit to stand for @p hp's main program? -1 with @p err
+ * when it cannot be read as an object at all; else 0, with in @p warn
+ * (empty if none) why it looks like another object: the GNU build ID of
+ * the file the profile maps, when that file is here and has one, else
+ * its name and the size of its code.
+ */
+static int sym_check_binary(const struct heap_profile *hp, const char *binary,
+    char *warn, size_t warnlen, char *err, size_t errlen)
+{
+	const char *main_path = sym_main_path(hp), *a, *b;
+	struct sym_objinfo bi, mi;
+	uint64_t mapped, page = 4096;
+	char why[256];
+	int fd, r;
+
+	warn[0] = '\0';
+	if ((fd = prof_open_file(binary, 0, NULL, why, sizeof(why))) == -1) {
+		snprintf(err, errlen, "--binary %s", why);
+		return -1;
+	}
+	r = sym_objinfo(fd, &bi);
+	close(fd);
+	if (r == -1) {
+		snprintf(err, errlen, "--binary %s: not an ELF object", binary);
+		return -1;
+	}
+	if (main_path == NULL || strcmp(main_path, binary) == 0)
+		return 0;
+	if (bi.idlen > 0 &&
+	    (fd = prof_open_file(main_path, 0, NULL, why, sizeof(why))) != -1) {
+		r = sym_objinfo(fd, &mi);
+		close(fd);
+		if (r == 0 && mi.idlen > 0) {
+			if (mi.idlen != bi.idlen ||
+			    memcmp(mi.id, bi.id, bi.idlen) != 0)
+				snprintf(warn, warnlen,
+				    "--binary %s is another build than the "
+				    "profile's main program %s (their GNU build "
+				    "IDs differ): names may be wrong",
+				    binary, main_path);
+			return 0;
+		}
+	}
+	/* Not here to compare with: by name, and by size of code (the
+	 * mappings are whole pages; a segment's start is in a page). */
+	a = strrchr(main_path, '/');
+	b = strrchr(binary, '/');
+	a = a != NULL ? a + 1 : main_path;
+	b = b != NULL ? b + 1 : binary;
+	mapped = sym_mapped_text(hp, main_path);
+	if (strcmp(a, b) != 0)
+		snprintf(warn, warnlen,
+		    "--binary %s is not named as the profile's main program "
+		    "%s: names may be wrong",
+		    binary, main_path);
+	else if (mapped > 0 && bi.text > 0 &&
+	    (bi.text > mapped || bi.text + 2 * page < mapped))
+		snprintf(warn, warnlen,
+		    "--binary %s has %llu bytes of code where the profile "
+		    "maps %llu for %s: names may be wrong",
+		    binary, (unsigned long long)bi.text,
+		    (unsigned long long)mapped, main_path);
+	return 0;
+}
+
 /* A profile's symbolizer: its own table, or its objects'. */
 struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
     char *err, size_t errlen)
 {
+	struct symbolizer *s;
+	char warn[512];
+
 	/* A symbolized profile names its own addresses: the objects it was
 	 * made from need not be on this machine. */
 	if (hp->symbolized)
 		return sym_new_table(hp, err, errlen);
-	return sym_backends[0].open(hp, binary, 0, err, errlen);
+	if (binary != NULL &&
+	    sym_check_binary(hp, binary, warn, sizeof(warn), err, errlen) == -1)
+		return NULL;
+	if ((s = sym_backends[0].open(hp, binary, 0, err, errlen)) == NULL)
+		return NULL;
+	if (binary != NULL && warn[0] != '\0')
+		sym_warn(s, warn);
+	return s;
+}
+
+/* Warning @p i, or NULL. */
+const char *sym_warning(const struct symbolizer *s, size_t i)
+{
+	return i < s->nwarn ? s->warn[i] : NULL;
 }
 
 /* The running process's: its objects as it has them mapped. */

@@ -36,7 +36,11 @@ struct sym_frame {
  * stands for the mapping of the main program (the first one with a
  * path). A symbolized @p hp (hp->symbolized) gets sym_new_table()'s:
  * its own names, whatever is on this machine. NULL with a reason in
- * @p err. */
+ * @p err: a @p binary that is not there, not a regular file (a
+ * directory, a FIFO) or not an ELF object. A @p binary that is another
+ * object than the profile's main program (another GNU build ID than the
+ * file the profile maps, where that is here and has one; else another
+ * name or size of code) is taken, with a warning (sym_warning). */
 struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
     char *err, size_t errlen);
 
@@ -78,6 +82,10 @@ struct symbolizer *sym_new_table(const struct heap_profile *hp, char *err,
  * only pprof shows lines. Call before the first lookup (the cache made
  * without them is dropped). */
 void sym_want_lines(struct symbolizer *s);
+
+/* Warning @p i (from 0) about what @p s was made from, one line, or NULL
+ * past the last: for the caller to show. */
+const char *sym_warning(const struct symbolizer *s, size_t i);
 
 void sym_free(struct symbolizer *s);
 

@@ -33,6 +33,7 @@
 struct elf_file {
 	const unsigned char *p;
 	size_t size;
+	int copied; /* read into memory, not mapped */
 };
 
 /* One function symbol. */
@@ -89,33 +90,60 @@ static int elf_get(const struct elf_file *f, uint64_t off, void *dst,
 	return 0;
 }
 
-/* Map the file at @p path: 0, or -1 (not there, not a regular file). */
+/*
+ * The file at @p path, opened by prof_open_file (a dump names it: no FIFO,
+ * no device), in memory: 0, or -1 (not there, not a regular file). Mapped
+ * when only root or our own user can change it (a system library, our
+ * build); another user's file is read into memory instead, since its
+ * owner truncating it under a mapping would fault our next read with
+ * SIGBUS.
+ */
 static int elf_map(const char *path, struct elf_file *f)
 {
+	char why[128];
 	struct stat sb;
+	size_t got = 0;
+	ssize_t n;
 	void *p;
 	int fd;
 
 	f->p = NULL;
 	f->size = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	f->copied = 0;
+	if ((fd = prof_open_file(path, 0, &sb, why, sizeof(why))) == -1)
 		return -1;
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
-	    (size_t)sb.st_size < sizeof(Elf64_Ehdr) ||
-	    (p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd,
-	         0)) == MAP_FAILED) {
-		close(fd);
-		return -1;
+	if ((size_t)sb.st_size < sizeof(Elf64_Ehdr))
+		goto fail;
+	if ((sb.st_uid == 0 || sb.st_uid == geteuid()) &&
+	    !(sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		if ((p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
+		         fd, 0)) == MAP_FAILED)
+			goto fail;
+		got = (size_t)sb.st_size;
+	} else {
+		if ((p = malloc((size_t)sb.st_size)) == NULL)
+			goto fail;
+		while (got < (size_t)sb.st_size &&
+		    (n = pread(fd, (char *)p + got, (size_t)sb.st_size - got,
+		         (off_t)got)) > 0)
+			got += (size_t)n;
+		f->copied = 1;
 	}
 	close(fd);
 	f->p = p;
-	f->size = (size_t)sb.st_size;
+	f->size = got;
 	return 0;
+fail:
+	close(fd);
+	return -1;
 }
 
+/* Give back what elf_map took. */
 static void elf_unmap(struct elf_file *f)
 {
-	if (f->p != NULL)
+	if (f->p != NULL && f->copied)
+		free((void *)f->p);
+	else if (f->p != NULL)
 		munmap((void *)f->p, f->size);
 	f->p = NULL;
 }

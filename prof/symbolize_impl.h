@@ -12,6 +12,9 @@
 
 #include "symbolize.h"
 
+/* The most warnings a symbolizer keeps. */
+#define SYM_WARN_MAX 4
+
 /* A name as the object has it, and as people read it. */
 struct sym_name {
 	const char *raw;  /* the key: a string the backend keeps stable
@@ -47,6 +50,8 @@ struct symbolizer {
 	size_t nframes, cap_frames;
 	char **strs; /* names we made (hex fallbacks, demangled forms) */
 	size_t nstrs, cap_strs;
+	const char *warn[SYM_WARN_MAX]; /* sym_warning's, kept in strs */
+	size_t nwarn;
 };
 
 /* A symbolizer with @p ops and no backend state yet; NULL (with the
