@@ -206,6 +206,52 @@ static size_t http_header_bytes(struct evhttp_request *req)
 	return n;
 }
 
+/* Is @p key an HTTP token (RFC 9110 5.6.2)? evhttp keeps what comes
+ * before the ':' whole, so "Host : x" arrives as a header "Host ". */
+static int http_token(const char *key)
+{
+	const char *k;
+
+	if (*key == '\0')
+		return 0;
+	for (k = key; *k != '\0'; k++)
+		if (!isalnum((unsigned char)*k) &&
+		    strchr("!#$%&'*+-.^_`|~", *k) == NULL)
+			return 0;
+	return 1;
+}
+
+/*
+ * Why a request (target @p uri, headers @p in) is ambiguous, so that two readers
+ * of it (a proxy in front, evhttp, us) could take it differently (NULL: it is
+ * not): a target that is not a path (absolute-form names a host of its own), a
+ * header name that is no token, two Hosts, two Content-Lengths, or a length with
+ * a chunked body. evhttp takes the first of each and serves; we refuse.
+ */
+const char *http_ambiguity(const char *uri, const struct evkeyvalq *in)
+{
+	struct evkeyval *kv;
+	int hosts = 0, lengths = 0, te = 0;
+
+	if (uri == NULL || uri[0] != '/')
+		return "the request target must be a path (origin-form)";
+	TAILQ_FOREACH(kv, in, next) {
+		if (!http_token(kv->key))
+			return "a header name is not a token (a blank before "
+			       "its ':'?)";
+		hosts += strcasecmp(kv->key, "Host") == 0;
+		lengths += strcasecmp(kv->key, "Content-Length") == 0;
+		te += strcasecmp(kv->key, "Transfer-Encoding") == 0;
+	}
+	if (hosts > 1)
+		return "more than one Host header";
+	if (lengths > 1)
+		return "more than one Content-Length header";
+	if (lengths > 0 && te > 0)
+		return "both Content-Length and Transfer-Encoding";
+	return NULL;
+}
+
 /* Every request: the checks, then its route. */
 static void http_request(struct evhttp_request *req, void *arg)
 {
@@ -219,7 +265,7 @@ static void http_request(struct evhttp_request *req, void *arg)
 	const struct http_route *r;
 	struct http_ctx ctx;
 	struct http_conn *hc;
-	const char *host, *path, *q, *why;
+	const char *host, *path, *q, *why, *allow;
 	char peer[64];
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	int was = module_unsampled_enter(m);
@@ -237,6 +283,12 @@ static void http_request(struct evhttp_request *req, void *arg)
 	}
 	if ((hc = http_conn_of(h, req)) == NULL)
 		goto out;
+	if ((why = http_ambiguity(evhttp_request_get_uri(req), in)) != NULL) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Connection", "close");
+		http_error(req, 400, "%s", why);
+		goto out;
+	}
 	/* evhttp stops reading at HTTP_HEADER_SLACK times the limit, with
 	 * a 400 that says nothing; below that the limit is ours, and says
 	 * what it is. */
@@ -268,12 +320,15 @@ static void http_request(struct evhttp_request *req, void *arg)
 		http_error(req, 404, "no such path: %.200s (see /)", path);
 		goto out;
 	}
-	if (cmd == EVHTTP_REQ_POST ? !(r->flags & HTTP_POST)
-	                           : !(r->flags & HTTP_GET)) {
+	if (!(cmd == EVHTTP_REQ_POST && (r->flags & HTTP_POST)) &&
+	    !((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) &&
+	        (r->flags & HTTP_GET))) {
+		allow = !(r->flags & HTTP_GET) ? "POST"
+		    : (r->flags & HTTP_POST)   ? "GET, HEAD, POST"
+		                               : "GET, HEAD";
 		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Allow", (r->flags & HTTP_GET) ? "GET, HEAD" : "POST");
-		http_error(req, 405, "%s takes %s", r->path,
-		    (r->flags & HTTP_GET) ? "GET" : "POST");
+		    "Allow", allow);
+		http_error(req, 405, "%s takes %s", r->path, allow);
 		goto out;
 	}
 	if ((r->flags & HTTP_MUTATES) && (why = http_csrf_refusal(req))) {
@@ -291,6 +346,7 @@ static void http_request(struct evhttp_request *req, void *arg)
 	ctx.path = path;
 	ctx.query = &query;
 	ctx.post = cmd == EVHTTP_REQ_POST;
+	ctx.flags = r->flags;
 	if (r->word == NULL || http_word_allowed(&ctx, r->word))
 		r->fn(&ctx);
 	evhttp_clear_headers(&query);
@@ -334,8 +390,13 @@ static struct http *http_get(struct jm4lw *m)
 	}
 	h->m = m;
 	TAILQ_INIT(&h->conns);
+	TAILQ_INIT(&h->pending);
+	/* Every method evhttp knows comes to us, so that one we do not
+	 * serve gets our 405 with Allow and one-line body, not its page. */
 	evhttp_set_allowed_methods(h->eh,
-	    EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST);
+	    EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
+	        EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
+	        EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH);
 	evhttp_set_default_content_type(h->eh, "text/plain; charset=utf-8");
 	evhttp_set_gencb(h->eh, http_request, h);
 	http_limits(h);
@@ -408,6 +469,7 @@ void http_bound(const struct jm4lw *m, char *buf, size_t len)
 void http_free(struct jm4lw *m)
 {
 	struct http *h = m->http, **pp;
+	struct http_pending *p;
 	int i;
 
 	if (h == NULL)
@@ -419,10 +481,14 @@ void http_free(struct jm4lw *m)
 			break;
 		}
 	pthread_mutex_unlock(&http_all_lock);
-	/* A job still out answers nobody. */
-	if (h->pending != NULL) {
-		module_job_forget(m, h->pending);
-		free(h->pending);
+	/* A job still out answers nobody: its end finds no waiter, and the
+	 * connections evhttp_free closes below find no record to clear. */
+	while ((p = TAILQ_FIRST(&h->pending)) != NULL) {
+		TAILQ_REMOVE(&h->pending, p, entry);
+		module_job_forget(m, p);
+		if (p->hc != NULL)
+			p->hc->pending = NULL;
+		free(p);
 	}
 	for (i = 0; i < h->nls; i++)
 		if (h->ls[i].resume != NULL)

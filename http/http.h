@@ -42,8 +42,10 @@ struct http_conn {
 	struct http_pending *pending; /* a request waiting on the worker */
 };
 
-/* A request waiting on the worker: the job's waiter. */
+/* A request waiting on the worker: the job's waiter, on the face's list
+ * until the job ends or the face is freed. */
 struct http_pending {
+	TAILQ_ENTRY(http_pending) entry;
 	struct http *h;
 	struct evhttp_request *req; /* NULL once its connection is gone */
 	struct http_conn *hc;
@@ -58,7 +60,9 @@ struct http {
 	int nls;
 	TAILQ_HEAD(, http_conn) conns;
 	unsigned nconns;
-	struct http_pending *pending;
+	/* Every request waiting on a job: the running one's, and a refusal's
+	 * while it is answered; http_free forgets each before evhttp_free. */
+	TAILQ_HEAD(, http_pending) pending;
 	struct http *next; /* every module's, for listener errors */
 };
 
@@ -71,6 +75,7 @@ struct http_ctx {
 	const char *path;        /* the request's path */
 	struct evkeyvalq *query; /* its parsed query */
 	int post;                /* POST (else GET or HEAD) */
+	int flags;               /* the route's HTTP_* flags */
 };
 
 /* A route's handler: reply to ctx->req now, or hand a job over whose
@@ -120,6 +125,11 @@ const struct http_route *http_route_of(const char *path);
 /* Is @p host (a Host header, port and all) an IP literal, localhost or
  * one of the comma list @p allowed? (Not static: the fuzzer calls it.) */
 int http_host_allowed(const char *allowed, const char *host);
+
+/* Why a request with target @p uri and headers @p in is ambiguous (two
+ * Hosts, a blank before a header's ':', absolute-form, two lengths), or
+ * NULL. (Not static: the fuzzer calls it.) */
+const char *http_ambiguity(const char *uri, const struct evkeyvalq *in);
 
 /* --- reply.c: what a route answers with, below both -------------------- */
 
