@@ -33,6 +33,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
@@ -141,13 +142,128 @@ static void http_conn_closed(struct evhttp_connection *evcon, void *arg)
 		hc->pending->hc = NULL;
 	}
 	TAILQ_REMOVE(&h->conns, hc, entry);
-	h->nconns--;
-	h->m->core.st.conns_open--;
 	free(hc);
 }
 
-/* The connection of @p req, counted from its first request; NULL with
- * the reply sent when the cap is reached. */
+/* The accepted connection @p req came on (NULL: evhttp made its own). */
+static struct http_sock *http_sock_of(struct http *h,
+    struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev;
+	struct http_sock *sk;
+
+	if (evcon == NULL)
+		return NULL;
+	bev = evhttp_connection_get_bufferevent(evcon);
+	TAILQ_FOREACH(sk, &h->socks, entry)
+		if (sk->bev == bev)
+			return sk;
+	return NULL;
+}
+
+/*
+ * Forget the connections evhttp has freed, and close them. libevent has
+ * no callback for a bufferevent's end, so we hold a reference on each:
+ * evhttp's bufferevent_free clears its callbacks (evhttp keeps an event
+ * callback on it while it lives) and drops its own reference; ours, the
+ * last, frees it and closes the socket.
+ */
+static void http_sock_sweep(struct http *h)
+{
+	struct http_sock *sk, *next;
+	bufferevent_event_cb ecb;
+
+	for (sk = TAILQ_FIRST(&h->socks); sk != NULL; sk = next) {
+		next = TAILQ_NEXT(sk, entry);
+		bufferevent_getcb(sk->bev, NULL, NULL, &ecb, NULL);
+		if (ecb != NULL)
+			continue;
+		TAILQ_REMOVE(&h->socks, sk, entry);
+		if (!sk->refuse)
+			h->nsocks--;
+		bufferevent_decref(sk->bev);
+		free(sk);
+	}
+}
+
+/* Once a second: the count follows connections evhttp closed. */
+static void http_sweep_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	http_sock_sweep(arg);
+}
+
+/* End @p sk's connection: a shutdown that evhttp reads as the peer's
+ * end and frees it by (the descriptor is evhttp's to close). */
+static void http_sock_end(struct http_sock *sk)
+{
+	evutil_socket_t fd = bufferevent_getfd(sk->bev);
+
+	if (fd != -1)
+		(void)shutdown(fd, SHUT_RDWR);
+}
+
+/* A connection refused at accept, now that evhttp gave it its socket. */
+static void http_refuse(evutil_socket_t fd, short what, void *arg)
+{
+	struct http *h = arg;
+	struct http_sock *sk;
+
+	(void)fd;
+	(void)what;
+	TAILQ_FOREACH(sk, &h->socks, entry)
+		if (sk->refuse)
+			http_sock_end(sk);
+}
+
+/*
+ * evhttp's bufferevent callback, the one thing of ours it calls at
+ * accept (2.1 has no connection callback, and takes no socket we
+ * accepted): the connection is counted from here against max_connections,
+ * and at the cap the oldest that has sent no request yet is ended to make
+ * room, or, if every one has, the newcomer -- as the words do.
+ */
+static struct bufferevent *http_new_bev(struct event_base *base, void *arg)
+{
+	struct http *h = arg;
+	struct http_sock *sk, *v;
+
+	http_sock_sweep(h);
+	if ((sk = calloc(1, sizeof(*sk))) == NULL ||
+	    (sk->bev = bufferevent_socket_new(base, -1,
+	         BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		free(sk);
+		return NULL; /* evhttp makes its own: served, uncounted */
+	}
+	bufferevent_incref(sk->bev); /* ours: see http_sock_sweep */
+	h->m->core.st.conns_total++;
+	if (h->nsocks >= h->m->cfg.max_connections) {
+		TAILQ_FOREACH(v, &h->socks, entry)
+			if (v->requests == 0 && !v->refuse)
+				break;
+		if (v != NULL) {
+			/* Counted out now; swept when evhttp has freed it. */
+			v->refuse = 1;
+			h->nsocks--;
+			http_sock_end(v);
+			h->m->core.st.conns_evicted++;
+		} else {
+			/* Its socket is set after we return: ended at once. */
+			sk->refuse = 1;
+			h->m->core.st.conns_rejected++;
+			event_active(h->refuse, EV_TIMEOUT, 1);
+		}
+	}
+	if (!sk->refuse)
+		h->nsocks++;
+	TAILQ_INSERT_TAIL(&h->socks, sk, entry);
+	return sk->bev;
+}
+
+/* The connection of @p req's record (its requests, its job); NULL with
+ * a 503 sent when memory runs out. */
 static struct http_conn *http_conn_of(struct http *h,
     struct evhttp_request *req)
 {
@@ -157,15 +273,6 @@ static struct http_conn *http_conn_of(struct http *h,
 	TAILQ_FOREACH(hc, &h->conns, entry)
 		if (hc->evcon == evcon)
 			return hc;
-	if (h->nconns >= h->m->cfg.max_connections) {
-		h->m->core.st.conns_rejected++;
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Connection", "close");
-		http_error(req, 503,
-		    "too many connections (max_connections=%u)",
-		    h->m->cfg.max_connections);
-		return NULL;
-	}
 	if ((hc = calloc(1, sizeof(*hc))) == NULL) {
 		http_error(req, 503, "%s", strerror(ENOMEM));
 		return NULL;
@@ -173,9 +280,6 @@ static struct http_conn *http_conn_of(struct http *h,
 	hc->evcon = evcon;
 	hc->h = h;
 	TAILQ_INSERT_TAIL(&h->conns, hc, entry);
-	h->nconns++;
-	h->m->core.st.conns_open++;
-	h->m->core.st.conns_total++;
 	evhttp_connection_set_closecb(evcon, http_conn_closed, hc);
 	return hc;
 }
@@ -222,11 +326,12 @@ static int http_token(const char *key)
 }
 
 /*
- * Why a request (target @p uri, headers @p in) is ambiguous, so that two readers
- * of it (a proxy in front, evhttp, us) could take it differently (NULL: it is
- * not): a target that is not a path (absolute-form names a host of its own), a
- * header name that is no token, two Hosts, two Content-Lengths, or a length with
- * a chunked body. evhttp takes the first of each and serves; we refuse.
+ * Why a request (target @p uri, headers @p in) is ambiguous, so that two
+ * readers of it (a proxy in front, evhttp, us) could take it differently (NULL:
+ * it is not): a target that is not a path (absolute-form names a host of its
+ * own), a header name that is no token, two Hosts, two Content-Lengths, or a
+ * length with a chunked body. evhttp takes the first of each and serves; we
+ * refuse.
  */
 const char *http_ambiguity(const char *uri, const struct evkeyvalq *in)
 {
@@ -265,6 +370,7 @@ static void http_request(struct evhttp_request *req, void *arg)
 	const struct http_route *r;
 	struct http_ctx ctx;
 	struct http_conn *hc;
+	struct http_sock *sk;
 	const char *host, *path, *q, *why, *allow;
 	char peer[64];
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
@@ -281,6 +387,8 @@ static void http_request(struct evhttp_request *req, void *arg)
 		    sa != NULL ? peer : "this peer");
 		goto out;
 	}
+	if ((sk = http_sock_of(h, req)) != NULL)
+		sk->requests++;
 	if ((hc = http_conn_of(h, req)) == NULL)
 		goto out;
 	if ((why = http_ambiguity(evhttp_request_get_uri(req), in)) != NULL) {
@@ -378,6 +486,7 @@ void http_reconfigure(struct jm4lw *m)
 /* The module's HTTP state, made on first bind. */
 static struct http *http_get(struct jm4lw *m)
 {
+	struct timeval sweep_tv = {.tv_sec = 1};
 	struct http *h;
 
 	if (m->http != NULL)
@@ -391,6 +500,7 @@ static struct http *http_get(struct jm4lw *m)
 	h->m = m;
 	TAILQ_INIT(&h->conns);
 	TAILQ_INIT(&h->pending);
+	TAILQ_INIT(&h->socks);
 	/* Every method evhttp knows comes to us, so that one we do not
 	 * serve gets our 405 with Allow and one-line body, not its page. */
 	evhttp_set_allowed_methods(h->eh,
@@ -399,6 +509,19 @@ static struct http *http_get(struct jm4lw *m)
 	        EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH);
 	evhttp_set_default_content_type(h->eh, "text/plain; charset=utf-8");
 	evhttp_set_gencb(h->eh, http_request, h);
+	evhttp_set_bevcb(h->eh, http_new_bev, h);
+	h->refuse = event_new(m->base, -1, 0, http_refuse, h);
+	h->sweep = event_new(m->base, -1, EV_PERSIST, http_sweep_tick, h);
+	if (h->refuse == NULL || h->sweep == NULL) {
+		if (h->refuse != NULL)
+			event_free(h->refuse);
+		if (h->sweep != NULL)
+			event_free(h->sweep);
+		evhttp_free(h->eh);
+		free(h);
+		return NULL;
+	}
+	event_add(h->sweep, &sweep_tv);
 	http_limits(h);
 	pthread_mutex_lock(&http_all_lock);
 	h->next = http_all;
@@ -470,6 +593,7 @@ void http_free(struct jm4lw *m)
 {
 	struct http *h = m->http, **pp;
 	struct http_pending *p;
+	struct http_sock *sk;
 	int i;
 
 	if (h == NULL)
@@ -496,6 +620,14 @@ void http_free(struct jm4lw *m)
 	/* Frees the listeners and connections; their close callbacks
 	 * empty our list. */
 	evhttp_free(h->eh);
+	/* evhttp_free closed every socket; the references are ours. */
+	while ((sk = TAILQ_FIRST(&h->socks)) != NULL) {
+		TAILQ_REMOVE(&h->socks, sk, entry);
+		bufferevent_decref(sk->bev);
+		free(sk);
+	}
+	event_free(h->refuse);
+	event_free(h->sweep);
 	while (!TAILQ_EMPTY(&h->conns)) {
 		struct http_conn *hc = TAILQ_FIRST(&h->conns);
 		TAILQ_REMOVE(&h->conns, hc, entry);

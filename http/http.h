@@ -20,6 +20,8 @@
 
 struct jm4lw;
 struct evconnlistener;
+struct bufferevent;
+struct event;
 
 #define HTTP_LISTENERS JM4LW_LISTENERS_MAX
 
@@ -33,7 +35,16 @@ struct http_listener {
 	struct http *h;
 };
 
-/* A connection that has sent a request: counted, and its requests. */
+/* An accepted HTTP connection, from evhttp's bufferevent callback at
+ * accept until evhttp has freed it: the count max_connections caps. */
+struct http_sock {
+	TAILQ_ENTRY(http_sock) entry;
+	struct bufferevent *bev; /* evhttp's, made by us; one reference ours */
+	unsigned requests;       /* requests seen: 0 is idle since accept */
+	int refuse;              /* ended for the cap, counted out */
+};
+
+/* A connection that has sent a request: its requests and its job. */
 struct http_conn {
 	TAILQ_ENTRY(http_conn) entry;
 	struct evhttp_connection *evcon;
@@ -59,7 +70,10 @@ struct http {
 	struct http_listener ls[HTTP_LISTENERS];
 	int nls;
 	TAILQ_HEAD(, http_conn) conns;
-	unsigned nconns;
+	TAILQ_HEAD(, http_sock) socks; /* every accepted connection */
+	unsigned nsocks;               /* of them, not refused */
+	struct event *refuse;          /* ends the refused, once set up */
+	struct event *sweep;           /* forgets the closed, each second */
 	/* Every request waiting on a job: the running one's, and a refusal's
 	 * while it is answered; http_free forgets each before evhttp_free. */
 	TAILQ_HEAD(, http_pending) pending;
