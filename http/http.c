@@ -3,9 +3,12 @@
  * (header and body size, timeouts, keep-alive cap), and what every
  * request passes before its route runs:
  *   - allow_from, as for the words (403);
- *   - the connection cap: HTTP connections count from their first
- *     request against max_connections (503); one that never sends one is
- *     closed by read_timeout;
+ *   - the connection cap, from accept (http_new_bev): max_connections
+ *     HTTP connections, apart from the words'; at the cap the oldest
+ *     that has sent no request is closed for the newcomer, else the
+ *     newcomer; one that never sends a request goes at read_timeout;
+ *   - a request two readers could take differently (two Hosts, a blank
+ *     before a header's ':', absolute-form, two lengths): 400;
  *   - the Host header: an IP literal, localhost or a name listed in
  *     http_allowed_hosts, else 403 (a page the operator's browser loads
  *     from elsewhere cannot reach us through DNS rebinding);
@@ -17,8 +20,10 @@
  *
  * Why evhttp: it is libevent's, already linked, and parses HTTP/1.x with
  * its own limits; no parser of ours. Its 2.1 API cannot hand it a socket
- * we accepted, so caps apply at the first request rather than at accept,
- * and descriptor exhaustion (EMFILE) pauses its listeners as ours.
+ * we accepted: the cap counts from the bufferevent it asks us for at
+ * accept, and descriptor exhaustion (EMFILE) pauses its listeners as
+ * ours. Its own error pages (a request it cannot parse, a body over the
+ * limit) are still its HTML: 2.1 answers them before any callback.
  */
 #include <sys/socket.h>
 
