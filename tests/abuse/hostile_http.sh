@@ -114,7 +114,14 @@ except OSError:
     pass
 print("reply: %r" % got[:12])
 ' "$HTTP_PORT" "$PID" "$BIG" 2>&1)
-		if wait_exit "$PID" $((20 * SLOW)) && [ "$EXIT_STATUS" = 0 ] &&
+		# Still there after 20 s: its threads' stacks say where.
+		for _ in $(seq $((200 * SLOW))); do
+			_alive "$PID" || break
+			sleep 0.1
+		done
+		_alive "$PID" && command -v eu-stack >/dev/null &&
+			eu-stack -p "$PID" 2>&1 | head -80 | sed 's/^/# /'
+		if wait_exit "$PID" 1 && [ "$EXIT_STATUS" = 0 ] &&
 			! grep -q "Sanitizer\|runtime error" "$DLOG"; then
 			ok=$((ok + 1))
 		else

@@ -25,46 +25,6 @@
 
 #include "http.h"
 
-/* Header lines as evhttp 2.1 stores them (evhttp_parse_headers_ is not
- * exported, so its rule is copied): the name is everything before the
- * first ':', blanks and all; the value what follows, leading blanks cut.
- * A line without ':' ends them. Then what http_ambiguity says must hold:
- * a name that is no token, two Hosts or two lengths are refused. */
-static void check_headers(const char *target, const char *text, size_t len)
-{
-	struct evkeyvalq in;
-	char *copy = malloc(len + 1), *line, *save = NULL, *colon, *v;
-	int hosts = 0, lengths = 0, bad_name = 0;
-	const char *why, *k;
-
-	if (copy == NULL)
-		return;
-	memcpy(copy, text, len);
-	copy[len] = '\0';
-	TAILQ_INIT(&in);
-	for (line = strtok_r(copy, "\n", &save); line != NULL;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if ((colon = strchr(line, ':')) == NULL || colon == line)
-			break;
-		*colon = '\0';
-		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
-			;
-		if (evhttp_add_header(&in, line, v) == -1)
-			break; /* evhttp refuses a CR or LF in a value */
-		hosts += strcasecmp(line, "Host") == 0;
-		lengths += strcasecmp(line, "Content-Length") == 0;
-		for (k = line; *k != '\0'; k++)
-			bad_name |= *k == ' ' || *k == '\t' || *k == '(' ||
-			    *k == '"' || *k == '/' || *k == '@';
-	}
-	why = http_ambiguity(target, &in);
-	CHECK(why == NULL || (why[0] != '\0' && strchr(why, '\n') == NULL));
-	if (hosts > 1 || lengths > 1 || bad_name || target[0] != '/')
-		CHECK(why != NULL);
-	evhttp_clear_headers(&in);
-	free(copy);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* server.c's link wants the allocator's table; no module is made here. */
