@@ -192,12 +192,18 @@ static void http_sock_sweep(struct http *h)
 	}
 }
 
-/* Once a second: the count follows connections evhttp closed. */
+/* Each second while there are connections (an idle module does not wake
+ * up): the count follows those evhttp closed, and their sockets close. */
 static void http_sweep_tick(evutil_socket_t fd, short what, void *arg)
 {
+	struct timeval tv = {.tv_sec = 1};
+	struct http *h = arg;
+
 	(void)fd;
 	(void)what;
-	http_sock_sweep(arg);
+	http_sock_sweep(h);
+	if (!TAILQ_EMPTY(&h->socks))
+		event_add(h->sweep, &tv);
 }
 
 /* End @p sk's connection: a shutdown that evhttp reads as the peer's
@@ -232,6 +238,7 @@ static void http_refuse(evutil_socket_t fd, short what, void *arg)
  */
 static struct bufferevent *http_new_bev(struct event_base *base, void *arg)
 {
+	struct timeval sweep_tv = {.tv_sec = 1};
 	struct http *h = arg;
 	struct http_sock *sk, *v;
 
@@ -264,6 +271,8 @@ static struct bufferevent *http_new_bev(struct event_base *base, void *arg)
 	if (!sk->refuse)
 		h->nsocks++;
 	TAILQ_INSERT_TAIL(&h->socks, sk, entry);
+	if (!evtimer_pending(h->sweep, NULL))
+		event_add(h->sweep, &sweep_tv);
 	return sk->bev;
 }
 
@@ -491,7 +500,6 @@ void http_reconfigure(struct jm4lw *m)
 /* The module's HTTP state, made on first bind. */
 static struct http *http_get(struct jm4lw *m)
 {
-	struct timeval sweep_tv = {.tv_sec = 1};
 	struct http *h;
 
 	if (m->http != NULL)
@@ -516,7 +524,7 @@ static struct http *http_get(struct jm4lw *m)
 	evhttp_set_gencb(h->eh, http_request, h);
 	evhttp_set_bevcb(h->eh, http_new_bev, h);
 	h->refuse = event_new(m->base, -1, 0, http_refuse, h);
-	h->sweep = event_new(m->base, -1, EV_PERSIST, http_sweep_tick, h);
+	h->sweep = evtimer_new(m->base, http_sweep_tick, h);
 	if (h->refuse == NULL || h->sweep == NULL) {
 		if (h->refuse != NULL)
 			event_free(h->refuse);
@@ -526,7 +534,6 @@ static struct http *http_get(struct jm4lw *m)
 		free(h);
 		return NULL;
 	}
-	event_add(h->sweep, &sweep_tv);
 	http_limits(h);
 	pthread_mutex_lock(&http_all_lock);
 	h->next = http_all;
