@@ -3,9 +3,12 @@
  * (header and body size, timeouts, keep-alive cap), and what every
  * request passes before its route runs:
  *   - allow_from, as for the words (403);
- *   - the connection cap: HTTP connections count from their first
- *     request against max_connections (503); one that never sends one is
- *     closed by read_timeout;
+ *   - the connection cap, from accept (http_new_bev): max_connections
+ *     HTTP connections, apart from the words'; at the cap the oldest
+ *     that has sent no request is closed for the newcomer, else the
+ *     newcomer; one that never sends a request goes at read_timeout;
+ *   - a request two readers could take differently (two Hosts, a blank
+ *     before a header's ':', absolute-form, two lengths): 400;
  *   - the Host header: an IP literal, localhost or a name listed in
  *     http_allowed_hosts, else 403 (a page the operator's browser loads
  *     from elsewhere cannot reach us through DNS rebinding);
@@ -17,8 +20,10 @@
  *
  * Why evhttp: it is libevent's, already linked, and parses HTTP/1.x with
  * its own limits; no parser of ours. Its 2.1 API cannot hand it a socket
- * we accepted, so caps apply at the first request rather than at accept,
- * and descriptor exhaustion (EMFILE) pauses its listeners as ours.
+ * we accepted: the cap counts from the bufferevent it asks us for at
+ * accept, and descriptor exhaustion (EMFILE) pauses its listeners as
+ * ours. Its own error pages (a request it cannot parse, a body over the
+ * limit) are still its HTML: 2.1 answers them before any callback.
  */
 #include <sys/socket.h>
 
@@ -33,6 +38,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
@@ -141,13 +147,137 @@ static void http_conn_closed(struct evhttp_connection *evcon, void *arg)
 		hc->pending->hc = NULL;
 	}
 	TAILQ_REMOVE(&h->conns, hc, entry);
-	h->nconns--;
-	h->m->core.st.conns_open--;
 	free(hc);
 }
 
-/* The connection of @p req, counted from its first request; NULL with
- * the reply sent when the cap is reached. */
+/* The accepted connection @p req came on (NULL: evhttp made its own). */
+static struct http_sock *http_sock_of(struct http *h,
+    struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev;
+	struct http_sock *sk;
+
+	if (evcon == NULL)
+		return NULL;
+	bev = evhttp_connection_get_bufferevent(evcon);
+	TAILQ_FOREACH(sk, &h->socks, entry)
+		if (sk->bev == bev)
+			return sk;
+	return NULL;
+}
+
+/*
+ * Forget the connections evhttp has freed, and close them. libevent has
+ * no callback for a bufferevent's end, so we hold a reference on each:
+ * evhttp's bufferevent_free clears its callbacks (evhttp keeps an event
+ * callback on it while it lives) and drops its own reference; ours, the
+ * last, frees it and closes the socket.
+ */
+static void http_sock_sweep(struct http *h)
+{
+	struct http_sock *sk, *next;
+	bufferevent_event_cb ecb;
+
+	for (sk = TAILQ_FIRST(&h->socks); sk != NULL; sk = next) {
+		next = TAILQ_NEXT(sk, entry);
+		bufferevent_getcb(sk->bev, NULL, NULL, &ecb, NULL);
+		if (ecb != NULL)
+			continue;
+		TAILQ_REMOVE(&h->socks, sk, entry);
+		if (!sk->refuse)
+			h->nsocks--;
+		bufferevent_decref(sk->bev);
+		free(sk);
+	}
+}
+
+/* Each second while there are connections (an idle module does not wake
+ * up): the count follows those evhttp closed, and their sockets close. */
+static void http_sweep_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct timeval tv = {.tv_sec = 1};
+	struct http *h = arg;
+
+	(void)fd;
+	(void)what;
+	http_sock_sweep(h);
+	if (!TAILQ_EMPTY(&h->socks))
+		event_add(h->sweep, &tv);
+}
+
+/* End @p sk's connection: a shutdown that evhttp reads as the peer's
+ * end and frees it by (the descriptor is evhttp's to close). */
+static void http_sock_end(struct http_sock *sk)
+{
+	evutil_socket_t fd = bufferevent_getfd(sk->bev);
+
+	if (fd != -1)
+		(void)shutdown(fd, SHUT_RDWR);
+}
+
+/* A connection refused at accept, now that evhttp gave it its socket. */
+static void http_refuse(evutil_socket_t fd, short what, void *arg)
+{
+	struct http *h = arg;
+	struct http_sock *sk;
+
+	(void)fd;
+	(void)what;
+	TAILQ_FOREACH(sk, &h->socks, entry)
+		if (sk->refuse)
+			http_sock_end(sk);
+}
+
+/*
+ * evhttp's bufferevent callback, the one thing of ours it calls at
+ * accept (2.1 has no connection callback, and takes no socket we
+ * accepted): the connection is counted from here against max_connections,
+ * and at the cap the oldest that has sent no request yet is ended to make
+ * room, or, if every one has, the newcomer -- as the words do.
+ */
+static struct bufferevent *http_new_bev(struct event_base *base, void *arg)
+{
+	struct timeval sweep_tv = {.tv_sec = 1};
+	struct http *h = arg;
+	struct http_sock *sk, *v;
+
+	http_sock_sweep(h);
+	if ((sk = calloc(1, sizeof(*sk))) == NULL ||
+	    (sk->bev = bufferevent_socket_new(base, -1,
+	         BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		free(sk);
+		return NULL; /* evhttp makes its own: served, uncounted */
+	}
+	bufferevent_incref(sk->bev); /* ours: see http_sock_sweep */
+	h->m->core.st.conns_total++;
+	if (h->nsocks >= h->m->cfg.max_connections) {
+		TAILQ_FOREACH(v, &h->socks, entry)
+			if (v->requests == 0 && !v->refuse)
+				break;
+		if (v != NULL) {
+			/* Counted out now; swept when evhttp has freed it. */
+			v->refuse = 1;
+			h->nsocks--;
+			http_sock_end(v);
+			h->m->core.st.conns_evicted++;
+		} else {
+			/* Its socket is set after we return: ended at once. */
+			sk->refuse = 1;
+			h->m->core.st.conns_rejected++;
+			event_active(h->refuse, EV_TIMEOUT, 1);
+		}
+	}
+	if (!sk->refuse)
+		h->nsocks++;
+	TAILQ_INSERT_TAIL(&h->socks, sk, entry);
+	if (!evtimer_pending(h->sweep, NULL))
+		event_add(h->sweep, &sweep_tv);
+	return sk->bev;
+}
+
+/* The connection of @p req's record (its requests, its job); NULL with
+ * a 503 sent when memory runs out. */
 static struct http_conn *http_conn_of(struct http *h,
     struct evhttp_request *req)
 {
@@ -157,15 +287,6 @@ static struct http_conn *http_conn_of(struct http *h,
 	TAILQ_FOREACH(hc, &h->conns, entry)
 		if (hc->evcon == evcon)
 			return hc;
-	if (h->nconns >= h->m->cfg.max_connections) {
-		h->m->core.st.conns_rejected++;
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Connection", "close");
-		http_error(req, 503,
-		    "too many connections (max_connections=%u)",
-		    h->m->cfg.max_connections);
-		return NULL;
-	}
 	if ((hc = calloc(1, sizeof(*hc))) == NULL) {
 		http_error(req, 503, "%s", strerror(ENOMEM));
 		return NULL;
@@ -173,9 +294,6 @@ static struct http_conn *http_conn_of(struct http *h,
 	hc->evcon = evcon;
 	hc->h = h;
 	TAILQ_INSERT_TAIL(&h->conns, hc, entry);
-	h->nconns++;
-	h->m->core.st.conns_open++;
-	h->m->core.st.conns_total++;
 	evhttp_connection_set_closecb(evcon, http_conn_closed, hc);
 	return hc;
 }
@@ -206,6 +324,53 @@ static size_t http_header_bytes(struct evhttp_request *req)
 	return n;
 }
 
+/* Is @p key an HTTP token (RFC 9110 5.6.2)? evhttp keeps what comes
+ * before the ':' whole, so "Host : x" arrives as a header "Host ". */
+static int http_token(const char *key)
+{
+	const char *k;
+
+	if (*key == '\0')
+		return 0;
+	for (k = key; *k != '\0'; k++)
+		if (!isalnum((unsigned char)*k) &&
+		    strchr("!#$%&'*+-.^_`|~", *k) == NULL)
+			return 0;
+	return 1;
+}
+
+/*
+ * Why a request (target @p uri, headers @p in) is ambiguous, so that two
+ * readers of it (a proxy in front, evhttp, us) could take it differently (NULL:
+ * it is not): a target that is not a path (absolute-form names a host of its
+ * own), a header name that is no token, two Hosts, two Content-Lengths, or a
+ * length with a chunked body. evhttp takes the first of each and serves; we
+ * refuse.
+ */
+const char *http_ambiguity(const char *uri, const struct evkeyvalq *in)
+{
+	struct evkeyval *kv;
+	int hosts = 0, lengths = 0, te = 0;
+
+	if (uri == NULL || uri[0] != '/')
+		return "the request target must be a path (origin-form)";
+	TAILQ_FOREACH(kv, in, next) {
+		if (!http_token(kv->key))
+			return "a header name is not a token (a blank before "
+			       "its ':'?)";
+		hosts += strcasecmp(kv->key, "Host") == 0;
+		lengths += strcasecmp(kv->key, "Content-Length") == 0;
+		te += strcasecmp(kv->key, "Transfer-Encoding") == 0;
+	}
+	if (hosts > 1)
+		return "more than one Host header";
+	if (lengths > 1)
+		return "more than one Content-Length header";
+	if (lengths > 0 && te > 0)
+		return "both Content-Length and Transfer-Encoding";
+	return NULL;
+}
+
 /* Every request: the checks, then its route. */
 static void http_request(struct evhttp_request *req, void *arg)
 {
@@ -219,7 +384,8 @@ static void http_request(struct evhttp_request *req, void *arg)
 	const struct http_route *r;
 	struct http_ctx ctx;
 	struct http_conn *hc;
-	const char *host, *path, *q, *why;
+	struct http_sock *sk;
+	const char *host, *path, *q, *why, *allow;
 	char peer[64];
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	int was = module_unsampled_enter(m);
@@ -235,8 +401,16 @@ static void http_request(struct evhttp_request *req, void *arg)
 		    sa != NULL ? peer : "this peer");
 		goto out;
 	}
+	if ((sk = http_sock_of(h, req)) != NULL)
+		sk->requests++;
 	if ((hc = http_conn_of(h, req)) == NULL)
 		goto out;
+	if ((why = http_ambiguity(evhttp_request_get_uri(req), in)) != NULL) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Connection", "close");
+		http_error(req, 400, "%s", why);
+		goto out;
+	}
 	/* evhttp stops reading at HTTP_HEADER_SLACK times the limit, with
 	 * a 400 that says nothing; below that the limit is ours, and says
 	 * what it is. */
@@ -268,12 +442,15 @@ static void http_request(struct evhttp_request *req, void *arg)
 		http_error(req, 404, "no such path: %.200s (see /)", path);
 		goto out;
 	}
-	if (cmd == EVHTTP_REQ_POST ? !(r->flags & HTTP_POST)
-	                           : !(r->flags & HTTP_GET)) {
+	if (!(cmd == EVHTTP_REQ_POST && (r->flags & HTTP_POST)) &&
+	    !((cmd == EVHTTP_REQ_GET || cmd == EVHTTP_REQ_HEAD) &&
+	        (r->flags & HTTP_GET))) {
+		allow = !(r->flags & HTTP_GET) ? "POST"
+		    : (r->flags & HTTP_POST)   ? "GET, HEAD, POST"
+		                               : "GET, HEAD";
 		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Allow", (r->flags & HTTP_GET) ? "GET, HEAD" : "POST");
-		http_error(req, 405, "%s takes %s", r->path,
-		    (r->flags & HTTP_GET) ? "GET" : "POST");
+		    "Allow", allow);
+		http_error(req, 405, "%s takes %s", r->path, allow);
 		goto out;
 	}
 	if ((r->flags & HTTP_MUTATES) && (why = http_csrf_refusal(req))) {
@@ -291,6 +468,7 @@ static void http_request(struct evhttp_request *req, void *arg)
 	ctx.path = path;
 	ctx.query = &query;
 	ctx.post = cmd == EVHTTP_REQ_POST;
+	ctx.flags = r->flags;
 	if (r->word == NULL || http_word_allowed(&ctx, r->word))
 		r->fn(&ctx);
 	evhttp_clear_headers(&query);
@@ -334,10 +512,28 @@ static struct http *http_get(struct jm4lw *m)
 	}
 	h->m = m;
 	TAILQ_INIT(&h->conns);
+	TAILQ_INIT(&h->pending);
+	TAILQ_INIT(&h->socks);
+	/* Every method evhttp knows comes to us, so that one we do not
+	 * serve gets our 405 with Allow and one-line body, not its page. */
 	evhttp_set_allowed_methods(h->eh,
-	    EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST);
+	    EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
+	        EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
+	        EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH);
 	evhttp_set_default_content_type(h->eh, "text/plain; charset=utf-8");
 	evhttp_set_gencb(h->eh, http_request, h);
+	evhttp_set_bevcb(h->eh, http_new_bev, h);
+	h->refuse = event_new(m->base, -1, 0, http_refuse, h);
+	h->sweep = evtimer_new(m->base, http_sweep_tick, h);
+	if (h->refuse == NULL || h->sweep == NULL) {
+		if (h->refuse != NULL)
+			event_free(h->refuse);
+		if (h->sweep != NULL)
+			event_free(h->sweep);
+		evhttp_free(h->eh);
+		free(h);
+		return NULL;
+	}
 	http_limits(h);
 	pthread_mutex_lock(&http_all_lock);
 	h->next = http_all;
@@ -408,6 +604,8 @@ void http_bound(const struct jm4lw *m, char *buf, size_t len)
 void http_free(struct jm4lw *m)
 {
 	struct http *h = m->http, **pp;
+	struct http_pending *p;
+	struct http_sock *sk;
 	int i;
 
 	if (h == NULL)
@@ -419,10 +617,14 @@ void http_free(struct jm4lw *m)
 			break;
 		}
 	pthread_mutex_unlock(&http_all_lock);
-	/* A job still out answers nobody. */
-	if (h->pending != NULL) {
-		module_job_forget(m, h->pending);
-		free(h->pending);
+	/* A job still out answers nobody: its end finds no waiter, and the
+	 * connections evhttp_free closes below find no record to clear. */
+	while ((p = TAILQ_FIRST(&h->pending)) != NULL) {
+		TAILQ_REMOVE(&h->pending, p, entry);
+		module_job_forget(m, p);
+		if (p->hc != NULL)
+			p->hc->pending = NULL;
+		free(p);
 	}
 	for (i = 0; i < h->nls; i++)
 		if (h->ls[i].resume != NULL)
@@ -430,6 +632,14 @@ void http_free(struct jm4lw *m)
 	/* Frees the listeners and connections; their close callbacks
 	 * empty our list. */
 	evhttp_free(h->eh);
+	/* evhttp_free closed every socket; the references are ours. */
+	while ((sk = TAILQ_FIRST(&h->socks)) != NULL) {
+		TAILQ_REMOVE(&h->socks, sk, entry);
+		bufferevent_decref(sk->bev);
+		free(sk);
+	}
+	event_free(h->refuse);
+	event_free(h->sweep);
 	while (!TAILQ_EMPTY(&h->conns)) {
 		struct http_conn *hc = TAILQ_FIRST(&h->conns);
 		TAILQ_REMOVE(&h->conns, hc, entry);

@@ -20,6 +20,8 @@
 
 struct jm4lw;
 struct evconnlistener;
+struct bufferevent;
+struct event;
 
 #define HTTP_LISTENERS JM4LW_LISTENERS_MAX
 
@@ -33,7 +35,16 @@ struct http_listener {
 	struct http *h;
 };
 
-/* A connection that has sent a request: counted, and its requests. */
+/* An accepted HTTP connection, from evhttp's bufferevent callback at
+ * accept until evhttp has freed it: the count max_connections caps. */
+struct http_sock {
+	TAILQ_ENTRY(http_sock) entry;
+	struct bufferevent *bev; /* evhttp's, made by us; one reference ours */
+	unsigned requests;       /* requests seen: 0 is idle since accept */
+	int refuse;              /* ended for the cap, counted out */
+};
+
+/* A connection that has sent a request: its requests and its job. */
 struct http_conn {
 	TAILQ_ENTRY(http_conn) entry;
 	struct evhttp_connection *evcon;
@@ -42,8 +53,10 @@ struct http_conn {
 	struct http_pending *pending; /* a request waiting on the worker */
 };
 
-/* A request waiting on the worker: the job's waiter. */
+/* A request waiting on the worker: the job's waiter, on the face's list
+ * until the job ends or the face is freed. */
 struct http_pending {
+	TAILQ_ENTRY(http_pending) entry;
 	struct http *h;
 	struct evhttp_request *req; /* NULL once its connection is gone */
 	struct http_conn *hc;
@@ -57,8 +70,13 @@ struct http {
 	struct http_listener ls[HTTP_LISTENERS];
 	int nls;
 	TAILQ_HEAD(, http_conn) conns;
-	unsigned nconns;
-	struct http_pending *pending;
+	TAILQ_HEAD(, http_sock) socks; /* every accepted connection */
+	unsigned nsocks;               /* of them, not refused */
+	struct event *refuse;          /* ends the refused, once set up */
+	struct event *sweep;           /* forgets the closed, each second */
+	/* Every request waiting on a job: the running one's, and a refusal's
+	 * while it is answered; http_free forgets each before evhttp_free. */
+	TAILQ_HEAD(, http_pending) pending;
 	struct http *next; /* every module's, for listener errors */
 };
 
@@ -71,6 +89,7 @@ struct http_ctx {
 	const char *path;        /* the request's path */
 	struct evkeyvalq *query; /* its parsed query */
 	int post;                /* POST (else GET or HEAD) */
+	int flags;               /* the route's HTTP_* flags */
 };
 
 /* A route's handler: reply to ctx->req now, or hand a job over whose
@@ -120,6 +139,11 @@ const struct http_route *http_route_of(const char *path);
 /* Is @p host (a Host header, port and all) an IP literal, localhost or
  * one of the comma list @p allowed? (Not static: the fuzzer calls it.) */
 int http_host_allowed(const char *allowed, const char *host);
+
+/* Why a request with target @p uri and headers @p in is ambiguous (two
+ * Hosts, a blank before a header's ':', absolute-form, two lengths), or
+ * NULL. (Not static: the fuzzer calls it.) */
+const char *http_ambiguity(const char *uri, const struct evkeyvalq *in);
 
 /* --- reply.c: what a route answers with, below both -------------------- */
 

@@ -65,12 +65,24 @@ static const char *http_reason(int code)
 	}
 }
 
-/* Send @p body under @p code with the headers every reply carries. */
+/* Send @p body under @p code with the headers every reply carries; to a
+ * HEAD, the headers alone with the length GET would have had (evhttp
+ * would write the body after them, and a keep-alive client would read it
+ * as the next reply). */
 void http_reply(struct evhttp_request *req, int code, const char *ctype,
     struct evbuffer *body)
 {
+	char len[32];
+
 	http_common_headers(req, ctype);
-	evhttp_send_reply(req, code, http_reason(code), body);
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
+		snprintf(len, sizeof(len), "%zu",
+		    body != NULL ? evbuffer_get_length(body) : (size_t)0);
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Content-Length", len);
+		evhttp_send_reply(req, code, http_reason(code), NULL);
+	} else
+		evhttp_send_reply(req, code, http_reason(code), body);
 	if (body != NULL)
 		evbuffer_free(body);
 }
@@ -151,8 +163,7 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 	(void)m;
 	if (p->hc != NULL)
 		p->hc->pending = NULL;
-	if (p->h->pending == p)
-		p->h->pending = NULL;
+	TAILQ_REMOVE(&p->h->pending, p, entry);
 	if (p->req == NULL) { /* its connection went meanwhile */
 		free(p);
 		return;
@@ -190,7 +201,7 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 }
 
 /* The waiter of a job for this request (its reply, @p ctype); NULL with
- * a 500 sent when memory runs out. */
+ * a 500 sent when memory runs out, or a 405 to a HEAD. */
 static struct http_pending *http_pending_new(struct http_ctx *ctx,
     const char *ctype, int word, struct job_waiter *w)
 {
@@ -200,6 +211,16 @@ static struct http_pending *http_pending_new(struct http_ctx *ctx,
 	struct http_conn *hc;
 	struct http_pending *p;
 
+	/* A HEAD cannot know GET's status without the job (a 409 or a 429
+	 * is as likely as a 200), and a dump for headers nobody reads is the
+	 * cost the job's admission exists to bound: 405, try GET. */
+	if (evhttp_request_get_command(ctx->req) == EVHTTP_REQ_HEAD) {
+		evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
+		    "Allow", (ctx->flags & HTTP_POST) ? "GET, POST" : "GET");
+		http_error(ctx->req, 405,
+		    "%s runs a job: HEAD is not served, send GET", ctx->path);
+		return NULL;
+	}
 	if ((p = calloc(1, sizeof(*p))) == NULL) {
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
 		return NULL;
@@ -216,7 +237,7 @@ static struct http_pending *http_pending_new(struct http_ctx *ctx,
 		}
 	w->answer = http_job_answer;
 	w->arg = p;
-	h->pending = p;
+	TAILQ_INSERT_TAIL(&h->pending, p, entry);
 	return p;
 }
 

@@ -2,12 +2,15 @@
  * libFuzzer target: what the HTTP face decides from a request's bytes
  * before any handler runs, with no socket and no module: the route of a
  * path (http_route_of), the Host check (http_host_allowed), the query of
- * /jemalloc/profile (evhttp's parser, then http_profile_args), and the
- * body of a /pprof/symbol POST (profile_parse_addrs).
+ * /jemalloc/profile (evhttp's parser, then http_profile_args), the
+ * refusal of ambiguous requests (http_ambiguity: duplicate and spaced
+ * headers) and the body of a /pprof/symbol POST (profile_parse_addrs).
  *
  * The input is lines (LF): the request target (as on the request line),
- * the Host header, http_allowed_hosts, then the rest is the POST body.
- * A missing line is empty. Every violated invariant is an abort().
+ * the Host header, http_allowed_hosts, then the rest: header lines up to
+ * an empty line, and the POST body after it (no empty line: all body, no
+ * headers). A missing line is empty. Every violated invariant is an
+ * abort().
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -152,6 +155,46 @@ static void check_addrs(const char *body, size_t len)
 	CHECK(n == 0 || memcmp(a, b, (size_t)n * sizeof(a[0])) == 0);
 }
 
+/* Header lines as evhttp 2.1 stores them (evhttp_parse_headers_ is not
+ * exported, so its rule is copied): the name is everything before the
+ * first ':', blanks and all; the value what follows, leading blanks cut.
+ * A line without ':' ends them. Then what http_ambiguity says must hold:
+ * a name that is no token, two Hosts or two lengths are refused. */
+static void check_headers(const char *target, const char *text, size_t len)
+{
+	struct evkeyvalq in;
+	char *copy = malloc(len + 1), *line, *save = NULL, *colon, *v;
+	int hosts = 0, lengths = 0, bad_name = 0;
+	const char *why, *k;
+
+	if (copy == NULL)
+		return;
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	TAILQ_INIT(&in);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if ((colon = strchr(line, ':')) == NULL || colon == line)
+			break;
+		*colon = '\0';
+		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		if (evhttp_add_header(&in, line, v) == -1)
+			break; /* evhttp refuses a CR or LF in a value */
+		hosts += strcasecmp(line, "Host") == 0;
+		lengths += strcasecmp(line, "Content-Length") == 0;
+		for (k = line; *k != '\0'; k++)
+			bad_name |= *k == ' ' || *k == '\t' || *k == '(' ||
+			    *k == '"' || *k == '/' || *k == '@';
+	}
+	why = http_ambiguity(target, &in);
+	CHECK(why == NULL || (why[0] != '\0' && strchr(why, '\n') == NULL));
+	if (hosts > 1 || lengths > 1 || bad_name || target[0] != '/')
+		CHECK(why != NULL);
+	evhttp_clear_headers(&in);
+	free(copy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *p = (const char *)data, *end = p + size;
@@ -159,7 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *host = next_line(&p, end);
 	char *allowed = next_line(&p, end);
 	struct evhttp_uri *uri;
-	const char *path, *query;
+	const char *path, *query, *blank;
 
 	/* As http_request() takes them: evhttp's URI parser, then ours. */
 	uri = evhttp_uri_parse_with_flags(target, 0);
@@ -175,6 +218,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_route(target);
 	check_query(target);
 	check_host(host, allowed);
+	/* Headers, an empty line, the body; or all body. */
+	blank = memmem(p, (size_t)(end - p), "\n\n", 2);
+	if (blank != NULL) {
+		check_headers(target, p, (size_t)(blank - p));
+		p = blank + 2;
+	} else
+		check_headers(target, "", 0);
 	check_addrs(p, (size_t)(end - p));
 	free(target);
 	free(host);
