@@ -37,6 +37,10 @@ struct core_ops {
 /* The real jemalloc the process runs on; NULL if it runs on another
  * allocator (only possible in the preload agent's build). */
 const struct core_ops *core_jemalloc(void);
+/* core_jemalloc() only if the process's malloc is that jemalloc (a program
+ * linked without -ljemalloc loads it but mallocs from libc); else NULL and
+ * one line in @p err saying how to link or preload it. */
+const struct core_ops *core_allocator(char *err, size_t errlen);
 
 /* Where core sends lines no result carries (retention, sweeps). */
 struct core_log {

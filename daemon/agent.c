@@ -8,9 +8,10 @@
  *	JM4LW_DUMP_DIR where jmfp writes (default /tmp)
  *	JM4LW_QUIET    set: log only errors
  *
- * Every failure (no jemalloc in the process, a bad config, the port taken)
- * is one line on stderr and then nothing: the host program must keep
- * working whatever happens here. We never exit() and never touch signals.
+ * Every failure (no jemalloc in the process or a malloc that is not its, a
+ * bad config, the port taken) is one line on stderr and then nothing: the
+ * host program must keep working whatever happens here. We never exit()
+ * and never touch signals.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,12 +43,10 @@ __attribute__((constructor)) static void agent_start(void)
 	struct jm4lw_thread_opts opts = {.log = agent_log};
 	char err[512];
 
-	if (core_jemalloc() == NULL) {
-		agent_log(JM4LW_LOG_WARN,
-		    "this process does not run on jemalloc "
-		    "(no mallctl symbol); not starting. Use jm4lw-run, which "
-		    "preloads libjemalloc.so.2",
-		    NULL);
+	/* No jemalloc, or one the program does not malloc from: serving it
+	 * would report an idle heap as the program's. */
+	if (core_allocator(err, sizeof(err)) == NULL) {
+		agent_log(JM4LW_LOG_WARN, err, NULL);
 		return;
 	}
 	jm4lw_config_init(&cfg);

@@ -56,12 +56,10 @@ static struct jm4lw *module_new(struct event_base *base,
 	if (config_check_module(cfg, err, errlen) == -1 ||
 	    config_policy(cfg, &pol, err, errlen) == -1)
 		return NULL;
-	if ((ops = core_jemalloc()) == NULL) {
-		snprintf(err, errlen,
-		    "this process does not run on jemalloc "
-		    "(no mallctl symbol)");
+	/* Figures of a jemalloc the program does not malloc from would be
+	 * false: refuse instead. */
+	if ((ops = core_allocator(err, errlen)) == NULL)
 		return NULL;
-	}
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
 	    (m->mj = calloc(1, sizeof(*m->mj))) == NULL) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));

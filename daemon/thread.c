@@ -144,6 +144,10 @@ jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
 	struct jm4lw_thread *t;
 	int e;
 
+	/* Before anything is built: a process that mallocs from another
+	 * allocator gets no thread, only the line saying how to fix it. */
+	if (core_allocator(err, errlen) == NULL)
+		return NULL;
 	pthread_once(&atfork_once, atfork_init);
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
 		snprintf(err, errlen, "%s", strerror(errno));
