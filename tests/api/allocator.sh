@@ -11,6 +11,8 @@
 #	agent    the agent alone in the glibc host refuses, the host runs on;
 #	         after libjemalloc.so.2, or under jm4lw-run, it serves
 . "$(dirname "$0")/../lib.sh"
+# The hosts come as $API_<variant> from ctest (tests/api/CMakeLists.txt).
+# shellcheck disable=SC2154
 
 je=$(/sbin/ldconfig -p | awk '/libjemalloc\.so\.2 / { print $NF; exit }')
 [ -n "$je" ] || die "libjemalloc.so.2 not found"
