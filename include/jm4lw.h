@@ -15,6 +15,13 @@
  * The module never calls exit(), never installs signal handlers and never
  * writes to a socket in a way that can raise SIGPIPE (it sends with
  * MSG_NOSIGNAL). It logs through a callback the host sets (default: stderr).
+ *
+ * The executable must run on jemalloc: its own malloc() must be the
+ * jemalloc the module asks (link it with -ljemalloc, which `pkg-config
+ * --libs jm4lw` and the CMake package give, or run it with
+ * LD_PRELOAD=libjemalloc.so.2). libjm4lw loads jemalloc anyway, but a
+ * program whose malloc binds to libc's would be described as an idle heap,
+ * so jm4lw_new() and jm4lw_start_thread() refuse it.
  */
 #ifndef JM4LW_H
 #define JM4LW_H
@@ -175,9 +182,12 @@ JM4LW_API int jm4lw_config_check(const struct jm4lw_config *cfg, char *err,
 
 /**
  * Create a module on @p base. It does not listen yet: call jm4lw_listen().
- * Returns NULL with a reason in @p err if @p cfg is invalid. Heavy work
- * (a dump) runs on a worker thread the module starts at the first dump;
- * the module's own allocations on @p base's thread are not sampled.
+ * Returns NULL with a reason in @p err if @p cfg is invalid, or if the
+ * process's malloc() is not the jemalloc the module would report on (a
+ * program linked -ljm4lw without -ljemalloc mallocs from libc: the line
+ * says how to link or preload jemalloc; see the top of this file). Heavy
+ * work (a dump) runs on a worker thread the module starts at the first
+ * dump; the module's own allocations on @p base's thread are not sampled.
  */
 JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
     const struct jm4lw_config *cfg, char *err, size_t errlen);
@@ -326,7 +336,9 @@ struct jm4lw_thread_opts {
  * configuration's addresses. All signals are blocked on that thread. When
  * idle it sleeps in the kernel: no timers, zero wake-ups. Returns NULL
  * with a reason in @p err if the configuration is bad, the process does
- * not run on jemalloc, or an address cannot be bound.
+ * not run on jemalloc (its malloc() is another allocator's, even with
+ * jemalloc loaded: checked as in jm4lw_new(), before anything starts), or
+ * an address cannot be bound.
  */
 JM4LW_API struct jm4lw_thread *
 jm4lw_start_thread(const struct jm4lw_config *cfg, char *err, size_t errlen);
