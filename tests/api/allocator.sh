@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2154 # $API_<variant>: the hosts, set by ctest
 # allocator.sh CASE: the module refuses to report on a jemalloc the program
 # does not malloc from, and works where malloc is jemalloc's (issue 20,
 # item 1). Each host holds 32 MB from malloc(); where the module starts,
@@ -11,8 +12,6 @@
 #	agent    the agent alone in the glibc host refuses, the host runs on;
 #	         after libjemalloc.so.2, or under jm4lw-run, it serves
 . "$(dirname "$0")/../lib.sh"
-# The hosts come as $API_<variant> from ctest (tests/api/CMakeLists.txt).
-# shellcheck disable=SC2154
 
 je=$(/sbin/ldconfig -p | awk '/libjemalloc\.so\.2 / { print $NF; exit }')
 [ -n "$je" ] || die "libjemalloc.so.2 not found"
