@@ -774,6 +774,8 @@ JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
 {
 	size_t i;
 
+	if (cfg == NULL)
+		return;
 	memset(cfg, 0, sizeof(*cfg));
 	for (i = 0; i < NKEYS; i++)
 		key_set(cfg, &config_keys[i], config_keys[i].def, NULL, 0);

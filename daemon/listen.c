@@ -262,8 +262,11 @@ int listen_each(struct jm4lw *m, const char *list,
 
 JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
 {
-	int r, was = module_unsampled_enter(m);
+	int r, was;
 
+	if (m == NULL)
+		return -1;
+	was = module_unsampled_enter(m);
 	listen_check_allow(m);
 	r = addr != NULL ? listen_bind(m, addr)
 	                 : listen_each(m, m->listen_req, listen_bind);
@@ -274,8 +277,11 @@ JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
 
 JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd)
 {
-	int r, was = module_unsampled_enter(m);
+	int r, was;
 
+	if (m == NULL)
+		return -1;
+	was = module_unsampled_enter(m);
 	if ((r = listen_adopt(m, fd)) == -1)
 		log_msg(m, JM4LW_LOG_ERR, "listen on fd %d: %s", fd,
 		    strerror(errno));
@@ -287,7 +293,7 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd)
 JM4LW_API int jm4lw_bound_addr(const struct jm4lw *m, int i, char *buf,
     size_t len)
 {
-	if (i < 0 || i >= m->nls)
+	if (m == NULL || buf == NULL || i < 0 || i >= m->nls)
 		return -1;
 	snprintf(buf, len, "%s", m->ls[i].addr);
 	return 0;

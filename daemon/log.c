@@ -93,6 +93,8 @@ void log_init(struct jm4lw *m)
 /* The host's sink; NULL gives stderr back (at INFO). */
 JM4LW_API void jm4lw_set_log(struct jm4lw *m, jm4lw_log_fn fn, void *arg)
 {
+	if (m == NULL)
+		return;
 	m->logfn = fn != NULL ? fn : log_stderr;
 	m->logarg = fn != NULL ? arg : NULL;
 	m->log_max = fn != NULL ? JM4LW_LOG_DEBUG : JM4LW_LOG_INFO;
@@ -101,5 +103,7 @@ JM4LW_API void jm4lw_set_log(struct jm4lw *m, jm4lw_log_fn fn, void *arg)
 /* Lines above @p max_level are not even formatted. */
 JM4LW_API void jm4lw_set_log_level(struct jm4lw *m, int max_level)
 {
+	if (m == NULL)
+		return;
 	m->log_max = max_level;
 }

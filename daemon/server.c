@@ -32,6 +32,8 @@ void server_keep_sampling(struct jm4lw *m)
 JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
     jm4lw_word_fn fn, void *arg, int flags)
 {
+	if (m == NULL)
+		return -1;
 	if (proto_add_word(&m->proto, word, fn, arg, flags) == -1) {
 		log_msg(m, JM4LW_LOG_ERR, "add_word: %s",
 		    fn == NULL ? "no handler"
@@ -123,6 +125,10 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	struct timers t;
 	int nacl, was;
 
+	if (m == NULL) {
+		snprintf(err, errlen, "no module");
+		return -1;
+	}
 	if (config_check_module(cfg, err, errlen) == -1 ||
 	    config_policy(cfg, &pol, err, errlen) == -1 ||
 	    acl_parse(cfg->allow_from, acl, &nacl, err, errlen) == -1)

@@ -652,8 +652,11 @@ void http_free(struct jm4lw *m)
 JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 {
 	char req[sizeof(m->cfg.http_listen)];
-	int r, was = module_unsampled_enter(m);
+	int r, was;
 
+	if (m == NULL)
+		return -1;
+	was = module_unsampled_enter(m);
 	/* The list is read before conf's copy shows what got bound. */
 	snprintf(req, sizeof(req), "%s", m->cfg.http_listen);
 	r = addr != NULL ? http_bind(m, addr) : listen_each(m, req, http_bind);

@@ -22,6 +22,10 @@
  * LD_PRELOAD=libjemalloc.so.2). libjm4lw loads jemalloc anyway, but a
  * program whose malloc binds to libc's would be described as an idle heap,
  * so jm4lw_new() and jm4lw_start_thread() refuse it.
+ *
+ * A NULL module, thread, reply or configuration never crashes a call: it
+ * does nothing, and a call that returns int returns -1 (NULL for a
+ * constructor), with a reason in @p err where the call has one.
  */
 #ifndef JM4LW_H
 #define JM4LW_H

@@ -203,6 +203,8 @@ int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
 JM4LW_API void jm4lw_reply_write(struct jm4lw_reply *r, const void *buf,
     size_t len)
 {
+	if (r == NULL || buf == NULL)
+		return;
 	out_write(r->out, buf, len);
 }
 
@@ -210,6 +212,8 @@ JM4LW_API void jm4lw_reply_printf(struct jm4lw_reply *r, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (r == NULL || fmt == NULL)
+		return;
 	va_start(ap, fmt);
 	out_vprintf(r->out, fmt, ap);
 	va_end(ap);
@@ -221,6 +225,8 @@ JM4LW_API int jm4lw_reply_error(struct jm4lw_reply *r, const char *fmt, ...)
 	va_list ap;
 	size_t n;
 
+	if (r == NULL || fmt == NULL)
+		return -1;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
@@ -241,7 +247,7 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 	ssize_t n;
 	int rv;
 
-	if (word == NULL || strlen(word) != 4 ||
+	if (r == NULL || word == NULL || strlen(word) != 4 ||
 	    (w = proto_lookup(word)) == NULL)
 		return -1;
 	if (w->job != PROTO_JOB_DUMP)
