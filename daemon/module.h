@@ -86,8 +86,11 @@ struct job_waiter {
 
 struct jm4lw {
 	struct event_base *base;
-	struct jm4lw_config cfg; /* cfg.listen shows what is bound */
+	/* cfg.listen and cfg.http_listen show what is bound (conf reads
+	 * them); the lists asked for wait here until a listen call. */
+	struct jm4lw_config cfg;
 	char listen_req[sizeof(((struct jm4lw_config *)0)->listen)];
+	char http_listen_req[sizeof(((struct jm4lw_config *)0)->http_listen)];
 	struct core core;
 	struct proto proto;
 	struct listener ls[MODULE_LISTENERS];

@@ -77,6 +77,9 @@ static struct jm4lw *module_new(struct event_base *base,
 	m->cfg = *cfg;
 	memcpy(m->listen_req, cfg->listen, sizeof(m->listen_req));
 	m->cfg.listen[0] = '\0'; /* nothing bound yet */
+	memcpy(m->http_listen_req, cfg->http_listen,
+	    sizeof(m->http_listen_req));
+	m->cfg.http_listen[0] = '\0'; /* a host may never serve HTTP */
 	TAILQ_INIT(&m->conns);
 	core_init(&m->core, ops, &m->cfg, &pol);
 	log_init(m);
@@ -144,9 +147,12 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	m->cfg = *cfg;
 	/* Listeners stay as they are; conf keeps showing what is bound. */
 	memcpy(m->cfg.listen, old.listen, sizeof(m->cfg.listen));
-	if (m->http != NULL)
-		memcpy(m->cfg.http_listen, old.http_listen,
-		    sizeof(m->cfg.http_listen));
+	memcpy(m->cfg.http_listen, old.http_listen, sizeof(m->cfg.http_listen));
+	/* Until HTTP is served, jm4lw_http_listen(m, NULL) binds the newest
+	 * configuration's list, as it always has. */
+	if (m->http == NULL)
+		memcpy(m->http_listen_req, cfg->http_listen,
+		    sizeof(m->http_listen_req));
 	http_reconfigure(m);
 	memcpy(m->acl, acl, sizeof(acl));
 	m->nacl = nacl;

@@ -649,20 +649,18 @@ void http_free(struct jm4lw *m)
 	m->http = NULL;
 }
 
+/* Serve HTTP on @p addr, or on every address the configuration asked. */
 JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 {
-	char req[sizeof(m->cfg.http_listen)];
 	int r, was;
 
 	if (m == NULL)
 		return -1;
 	was = module_unsampled_enter(m);
-	/* The list is read before conf's copy shows what got bound. */
-	snprintf(req, sizeof(req), "%s", m->cfg.http_listen);
-	r = addr != NULL ? http_bind(m, addr) : listen_each(m, req, http_bind);
-	/* conf shows what is bound, as for listen. */
-	if (m->http != NULL)
-		http_bound(m, m->cfg.http_listen, sizeof(m->cfg.http_listen));
+	r = addr != NULL ? http_bind(m, addr)
+	                 : listen_each(m, m->http_listen_req, http_bind);
+	/* conf shows what is bound, as for listen: nothing until a bind. */
+	http_bound(m, m->cfg.http_listen, sizeof(m->cfg.http_listen));
 	module_unsampled_leave(m, was);
 	return r;
 }

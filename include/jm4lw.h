@@ -85,7 +85,8 @@ typedef void (*jm4lw_log_fn)(int level, const char *msg, void *arg);
  * fields directly, through jm4lw_config_set() or with jm4lw_config_load().
  */
 struct jm4lw_config {
-	/** Comma-separated listen addresses, `ADDR:PORT` or `[ADDR6]:PORT`. */
+	/** Comma-separated listen addresses, `ADDR:PORT` or `[ADDR6]:PORT`.
+	 *  `conf` shows the addresses bound, not this list. */
 	char listen[512];
 	/** `*` (every word) or a comma-separated list of words. */
 	char allow[512];
@@ -142,7 +143,8 @@ struct jm4lw_config {
 	char dump_symbolized[8];
 	/** Comma-separated listen addresses of the HTTP face (`/metrics`,
 	 *  pprof, `/jemalloc`, `/4lw/<word>`); empty: no HTTP (default
-	 *  `127.0.0.1:9182`). */
+	 *  `127.0.0.1:9182`). Only jm4lw_http_listen() binds it: `conf`
+	 *  shows the addresses bound, empty until then. */
 	char http_listen[512];
 	/** Host names (besides IP literals and `localhost`) an HTTP request
 	 *  may name in its `Host` header; others are refused, against DNS
@@ -256,8 +258,9 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd);
  * paths, every word as `/4lw/<word>`) on @p addr (`ADDR:PORT`), or on
  * every address of the configuration's `http_listen` when @p addr is
  * NULL (none when it is empty). The same module, loop, allow lists and
- * caps as the words. Returns 0, or -1 (logged) if an address could not
- * be bound.
+ * caps as the words. `conf`'s `http_listen` is what is bound (the real
+ * port for port 0; empty if this is never called). Returns 0, or -1
+ * (logged) if an address could not be bound.
  */
 JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr);
 
