@@ -664,3 +664,15 @@ JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 	module_unsampled_leave(m, was);
 	return r;
 }
+
+/* The HTTP face's listeners, as jm4lw_bound_addr gives the words': a
+ * port-0 listener is found here, not in the log. */
+JM4LW_API int jm4lw_http_bound_addr(const struct jm4lw *m, int i, char *buf,
+    size_t len)
+{
+	if (m == NULL || buf == NULL || m->http == NULL || i < 0 ||
+	    i >= m->http->nls)
+		return -1;
+	snprintf(buf, len, "%s", m->http->ls[i].addr);
+	return 0;
+}

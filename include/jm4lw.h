@@ -259,10 +259,20 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd);
  * every address of the configuration's `http_listen` when @p addr is
  * NULL (none when it is empty). The same module, loop, allow lists and
  * caps as the words. `conf`'s `http_listen` is what is bound (the real
- * port for port 0; empty if this is never called). Returns 0, or -1
- * (logged) if an address could not be bound.
+ * port for port 0; empty if this is never called), and
+ * jm4lw_http_bound_addr() gives each address. Returns 0, or -1 (logged)
+ * if an address could not be bound.
  */
 JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr);
+
+/**
+ * Write the @p i-th bound address of the HTTP face as `ADDR:PORT` (IPv6
+ * in brackets) into @p buf, as jm4lw_bound_addr() does for the words:
+ * the real port of a listener asked for on port 0. Returns 0, or -1 when
+ * there is no such listener (none before jm4lw_http_listen()).
+ */
+JM4LW_API int jm4lw_http_bound_addr(const struct jm4lw *m, int i, char *buf,
+    size_t len);
 
 /** @name Host words
  * A host adds its own words, or replaces a built-in one, with a handler

@@ -57,6 +57,8 @@ int main(void)
 	    jm4lw_http_listen(NULL, "127.0.0.1:0"), -1);
 	expect("jm4lw_bound_addr(NULL)",
 	    jm4lw_bound_addr(NULL, 0, buf, sizeof(buf)), -1);
+	expect("jm4lw_http_bound_addr(NULL)",
+	    jm4lw_http_bound_addr(NULL, 0, buf, sizeof(buf)), -1);
 	expect("jm4lw_reconfigure(NULL)",
 	    jm4lw_reconfigure(NULL, &cfg, err, sizeof(err)), -1);
 	expect("jm4lw_add_word(NULL)",
