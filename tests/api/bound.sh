@@ -14,13 +14,13 @@
 # start MODE: run the host, serving until fd 4 closes; its "words=" and
 # "http=" lines are left in $T/out.
 start() {
-	local i pid
+	local pid
 	rm -f "$T/in" && mkfifo "$T/in"
 	"$BOUND_HOST" "$1" <"$T/in" >"$T/out" 2>"$T/err" &
 	pid=$!
 	track $pid
 	exec 4>"$T/in"
-	for i in $(seq 1 200); do
+	for _ in $(seq 1 200); do
 		grep -q '^ready$' "$T/out" && return 0
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
