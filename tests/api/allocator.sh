@@ -31,30 +31,41 @@ refuses() {
 	done
 }
 
-# works NAME HOST [ENV...]: jm4lw_new succeeds, and the thread's mntr
-# counts the 32 MB the host holds (an idle jemalloc shows ~34 KB).
-works() {
-	local name=$1 host=$2 out rc port alloc pid
-	shift 2
-	out=$(env "$@" "$host" new </dev/null 2>"$T/err")
-	rc=$?
-	assert_cmd "$name: jm4lw_new works ($out $(head -c 300 "$T/err"))" test "$rc" -eq 0 -a "$out" = "new: ok"
+# serves NAME CMD...: CMD, a host in thread mode serving until its stdin
+# closes, listens, and its mntr counts the 32 MB it holds (an idle
+# jemalloc shows ~34 KB). Sets SERVED to CMD's exit status; returns 1 if
+# it never listens.
+serves() {
+	local name=$1 port alloc pid
+	shift
 	rm -f "$T/in" && mkfifo "$T/in"
-	env "$@" "$host" thread <"$T/in" >"$T/out" 2>"$T/err" &
+	"$@" <"$T/in" >"$T/out" 2>"$T/err" &
 	pid=$!
 	track $pid
 	exec 4>"$T/in" # the host serves until this closes
 	if ! port=$(wait_port "$T/err"); then
-		fail "$name: jm4lw_start_thread listens" "$(cat "$T/out" "$T/err")"
+		fail "$name: it listens" "$(cat "$T/out" "$T/err")"
 		exec 4>&-
-		return
+		return 1
 	fi
 	alloc=$("$JM4LW_CLIENT" -p "$port" mntr | awk -F'\t' '$1 == "jemalloc_allocated" { print $2 }')
 	assert_cmd "$name: mntr counts the host's 32 MB (jemalloc_allocated $alloc)" \
 		test "${alloc:-0}" -ge "$HELD"
 	exec 4>&-
 	wait "$pid"
-	assert_cmd "$name: the thread stops when asked" test $? -eq 0
+	SERVED=$?
+}
+
+# works NAME HOST [ENV...]: jm4lw_new succeeds, and jm4lw_start_thread
+# serves the host's figures (serves), then stops when asked.
+works() {
+	local name=$1 host=$2 out rc
+	shift 2
+	out=$(env "$@" "$host" new </dev/null 2>"$T/err")
+	rc=$?
+	assert_cmd "$name: jm4lw_new works ($out $(head -c 300 "$T/err"))" test "$rc" -eq 0 -a "$out" = "new: ok"
+	serves "$name: jm4lw_start_thread" env "$@" "$host" thread &&
+		assert_cmd "$name: the thread stops when asked" test "$SERVED" -eq 0
 }
 
 case "${1:-}" in
@@ -88,37 +99,11 @@ agent)
 	assert_cmd "agent alone: the host runs on (its own jm4lw_new refuses as usual)" \
 		grep -q '^new: NULL: ' <<<"$out"
 	# With jemalloc preloaded ahead of it, the same host is served.
-	rm -f "$T/in" && mkfifo "$T/in"
-	env LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_LISTEN=127.0.0.1:0 \
-		"$API_glibc" thread <"$T/in" >"$T/out" 2>"$T/err" &
-	pid=$!
-	track $pid
-	exec 4>"$T/in"
-	if port=$(wait_port "$T/err"); then
-		alloc=$("$JM4LW_CLIENT" -p "$port" mntr | awk -F'\t' '$1 == "jemalloc_allocated" { print $2 }')
-		assert_cmd "agent after jemalloc: mntr counts the host's 32 MB ($alloc)" \
-			test "${alloc:-0}" -ge "$HELD"
-	else
-		fail "agent after jemalloc: it listens" "$(cat "$T/err")"
-	fi
-	exec 4>&-
-	wait "$pid"
+	serves "agent after jemalloc" env LD_PRELOAD="$je $JM4LW_AGENT_SO" \
+		JM4LW_LISTEN=127.0.0.1:0 "$API_glibc" thread
 	# jm4lw-run sees that jemalloc comes after libc and preloads it.
-	rm -f "$T/in" && mkfifo "$T/in"
-	env JM4LW_QUIET= "$JM4LW_RUN" -l 127.0.0.1:0 -- "$API_glibc" thread \
-		<"$T/in" >"$T/out" 2>"$T/err" &
-	pid=$!
-	track $pid
-	exec 4>"$T/in"
-	if port=$(wait_port "$T/err"); then
-		alloc=$("$JM4LW_CLIENT" -p "$port" mntr | awk -F'\t' '$1 == "jemalloc_allocated" { print $2 }')
-		assert_cmd "jm4lw-run: mntr counts the host's 32 MB ($alloc)" \
-			test "${alloc:-0}" -ge "$HELD"
-	else
-		fail "jm4lw-run: the agent listens" "$(cat "$T/err")"
-	fi
-	exec 4>&-
-	wait "$pid"
+	serves "jm4lw-run" env JM4LW_QUIET= "$JM4LW_RUN" -l 127.0.0.1:0 -- \
+		"$API_glibc" thread
 	;;
 *)
 	die "usage: allocator.sh link|static|preload|agent"
