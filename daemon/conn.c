@@ -63,7 +63,7 @@ void conn_close(struct conn *c)
 }
 
 /* proto's write callback: the reply goes into the output buffer. */
-void conn_write_cb(void *arg, const void *buf, size_t len)
+static void conn_write_cb(void *arg, const void *buf, size_t len)
 {
 	struct conn *c = arg;
 
@@ -76,7 +76,7 @@ void conn_write_cb(void *arg, const void *buf, size_t len)
  * not copied into memory, and the fd is the buffer's to close. Not
  * sendfile: conn_flush() peeks the buffer into one sendmsg().
  */
-void conn_write_file(struct conn *c, int fd, size_t len)
+static void conn_write_file(struct conn *c, int fd, size_t len)
 {
 	struct evbuffer_file_segment *seg;
 
@@ -153,7 +153,7 @@ static void conn_flush(struct conn *c)
 }
 
 /* The reply is complete in c->out: send it. */
-void conn_send(struct conn *c)
+static void conn_send(struct conn *c)
 {
 	c->state = CONN_WRITE;
 	conn_flush(c);

@@ -160,11 +160,6 @@ void jobs_free(struct jm4lw *m);
 void conn_accept(struct jm4lw *m, evutil_socket_t fd, const struct sockaddr *sa,
     int salen);
 void conn_close(struct conn *c);
-/* The job's reply is in c->out: send it. */
-void conn_send(struct conn *c);
-void conn_write_cb(void *arg, const void *buf, size_t len);
-/* Append @p len bytes of the open file @p fd to the reply; fd is taken. */
-void conn_write_file(struct conn *c, int fd, size_t len);
 
 /* listen.c */
 int listen_init(struct jm4lw *m);

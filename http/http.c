@@ -543,7 +543,7 @@ static struct http *http_get(struct jm4lw *m)
 	return h;
 }
 
-int http_bind(struct jm4lw *m, const char *addr)
+static int http_bind(struct jm4lw *m, const char *addr)
 {
 	struct http *h = http_get(m);
 	struct sockaddr_storage ss;
@@ -586,7 +586,7 @@ int http_bind(struct jm4lw *m, const char *addr)
 	return 0;
 }
 
-void http_bound(const struct jm4lw *m, char *buf, size_t len)
+static void http_bound(const struct jm4lw *m, char *buf, size_t len)
 {
 	size_t used = 0;
 	int i, n;

@@ -121,17 +121,11 @@ int http_profile_args(struct evkeyvalq *query, enum dump_view *view, int *base,
 
 /* --- http.c: the server --------------------------------------------- */
 
-/* Bind @p addr (one ADDR:PORT) for HTTP: 0, or -1 logged. */
-int http_bind(struct jm4lw *m, const char *addr);
-
 /* Close every HTTP listener and connection. */
 void http_free(struct jm4lw *m);
 
 /* A configuration was taken: the limits follow it. */
 void http_reconfigure(struct jm4lw *m);
-
-/* "ADDR:PORT,..." of the bound HTTP listeners into @p buf. */
-void http_bound(const struct jm4lw *m, char *buf, size_t len);
 
 /* The route for @p path, or NULL (not static: the fuzzer calls it). */
 const struct http_route *http_route_of(const char *path);
@@ -157,9 +151,6 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 
 /* The HTTP status that says @p why a call was refused or failed. */
 int http_status_of(enum core_reason why);
-
-/* The status and headers for a refused or failed job's result. */
-void http_job_error(struct evhttp_request *req, const struct dump_result *r);
 
 /* A dump job with @p view for this request (and @p with_base), answered
  * with @p ctype, or a symbol lookup of the request's body when @p view

@@ -134,7 +134,8 @@ int http_status_of(enum core_reason why)
 }
 
 /* A refused or failed job: its reason's status, when to retry, its line. */
-void http_job_error(struct evhttp_request *req, const struct dump_result *r)
+static void http_job_error(struct evhttp_request *req,
+    const struct dump_result *r)
 {
 	struct evkeyvalq *o = evhttp_request_get_output_headers(req);
 	char retry[32];
