@@ -11,16 +11,18 @@
 #                          page, firefox-esr for the page's other engine,
 #                          go (go tool pprof) and elfutils (eu-readelf) for
 #                          pprof.sh, prometheus (with promtool) and curl for
-#                          the HTTP face
+#                          the HTTP face; abidiff (abigail-tools) for the
+#                          ABI check, debuginfod for the symbolizer's
+#                          debug-info tests, llvm-14 for llvm-symbolizer
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev \
-zlib1g-dev perl binutils netcat-openbsd redis-server redis-tools curl"
+zlib1g-dev libdebuginfod-dev libiberty-dev perl binutils netcat-openbsd redis-server redis-tools curl"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
 valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium firefox-esr fonts-dejavu-core \
-golang-go elfutils prometheus curl"
+golang-go elfutils prometheus curl abigail-tools debuginfod llvm-14"
 fi
 
 missing=""
