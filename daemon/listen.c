@@ -162,7 +162,7 @@ int listen_socket(struct jm4lw *m, const char *key, const char *addr)
 	int one = 1, fd = -1;
 
 	if (addr_parse(addr, &ss, &len) == -1) {
-		log_msg(m, JM4LW_LOG_ERR,
+		module_fail(m,
 		    "%s %s: not an address (want ADDR:PORT or [ADDR6]:PORT)",
 		    key, addr);
 		return -1;
@@ -179,7 +179,7 @@ int listen_socket(struct jm4lw *m, const char *key, const char *addr)
 		goto fail;
 	return fd;
 fail:
-	log_msg(m, JM4LW_LOG_ERR, "%s %s: %s", key, addr, strerror(errno));
+	module_fail(m, "%s %s: %s", key, addr, strerror(errno));
 	if (fd != -1)
 		close(fd);
 	return -1;
@@ -190,11 +190,15 @@ static int listen_bind(struct jm4lw *m, const char *addr)
 {
 	int fd;
 
+	if (m->nls == MODULE_LISTENERS) {
+		module_fail(m, "listen %s: more than %d listeners", addr,
+		    MODULE_LISTENERS);
+		return -1;
+	}
 	if ((fd = listen_socket(m, "listen", addr)) == -1)
 		return -1;
 	if (listen_adopt(m, fd) == -1) {
-		log_msg(m, JM4LW_LOG_ERR, "listen %s: %s", addr,
-		    strerror(errno));
+		module_fail(m, "listen %s: %s", addr, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -266,6 +270,7 @@ JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
 
 	if (m == NULL)
 		return -1;
+	module_clear_error(m);
 	was = module_unsampled_enter(m);
 	listen_check_allow(m);
 	r = addr != NULL ? listen_bind(m, addr)
@@ -281,10 +286,14 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd)
 
 	if (m == NULL)
 		return -1;
+	module_clear_error(m);
 	was = module_unsampled_enter(m);
-	if ((r = listen_adopt(m, fd)) == -1)
-		log_msg(m, JM4LW_LOG_ERR, "listen on fd %d: %s", fd,
-		    strerror(errno));
+	if (m->nls == MODULE_LISTENERS) {
+		module_fail(m, "listen_fd %d: more than %d listeners", fd,
+		    MODULE_LISTENERS);
+		r = -1;
+	} else if ((r = listen_adopt(m, fd)) == -1)
+		module_fail(m, "listen_fd %d: %s", fd, strerror(errno));
 	listen_note(m);
 	module_unsampled_leave(m, was);
 	return r;

@@ -30,6 +30,30 @@ void log_msg(struct jm4lw *m, int level, const char *fmt, ...)
 	m->logfn(level, buf, m->logarg);
 }
 
+/* A public call failed: keep its line for jm4lw_errmsg() whatever the log
+ * level, and log it as an error. */
+void module_fail(struct jm4lw *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(m->errmsg, sizeof(m->errmsg), fmt, ap);
+	va_end(ap);
+	log_msg(m, JM4LW_LOG_ERR, "%s", m->errmsg);
+}
+
+/* A public call starts afresh: "" until it fails. */
+void module_clear_error(struct jm4lw *m)
+{
+	m->errmsg[0] = '\0';
+}
+
+/* The last failure's line, sqlite-style; "" when none, and for NULL. */
+JM4LW_API const char *jm4lw_errmsg(const struct jm4lw *m)
+{
+	return m != NULL ? m->errmsg : "";
+}
+
 /*
  * A log line about a peer, "ADDR: ...". The address is formatted only
  * when the line is wanted: per connection, inet_ntop() and snprintf() cost

@@ -115,6 +115,9 @@ struct jm4lw {
 	int own_loop;      /* thread mode: the loop thread samples nothing */
 	int sampled;       /* jm4lwd: the module's allocations are the host's */
 	struct http *http; /* the HTTP face, once bound (http/http.c) */
+	/* jm4lw_errmsg(): why the last listen, add_word or reconfigure call
+	 * failed (issue 20), so a host learns it without a log callback. */
+	char errmsg[256];
 };
 
 /* listen.c: @p bind for each address of the comma list @p list; -1 if
@@ -134,6 +137,11 @@ void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void conn_log(struct conn *c, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A public call failed: the line goes to jm4lw_errmsg() and the log. */
+void module_fail(struct jm4lw *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A public call starts: jm4lw_errmsg() forgets the previous one's line. */
+void module_clear_error(struct jm4lw *m);
 
 /* jobs.c */
 /* Around a callback on the loop that allocates for the module: the

@@ -28,16 +28,58 @@ void server_keep_sampling(struct jm4lw *m)
 	m->sampled = 1;
 }
 
-/* A host's word on the four-letter-word face; -1 logged if refused. */
+/* @p word as a log line can show it: at most 8 bytes, each byte that is
+ * not printable ASCII a '?', so a bad name never garbles the line. */
+static void word_shown(const char *word, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && i < 8 && word[i] != '\0'; i++)
+		buf[i] = word[i] > ' ' && word[i] <= '~' ? word[i] : '?';
+	buf[i] = '\0';
+}
+
+/* A host's word on the four-letter-word face. Each refusal has its own
+ * line in jm4lw_errmsg() (and the log); replacing a built-in succeeds,
+ * logged at INFO and left in jm4lw_errmsg() so a host can tell. */
 JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
     jm4lw_word_fn fn, void *arg, int flags)
 {
+	char shown[16];
+
 	if (m == NULL)
 		return -1;
+	module_clear_error(m);
+	if (word == NULL) {
+		module_fail(m, "add_word: word is NULL");
+		return -1;
+	}
+	word_shown(word, shown, sizeof(shown));
+	if (!proto_word_valid(word)) {
+		module_fail(m,
+		    "add_word \"%s\": a word is exactly 4 printable ASCII "
+		    "bytes, no space or comma",
+		    shown);
+		return -1;
+	}
+	if (fn == NULL) {
+		module_fail(m,
+		    "add_word %s: fn is NULL (a word needs a handler)", word);
+		return -1;
+	}
+	if (!proto_host_known(&m->proto, word) &&
+	    m->proto.nhost == PROTO_HOST_MAX) {
+		module_fail(m, "add_word %s: the table is full (%d host words)",
+		    word, PROTO_HOST_MAX);
+		return -1;
+	}
+	if (proto_lookup(word) != NULL && !proto_host_known(&m->proto, word)) {
+		snprintf(m->errmsg, sizeof(m->errmsg),
+		    "add_word %s: replaces the built-in word", word);
+		log_msg(m, JM4LW_LOG_INFO, "%s", m->errmsg);
+	}
 	if (proto_add_word(&m->proto, word, fn, arg, flags) == -1) {
-		log_msg(m, JM4LW_LOG_ERR, "add_word: %s",
-		    fn == NULL ? "no handler"
-		               : "want 4 printable bytes, at most 64 words");
+		module_fail(m, "add_word %s: refused", word); /* not reached */
 		return -1;
 	}
 	return 0;
@@ -119,7 +161,7 @@ JM4LW_API struct jm4lw *jm4lw_new(struct event_base *base,
 
 /* Build everything the new configuration needs, then commit it all: a
  * failure leaves the old configuration wholly in force. */
-JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
+static int module_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
     char *err, size_t errlen)
 {
 	struct cidr acl[ACL_MAX];
@@ -128,10 +170,6 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	struct timers t;
 	int nacl, was;
 
-	if (m == NULL) {
-		snprintf(err, errlen, "no module");
-		return -1;
-	}
 	if (config_check_module(cfg, err, errlen) == -1 ||
 	    config_policy(cfg, &pol, err, errlen) == -1 ||
 	    acl_parse(cfg->allow_from, acl, &nacl, err, errlen) == -1)
@@ -160,6 +198,24 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	timers_commit(m, &t);
 	listen_check_allow(m);
 	return 0;
+}
+
+/* module_reconfigure(), its reason both in @p err and in jm4lw_errmsg(). */
+JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
+    char *err, size_t errlen)
+{
+	char why[sizeof(m->errmsg)] = "";
+
+	if (m == NULL) {
+		snprintf(err, errlen, "no module");
+		return -1;
+	}
+	module_clear_error(m);
+	if (module_reconfigure(m, cfg, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(err, errlen, "%s", why);
+	module_fail(m, "reconfigure: %s", why);
+	return -1;
 }
 
 /* Connections, faces, listeners, timers, then the jobs: all of it. */

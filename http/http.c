@@ -552,11 +552,11 @@ static int http_bind(struct jm4lw *m, const char *addr)
 	int fd;
 
 	if (h == NULL) {
-		log_msg(m, JM4LW_LOG_ERR, "http: %s", strerror(ENOMEM));
+		module_fail(m, "http_listen %s: %s", addr, strerror(ENOMEM));
 		return -1;
 	}
 	if (h->nls == HTTP_LISTENERS) {
-		log_msg(m, JM4LW_LOG_ERR, "http_listen %s: more than %d", addr,
+		module_fail(m, "http_listen %s: more than %d listeners", addr,
 		    HTTP_LISTENERS);
 		return -1;
 	}
@@ -565,7 +565,7 @@ static int http_bind(struct jm4lw *m, const char *addr)
 	l = &h->ls[h->nls];
 	if ((l->bs = evhttp_accept_socket_with_handle(h->eh, fd)) == NULL ||
 	    (l->resume = evtimer_new(m->base, http_resume, l)) == NULL) {
-		log_msg(m, JM4LW_LOG_ERR, "http_listen %s: %s", addr,
+		module_fail(m, "http_listen %s: %s", addr,
 		    strerror(errno ? errno : ENOMEM));
 		if (l->bs != NULL)
 			evhttp_del_accept_socket(h->eh, l->bs);
@@ -656,6 +656,7 @@ JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 
 	if (m == NULL)
 		return -1;
+	module_clear_error(m);
 	was = module_unsampled_enter(m);
 	r = addr != NULL ? http_bind(m, addr)
 	                 : listen_each(m, m->http_listen_req, http_bind);

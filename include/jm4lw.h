@@ -216,7 +216,9 @@ JM4LW_API void jm4lw_set_log_level(struct jm4lw *m, int max_level);
 /**
  * Listen on @p addr (`127.0.0.1:9181`, `[::1]:9181`; port 0 picks a free
  * port), or on every address of the configuration's `listen` when @p addr
- * is NULL. Returns 0, or -1 after logging why.
+ * is NULL. Returns 0, or -1 with the reason in jm4lw_errmsg() (and the
+ * log), e.g. `listen 127.0.0.1:80: Permission denied` or `listen X: more
+ * than 16 listeners`.
  */
 JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr);
 
@@ -231,10 +233,23 @@ JM4LW_API int jm4lw_bound_addr(const struct jm4lw *m, int i, char *buf,
  * Apply a new configuration to a running module: allow list, dump settings,
  * limits and timeouts take effect for new connections. `listen` is not
  * re-bound (a changed value is logged and ignored). Returns 0, or -1 with
- * a reason in @p err and the old configuration still in force.
+ * a reason in @p err (and in jm4lw_errmsg()) and the old configuration
+ * still in force.
  */
 JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
     char *err, size_t errlen);
+
+/**
+ * Why the last jm4lw_listen(), jm4lw_listen_fd(), jm4lw_http_listen(),
+ * jm4lw_add_word() or jm4lw_reconfigure() on @p m failed, as one line
+ * naming the argument and the limit it broke (sqlite's errmsg style), so
+ * a host learns it without a log callback. Each of those calls clears it
+ * first: "" after a call that succeeded (but see jm4lw_add_word() for a
+ * replaced built-in). Never NULL; "" for a NULL module. Valid until the
+ * next call on @p m. jm4lw_new() and the configuration calls, which have
+ * no module to keep it on, fill their @p err buffer instead.
+ */
+JM4LW_API const char *jm4lw_errmsg(const struct jm4lw *m);
 
 /**
  * Close every listener and connection and free the module. NULL is ok.
@@ -247,8 +262,8 @@ JM4LW_API void jm4lw_free(struct jm4lw *m);
 /**
  * Serve an already-bound socket @p fd (listening or not: it is put into
  * listen state if needed). The module owns it from now on and closes it
- * in jm4lw_free(). Returns 0, or -1 after logging why (@p fd is then
- * still the caller's).
+ * in jm4lw_free(). Returns 0, or -1 with the reason in jm4lw_errmsg()
+ * (@p fd is then still the caller's).
  */
 JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd);
 
@@ -260,8 +275,8 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd);
  * NULL (none when it is empty). The same module, loop, allow lists and
  * caps as the words. `conf`'s `http_listen` is what is bound (the real
  * port for port 0; empty if this is never called), and
- * jm4lw_http_bound_addr() gives each address. Returns 0, or -1 (logged)
- * if an address could not be bound.
+ * jm4lw_http_bound_addr() gives each address. Returns 0, or -1 with the
+ * reason in jm4lw_errmsg() if an address could not be bound.
  */
 JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr);
 
@@ -295,10 +310,13 @@ struct jm4lw_reply;
 typedef int (*jm4lw_word_fn)(struct jm4lw_reply *r, void *arg);
 
 /**
- * Add word @p word (exactly 4 printable ASCII bytes, no spaces) served by
- * @p fn. A word of the same name, built-in or added earlier, is replaced.
- * @p flags is 0 or JM4LW_WORD_MUTATES. Returns 0, or -1 (bad word, no
- * handler, or more than 64 host words).
+ * Add word @p word (exactly 4 printable ASCII bytes, no space or comma)
+ * served by @p fn. A word of the same name, built-in or added earlier, is
+ * replaced. @p flags is 0 or JM4LW_WORD_MUTATES. Returns 0, or -1 with
+ * the reason in jm4lw_errmsg(): a bad name (the line says the rule), no
+ * handler, or the table full (64 host words). Replacing a built-in word
+ * succeeds but says so: 0, an INFO log line, and jm4lw_errmsg() is
+ * `add_word mntr: replaces the built-in word` (otherwise "").
  */
 JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
     jm4lw_word_fn fn, void *arg, int flags);
