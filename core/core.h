@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "config_struct.h"
 #include "jm4lw.h"
 #include "view.h"
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "jm4lw.h"
+#include "config.h"
 #include "core.h"
 
 static struct jm4lw_thread *agent;
@@ -40,7 +41,8 @@ __attribute__((constructor)) static void agent_start(void)
 	const char *listen = getenv("JM4LW_LISTEN");
 	const char *dir = getenv("JM4LW_DUMP_DIR");
 	const char *http = getenv("JM4LW_HTTP_LISTEN");
-	struct jm4lw_thread_opts opts = {.log = agent_log};
+	struct jm4lw_thread_opts opts = {JM4LW_THREAD_OPTS_INIT,
+	    .log = agent_log};
 	char err[512];
 
 	/* No jemalloc, or one the program does not malloc from: serving it
@@ -49,7 +51,7 @@ __attribute__((constructor)) static void agent_start(void)
 		agent_log(JM4LW_LOG_WARN, err, NULL);
 		return;
 	}
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	if (conf != NULL && conf[0] != '\0' &&
 	    jm4lw_config_load(&cfg, conf, err, sizeof(err)) == -1)
 		goto fail;

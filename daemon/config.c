@@ -56,7 +56,7 @@ static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
 /*
  * Every key once, as tmux keeps its options: the field, the rules, the
  * default and the help line. Defaults are text, read as a file's values
- * are, so jm4lw_config_init(), conf/jm4lwd.conf and README.md's key table
+ * are, so config_defaults(), conf/jm4lwd.conf and README.md's key table
  * can all be held to this table (test_config does).
  */
 static const struct config_key config_keys[] = {
@@ -768,9 +768,10 @@ static int key_set(struct jm4lw_config *cfg, const struct config_key *k,
 /*
  * Fill cfg with the defaults (also what `conf` shows when nothing is set),
  * read from the key table as a file's values are; test_config checks that
- * every default is accepted.
+ * every default is accepted. Private since the struct is (issue 20):
+ * hosts get a filled one from jm4lw_config_new().
  */
-JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg)
+void config_defaults(struct jm4lw_config *cfg)
 {
 	size_t i;
 
@@ -794,6 +795,53 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
 	if (value == NULL)
 		return config_err(err, errlen, "%s: no value", k->name);
 	return key_set(cfg, k, value, err, errlen);
+}
+
+/* A configuration at its defaults, for a host that cannot see the
+ * struct (its size may grow with every key). */
+JM4LW_API struct jm4lw_config *jm4lw_config_new(void)
+{
+	struct jm4lw_config *cfg = malloc(sizeof(*cfg));
+
+	if (cfg != NULL)
+		config_defaults(cfg);
+	return cfg;
+}
+
+/* Free jm4lw_config_new()'s configuration. */
+JM4LW_API void jm4lw_config_free(struct jm4lw_config *cfg)
+{
+	free(cfg);
+}
+
+/* One key's value as text, the form jm4lw_config_set() takes back. */
+JM4LW_API int jm4lw_config_get(const struct jm4lw_config *cfg, const char *key,
+    char *buf, size_t len)
+{
+	const struct config_key *k;
+	unsigned long long bytes;
+	unsigned num;
+	int n;
+
+	if (buf == NULL || len == 0)
+		return -1;
+	buf[0] = '\0';
+	if (cfg == NULL || key == NULL || (k = key_find(key)) == NULL)
+		return -1;
+	if (k->bytes) {
+		memcpy(&bytes, (const char *)cfg + k->off, sizeof(bytes));
+		n = snprintf(buf, len, "%llu", bytes);
+	} else if (k->size == 0) {
+		memcpy(&num, (const char *)cfg + k->off, sizeof(num));
+		n = snprintf(buf, len, "%u", num);
+	} else
+		n = snprintf(buf, len, "%.*s", (int)k->size,
+		    (const char *)cfg + k->off);
+	if (n < 0 || (size_t)n >= len) {
+		buf[0] = '\0';
+		return -1;
+	}
+	return 0;
 }
 
 /* The string field of @p k in @p cfg, or NULL and why if it has no NUL. */

@@ -29,6 +29,9 @@ struct config_key {
 	const char *help; /* one line, as in README.md's key table */
 };
 
+/* Fill @p cfg with every key's default (jm4lw_config_new() for hosts). */
+void config_defaults(struct jm4lw_config *cfg);
+
 /* The @p i-th key of the table, NULL past the last. */
 const struct config_key *config_key_at(size_t i);
 

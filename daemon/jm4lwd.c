@@ -12,6 +12,7 @@
 
 #include <event2/event.h>
 
+#include "config.h"
 #include "core.h"
 #include "jm4lw.h"
 #include "module.h"
@@ -59,7 +60,7 @@ static int daemon_config(const struct daemon *d, struct jm4lw_config *cfg,
 {
 	char why[256];
 
-	jm4lw_config_init(cfg);
+	config_defaults(cfg);
 	if (d->conf_file != NULL &&
 	    jm4lw_config_load(cfg, d->conf_file, err, errlen) == -1)
 		return -1;

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,13 +138,39 @@ static void thread_free(struct jm4lw_thread *t)
 	free(t);
 }
 
+/* The caller's options, as many bytes as it was built with (its size
+ * field), the fields it does not know zero: the struct can grow without
+ * a new SONAME. -1 with a reason if the size is not set. */
+static int thread_opts(const struct jm4lw_thread_opts *in,
+    struct jm4lw_thread_opts *out, char *err, size_t errlen)
+{
+	const size_t v1 = offsetof(struct jm4lw_thread_opts, setup_arg) +
+	    sizeof(in->setup_arg);
+
+	if (in->size < v1) {
+		snprintf(err, errlen,
+		    "jm4lw_thread_opts: size is %zu, want "
+		    "sizeof(struct jm4lw_thread_opts) (JM4LW_THREAD_OPTS_INIT)",
+		    in->size);
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
+	out->size = sizeof(*out);
+	return 0;
+}
+
 JM4LW_API struct jm4lw_thread *
 jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
     const struct jm4lw_thread_opts *opts, char *err, size_t errlen)
 {
+	struct jm4lw_thread_opts o = {.size = 0};
 	struct jm4lw_thread *t;
 	int e;
 
+	if (opts != NULL && thread_opts(opts, &o, err, errlen) == -1)
+		return NULL;
+	opts = opts != NULL ? &o : NULL;
 	/* Before anything is built: a process that mallocs from another
 	 * allocator gets no thread, only the line saying how to fix it. */
 	if (core_allocator(err, errlen) == NULL)

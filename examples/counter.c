@@ -2,12 +2,20 @@
  * counter: a small libevent service that embeds jm4lw.
  *
  * It answers "hits N" on its own port and serves the four-letter words on
- * an admin port, plus one word of its own, `hits`. The lines marked
- * "jm4lw" are all it takes.
- *
- *	MALLOC_CONF=prof:true,prof_active:false ./counter 127.0.0.1:8080
- *127.0.0.1:9181 echo hits | nc 127.0.0.1 9181
+ * an admin port, plus one word of its own, `hits`, and the HTTP face
+ * (/metrics, pprof, /jemalloc) on a third port if given. The lines marked
+ * "jm4lw" are all it takes. Link it with jemalloc (its malloc must be the
+ * jemalloc jm4lw reports on): pkg-config's and the CMake package's flags
+ * do. Usage:
  */
+/* clang-format off */
+/*
+ *	MALLOC_CONF=prof:true,prof_active:false \
+ *	    ./counter 127.0.0.1:8080 127.0.0.1:9181 [127.0.0.1:9182] &
+ *	echo hits | nc 127.0.0.1 9181
+ *	curl http://127.0.0.1:9182/metrics
+ */
+/* clang-format on */
 #include <sys/socket.h>
 
 #include <signal.h>
@@ -57,9 +65,10 @@ int main(int argc, char *argv[])
 	struct evconnlistener *svc;
 	struct event *sigint, *sigterm;
 
-	if (argc != 3) {
+	if (argc != 3 && argc != 4) {
 		fprintf(stderr,
-		    "usage: counter SERVICE_ADDR:PORT ADMIN_ADDR:PORT\n");
+		    "usage: counter SERVICE_ADDR:PORT "
+		    "ADMIN_ADDR:PORT [HTTP_ADDR:PORT]\n");
 		return 2;
 	}
 	if (evutil_parse_sockaddr_port(argv[1], (struct sockaddr *)&ss,
@@ -75,15 +84,18 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 
-	/* jm4lw: the admin port on our own event loop, with one extra word. */
-	struct jm4lw_config cfg;
-	char err[256];
-	jm4lw_config_init(&cfg);
-	struct jm4lw *admin = jm4lw_new(base, &cfg, err, sizeof(err));
+	/* jm4lw: the admin port on our own event loop, with one extra word
+	 * (and HTTP if asked). jm4lw_new() copies the configuration. */
+	struct jm4lw_config *cfg = jm4lw_config_new();
+	char err[256] = "out of memory";
+	struct jm4lw *admin = cfg ? jm4lw_new(base, cfg, err, sizeof(err)) : 0;
+	jm4lw_config_free(cfg);
 	if (admin == NULL || jm4lw_listen(admin, argv[2]) == -1 ||
-	    jm4lw_add_word(admin, "hits", word_hits, &hits, 0) == -1) {
+	    jm4lw_add_word(admin, "hits", word_hits, &hits, 0) == -1 ||
+	    (argc == 4 && jm4lw_http_listen(admin, argv[3]) == -1)) {
 		fprintf(stderr, "counter: admin port: %s\n",
-		    admin ? "see above" : err);
+		    admin ? jm4lw_errmsg(admin) : err);
+		jm4lw_free(admin);
 		return 1;
 	}
 

@@ -80,88 +80,33 @@ enum jm4lw_log_level {
 typedef void (*jm4lw_log_fn)(int level, const char *msg, void *arg);
 
 /**
- * Configuration of a module. Plain data with fixed-size strings, so it can
- * be copied by assignment; fill it with jm4lw_config_init() and then change
- * fields directly, through jm4lw_config_set() or with jm4lw_config_load().
+ * Configuration of a module, opaque so that a new key never changes the
+ * ABI: make one with jm4lw_config_new() (every key at its default), set
+ * keys by name with jm4lw_config_set() or jm4lw_config_load(), read them
+ * with jm4lw_config_get(), and free it with jm4lw_config_free(). The keys
+ * are those of jm4lwd.conf (README.md's table). jm4lw_new(),
+ * jm4lw_reconfigure() and jm4lw_start_thread() copy it: free it whenever
+ * the call returns.
  */
-struct jm4lw_config {
-	/** Comma-separated listen addresses, `ADDR:PORT` or `[ADDR6]:PORT`.
-	 *  `conf` shows the addresses bound, not this list. */
-	char listen[512];
-	/** `*` (every word) or a comma-separated list of words. */
-	char allow[512];
-	/** Directory heap profiles are written to (default `/tmp`). */
-	char dump_dir[4096];
-	/** File name prefix of heap profiles (default `jm4lw`). */
-	char dump_prefix[64];
-	/** Connections open at once (default 64). At the cap a new peer
-	 *  takes the slot of the oldest peer that has not sent its word
-	 *  yet; it is refused only when every slot is answering a word. */
-	unsigned max_connections;
-	/** Connections one peer address may hold at once; a new one beyond
-	 *  it replaces that peer's oldest connection still waiting for its
-	 *  word, or is refused (default 48). */
-	unsigned max_connections_per_peer;
-	/** Seconds a peer has to send its word (default 5). */
-	unsigned read_timeout;
-	/** Seconds a reply may make no progress before the peer is dropped
-	 *  (default 30). */
-	unsigned write_timeout;
-	/** Peers allowed to connect: `*` or a comma-separated list of
-	 *  addresses and networks, IPv4 and IPv6 (default
-	 *  `127.0.0.0/8,::1`). Others are closed without a reply. */
-	char allow_from[512];
-	/** Seconds between two heap profile dumps; a `jmfp` sooner is
-	 *  refused with the time to retry (default 1; 0: no limit). */
-	unsigned dump_min_interval;
-	/** Refuse a dump when the dump directory's filesystem has fewer free
-	 *  bytes than this (default 64 MiB; 0: no check). */
-	unsigned long long dump_min_free;
-	/** Dump a heap profile every this many seconds (default 0: off). */
-	unsigned dump_interval;
-	/** Dump when `stats.allocated` has grown this much since the last
-	 *  dump: bytes with K/M/G/T (`512M`), or a percentage (`50%`);
-	 *  `0` (default) is off. */
-	char dump_on_growth[32];
-	/** Seconds between two looks at `stats.allocated` for
-	 *  dump_on_growth (default 10). */
-	unsigned growth_check_interval;
-	/** Keep at most this many dumps of our prefix in dump_dir, deleting
-	 *  the oldest (default 0: no limit). */
-	unsigned dump_keep;
-	/** Keep the dumps of our prefix under this many bytes in total,
-	 *  deleting the oldest; the newest is always kept (default 0: no
-	 *  limit). */
-	unsigned long long dump_max_bytes;
-	/** `lg_sample` that `jmrs` passes to `prof.reset`: `keep` (default,
-	 *  the current rate) or 0-62. */
-	char prof_reset_lg_sample[8];
-	/** `on`: every kept dump (`jmfp`, `jmdf`, the schedule) also gets
-	 *  `<dump>.symbolized`, jeprof's symbolized profile, which reads
-	 *  anywhere without the program; retention treats the pair as one
-	 *  (default `off`). */
-	char dump_symbolized[8];
-	/** Comma-separated listen addresses of the HTTP face (`/metrics`,
-	 *  pprof, `/jemalloc`, `/4lw/<word>`); empty: no HTTP (default
-	 *  `127.0.0.1:9182`). Only jm4lw_http_listen() binds it: `conf`
-	 *  shows the addresses bound, empty until then. */
-	char http_listen[512];
-	/** Host names (besides IP literals and `localhost`) an HTTP request
-	 *  may name in its `Host` header; others are refused, against DNS
-	 *  rebinding (default empty). */
-	char http_allowed_hosts[512];
-	/** Largest HTTP request header block, bytes (default 8192). */
-	unsigned http_max_header_bytes;
-	/** Largest HTTP request body, bytes (a `/pprof/symbol` lookup;
-	 *  default 4 MiB). */
-	unsigned long long http_max_body_bytes;
-	/** Requests one HTTP connection may make before it is closed
-	 *  (keep-alive cap; default 100). */
-	unsigned http_keepalive_requests;
-};
+struct jm4lw_config;
 
-/** Fill @p cfg with the defaults. */
-JM4LW_API void jm4lw_config_init(struct jm4lw_config *cfg);
+/**
+ * A configuration with every key at its default, or NULL if memory ran
+ * out. Free it with jm4lw_config_free().
+ */
+JM4LW_API struct jm4lw_config *jm4lw_config_new(void);
+
+/** Free a configuration from jm4lw_config_new(). NULL is ok. */
+JM4LW_API void jm4lw_config_free(struct jm4lw_config *cfg);
+
+/**
+ * Write key @p key's value in its text form (as jm4lw_config_set() takes
+ * it and a config file writes it; numbers in plain digits) into @p buf.
+ * Returns 0, or -1 with @p buf set to "" for an unknown key or a @p buf
+ * too small for the value (see the keys' limits in README.md).
+ */
+JM4LW_API int jm4lw_config_get(const struct jm4lw_config *cfg, const char *key,
+    char *buf, size_t len);
 
 /**
  * Set one configuration key from its text form, as it would appear in the
@@ -354,8 +299,17 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word);
 /** A module running on its own thread. */
 struct jm4lw_thread;
 
-/** Optional settings for jm4lw_start_thread_ex(). */
+/**
+ * Optional settings for jm4lw_start_thread_ex(). The caller allocates it,
+ * so it carries its own size: set @ref size to `sizeof(struct
+ * jm4lw_thread_opts)` (as JM4LW_THREAD_OPTS_INIT does). A library built
+ * with more fields reads only the @ref size bytes a program was built
+ * with, and treats the rest as zero; a size smaller than this version's
+ * first four fields is refused with a line in @p err.
+ */
 struct jm4lw_thread_opts {
+	/** `sizeof(struct jm4lw_thread_opts)` as the caller compiled it. */
+	size_t size;
 	/** Log callback (NULL: stderr). Called on the module's thread. */
 	jm4lw_log_fn log;
 	/** Argument for @ref log. */
@@ -365,6 +319,10 @@ struct jm4lw_thread_opts {
 	/** Argument for @ref setup. */
 	void *setup_arg;
 };
+
+/** An initializer that sets the size, for designated fields after it:
+ *  `struct jm4lw_thread_opts o = {JM4LW_THREAD_OPTS_INIT, .log = fn};` */
+#define JM4LW_THREAD_OPTS_INIT .size = sizeof(struct jm4lw_thread_opts)
 
 /**
  * Start the module on a new thread named `jm4lw`, listening on the

@@ -62,7 +62,7 @@ static int try_thread(const struct jm4lw_config *cfg)
 /* Hold HELD bytes from the process's malloc, then try the mode asked. */
 int main(int argc, char **argv)
 {
-	struct jm4lw_config cfg;
+	struct jm4lw_config *cfg;
 	char err[256];
 	char *held;
 	int rc;
@@ -76,13 +76,15 @@ int main(int argc, char **argv)
 	if ((held = malloc(HELD)) == NULL)
 		return 2;
 	memset(held, 1, HELD);
-	jm4lw_config_init(&cfg);
-	if (jm4lw_config_set(&cfg, "listen", "127.0.0.1:0", err, sizeof(err)) ||
-	    jm4lw_config_set(&cfg, "http_listen", "", err, sizeof(err))) {
+	if ((cfg = jm4lw_config_new()) == NULL)
+		return 2;
+	if (jm4lw_config_set(cfg, "listen", "127.0.0.1:0", err, sizeof(err)) ||
+	    jm4lw_config_set(cfg, "http_listen", "", err, sizeof(err))) {
 		fprintf(stderr, "config: %s\n", err);
 		return 2;
 	}
-	rc = strcmp(argv[1], "new") == 0 ? try_new(&cfg) : try_thread(&cfg);
+	rc = strcmp(argv[1], "new") == 0 ? try_new(cfg) : try_thread(cfg);
+	jm4lw_config_free(cfg);
 	free(held);
 	return rc;
 }

@@ -48,7 +48,7 @@ static void print_bound(const struct jm4lw *m)
 int main(int argc, char **argv)
 {
 	struct event_base *base;
-	struct jm4lw_config cfg;
+	struct jm4lw_config *cfg;
 	struct event *in;
 	struct jm4lw *m;
 	char err[512] = "";
@@ -60,10 +60,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	http = strcmp(argv[1], "http") == 0;
-	jm4lw_config_init(&cfg);
-	if ((base = event_base_new()) == NULL)
+	if ((cfg = jm4lw_config_new()) == NULL ||
+	    (base = event_base_new()) == NULL)
 		return 2;
-	if ((m = jm4lw_new(base, &cfg, err, sizeof(err))) == NULL) {
+	m = jm4lw_new(base, cfg, err, sizeof(err));
+	jm4lw_config_free(cfg); /* the module keeps a copy */
+	if (m == NULL) {
 		fprintf(stderr, "bound_host: %s\n", err);
 		goto done;
 	}

@@ -32,12 +32,16 @@ static int word_fn(struct jm4lw_reply *r, void *arg)
 /* Each NULL in turn; a crash ends the program before "all survived". */
 int main(void)
 {
-	struct jm4lw_config cfg;
+	struct jm4lw_config *cfg;
 	char err[256], buf[64];
 
-	jm4lw_config_init(NULL);
-	printf("jm4lw_config_init(NULL): returned\n");
-	jm4lw_config_init(&cfg);
+	jm4lw_config_free(NULL);
+	printf("jm4lw_config_free(NULL): returned\n");
+	expect("jm4lw_config_get(NULL)",
+	    jm4lw_config_get(NULL, "listen", buf, sizeof(buf)), -1);
+	expect("jm4lw_errmsg(NULL) is \"\"", jm4lw_errmsg(NULL)[0], '\0');
+	if ((cfg = jm4lw_config_new()) == NULL)
+		return 2;
 	expect("jm4lw_config_set(NULL)",
 	    jm4lw_config_set(NULL, "listen", "x", err, sizeof(err)), -1);
 	expect("jm4lw_config_load(NULL)",
@@ -45,7 +49,7 @@ int main(void)
 	expect("jm4lw_config_check(NULL)",
 	    jm4lw_config_check(NULL, err, sizeof(err)), -1);
 	expect("jm4lw_new(base NULL)",
-	    jm4lw_new(NULL, &cfg, err, sizeof(err)) == NULL, 1);
+	    jm4lw_new(NULL, cfg, err, sizeof(err)) == NULL, 1);
 	expect("jm4lw_start_thread(cfg NULL)",
 	    jm4lw_start_thread(NULL, err, sizeof(err)) == NULL, 1);
 	jm4lw_set_log(NULL, NULL, NULL);
@@ -60,7 +64,7 @@ int main(void)
 	expect("jm4lw_http_bound_addr(NULL)",
 	    jm4lw_http_bound_addr(NULL, 0, buf, sizeof(buf)), -1);
 	expect("jm4lw_reconfigure(NULL)",
-	    jm4lw_reconfigure(NULL, &cfg, err, sizeof(err)), -1);
+	    jm4lw_reconfigure(NULL, cfg, err, sizeof(err)), -1);
 	expect("jm4lw_add_word(NULL)",
 	    jm4lw_add_word(NULL, "abcd", word_fn, NULL, 0), -1);
 	jm4lw_reply_write(NULL, "x", 1);
@@ -72,6 +76,7 @@ int main(void)
 	jm4lw_free(NULL);
 	jm4lw_stop_thread(NULL);
 	printf("jm4lw_free(NULL), jm4lw_stop_thread(NULL): returned\n");
+	jm4lw_config_free(cfg);
 	printf(failed ? "some returned the wrong value\n" : "all survived\n");
 	return failed;
 }

@@ -529,9 +529,11 @@ static int serve_embedded(const struct jm4lw_config *cfg, const char *listen,
 	struct event_base *base = NULL;
 	struct event *sigterm = NULL, *sigint = NULL;
 	struct jm4lw *m = NULL;
-	char err[256], addr[128];
+	char err[256], addr[128], http[512];
 	int status = 1;
 
+	if (jm4lw_config_get(cfg, "http_listen", http, sizeof(http)) == -1)
+		http[0] = '\0';
 	if ((base = event_base_new()) == NULL ||
 	    (m = jm4lw_new(base, cfg, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "bench_host: %s\n", base ? err : "event base");
@@ -539,7 +541,7 @@ static int serve_embedded(const struct jm4lw_config *cfg, const char *listen,
 	}
 	if (add_words(m, b, c) == -1 || jm4lw_listen(m, listen) == -1 ||
 	    jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1 ||
-	    (cfg->http_listen[0] != '\0' && jm4lw_http_listen(m, NULL) == -1))
+	    (http[0] != '\0' && jm4lw_http_listen(m, NULL) == -1))
 		goto done;
 	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
 	sigint = evsignal_new(base, SIGINT, on_signal, base);
@@ -600,6 +602,7 @@ static int serve_thread(struct jm4lw_config *cfg, const char *listen,
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	memset(&opts, 0, sizeof(opts));
+	opts.size = sizeof(opts);
 	opts.setup = thread_setup;
 	opts.setup_arg = &ts;
 	if ((t = jm4lw_start_thread_ex(cfg, &opts, err, sizeof(err))) == NULL) {
@@ -621,7 +624,7 @@ static int serve_thread(struct jm4lw_config *cfg, const char *listen,
 
 int main(int argc, char *argv[])
 {
-	struct jm4lw_config cfg;
+	struct jm4lw_config *cfg;
 	static struct bare bare;
 	static struct churns churns = {.pct = 25};
 	struct churn_arg *cargs = NULL;
@@ -718,21 +721,26 @@ int main(int argc, char *argv[])
 		    churns.n, churns.pct, CHURN_PERIOD_NS / 1000000);
 	}
 
-	jm4lw_config_init(&cfg);
-	if (jm4lw_config_set(&cfg, "http_listen", http, err, sizeof(err)) ==
-	    -1) {
-		fprintf(stderr, "bench_host: -W: %s\n", err);
+	if ((cfg = jm4lw_config_new()) == NULL) {
+		fprintf(stderr, "bench_host: out of memory\n");
 		return 2;
 	}
-	if (jm4lw_config_set(&cfg, "dump_dir", bare.dir, err, sizeof(err)) ==
+	if (jm4lw_config_set(cfg, "http_listen", http, err, sizeof(err)) ==
+	    -1) {
+		fprintf(stderr, "bench_host: -W: %s\n", err);
+		jm4lw_config_free(cfg);
+		return 2;
+	}
+	if (jm4lw_config_set(cfg, "dump_dir", bare.dir, err, sizeof(err)) ==
 	        -1 ||
-	    jm4lw_config_set(&cfg, "dump_min_interval", "0", err,
-	        sizeof(err)) == -1)
+	    jm4lw_config_set(cfg, "dump_min_interval", "0", err, sizeof(err)) ==
+	        -1)
 		fprintf(stderr, "bench_host: %s\n", err);
 	else if (thread)
-		status = serve_thread(&cfg, listen, &bare, &churns);
+		status = serve_thread(cfg, listen, &bare, &churns);
 	else
-		status = serve_embedded(&cfg, listen, &bare, &churns);
+		status = serve_embedded(cfg, listen, &bare, &churns);
+	jm4lw_config_free(cfg);
 	churn_stop(&churns);
 	free(churns.t);
 	free(cargs);

@@ -945,7 +945,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	verbose = getenv("FUZZ_PROTO_VERBOSE") != NULL;
 
 	/* Only values a user could configure. */
-	jm4lw_config_init(&scratch);
+	config_defaults(&scratch);
 	for (n = 0; n < NELEM(lg_samples); n++)
 		CHECK(jm4lw_config_set(&scratch, "prof_reset_lg_sample",
 		          lg_samples[n], err, sizeof(err)) == 0);
@@ -957,7 +957,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	CHECK(jm4lw_config_set(&scratch, "dump_dir", bases[0].lng, err,
 	          sizeof(err)) == 0);
 
-	jm4lw_config_init(&base_cfg);
+	config_defaults(&base_cfg);
 	plant_all();
 	return 0;
 }

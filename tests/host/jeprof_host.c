@@ -145,7 +145,7 @@ int main(int argc, char *argv[])
 	struct event *timer = NULL, *ltimer = NULL;
 	struct event *sigterm = NULL, *sigint = NULL, *sigusr1 = NULL;
 	struct jm4lw *m = NULL;
-	struct jm4lw_config cfg;
+	struct jm4lw_config *cfg = NULL;
 	const char *conf = getenv("JM4LW_CONF"),
 	           *leak = getenv("JM4LW_TEST_LEAK");
 	char err[256], addr[128];
@@ -156,15 +156,20 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "usage: jeprof_host DUMP_DIR\n");
 		return 2;
 	}
-	jm4lw_config_init(&cfg);
-	if (conf != NULL && *conf != '\0' &&
-	    jm4lw_config_load(&cfg, conf, err, sizeof(err)) == -1) {
-		fprintf(stderr, "jeprof_host: %s\n", err);
+	if ((cfg = jm4lw_config_new()) == NULL) {
+		fprintf(stderr, "jeprof_host: out of memory\n");
 		return 2;
 	}
-	if (jm4lw_config_set(&cfg, "dump_dir", argv[1], err, sizeof(err)) ==
+	if (conf != NULL && *conf != '\0' &&
+	    jm4lw_config_load(cfg, conf, err, sizeof(err)) == -1) {
+		fprintf(stderr, "jeprof_host: %s\n", err);
+		jm4lw_config_free(cfg);
+		return 2;
+	}
+	if (jm4lw_config_set(cfg, "dump_dir", argv[1], err, sizeof(err)) ==
 	    -1) {
 		fprintf(stderr, "jeprof_host: dump_dir: %s\n", err);
+		jm4lw_config_free(cfg);
 		return 2;
 	}
 	leaking = leak != NULL && strcmp(leak, "1") == 0;
@@ -172,11 +177,15 @@ int main(int argc, char *argv[])
 	 * dump_on_growth must see traffic, not growth. */
 	for (i = 0; i < RING_BLOCKS; i++)
 		host_tick(-1, 0, NULL);
-	if ((base = event_base_new()) == NULL) {
+	base = event_base_new();
+	/* jm4lw_new copies the configuration. */
+	m = base != NULL ? jm4lw_new(base, cfg, err, sizeof(err)) : NULL;
+	jm4lw_config_free(cfg);
+	if (base == NULL) {
 		fprintf(stderr, "jeprof_host: cannot create event base\n");
 		return 1;
 	}
-	if ((m = jm4lw_new(base, &cfg, err, sizeof(err))) == NULL) {
+	if (m == NULL) {
 		fprintf(stderr, "jeprof_host: %s\n", err);
 		goto done;
 	}

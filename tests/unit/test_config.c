@@ -39,7 +39,7 @@ static void set_bad(const char *key, const char *value, const char *want)
 {
 	struct jm4lw_config cfg, before;
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	before = cfg;
 	err[0] = '\0';
 	if (jm4lw_config_set(&cfg, key, value, err, sizeof(err)) != -1)
@@ -83,7 +83,7 @@ static const char *load_bad(const char *text)
 {
 	struct jm4lw_config cfg, before;
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	before = cfg;
 	write_conf(text);
 	err[0] = '\0';
@@ -109,7 +109,7 @@ static void test_defaults(void **state)
 
 	(void)state;
 	memset(&cfg, 0xa5, sizeof(cfg));
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	assert_string_equal(cfg.listen, JM4LW_DEFAULT_LISTEN);
 	assert_string_equal(cfg.listen, "127.0.0.1:9181");
 	assert_string_equal(cfg.allow, "*");
@@ -132,7 +132,7 @@ static void test_unknown_key(void **state)
 	set_bad("Listen", "1", "unknown key \"Listen\"");
 	set_bad("", "1", "unknown key \"\"");
 	set_bad("a\nb", "1", "unknown key \"a\\x0ab\"");
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	assert_int_equal(jm4lw_config_set(&cfg, "listen", NULL, err,
 	                     sizeof(err)),
 	    -1);
@@ -149,7 +149,7 @@ static void test_listen_good(void **state)
 	int i;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	set_ok(&cfg, "listen", "127.0.0.1:9181");
 	assert_string_equal(cfg.listen, "127.0.0.1:9181");
 	set_ok(&cfg, "listen", "0.0.0.0:0"); /* port 0: any free port */
@@ -227,7 +227,7 @@ static void test_allow_good(void **state)
 	size_t o = 0;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	set_ok(&cfg, "allow", "ruok");
 	assert_string_equal(cfg.allow, "ruok");
 	set_ok(&cfg, "allow", " ruok , mntr\t,srvr ");
@@ -264,7 +264,7 @@ static void test_allow_readonly(void **state)
 	size_t i;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	set_ok(&cfg, "allow", "readonly");
 	for (i = 0; i < sizeof(ro) / sizeof(ro[0]); i++) {
 		assert_non_null(w = proto_lookup(ro[i]));
@@ -314,7 +314,7 @@ static void test_dump_dir(void **state)
 	struct jm4lw_config cfg;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	set_ok(&cfg, "dump_dir", "/var/tmp/jm4lw");
 	assert_string_equal(cfg.dump_dir, "/var/tmp/jm4lw");
 	set_ok(&cfg, "dump_dir", "  relative/dir  ");
@@ -341,7 +341,7 @@ static void test_dump_prefix(void **state)
 	struct jm4lw_config cfg;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	set_ok(&cfg, "dump_prefix", "x");
 	set_ok(&cfg, "dump_prefix", "my-service_1.heap");
 	assert_string_equal(cfg.dump_prefix, "my-service_1.heap");
@@ -390,10 +390,10 @@ static void number_key(const char *key, unsigned min, unsigned max)
 	char v[32];
 	unsigned got;
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(v, sizeof(v), "%u", min);
 	set_ok(&cfg, key, v);
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(v, sizeof(v), " %u\t", max);
 	set_ok(&cfg, key, v);
 	memcpy(&got, (const char *)&cfg + key_named(key)->off, sizeof(got));
@@ -439,7 +439,7 @@ static void test_check(void **state)
 	struct jm4lw_config cfg;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.listen, sizeof(cfg.listen), " 127.0.0.1:0 , [::1]:0");
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), 0);
 
@@ -449,47 +449,47 @@ static void test_check(void **state)
 	    "listen: \"localhost\" has no port (want "
 	    "ADDR:PORT or [ADDR6]:PORT, e.g. 127.0.0.1:9181 or [::1]:9181; "
 	    "port 0 picks a free one)");
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	cfg.listen[0] = '\0';
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "listen: no address"));
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,bad!");
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "allow: unknown word \"bad!\""));
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	memset(cfg.dump_prefix, 'a', sizeof(cfg.dump_prefix));
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_string_equal(err,
 	    "dump_prefix: not NUL-terminated (at most "
 	    "63 bytes)");
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	memset(cfg.dump_dir, 'a', sizeof(cfg.dump_dir));
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "dump_dir: not NUL-terminated"));
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.dump_prefix, sizeof(cfg.dump_prefix), ".x");
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	cfg.dump_dir[0] = '\0';
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	cfg.max_connections = 0;
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_string_equal(err,
 	    "max_connections: 0 is out of range (want 1-100000)");
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	cfg.read_timeout = 3601;
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_string_equal(err,
 	    "read_timeout: 3601 is out of range (want 1-3600 seconds)");
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	cfg.write_timeout = (unsigned)-1;
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 
@@ -535,7 +535,7 @@ static void test_load_good(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-		jm4lw_config_init(&cfg);
+		config_defaults(&cfg);
 		write_conf(texts[i]);
 		err[0] = '\0';
 		if (jm4lw_config_load(&cfg, path, err, sizeof(err)) != 0)
@@ -556,9 +556,9 @@ static void test_load_partial_and_empty(void **state)
 	struct jm4lw_config cfg, def;
 
 	(void)state;
-	jm4lw_config_init(&def);
+	config_defaults(&def);
 	/* An empty file and a comments-only file leave every default. */
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	write_conf("");
 	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), 0);
 	unlink(path);
@@ -602,7 +602,7 @@ static void test_allow_from(void **state)
 	size_t i;
 
 	(void)state;
-	jm4lw_config_init(&c);
+	config_defaults(&c);
 	assert_string_equal(c.allow_from, "127.0.0.0/8,::1");
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		if (jm4lw_config_set(&c, "allow_from", good[i], err,
@@ -659,7 +659,7 @@ static void test_dump_limits(void **state)
 	struct jm4lw_config c;
 
 	(void)state;
-	jm4lw_config_init(&c);
+	config_defaults(&c);
 	assert_int_equal(c.dump_min_interval, 1);
 	assert_true(c.dump_min_free == 64ULL << 20);
 	assert_int_equal(jm4lw_config_set(&c, "dump_min_free", "0", err,
@@ -725,7 +725,7 @@ static void test_schedule_keys(void **state)
 	size_t i;
 
 	(void)state;
-	jm4lw_config_init(&c);
+	config_defaults(&c);
 	assert_int_equal(c.dump_interval, 0);
 	assert_string_equal(c.dump_on_growth, "0");
 	assert_int_equal(c.growth_check_interval, 10);
@@ -858,7 +858,7 @@ static void test_load_long_line(void **state)
 	/* 197 bytes and CR LF still fit. */
 	snprintf(text, sizeof(text), "%s%s\r\nallow = ruok\n", pre,
 	    repeat('d', n));
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	write_conf(text);
 	if (jm4lw_config_load(&cfg, path, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
@@ -874,7 +874,7 @@ static void test_load_io_errors(void **state)
 	char want[4200];
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	set_ok(&cfg, "allow", "ruok");
 	before = cfg;
 	assert_int_equal(jm4lw_config_load(&cfg, "/nonexistent/jm4lwd.conf",
@@ -900,7 +900,7 @@ static void test_load_untouched_on_error(void **state)
 	struct jm4lw_config cfg, before;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	set_ok(&cfg, "listen", "[::1]:7");
 	set_ok(&cfg, "max_connections", "3");
 	before = cfg;
@@ -919,7 +919,7 @@ static void test_load_checks_whole(void **state)
 
 	(void)state;
 	/* A bad field the caller set by hand fails the load too. */
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	cfg.read_timeout = 0;
 	write_conf("allow = ruok\n");
 	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), -1);
@@ -936,11 +936,11 @@ static void test_sample_conf(void **state)
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/conf/jm4lwd.conf", JM4LW_SOURCE_DIR);
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	if (jm4lw_config_load(&cfg, path, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
 	/* The sample shows the defaults, so it must load to them. */
-	jm4lw_config_init(&def);
+	config_defaults(&def);
 	assert_memory_equal(&cfg, &def, sizeof(cfg));
 #else
 	(void)state;
@@ -958,7 +958,7 @@ static void test_key_table(void **state)
 	size_t i, j;
 
 	(void)state;
-	jm4lw_config_init(&def);
+	config_defaults(&def);
 	for (i = 0; (k = config_key_at(i)) != NULL; i++) {
 		assert_non_null(k->def);
 		assert_non_null(k->help);
@@ -999,7 +999,7 @@ static void test_policy(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		jm4lw_config_init(&cfg);
+		config_defaults(&cfg);
 		set_ok(&cfg, "dump_on_growth", ok[i].growth);
 		set_ok(&cfg, "prof_reset_lg_sample", ok[i].lg);
 		memset(&pol, 0xa5, sizeof(pol));
@@ -1013,14 +1013,14 @@ static void test_policy(void **state)
 	/* Filled by hand: the checkers' reasons, and pol left alone. */
 	memset(&pol, 0xa5, sizeof(pol));
 	before = pol;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1.5G");
 	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "dump_on_growth: \"1.5G\" is not a size"));
 	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "0%%");
 	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "is not a percentage"));
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
 	    "63");
 	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
@@ -1040,7 +1040,7 @@ static void test_check_module(void **state)
 	struct jm4lw_config cfg;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,hwd1");
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "allow: unknown word \"hwd1\""));

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "core.h"
 
 #define NOBODY 65534 /* Debian's nobody, and nogroup */
@@ -181,7 +182,7 @@ static void test_retention_foreign_owner(void **state)
 
 	(void)state;
 	NEED_ROOT();
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	cfg.dump_keep = 3;
 	plant("jm4lw.1.1.heap", NOBODY, now + 86400);
 	plant("jm4lw.1.2.heap", NOBODY, now + 86401);

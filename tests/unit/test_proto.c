@@ -143,7 +143,7 @@ static int setup(void **state)
 	fake.profile = write_profile;
 	fake.stage = dumper.stage;
 	memset(&prof, 0, sizeof(prof));
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(tmpdir, sizeof(tmpdir), "%s/test_proto.XXXXXX",
 	    t != NULL ? t : "/tmp");
 	assert_non_null(mkdtemp(tmpdir));

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "jm4lw.h"
 
 /* Connect to 127.0.0.1:@p port; -1 with errno on failure. */
@@ -113,12 +114,13 @@ static void setup(struct jm4lw *m, void *arg)
  */
 static struct jm4lw_thread *start(int *port)
 {
-	struct jm4lw_thread_opts opts = {.setup = setup};
+	struct jm4lw_thread_opts opts = {JM4LW_THREAD_OPTS_INIT,
+	    .setup = setup};
 	struct jm4lw_config cfg;
 	struct jm4lw_thread *t;
 	char err[256];
 
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
 	t = jm4lw_start_thread_ex(&cfg, &opts, err, sizeof(err));
 	if (t == NULL)
@@ -250,7 +252,8 @@ static int stages(const char *dir)
  */
 static void test_jmfp_and_stop_mid_dump(void **state)
 {
-	struct jm4lw_thread_opts opts = {.setup = setup};
+	struct jm4lw_thread_opts opts = {JM4LW_THREAD_OPTS_INIT,
+	    .setup = setup};
 	struct jm4lw_config cfg;
 	struct jm4lw_thread *t;
 	char err[256], dir[512], buf[8192], path[1024];
@@ -262,7 +265,7 @@ static void test_jmfp_and_stop_mid_dump(void **state)
 	snprintf(dir, sizeof(dir), "%s/test_thread.XXXXXX",
 	    tmp != NULL ? tmp : "/tmp");
 	assert_non_null(mkdtemp(dir));
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
 	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s", dir);
 	cfg.dump_min_interval = 0;
@@ -337,7 +340,7 @@ static void test_start_errors(void **state)
 	(void)state;
 	t = start(&port);
 	ask(port, "conf\n", buf, sizeof(buf));
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:%d", port);
 	err[0] = '\0';
 	t2 = jm4lw_start_thread(&cfg, err, sizeof(err));
@@ -392,13 +395,14 @@ static void test_fork_child_lets_go(void **state)
  * host adds words after jm4lw_new(); jm4lwd's strict check would not. */
 static void test_allow_names_host_words(void **state)
 {
-	struct jm4lw_thread_opts opts = {.setup = setup};
+	struct jm4lw_thread_opts opts = {JM4LW_THREAD_OPTS_INIT,
+	    .setup = setup};
 	struct jm4lw_config cfg;
 	struct jm4lw_thread *t;
 	char err[256], buf[256];
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
 	snprintf(cfg.allow, sizeof(cfg.allow), "ruok,ping");
 	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
@@ -452,14 +456,15 @@ static void quiet_setup(struct jm4lw *m, void *arg)
  */
 static void test_log_level(void **state)
 {
-	struct jm4lw_thread_opts opts = {.log = count_log};
+	struct jm4lw_thread_opts opts = {JM4LW_THREAD_OPTS_INIT,
+	    .log = count_log};
 	struct jm4lw_config cfg;
 	struct jm4lw_thread *t;
 	char err[256], buf[4096];
 	int i, n;
 
 	(void)state;
-	jm4lw_config_init(&cfg);
+	config_defaults(&cfg);
 	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
 	for (i = 0; i < 2; i++) {
 		opts.setup = i == 0 ? setup : quiet_setup;

@@ -1,0 +1,88 @@
+/*
+ * The configuration's fields, private since issue 20 made struct
+ * jm4lw_config opaque: hosts go through jm4lw_config_new/set/get/load,
+ * so a new key is a new field here and a row in daemon/config.c's key
+ * table, never an ABI change. core reads the fields (it runs by them);
+ * daemon/config.c fills and checks them; unit tests may include this.
+ * A new field goes at the end, in a block naming its issue.
+ */
+#ifndef JM4LW_CONFIG_STRUCT_H
+#define JM4LW_CONFIG_STRUCT_H
+
+struct jm4lw_config {
+	/* Comma-separated listen addresses, `ADDR:PORT` or `[ADDR6]:PORT`.
+	 *  `conf` shows the addresses bound, not this list. */
+	char listen[512];
+	/* `*` (every word) or a comma-separated list of words. */
+	char allow[512];
+	/* Directory heap profiles are written to (default `/tmp`). */
+	char dump_dir[4096];
+	/* File name prefix of heap profiles (default `jm4lw`). */
+	char dump_prefix[64];
+	/* Connections open at once (default 64). At the cap a new peer
+	 *  takes the slot of the oldest peer that has not sent its word
+	 *  yet; it is refused only when every slot is answering a word. */
+	unsigned max_connections;
+	/* Connections one peer address may hold at once; a new one beyond
+	 *  it replaces that peer's oldest connection still waiting for its
+	 *  word, or is refused (default 48). */
+	unsigned max_connections_per_peer;
+	/* Seconds a peer has to send its word (default 5). */
+	unsigned read_timeout;
+	/* Seconds a reply may make no progress before the peer is dropped
+	 *  (default 30). */
+	unsigned write_timeout;
+	/* Peers allowed to connect: `*` or a comma-separated list of
+	 *  addresses and networks, IPv4 and IPv6 (default
+	 *  `127.0.0.0/8,::1`). Others are closed without a reply. */
+	char allow_from[512];
+	/* Seconds between two heap profile dumps; a `jmfp` sooner is
+	 *  refused with the time to retry (default 1; 0: no limit). */
+	unsigned dump_min_interval;
+	/* Refuse a dump when the dump directory's filesystem has fewer free
+	 *  bytes than this (default 64 MiB; 0: no check). */
+	unsigned long long dump_min_free;
+	/* Dump a heap profile every this many seconds (default 0: off). */
+	unsigned dump_interval;
+	/* Dump when `stats.allocated` has grown this much since the last
+	 *  dump: bytes with K/M/G/T (`512M`), or a percentage (`50%`);
+	 *  `0` (default) is off. */
+	char dump_on_growth[32];
+	/* Seconds between two looks at `stats.allocated` for
+	 *  dump_on_growth (default 10). */
+	unsigned growth_check_interval;
+	/* Keep at most this many dumps of our prefix in dump_dir, deleting
+	 *  the oldest (default 0: no limit). */
+	unsigned dump_keep;
+	/* Keep the dumps of our prefix under this many bytes in total,
+	 *  deleting the oldest; the newest is always kept (default 0: no
+	 *  limit). */
+	unsigned long long dump_max_bytes;
+	/* `lg_sample` that `jmrs` passes to `prof.reset`: `keep` (default,
+	 *  the current rate) or 0-62. */
+	char prof_reset_lg_sample[8];
+	/* `on`: every kept dump (`jmfp`, `jmdf`, the schedule) also gets
+	 *  `<dump>.symbolized`, jeprof's symbolized profile, which reads
+	 *  anywhere without the program; retention treats the pair as one
+	 *  (default `off`). */
+	char dump_symbolized[8];
+	/* Comma-separated listen addresses of the HTTP face (`/metrics`,
+	 *  pprof, `/jemalloc`, `/4lw/<word>`); empty: no HTTP (default
+	 *  `127.0.0.1:9182`). Only jm4lw_http_listen() binds it: `conf`
+	 *  shows the addresses bound, empty until then. */
+	char http_listen[512];
+	/* Host names (besides IP literals and `localhost`) an HTTP request
+	 *  may name in its `Host` header; others are refused, against DNS
+	 *  rebinding (default empty). */
+	char http_allowed_hosts[512];
+	/* Largest HTTP request header block, bytes (default 8192). */
+	unsigned http_max_header_bytes;
+	/* Largest HTTP request body, bytes (a `/pprof/symbol` lookup;
+	 *  default 4 MiB). */
+	unsigned long long http_max_body_bytes;
+	/* Requests one HTTP connection may make before it is closed
+	 *  (keep-alive cap; default 100). */
+	unsigned http_keepalive_requests;
+};
+
+#endif
