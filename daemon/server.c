@@ -35,7 +35,7 @@ static void word_shown(const char *word, char *buf, size_t len)
 	size_t i;
 
 	for (i = 0; i + 1 < len && i < 8 && word[i] != '\0'; i++)
-		buf[i] = word[i] > ' ' && word[i] <= '~' ? word[i] : '?';
+		buf[i] = word[i] >= ' ' && word[i] <= '~' ? word[i] : '?';
 	buf[i] = '\0';
 }
 
