@@ -14,9 +14,14 @@
  *	    ./counter 127.0.0.1:8080 127.0.0.1:9181 [127.0.0.1:9182] &
  *	echo hits | nc 127.0.0.1 9181
  *	curl http://127.0.0.1:9182/metrics
+ *
+ * It prints the addresses it serves on, "admin ADDR:PORT" and "http
+ * ADDR:PORT", so port 0 (any free port) works too.
  */
 /* clang-format on */
 #include <sys/socket.h>
+
+#include <netdb.h>
 
 #include <signal.h>
 #include <stdio.h>
@@ -50,6 +55,31 @@ static int word_hits(struct jm4lw_reply *r, void *arg)
 	return 0;
 }
 
+/* ADDR:PORT or [ADDR6]:PORT into @p ss, port 0 allowed (libevent's
+ * evutil_parse_sockaddr_port() refuses it); -1 if it is not one. */
+static int parse_addr(const char *s, struct sockaddr_storage *ss, int *len)
+{
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+	    .ai_socktype = SOCK_STREAM};
+	struct addrinfo *ai;
+	char host[128], *port;
+
+	if (snprintf(host, sizeof(host), "%s", s) >= (int)sizeof(host) ||
+	    (port = strrchr(host, ':')) == NULL)
+		return -1;
+	*port++ = '\0';
+	if (host[0] == '[' && port[-2] == ']') {
+		port[-2] = '\0';
+		memmove(host, host + 1, strlen(host));
+	}
+	if (getaddrinfo(host, port, &hints, &ai) != 0)
+		return -1;
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	*len = (int)ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
 /* SIGINT/SIGTERM: leave the loop. */
 static void quit(evutil_socket_t sig, short what, void *base)
 {
@@ -71,8 +101,7 @@ int main(int argc, char *argv[])
 		    "ADMIN_ADDR:PORT [HTTP_ADDR:PORT]\n");
 		return 2;
 	}
-	if (evutil_parse_sockaddr_port(argv[1], (struct sockaddr *)&ss,
-	        &sslen)) {
+	if (parse_addr(argv[1], &ss, &sslen) == -1) {
 		fprintf(stderr, "counter: bad address %s\n", argv[1]);
 		return 2;
 	}
@@ -98,6 +127,12 @@ int main(int argc, char *argv[])
 		jm4lw_free(admin);
 		return 1;
 	}
+	char addr[64];
+	if (jm4lw_bound_addr(admin, 0, addr, sizeof(addr)) == 0)
+		printf("admin %s\n", addr);
+	if (jm4lw_http_bound_addr(admin, 0, addr, sizeof(addr)) == 0)
+		printf("http %s\n", addr);
+	fflush(stdout);
 
 	signal(SIGPIPE, SIG_IGN);
 	sigint = evsignal_new(base, SIGINT, quit, base);
