@@ -25,7 +25,7 @@ assert_grep "README.md has the walkthrough block" '^cmake --install' "$T/block.s
 
 mkdir -p "$T/home"
 # nproc is the machine's here, at most 2 (the suite shares 2 cores).
-(cd "$clone" && HOME="$T/home" OMP_NUM_THREADS=2 PKG_CONFIG_PATH= \
+(cd "$clone" && HOME="$T/home" OMP_NUM_THREADS=2 PKG_CONFIG_PATH='' \
 	timeout 600 bash -e "$T/block.sh" >"$T/out" 2>"$T/err")
 status=$?
 if [ "$status" = 0 ]; then
