@@ -4,13 +4,15 @@
  *
  * The module lives on the caller's libevent event_base (the evhttp model):
  *
- *	struct jm4lw_config cfg;
+ *	struct jm4lw_config *cfg = jm4lw_config_new();
  *	char err[256];
- *	jm4lw_config_init(&cfg);
- *	struct jm4lw *m = jm4lw_new(base, &cfg, err, sizeof(err));
- *	if (m == NULL || jm4lw_listen(m, NULL) == -1) ...
+ *	struct jm4lw *m = cfg ? jm4lw_new(base, cfg, err, sizeof(err)) : NULL;
+ *	jm4lw_config_free(cfg);
+ *	if (m == NULL) ... err says why
+ *	if (jm4lw_listen(m, NULL) == -1) ... jm4lw_errmsg(m) says why
  *	event_base_dispatch(base);
  *	jm4lw_free(m);
+ *	event_base_free(base);
  *
  * The module never calls exit(), never installs signal handlers and never
  * writes to a socket in a way that can raise SIGPIPE (it sends with
