@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 {
 	struct jm4lw_config *cfg;
 	char err[256];
-	char *held;
+	/* volatile: clang would otherwise drop a malloc nobody reads. */
+	char *volatile held;
 	int rc;
 
 	if (argc != 2 ||
