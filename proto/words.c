@@ -260,6 +260,20 @@ static int word_jmpg(struct proto *p, struct proto_out *out)
 	return PROTO_OK;
 }
 
+/* jmdr: where resident memory goes, and what to do about it. A few
+ * thousand mallctl reads by MIB, well under a millisecond (BENCHMARKS.md):
+ * answered on the loop. */
+static int word_jmdr(struct proto *p, struct proto_out *out)
+{
+	struct doctor d;
+	int rv;
+
+	core_doctor(p->core, &d);
+	if ((rv = proto_render_doctor(out, &d)) == PROTO_ERROR)
+		p->why = d.why;
+	return rv;
+}
+
 /* The command table: one line a word. */
 const struct proto_word proto_words[] = {
     {.name = "ruok", .fn = word_ruok, .help = "liveness: imok"},
@@ -306,5 +320,8 @@ const struct proto_word proto_words[] = {
         .fn = word_jmrs,
         .flags = PROTO_F_MUTATES,
         .help = "reset the profile (prof.reset)"},
+    {.name = "jmdr",
+        .fn = word_jmdr,
+        .help = "where resident memory goes, and what to do about it"},
     {.name = NULL},
 };
