@@ -506,7 +506,6 @@ const char *quote(char *buf, size_t len, const char *s, size_t n);
 /* Human size for one-line replies: "12.1 MiB". */
 const char *fmt_bytes(char *buf, size_t len, unsigned long long n);
 
-
 /* --- doctor: where resident memory goes (issue 22) ------------------- */
 
 /* Arenas read one by one; the rest are summed as one "other" row. */
@@ -554,7 +553,7 @@ struct doctor_bin {
 
 /* One arena (or the sum of those past DOCTOR_ARENAS_MAX). */
 struct doctor_arena {
-	unsigned index; /* DOCTOR_OTHER for the sum */
+	unsigned index;   /* DOCTOR_OTHER for the sum */
 	unsigned narenas; /* arenas in this row: 1, or the others' count */
 	unsigned nthreads;
 	long dirty_decay_ms; /* -1: never decays; (other: the max) */
@@ -564,11 +563,10 @@ struct doctor_arena {
 	uint64_t resident;
 	uint64_t dirty;
 	uint64_t muzzy;
-	uint64_t frag;    /* small classes' free regions */
-	uint64_t regs;    /* small regions in use */
-	uint64_t regs_cap; /* small regions there is room for */
+	uint64_t frag; /* active - allocated: slabs' free regions and
+	                  large padding */
 	uint64_t tcache;
-	uint64_t waste;   /* frag + dirty: what ranks arenas */
+	uint64_t waste; /* frag + dirty: what ranks arenas */
 };
 
 /* What an advice line says; faces word it (proto_doctor_advice). */
@@ -604,19 +602,19 @@ struct doctor {
 	uint64_t allocated, active, resident, mapped, retained;
 	uint64_t metadata, base, internal, metadata_thp;
 	uint64_t tcache, dirty, muzzy, small_frag, large_pad;
-	int64_t residue;          /* resident minus every part explained */
+	int64_t residue;             /* resident minus every part explained */
 	uint64_t part[DOCTOR_PARTS]; /* add up to resident (residue >= 0) */
-	uint64_t purge_gain;      /* what jmpg would return now: dirty */
-	int background_thread;    /* background_thread is on */
-	unsigned narenas;         /* initialized arenas */
-	unsigned narenas_opt;     /* opt.narenas */
+	uint64_t purge_gain;         /* what jmpg would return now: dirty */
+	int background_thread;       /* background_thread is on */
+	unsigned narenas;            /* initialized arenas */
+	unsigned narenas_opt;        /* opt.narenas */
 	/* Profiling's own cost. */
-	int prof;                 /* opt.prof */
+	int prof; /* opt.prof */
 	int prof_active;
-	int prof_exact;           /* from prof.stats (opt.prof_stats) */
+	int prof_exact; /* from prof.stats (opt.prof_stats) */
 	size_t lg_sample;
-	uint64_t prof_samples;    /* small objects sampled, live */
-	uint64_t prof_cost;       /* bytes they hold beyond their size */
+	uint64_t prof_samples; /* small objects sampled, live */
+	uint64_t prof_cost;    /* bytes they hold beyond their size */
 	/* Size classes, merged over every arena. */
 	struct doctor_bin bins[DOCTOR_BINS_MAX];
 	unsigned nbins;

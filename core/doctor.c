@@ -143,6 +143,12 @@ static int rd_bool(const struct core_ops *ops, const char *name, int dflt)
 	return rd(ops, name, &b, sizeof(b)) == 0 ? b : dflt;
 }
 
+/* x - y, or 0. */
+static uint64_t sub0(uint64_t x, uint64_t y)
+{
+	return x > y ? x - y : 0;
+}
+
 /* The lookups the per-arena loop repeats. */
 struct arena_q {
 	struct drq init, nthreads, ddecay, mdecay, pactive, pdirty, pmuzzy,
@@ -167,16 +173,18 @@ static void arena_q_init(struct arena_q *q, const struct core_ops *ops)
 	drq_init(&q->curslabs, ops, "stats.arenas.0.bins.0.curslabs", 2, 4);
 }
 
-/* Arena @p i's figures into @p a; its classes' regions against the
- * class shapes in @p d->bins (merged rows: for ARENAS_ALL, into them). */
+/*
+ * Arena @p i's figures into @p a: a dozen scalars. Its fragmentation is
+ * active - allocated (slabs' free regions and large padding, Redis's
+ * allocator_frag_bytes per arena), not summed per class: 72 more reads an
+ * arena would make /metrics cost several times what it did (BENCHMARKS.md).
+ * The merged row (ARENAS_ALL) also fills the classes' counts.
+ */
 static void arena_read(const struct arena_q *q, struct doctor *d, size_t i,
     struct doctor_arena *a)
 {
 	ssize_t decay;
-	unsigned nt = 0;
-	uint64_t regs, slabs;
-	struct doctor_bin *b;
-	unsigned j;
+	unsigned nt = 0, j;
 
 	memset(a, 0, sizeof(*a));
 	a->index = (unsigned)i;
@@ -194,26 +202,14 @@ static void arena_read(const struct arena_q *q, struct doctor *d, size_t i,
 	a->resident = drq_size(&q->resident, i, 0);
 	a->allocated = drq_size(&q->small, i, 0) + drq_size(&q->large, i, 0);
 	a->tcache = drq_size(&q->tcache, i, 0);
-	for (j = 0; j < d->nbins; j++) {
-		b = &d->bins[j];
-		regs = drq_size(&q->curregs, i, j);
-		slabs = drq_size(&q->curslabs, i, j);
-		a->regs += regs;
-		a->regs_cap += slabs * b->nregs;
-		if (slabs * b->slab_size > regs * b->size)
-			a->frag += slabs * b->slab_size - regs * b->size;
-		if (i == ARENAS_ALL) {
-			b->curregs = regs;
-			b->curslabs = slabs;
-		}
-	}
+	a->frag = sub0(a->active, a->allocated);
 	a->waste = a->frag + a->dirty;
-}
-
-/* x - y, or 0. */
-static uint64_t sub0(uint64_t x, uint64_t y)
-{
-	return x > y ? x - y : 0;
+	if (i != ARENAS_ALL)
+		return;
+	for (j = 0; j < d->nbins; j++) {
+		d->bins[j].curregs = drq_size(&q->curregs, i, j);
+		d->bins[j].curslabs = drq_size(&q->curslabs, i, j);
+	}
 }
 
 /* "other": the merged figures less every arena read one by one. */
@@ -235,8 +231,6 @@ static void arena_other(const struct doctor_arena *all,
 		o->dirty = sub0(o->dirty, rows[k].dirty);
 		o->muzzy = sub0(o->muzzy, rows[k].muzzy);
 		o->frag = sub0(o->frag, rows[k].frag);
-		o->regs = sub0(o->regs, rows[k].regs);
-		o->regs_cap = sub0(o->regs_cap, rows[k].regs_cap);
 		o->tcache = sub0(o->tcache, rows[k].tcache);
 	}
 	o->waste = o->frag + o->dirty;

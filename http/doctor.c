@@ -29,10 +29,10 @@ static void jstr(struct evbuffer *b, const char *s)
 	evbuffer_add(b, "\"", 1);
 }
 
-/* An arena's share of its slabs' regions in use; 1 when it has none. */
+/* An arena's allocated share of its active pages; 1 when it has none. */
 static double arena_util(const struct doctor_arena *a)
 {
-	return a->regs_cap > 0 ? (double)a->regs / (double)a->regs_cap : 1.0;
+	return a->active > 0 ? (double)a->allocated / (double)a->active : 1.0;
 }
 
 /* One size class as a JSON object. */
@@ -57,7 +57,7 @@ static void json_arena(struct evbuffer *b, const struct doctor_arena *a)
 	    ", \"arenas\": %u, \"threads\": %u, \"allocated\": %" PRIu64
 	    ", \"active\": %" PRIu64 ", \"resident\": %" PRIu64
 	    ", \"dirty\": %" PRIu64 ", \"muzzy\": %" PRIu64
-	    ", \"small_frag\": %" PRIu64 ", \"tcache\": %" PRIu64
+	    ", \"frag_bytes\": %" PRIu64 ", \"tcache\": %" PRIu64
 	    ", \"utilization\": %.4f, \"dirty_decay_ms\": %ld, "
 	    "\"muzzy_decay_ms\": %ld}",
 	    a->narenas, a->nthreads, a->allocated, a->active, a->resident,
@@ -175,23 +175,31 @@ static unsigned metric_arenas(const struct doctor *d, struct doctor_arena *rows)
 		o->dirty += a->dirty;
 		o->muzzy += a->muzzy;
 		o->frag += a->frag;
-		o->regs += a->regs;
-		o->regs_cap += a->regs_cap;
+		o->allocated += a->allocated;
+		o->active += a->active;
 	}
 	if (rows[METRICS_ARENAS].index == DOCTOR_OTHER)
 		rows[n++] = rows[METRICS_ARENAS];
 	return n;
 }
 
-/* One per-arena sample. */
+/* One per-arena sample: bytes as integers (the usual case, and cheaper
+ * to print than a double), a ratio with 6 digits. */
 static void arena_sample(struct evbuffer *b, const char *name,
-    const struct doctor_arena *a, double v)
+    const struct doctor_arena *a, uint64_t bytes, double ratio, int is_ratio)
 {
+	char arena[16];
+
 	if (a->index == DOCTOR_OTHER)
-		evbuffer_add_printf(b, "%s{arena=\"other\"} %.17g\n", name, v);
+		snprintf(arena, sizeof(arena), "other");
 	else
-		evbuffer_add_printf(b, "%s{arena=\"%u\"} %.17g\n", name,
-		    a->index, v);
+		snprintf(arena, sizeof(arena), "%u", a->index);
+	if (is_ratio)
+		evbuffer_add_printf(b, "%s{arena=\"%s\"} %.6g\n", name, arena,
+		    ratio);
+	else
+		evbuffer_add_printf(b, "%s{arena=\"%s\"} %" PRIu64 "\n", name,
+		    arena, bytes);
 }
 
 /* The per-arena families. */
@@ -207,23 +215,24 @@ static void metrics_arenas(const struct doctor *d, struct evbuffer *b)
 	    "returns them); arenas past 16 summed as arena=\"other\"");
 	for (i = 0; i < n; i++)
 		arena_sample(b, "jemalloc_arena_dirty_bytes", &rows[i],
-		    (double)rows[i].dirty);
+		    rows[i].dirty, 0, 0);
 	family(b, "jemalloc_arena_muzzy_bytes",
 	    "Muzzy pages per arena: given back lazily (MADV_FREE), not in "
 	    "resident");
 	for (i = 0; i < n; i++)
 		arena_sample(b, "jemalloc_arena_muzzy_bytes", &rows[i],
-		    (double)rows[i].muzzy);
+		    rows[i].muzzy, 0, 0);
 	family(b, "jemalloc_arena_fragmentation_bytes",
-	    "Free regions inside small-class slabs per arena");
+	    "Active less allocated per arena: free regions in small-class "
+	    "slabs and large extents' padding");
 	for (i = 0; i < n; i++)
 		arena_sample(b, "jemalloc_arena_fragmentation_bytes", &rows[i],
-		    (double)rows[i].frag);
+		    rows[i].frag, 0, 0);
 	family(b, "jemalloc_arena_utilization_ratio",
-	    "Share of small-class regions in use per arena (1: no slabs)");
+	    "Allocated share of each arena's active pages (1: none active)");
 	for (i = 0; i < n; i++)
-		arena_sample(b, "jemalloc_arena_utilization_ratio", &rows[i],
-		    arena_util(&rows[i]));
+		arena_sample(b, "jemalloc_arena_utilization_ratio", &rows[i], 0,
+		    arena_util(&rows[i]), 1);
 }
 
 /* The per-size-class families (jemalloc's small classes: bounded). */
