@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -236,28 +237,66 @@ static void arena_other(const struct doctor_arena *all,
 	o->waste = o->frag + o->dirty;
 }
 
-/* The size classes' shapes (size, regions per slab, slab size). */
-static int bins_shape(const struct core_ops *ops, struct doctor *d)
+/*
+ * What never changes in a process: the classes' shapes (size, regions per
+ * slab, slab size) and the MIBs of the names read per arena. Looked up
+ * once per allocator table and kept: ~150 of the reads a diagnosis made,
+ * half its time with 16 arenas (BENCHMARKS.md). A mutex, as two modules
+ * on two threads may ask at once; the copy out is ~3 KB.
+ */
+struct doctor_fixed {
+	const struct core_ops *ops; /* whose, or NULL */
+	unsigned nbins;
+	struct doctor_bin shape[DOCTOR_BINS_MAX];
+	struct arena_q q;
+};
+
+static struct doctor_fixed fixed;
+static pthread_mutex_t fixed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Fill @p f for @p ops; -1 when the classes cannot be read. */
+static int fixed_fill(const struct core_ops *ops, struct doctor_fixed *f)
 {
 	struct drq qs, qn, qsl;
 	unsigned nbins = 0, j;
 	uint32_t nregs;
 
+	memset(f, 0, sizeof(*f));
 	if (rd(ops, "arenas.nbins", &nbins, sizeof(nbins)) != 0)
 		return -1;
-	d->nbins = nbins < DOCTOR_BINS_MAX ? nbins : DOCTOR_BINS_MAX;
+	f->nbins = nbins < DOCTOR_BINS_MAX ? nbins : DOCTOR_BINS_MAX;
 	drq_init(&qs, ops, "arenas.bin.0.size", 2, -1);
 	drq_init(&qn, ops, "arenas.bin.0.nregs", 2, -1);
 	drq_init(&qsl, ops, "arenas.bin.0.slab_size", 2, -1);
-	for (j = 0; j < d->nbins; j++) {
-		d->bins[j].index = j;
-		d->bins[j].size = (size_t)drq_size(&qs, j, 0);
+	for (j = 0; j < f->nbins; j++) {
+		f->shape[j].index = j;
+		f->shape[j].size = (size_t)drq_size(&qs, j, 0);
 		nregs = 0;
 		(void)drq_read(&qn, j, 0, &nregs, sizeof(nregs));
-		d->bins[j].nregs = nregs;
-		d->bins[j].slab_size = (size_t)drq_size(&qsl, j, 0);
+		f->shape[j].nregs = nregs;
+		f->shape[j].slab_size = (size_t)drq_size(&qsl, j, 0);
 	}
+	arena_q_init(&f->q, ops);
+	f->ops = ops;
 	return 0;
+}
+
+/* The classes' shapes into @p d and the per-arena lookups into @p q. */
+static int bins_shape(const struct core_ops *ops, struct doctor *d,
+    struct arena_q *q)
+{
+	int rv = 0;
+
+	pthread_mutex_lock(&fixed_lock);
+	if (fixed.ops != ops)
+		rv = fixed_fill(ops, &fixed);
+	if (rv == 0) {
+		d->nbins = fixed.nbins;
+		memcpy(d->bins, fixed.shape, sizeof(d->bins));
+		*q = fixed.q;
+	}
+	pthread_mutex_unlock(&fixed_lock);
+	return rv;
 }
 
 /* Each class's waste and utilization, and the worst few by waste. */
@@ -319,27 +358,26 @@ static void arenas_rank(struct doctor *d)
  * the rest as "other". An index that is not initialized (never made, or
  * destroyed with arena.<i>.destroy) is skipped.
  */
-static void arenas_read(const struct core_ops *ops, struct doctor *d)
+static void arenas_read(const struct core_ops *ops, struct doctor *d,
+    const struct arena_q *q)
 {
 	struct doctor_arena all;
-	struct arena_q q;
 	unsigned n = 0, i, live = 0;
 	bool init;
 
-	arena_q_init(&q, ops);
 	if (rd(ops, "arenas.narenas", &n, sizeof(n)) != 0)
 		n = 0;
 	for (i = 0; i < n; i++) {
 		init = false;
-		if (drq_read(&q.init, i, 0, &init, sizeof(init)) != 0 || !init)
+		if (drq_read(&q->init, i, 0, &init, sizeof(init)) != 0 || !init)
 			continue;
 		live++;
 		if (d->narena_rows < DOCTOR_ARENAS_MAX)
-			arena_read(&q, d, i, &d->arenas[d->narena_rows++]);
+			arena_read(q, d, i, &d->arenas[d->narena_rows++]);
 	}
 	d->narenas = live;
 	/* The merged row fills the classes' counts. */
-	arena_read(&q, d, ARENAS_ALL, &all);
+	arena_read(q, d, ARENAS_ALL, &all);
 	if (live > d->narena_rows) {
 		arena_other(&all, d->arenas, d->narena_rows,
 		    live - d->narena_rows, &d->arenas[d->narena_rows]);
@@ -571,6 +609,7 @@ static uint64_t stat_of(const struct core_ops *ops, const char *name)
 
 void doctor_diagnose(const struct core_ops *ops, int epoch, struct doctor *d)
 {
+	struct arena_q q;
 	uint64_t prof_alloc;
 	unsigned narenas = 0;
 	size_t page = 0, res = 0;
@@ -608,14 +647,14 @@ void doctor_diagnose(const struct core_ops *ops, int epoch, struct doctor *d)
 	d->background_thread = rd_bool(ops, "background_thread", 0);
 	if (rd(ops, "opt.narenas", &narenas, sizeof(narenas)) == 0)
 		d->narenas_opt = narenas;
-	if (bins_shape(ops, d) == -1) {
+	if (bins_shape(ops, d, &q) == -1) {
 		d->why = REASON_FAILED;
 		snprintf(d->reason, sizeof(d->reason),
 		    "cannot read arenas.nbins: jemalloc's size classes are "
 		    "unknown");
 		return;
 	}
-	arenas_read(ops, d);
+	arenas_read(ops, d, &q);
 	bins_rank(d);
 	arenas_rank(d);
 	prof_cost(ops, d, &prof_alloc);

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "http.h"
@@ -144,11 +145,99 @@ void http_doctor_json(const struct doctor *d, struct evbuffer *b)
 	evbuffer_add_printf(b, "]}\n");
 }
 
-/* A family's header. */
-static void family(struct evbuffer *b, const char *name, const char *help)
+/*
+ * The families' text, built by hand in a buffer and handed to the
+ * evbuffer in a few pieces: one evbuffer_add_printf a sample (vsnprintf
+ * each time) was ~0.25 us a line, most of what the doctor's ~150 lines
+ * added to a scrape (BENCHMARKS.md). Every value is an integer or a
+ * ratio in [0, 1], which need no printf.
+ */
+struct mbuf {
+	struct evbuffer *out;
+	size_t n;
+	char buf[8192];
+};
+
+/* Hand what is buffered to the evbuffer. */
+static void mb_flush(struct mbuf *m)
 {
-	evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help,
-	    name);
+	evbuffer_add(m->out, m->buf, m->n);
+	m->n = 0;
+}
+
+/* Append @p len bytes (less than the buffer). */
+static void mb_put(struct mbuf *m, const char *s, size_t len)
+{
+	if (m->n + len > sizeof(m->buf))
+		mb_flush(m);
+	if (len > sizeof(m->buf)) {
+		evbuffer_add(m->out, s, len);
+		return;
+	}
+	memcpy(m->buf + m->n, s, len);
+	m->n += len;
+}
+
+static void mb_str(struct mbuf *m, const char *s)
+{
+	mb_put(m, s, strlen(s));
+}
+
+/* An unsigned in decimal. */
+static void mb_u64(struct mbuf *m, uint64_t v)
+{
+	char d[24];
+	size_t i = sizeof(d);
+
+	do
+		d[--i] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	mb_put(m, d + i, sizeof(d) - i);
+}
+
+/* A ratio in [0, 1] with six decimals ("1" when whole). */
+static void mb_ratio(struct mbuf *m, double r)
+{
+	uint64_t v = r >= 1.0 ? 1000000
+	    : r <= 0.0        ? 0
+	                      : (uint64_t)(r * 1e6 + 0.5);
+	char d[8] = "0.000000";
+	int i;
+
+	if (v >= 1000000) {
+		mb_put(m, "1", 1);
+		return;
+	}
+	for (i = 7; i >= 2; i--, v /= 10)
+		d[i] = (char)('0' + v % 10);
+	mb_put(m, d, 8);
+}
+
+/* A family's header. */
+static void family(struct mbuf *m, const char *name, const char *help)
+{
+	mb_str(m, "# HELP ");
+	mb_str(m, name);
+	mb_put(m, " ", 1);
+	mb_str(m, help);
+	mb_str(m, "\n# TYPE ");
+	mb_str(m, name);
+	mb_str(m, " gauge\n");
+}
+
+/* "NAME{LABEL=\"" and the label's value: a number, or @p text. */
+static void sample_head(struct mbuf *m, const char *name, const char *label,
+    const char *text, uint64_t num)
+{
+	mb_str(m, name);
+	mb_put(m, "{", 1);
+	mb_str(m, label);
+	mb_put(m, "=\"", 2);
+	if (text != NULL)
+		mb_str(m, text);
+	else
+		mb_u64(m, num);
+	mb_put(m, "\"} ", 3);
 }
 
 /* The arenas /metrics shows: the first METRICS_ARENAS rows, and one
@@ -183,27 +272,21 @@ static unsigned metric_arenas(const struct doctor *d, struct doctor_arena *rows)
 	return n;
 }
 
-/* One per-arena sample: bytes as integers (the usual case, and cheaper
- * to print than a double), a ratio with 6 digits. */
-static void arena_sample(struct evbuffer *b, const char *name,
+/* One per-arena sample: bytes, or (@p is_ratio) a ratio. */
+static void arena_sample(struct mbuf *m, const char *name,
     const struct doctor_arena *a, uint64_t bytes, double ratio, int is_ratio)
 {
-	char arena[16];
-
-	if (a->index == DOCTOR_OTHER)
-		snprintf(arena, sizeof(arena), "other");
-	else
-		snprintf(arena, sizeof(arena), "%u", a->index);
+	sample_head(m, name, "arena", a->index == DOCTOR_OTHER ? "other" : NULL,
+	    a->index);
 	if (is_ratio)
-		evbuffer_add_printf(b, "%s{arena=\"%s\"} %.6g\n", name, arena,
-		    ratio);
+		mb_ratio(m, ratio);
 	else
-		evbuffer_add_printf(b, "%s{arena=\"%s\"} %" PRIu64 "\n", name,
-		    arena, bytes);
+		mb_u64(m, bytes);
+	mb_put(m, "\n", 1);
 }
 
 /* The per-arena families. */
-static void metrics_arenas(const struct doctor *d, struct evbuffer *b)
+static void metrics_arenas(const struct doctor *d, struct mbuf *b)
 {
 	struct doctor_arena rows[METRICS_ARENAS + 1];
 	unsigned i, n;
@@ -236,52 +319,63 @@ static void metrics_arenas(const struct doctor *d, struct evbuffer *b)
 }
 
 /* The per-size-class families (jemalloc's small classes: bounded). */
-static void metrics_classes(const struct doctor *d, struct evbuffer *b)
+static void metrics_classes(const struct doctor *d, struct mbuf *b)
 {
 	unsigned i;
 
 	family(b, "jemalloc_size_class_fragmentation_bytes",
 	    "Free regions inside the slabs of each small size class, all "
 	    "arenas");
-	for (i = 0; i < d->nbins; i++)
-		evbuffer_add_printf(b,
-		    "jemalloc_size_class_fragmentation_bytes{size=\"%zu\"} "
-		    "%" PRIu64 "\n",
-		    d->bins[i].size, d->bins[i].waste);
+	for (i = 0; i < d->nbins; i++) {
+		sample_head(b, "jemalloc_size_class_fragmentation_bytes",
+		    "size", NULL, d->bins[i].size);
+		mb_u64(b, d->bins[i].waste);
+		mb_put(b, "\n", 1);
+	}
 	family(b, "jemalloc_size_class_utilization_ratio",
 	    "Share of each small size class's regions in use (1: no slabs)");
-	for (i = 0; i < d->nbins; i++)
-		evbuffer_add_printf(b,
-		    "jemalloc_size_class_utilization_ratio{size=\"%zu\"} "
-		    "%.6g\n",
-		    d->bins[i].size, d->bins[i].util);
+	for (i = 0; i < d->nbins; i++) {
+		sample_head(b, "jemalloc_size_class_utilization_ratio", "size",
+		    NULL, d->bins[i].size);
+		mb_ratio(b, d->bins[i].util);
+		mb_put(b, "\n", 1);
+	}
 }
 
-void http_doctor_metrics(const struct doctor *d, struct evbuffer *b)
+void http_doctor_metrics(const struct doctor *d, struct evbuffer *out)
 {
+	struct mbuf *b;
 	int k;
 
-	if (!d->ok)
+	if (!d->ok || (b = malloc(sizeof(*b))) == NULL)
 		return;
+	b->out = out;
+	b->n = 0;
 	family(b, "jemalloc_resident_part_bytes",
 	    "Where resident memory goes (the parts add up to "
 	    "jemalloc_resident_bytes; part=\"residue\" is what the figures do "
 	    "not explain)");
-	for (k = 0; k < DOCTOR_PARTS; k++)
-		evbuffer_add_printf(b,
-		    "jemalloc_resident_part_bytes{part=\"%s\"} %" PRIu64 "\n",
-		    doctor_parts[k].key, d->part[k]);
+	for (k = 0; k < DOCTOR_PARTS; k++) {
+		sample_head(b, "jemalloc_resident_part_bytes", "part",
+		    doctor_parts[k].key, 0);
+		mb_u64(b, d->part[k]);
+		mb_put(b, "\n", 1);
+	}
 	family(b, "jemalloc_purge_gain_bytes",
 	    "What jmpg would return to the kernel now (dirty pages)");
-	evbuffer_add_printf(b, "jemalloc_purge_gain_bytes %" PRIu64 "\n",
-	    d->purge_gain);
+	mb_str(b, "jemalloc_purge_gain_bytes ");
+	mb_u64(b, d->purge_gain);
+	mb_put(b, "\n", 1);
 	if (d->prof) {
 		family(b, "jemalloc_prof_cost_bytes",
 		    "Bytes sampled small objects hold beyond their size (each "
 		    "takes a 16 KiB extent)");
-		evbuffer_add_printf(b, "jemalloc_prof_cost_bytes %" PRIu64 "\n",
-		    d->prof_cost);
+		mb_str(b, "jemalloc_prof_cost_bytes ");
+		mb_u64(b, d->prof_cost);
+		mb_put(b, "\n", 1);
 	}
 	metrics_arenas(d, b);
 	metrics_classes(d, b);
+	mb_flush(b);
+	free(b);
 }
