@@ -13,7 +13,9 @@ if want doctor; then
 		echo "## 12. The memory doctor: jmdr and /metrics' new families"
 		echo ""
 	} >"$MD/$SECTION"
-	if BUILD=$BUILD BASE_BUILD=${BASE_BUILD:-} ROUNDS=$ROUNDS \
+	n=5000
+	[ "$MODE" = smoke ] && n=200
+	if BUILD=$BUILD BASE_BUILD=${BASE_BUILD:-} ROUNDS=$ROUNDS N=$n \
 		"$BENCH_SRC/doctor_bench.sh" "$WORK/doctor.md"; then
 		cat "$WORK/doctor.md" >>"$MD/$SECTION"
 	else
