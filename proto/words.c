@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -261,16 +262,21 @@ static int word_jmpg(struct proto *p, struct proto_out *out)
 }
 
 /* jmdr: where resident memory goes, and what to do about it. A few
- * thousand mallctl reads by MIB, well under a millisecond (BENCHMARKS.md):
- * answered on the loop. */
+ * hundred mallctl reads by MIB, well under a millisecond with 16 arenas
+ * (BENCHMARKS.md, section 12): answered on the loop. The diagnosis (~10
+ * KB) is allocated, not put on a host's stack of unknown size. */
 static int word_jmdr(struct proto *p, struct proto_out *out)
 {
-	struct doctor d;
+	struct doctor *d;
 	int rv;
 
-	core_doctor(p->core, &d);
-	if ((rv = proto_render_doctor(out, &d)) == PROTO_ERROR)
-		p->why = d.why;
+	if ((d = malloc(sizeof(*d))) == NULL)
+		return reply_error(p, out, REASON_FAILED,
+		    "no memory for the diagnosis");
+	core_doctor(p->core, d);
+	if ((rv = proto_render_doctor(out, d)) == PROTO_ERROR)
+		p->why = d->why;
+	free(d);
 	return rv;
 }
 
