@@ -607,6 +607,7 @@ static uint64_t stat_of(const struct core_ops *ops, const char *name)
 	return rd(ops, name, &v, sizeof(v)) == 0 ? v : 0;
 }
 
+/* The whole diagnosis: figures, classes, arenas, cost, parts, advice. */
 void doctor_diagnose(const struct core_ops *ops, int epoch, struct doctor *d)
 {
 	struct arena_q q;

@@ -105,6 +105,7 @@ static void json_figures(struct evbuffer *b, const struct doctor *d)
 	    d->prof_samples, d->prof_cost, d->prof_exact ? "true" : "false");
 }
 
+/* GET /jemalloc/doctor's body: one JSON object, every figure in bytes. */
 void http_doctor_json(const struct doctor *d, struct evbuffer *b)
 {
 	char line[512];
@@ -178,6 +179,7 @@ static void mb_put(struct mbuf *m, const char *s, size_t len)
 	m->n += len;
 }
 
+/* Append a NUL-terminated string. */
 static void mb_str(struct mbuf *m, const char *s)
 {
 	mb_put(m, s, strlen(s));
@@ -342,6 +344,7 @@ static void metrics_classes(const struct doctor *d, struct mbuf *b)
 	}
 }
 
+/* The doctor's families, appended to /metrics (none without stats). */
 void http_doctor_metrics(const struct doctor *d, struct evbuffer *out)
 {
 	struct mbuf *b;

@@ -127,11 +127,13 @@ static const char *const advice_keys[ADVICE_KINDS] = {
     [ADVICE_SAMPLING] = "lg_prof_sample",
 };
 
+/* An advice kind's short name (JSON's "kind"). */
 const char *proto_doctor_advice_key(const struct doctor_advice *a)
 {
 	return (unsigned)a->kind < ADVICE_KINDS ? advice_keys[a->kind] : "";
 }
 
+/* An advice line in words, with its figure and gain as sizes. */
 const char *proto_doctor_advice(const struct doctor_advice *a, char *buf,
     size_t len)
 {
@@ -232,6 +234,7 @@ static void render_worst(struct proto_out *out, const struct doctor *d)
 	}
 }
 
+/* jmdr's screen: the parts, the worst, the advice; or the error line. */
 int proto_render_doctor(struct proto_out *out, const struct doctor *d)
 {
 	char line[512];

@@ -74,6 +74,7 @@ static size_t sum(size_t i, size_t (*fn)(const struct farena *))
 	return s;
 }
 
+/* Active pages: slabs and large extents. */
 static size_t f_pactive(const struct farena *a)
 {
 	size_t j, p = a->large_pages;
@@ -82,6 +83,7 @@ static size_t f_pactive(const struct farena *a)
 		p += a->curslabs[j] * shape[j].slab / PAGE;
 	return p;
 }
+/* Small bytes allocated: regions in use times their size. */
 static size_t f_small(const struct farena *a)
 {
 	size_t j, s = 0;
@@ -90,38 +92,47 @@ static size_t f_small(const struct farena *a)
 		s += a->curregs[j] * shape[j].size;
 	return s;
 }
+/* Large bytes allocated. */
 static size_t f_large(const struct farena *a)
 {
 	return a->large_alloc;
 }
+/* All bytes allocated. */
 static size_t f_alloc(const struct farena *a)
 {
 	return f_small(a) + a->large_alloc;
 }
+/* Dirty pages. */
 static size_t f_pdirty(const struct farena *a)
 {
 	return a->pdirty;
 }
+/* Muzzy pages. */
 static size_t f_pmuzzy(const struct farena *a)
 {
 	return a->pmuzzy;
 }
+/* Base metadata bytes. */
 static size_t f_base(const struct farena *a)
 {
 	return a->base;
 }
+/* Internal metadata bytes (inside allocated). */
 static size_t f_internal(const struct farena *a)
 {
 	return a->internal;
 }
+/* Bytes in thread caches. */
 static size_t f_tcache(const struct farena *a)
 {
 	return a->tcache;
 }
+/* Live extents of the smallest large class. */
 static size_t f_lext0(const struct farena *a)
 {
 	return a->lext0;
 }
+/* Threads bound to the arena. */
 static size_t f_nthreads(const struct farena *a)
 {
 	return a->nthreads;
@@ -131,6 +142,7 @@ static size_t f_resident(const struct farena *a)
 {
 	return a->base + (f_pactive(a) + a->pdirty) * PAGE;
 }
+/* stats.metadata: base and internal. */
 static size_t f_meta(const struct farena *a)
 {
 	return a->base + a->internal;
@@ -144,10 +156,12 @@ static int put(void *oldp, size_t *oldlenp, const void *v, size_t want)
 	memcpy(oldp, v, want);
 	return 0;
 }
+/* A size_t answer. */
 static int put_size(void *oldp, size_t *oldlenp, size_t v)
 {
 	return put(oldp, oldlenp, &v, sizeof(v));
 }
+/* A bool answer. */
 static int put_bool(void *oldp, size_t *oldlenp, bool v)
 {
 	return put(oldp, oldlenp, &v, sizeof(v));
@@ -290,6 +304,7 @@ static int doc_mallctl(const char *name, void *oldp, size_t *oldlenp,
 	return ENOENT;
 }
 
+/* malloc_stats_print: the doctor never calls it. */
 static void doc_stats_print(void (*cb)(void *, const char *), void *arg,
     const char *opts)
 {
@@ -461,12 +476,13 @@ static void test_tcache_threshold(void **state)
 	assert_int_equal(D.part[DOCTOR_TCACHE], 9 * MiB);
 }
 
-/* --disable-stats: one line that says so, from the doctor and jmdr. */
+/* A proto_out into a NUL-terminated buffer of the test's. */
 static void out_buf(void *arg, const void *buf, size_t len)
 {
 	strncat(arg, buf, len);
 }
 
+/* --disable-stats: the doctor refuses, and jmdr says so in one line. */
 static void test_no_stats(void **state)
 {
 	char text[1024] = "";
@@ -641,6 +657,7 @@ static void test_jmdr_text(void **state)
 	assert_non_null(strstr(text, "retained"));
 }
 
+/* The suite. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
