@@ -179,4 +179,12 @@ void http_out(void *arg, const void *buf, size_t len);
 /* Prometheus' text format 0.0.4 of the figures. */
 void http_metrics(struct core *c, struct evbuffer *out);
 
+/* --- doctor.c: the doctor's renderings (issue 22) -------------------- */
+
+/* GET /jemalloc/doctor: @p d as JSON, every figure in bytes. */
+void http_doctor_json(const struct doctor *d, struct evbuffer *b);
+
+/* The doctor's /metrics families (per part, arena, size class). */
+void http_doctor_metrics(const struct doctor *d, struct evbuffer *b);
+
 #endif

@@ -3,6 +3,7 @@
  * same figures table mntr renders, so a figure is defined once: each row
  * with a metric name becomes "# HELP", "# TYPE" and its sample.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "http.h"
@@ -26,6 +27,7 @@ void http_metrics(struct core *c, struct evbuffer *out)
 {
 	struct figure_value v[FIGURES_MAX];
 	const struct figure *f;
+	struct doctor *d;
 	size_t i;
 
 	figures_read(c, v);
@@ -49,4 +51,10 @@ void http_metrics(struct core *c, struct evbuffer *out)
 	evbuffer_add_printf(out, "\",symbolizer=\"");
 	label(out, sym_backend());
 	evbuffer_add_printf(out, "\"} 1\n");
+	/* Where resident goes, per arena and size class (issue 22). */
+	if ((d = malloc(sizeof(*d))) != NULL) {
+		core_doctor(c, d);
+		http_doctor_metrics(d, out);
+		free(d);
+	}
 }

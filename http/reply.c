@@ -122,6 +122,7 @@ static const int http_status[REASON_COUNT] = {
     [REASON_NO_BASE] = 409,
     [REASON_BAD_REQUEST] = 400,
     [REASON_FAILED] = 500,
+    [REASON_NO_STATS] = 501,
 };
 
 /* The table's status for @p why. */

@@ -375,6 +375,28 @@ static void route_status(struct http_ctx *ctx)
 	http_reply(ctx->req, 200, JSON, b);
 }
 
+/* /jemalloc/doctor: jmdr as JSON, every figure in bytes (issue 22). */
+static void route_doctor(struct http_ctx *ctx)
+{
+	struct evbuffer *b;
+	struct doctor *d;
+
+	if ((d = malloc(sizeof(*d))) == NULL || (b = evbuffer_new()) == NULL) {
+		free(d);
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	core_doctor(&ctx->m->core, d);
+	if (!d->ok) {
+		http_error(ctx->req, http_status_of(d->why), "%s", d->reason);
+		evbuffer_free(b);
+	} else {
+		http_doctor_json(d, b);
+		http_reply(ctx->req, 200, JSON, b);
+	}
+	free(d);
+}
+
 /* /4lw/<word>: exactly what the word answers on the raw port. */
 static void route_word(struct http_ctx *ctx)
 {
@@ -441,6 +463,8 @@ const struct http_route http_routes[] = {
         "mntr"},
     {"/jemalloc/status", HTTP_GET, route_status,
         "profiling state and figures, JSON", "mntr"},
+    {"/jemalloc/doctor", HTTP_GET, route_doctor,
+        "where resident memory goes and what to do, JSON (jmdr)", "jmdr"},
     {"/jemalloc/stats", HTTP_GET, route_stats,
         "malloc_stats_print (?format=json for JSON)", NULL},
     {"/jemalloc/profile", HTTP_GET, route_profile,

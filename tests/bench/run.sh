@@ -50,7 +50,7 @@
 # full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
 # KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
-# name: floor zk jmfp idle redis stall flood prof inproc http; e.g. ONLY="stall flood"; the
+# name: floor zk jmfp idle redis stall flood prof inproc http doctor; e.g. ONLY="stall flood"; the
 # report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
 # then has dashes for the others). redis also brings the callgrind counts.
 #
@@ -154,7 +154,7 @@ trap 'exit 130' INT TERM
 # servers setup starts serve the sections up to callgrind, which stops
 # them; each section checks want() for itself.
 SECTIONS=(setup s1-floor s2-zk s4-jmfp s6-idle s7-stall s8-flood s10-inproc
-	s3s5-redis callgrind s9-prof s11-http)
+	s3s5-redis callgrind s9-prof s11-http s12-doctor)
 for s in "${SECTIONS[@]}"; do
 	# shellcheck source=/dev/null
 	. "$BENCH_SRC/sections/$s.sh"
