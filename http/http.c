@@ -92,15 +92,19 @@ static void http_listen_error(struct evconnlistener *lev, void *arg)
 	struct http_listener *l = http_listener_of(lev);
 	int e = EVUTIL_SOCKET_ERROR();
 
+	struct jm4lw *m;
+
 	(void)arg;
 	if (l == NULL ||
 	    !(e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM))
 		return;
-	log_msg(l->h->m, JM4LW_LOG_WARN,
-	    "http accept: %s; pausing accept for %d s", strerror(e),
-	    HTTP_PAUSE_SECONDS);
 	evconnlistener_disable(lev);
 	event_add(l->resume, &tv);
+	m = l->h->m;
+	module_enter(m); /* the log may free the module: see life.c */
+	log_msg(m, JM4LW_LOG_WARN, "http accept: %s; pausing accept for %d s",
+	    strerror(e), HTTP_PAUSE_SECONDS);
+	module_leave(m);
 }
 
 int http_host_allowed(const char *allowed, const char *host)
@@ -372,7 +376,7 @@ const char *http_ambiguity(const char *uri, const struct evkeyvalq *in)
 }
 
 /* Every request: the checks, then its route. */
-static void http_request(struct evhttp_request *req, void *arg)
+static void http_on_request(struct evhttp_request *req, void *arg)
 {
 	struct http *h = arg;
 	struct jm4lw *m = h->m;
@@ -474,6 +478,19 @@ static void http_request(struct evhttp_request *req, void *arg)
 	evhttp_clear_headers(&query);
 out:
 	module_unsampled_leave(m, was);
+}
+
+/* evhttp's request callback: a host's jm4lw_free() in a word's handler
+ * (/4lw/<word>) or in the log waits until the request is handled, and
+ * then runs here, where evhttp expects its callbacks may free (its
+ * bufferevent holds a reference across the call). */
+static void http_request(struct evhttp_request *req, void *arg)
+{
+	struct jm4lw *m = ((struct http *)arg)->m;
+
+	module_enter(m);
+	http_on_request(req, arg);
+	module_leave(m);
 }
 
 /* The limits of the configuration, on evhttp. */
