@@ -26,6 +26,7 @@
  * limit) are still its HTML: 2.1 answers them before any callback.
  */
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -38,6 +39,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/keyvalq_struct.h>
@@ -618,6 +620,38 @@ static void http_bound(const struct jm4lw *m, char *buf, size_t len)
 	}
 }
 
+/*
+ * jm4lw_free: a reply evhttp already holds (the /4lw/quit that freed the
+ * module) goes out as far as the socket takes it now; evhttp_free would
+ * drop it. MSG_NOSIGNAL, as everywhere: the host ignores no SIGPIPE.
+ */
+static void http_sock_flush(struct http_sock *sk)
+{
+	struct evbuffer *out = bufferevent_get_output(sk->bev);
+	evutil_socket_t fd = bufferevent_getfd(sk->bev);
+	struct evbuffer_iovec v[16];
+	struct iovec iov[16];
+	struct msghdr msg;
+	ssize_t n;
+	int i, nv;
+
+	while (fd != -1 && evbuffer_get_length(out) > 0) {
+		nv = evbuffer_peek(out, -1, NULL, v, 16);
+		if (nv > 16)
+			nv = 16;
+		for (i = 0; i < nv; i++) {
+			iov[i].iov_base = v[i].iov_base;
+			iov[i].iov_len = v[i].iov_len;
+		}
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = (size_t)nv;
+		if ((n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT)) <= 0)
+			break;
+		evbuffer_drain(out, (size_t)n);
+	}
+}
+
 void http_free(struct jm4lw *m)
 {
 	struct http *h = m->http, **pp;
@@ -646,6 +680,8 @@ void http_free(struct jm4lw *m)
 	for (i = 0; i < h->nls; i++)
 		if (h->ls[i].resume != NULL)
 			event_free(h->ls[i].resume);
+	TAILQ_FOREACH(sk, &h->socks, entry)
+		http_sock_flush(sk);
 	/* Frees the listeners and connections; their close callbacks
 	 * empty our list. */
 	evhttp_free(h->eh);
