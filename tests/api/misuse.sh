@@ -43,11 +43,32 @@ host() {
 	return 1
 }
 
+# reap PID SECONDS: wait for our child PID, at most SECONDS (then kill
+# it and return 1); its status in EXIT_STATUS. From bash's job table, not
+# lib.sh's /proc look (wait_exit): a multi-threaded process mid-exit, or
+# one LeakSanitizer is stopping to scan, can look gone there for a moment
+# and be taken for hung right after.
+reap() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		jobs -rp | grep -qx "$1" || break
+		sleep 0.1
+	done
+	if jobs -rp | grep -qx "$1"; then
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+		EXIT_STATUS=timeout
+		return 1
+	fi
+	wait "$1"
+	EXIT_STATUS=$?
+}
+
 # ended CASE: the host exited by itself, status 0, "exit" its last line,
 # and no sanitizer or valgrind report on stderr.
 ended() {
 	exec 4>&-
-	if ! wait_exit "$HPID" $((60 * SLOW)); then
+	if ! reap "$HPID" $((60 * SLOW)); then
 		fail "$1: the host exits by itself" "$(tail -20 "$T/err")"
 		return 1
 	fi
