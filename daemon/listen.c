@@ -272,12 +272,14 @@ JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
 
 	if (m == NULL)
 		return -1;
+	module_enter(m); /* the log may free the module: see life.c */
 	was = module_unsampled_enter(m);
 	listen_check_allow(m);
 	r = addr != NULL ? listen_bind(m, addr)
 	                 : listen_each(m, m->listen_req, listen_bind);
 	listen_note(m);
 	module_unsampled_leave(m, was);
+	module_leave(m);
 	return r;
 }
 
@@ -287,12 +289,14 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd)
 
 	if (m == NULL)
 		return -1;
+	module_enter(m); /* the log may free the module: see life.c */
 	was = module_unsampled_enter(m);
 	if ((r = listen_adopt(m, fd)) == -1)
 		log_msg(m, JM4LW_LOG_ERR, "listen on fd %d: %s", fd,
 		    strerror(errno));
 	listen_note(m);
 	module_unsampled_leave(m, was);
+	module_leave(m);
 	return r;
 }
 

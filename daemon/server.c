@@ -240,6 +240,7 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 		return -1;
 	}
 	module_unsampled_leave(m, was);
+	module_enter(m); /* the log may free the module: see life.c */
 	old = m->cfg;
 	m->cfg = *cfg;
 	/* Listeners stay as they are; conf keeps showing what is bound. */
@@ -256,6 +257,7 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	m->core.pol = pol;
 	timers_commit(m, &t);
 	listen_check_allow(m);
+	module_leave(m);
 	return 0;
 }
 

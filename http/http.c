@@ -709,12 +709,14 @@ JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 
 	if (m == NULL)
 		return -1;
+	module_enter(m); /* the log may free the module: see life.c */
 	was = module_unsampled_enter(m);
 	r = addr != NULL ? http_bind(m, addr)
 	                 : listen_each(m, m->http_listen_req, http_bind);
 	/* conf shows what is bound, as for listen: nothing until a bind. */
 	http_bound(m, m->cfg.http_listen, sizeof(m->cfg.http_listen));
 	module_unsampled_leave(m, was);
+	module_leave(m);
 	return r;
 }
 

@@ -10,7 +10,8 @@
  *	struct jm4lw *m = jm4lw_new(base, &cfg, err, sizeof(err));
  *	if (m == NULL || jm4lw_listen(m, NULL) == -1) ...
  *	event_base_dispatch(base);
- *	jm4lw_free(m);
+ *	jm4lw_free(m);          // or jm4lw_free_wait(m, ms): see there
+ *	event_base_free(base);  // after: the module's events live in it
  *
  * The module never calls exit(), never installs signal handlers and never
  * writes to a socket in a way that can raise SIGPIPE (it sends with
@@ -361,7 +362,8 @@ typedef int (*jm4lw_word_fn)(struct jm4lw_reply *r, void *arg);
  * Add word @p word (exactly 4 printable ASCII bytes, no spaces) served by
  * @p fn. A word of the same name, built-in or added earlier, is replaced.
  * @p flags is 0 or JM4LW_WORD_MUTATES. Returns 0, or -1 (bad word, no
- * handler, or more than 64 host words).
+ * handler, or more than 64 host words; or @p m already freed, which is
+ * caught as jm4lw_free() says).
  */
 JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
     jm4lw_word_fn fn, void *arg, int flags);

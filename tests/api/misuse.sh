@@ -213,6 +213,14 @@ case_listen_null() {
 	assert_grep "listen_null: -1" '^listen\(NULL\): -1$' "$T/out"
 }
 
+# Case listen_logfree: the log callback frees the module inside
+# jm4lw_listen(): deferred to the call's end, then done.
+case_listen_logfree() {
+	alone listen_logfree
+	assert_grep "listen_logfree: listen returned, the module freed after" \
+		'^listen: 0, module freed by the log$' "$T/out"
+}
+
 # Case block: a handler that sleeps 2 s blocks the host's loop: a ruok
 # sent meanwhile is answered only after it, and then all is served.
 case_block() {
@@ -252,7 +260,7 @@ case_big() {
 }
 
 all=(quit http_quit logfree dump_free dump_free_cb view_free dump_wait
-	double_free add_after base_first listen_null block big)
+	double_free add_after base_first listen_null listen_logfree block big)
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("${all[@]}")
 for c in "${cases[@]}"; do

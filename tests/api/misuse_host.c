@@ -25,6 +25,8 @@
  *	add_after     jm4lw_add_word() after jm4lw_free()
  *	base_first    event_base_free() before jm4lw_free()
  *	listen_null   jm4lw_listen(NULL, ...)
+ *	listen_logfree  the log callback frees the module on the "listening
+ *	              on" line, inside jm4lw_listen()
  *	serve         words `slow` (blocks 2 s in its handler), `big_` (writes
  *	              100 MB), `quit`; serves until stdin closes
  *
@@ -144,7 +146,9 @@ static void host_log(int level, const char *msg, void *arg)
 	fprintf(stderr, "log %d: %s\n", level, msg);
 	if (m == NULL)
 		return;
-	if (strcmp(mode, "logfree") == 0 && strstr(msg, "word ruok")) {
+	if ((strcmp(mode, "logfree") == 0 && strstr(msg, "word ruok")) ||
+	    (strcmp(mode, "listen_logfree") == 0 &&
+	        strstr(msg, "listening on"))) {
 		jm4lw_free(m); /* inside conn_read: deferred */
 		m = NULL;
 		event_base_loopbreak(base);
@@ -188,6 +192,12 @@ static int misuse_alone(void)
 		base = NULL;
 		jm4lw_free(m); /* logs the order rule, touches no freed base */
 		printf("freed after the base\n");
+	} else if (strcmp(mode, "listen_logfree") == 0) {
+		struct jm4lw *was = m;
+		int r = jm4lw_listen(was, "127.0.0.1:0"); /* freed inside */
+		printf("listen: %d, module %s\n", r,
+		    m == NULL ? "freed by the log" : "still here");
+		return 0;
 	} else if (strcmp(mode, "listen_null") == 0) {
 		printf("listen(NULL): %d\n", jm4lw_listen(NULL, "127.0.0.1:0"));
 		jm4lw_free(m);
