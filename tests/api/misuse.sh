@@ -180,6 +180,34 @@ case_dump_wait() {
 	tidy dump_wait
 }
 
+# Case http_dump_quit: a `quit` word frees the module while an HTTP
+# request's dump (/debug/pprof/heap) runs: the request is answered (the
+# cancel as a 5xx with the line, or the profile if the dump won the race),
+# and nothing is left behind.
+case_http_dump_quit() {
+	local i code cancelled=0
+	for i in $(seq "$REPEAT"); do
+		host quit || return
+		timeout $((30 * SLOW)) curl -s -o "$T/body" -w '%{http_code}' \
+			"http://127.0.0.1:$HPORT/debug/pprof/heap" >"$T/code" &
+		sleep 0.05
+		ask quit "$WPORT" >/dev/null
+		wait $!
+		code=$(cat "$T/code")
+		if [ "$code" = 200 ] && [ -s "$T/body" ]; then
+			:
+		elif [[ $code = 5* ]] && grep -q 'cancelled' "$T/body"; then
+			cancelled=$((cancelled + 1))
+		else
+			fail "http_dump_quit run $i: the request is answered" \
+				"status $code" "$(head -c 300 "$T/body")"
+		fi
+		ended "http_dump_quit run $i"
+		tidy "http_dump_quit run $i"
+	done
+	pass "http_dump_quit: $cancelled of $REPEAT requests cancelled, the rest served"
+}
+
 # Case double_free: the second jm4lw_free() says so and does nothing.
 case_double_free() {
 	alone double_free
@@ -260,6 +288,7 @@ case_big() {
 }
 
 all=(quit http_quit logfree dump_free dump_free_cb view_free dump_wait
+	http_dump_quit
 	double_free add_after base_first listen_null listen_logfree block big)
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("${all[@]}")
