@@ -352,9 +352,10 @@ struct jm4lw_reply;
  * peer is read, answered or timed out meanwhile, and a finished dump is
  * not collected. The limits are timers of that loop, so they fire late,
  * when the handler returns: a peer whose own read_timeout ran out
- * meanwhile is then closed unanswered even if its word arrived in time,
- * and the others are served. The reply is the handler's return; it may
- * call jm4lw_free() (see there).
+ * meanwhile is then closed unanswered (a reset: its word is unread) even
+ * if the word arrived in time, and the others are served. The reply is
+ * sent when the handler returns; the handler may call jm4lw_free() (see
+ * there).
  */
 typedef int (*jm4lw_word_fn)(struct jm4lw_reply *r, void *arg);
 
@@ -431,8 +432,9 @@ jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
     const struct jm4lw_thread_opts *opts, char *err, size_t errlen);
 
 /**
- * Stop the thread promptly (a reply being written is abandoned), join it
- * and free everything. In a child process after fork() the thread does
+ * Stop the thread promptly (a reply being written is abandoned, a dump
+ * running on the worker is cancelled as by jm4lw_free()), join it and
+ * free everything. In a child process after fork() the thread does
  * not exist: the child's copies of the listening sockets were closed at
  * fork, and this call only forgets the handle (it frees nothing, because
  * the event loop's kernel state is shared with the parent). NULL is ok.

@@ -269,6 +269,28 @@ case_block() {
 	ended block
 }
 
+# Case block_timeout: with read_timeout = 1 s, a peer connected before
+# the 2 s block sends its word in time, during it; the loop sees its
+# deadline pass and its word together when the handler returns, and the
+# timeout wins: closed unanswered, its word unread, so with a reset
+# (jm4lw_word_fn's doc says so).
+case_block_timeout() {
+	MISUSE_READ_TIMEOUT=1 host serve || return
+	exec 5<>"/dev/tcp/127.0.0.1/$WPORT"
+	ask slow "$WPORT" >"$T/slow" &
+	sleep 0.4
+	printf 'ruok\n' >&5
+	wait $!
+	timeout $((10 * SLOW)) cat <&5 >"$T/reply" 2>/dev/null # a reset
+	exec 5<&-
+	assert_bytes "block_timeout: the blocking word's reply" "$T/slow" 'slept\n'
+	assert_bytes "block_timeout: the peer whose deadline passed meanwhile is closed unanswered" \
+		"$T/reply" ''
+	ask ruok "$WPORT" >"$T/reply"
+	assert_bytes "block_timeout: served as usual after" "$T/reply" 'imok'
+	ended block_timeout
+}
+
 # Case big: a handler that writes 100 MB gets one error line naming
 # JM4LW_REPLY_MAX; the memory is freed and the module serves on.
 case_big() {
@@ -289,7 +311,8 @@ case_big() {
 
 all=(quit http_quit logfree dump_free dump_free_cb view_free dump_wait
 	http_dump_quit
-	double_free add_after base_first listen_null listen_logfree block big)
+	double_free add_after base_first listen_null listen_logfree block
+	block_timeout big)
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("${all[@]}")
 for c in "${cases[@]}"; do

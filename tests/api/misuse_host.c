@@ -7,7 +7,8 @@
  *
  *	misuse_host CASE DUMP_DIR
  *
- * The host binds the words and HTTP on 127.0.0.1:0, prints "words=PORT",
+ * MISUSE_READ_TIMEOUT in the environment sets read_timeout. The host
+ * binds the words and HTTP on 127.0.0.1:0, prints "words=PORT",
  * "http=PORT" and "ready", and serves until its case ends it or stdin
  * closes; it prints "exit" last. Cases:
  *	quit          word `quit` replies "bye" and calls jm4lw_free() in its
@@ -238,7 +239,10 @@ int main(int argc, char **argv)
 	    jm4lw_config_set(&cfg, "dump_min_interval", "0", err,
 	        sizeof(err)) == -1 ||
 	    jm4lw_config_set(&cfg, "dump_min_free", "0", err, sizeof(err)) ==
-	        -1) {
+	        -1 ||
+	    (getenv("MISUSE_READ_TIMEOUT") != NULL &&
+	        jm4lw_config_set(&cfg, "read_timeout",
+	            getenv("MISUSE_READ_TIMEOUT"), err, sizeof(err)) == -1)) {
 		fprintf(stderr, "misuse_host: %s\n", err);
 		return 2;
 	}
