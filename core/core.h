@@ -308,6 +308,9 @@ struct dumper {
 	unsigned long seq;
 	char stage[CORE_PATH_MAX]; /* private dir jemalloc writes in, or "" */
 	long stage_pid;            /* the process that made it */
+	/* Issue 20: set by dumper_cancel() from the loop's thread while a
+	 * job may run on the worker: stage no more, stop at the next step. */
+	int cancelled;
 };
 
 /* One job (a dump, a symbol lookup, a kept dump's view), as handed to
@@ -421,6 +424,17 @@ const char *profile_symbolizer(void);
 
 /* Remove the staging directory this process made, if any. */
 void dumper_fini(struct dumper *d);
+/*
+ * Cancel the job running on @p d, from another thread (jm4lw_free): its
+ * staging directory and every file in it go now, and no new one is made,
+ * so a process that exits next leaves nothing half-written. A prof.dump
+ * under way cannot be stopped: it writes on into an unlinked file, and
+ * the job then fails at its next step. Safe while the job runs; the job
+ * block must outlive the call.
+ */
+void dumper_cancel(struct dumper *d);
+/* Has dumper_cancel() been called on @p d? */
+int dumper_cancelled(const struct dumper *d);
 
 /* --- dumps: the collection ------------------------------------------ */
 

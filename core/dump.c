@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -494,13 +496,69 @@ static int dump_no_room(struct job *j, const char *dir)
 	return 1;
 }
 
-/* Remove the staging directory; a forked child's copy of the path is its
- * parent's to remove. */
-void dumper_fini(struct dumper *d)
+/*
+ * A staging directory is made on the worker and may be removed by a
+ * cancel on the loop's thread (jm4lw_free): one lock for every dumper of
+ * the process, held around the making and the removal only (both rare),
+ * so no directory is made after its cancel has swept.
+ */
+static pthread_mutex_t stage_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* dumper_fini() under stage_lock. */
+static void dumper_fini_locked(struct dumper *d)
 {
 	if (d->stage[0] != '\0' && d->stage_pid == (long)getpid())
 		(void)rmdir(d->stage);
 	d->stage[0] = '\0';
+}
+
+/* Remove the staging directory; a forked child's copy of the path is its
+ * parent's to remove. */
+void dumper_fini(struct dumper *d)
+{
+	pthread_mutex_lock(&stage_lock);
+	dumper_fini_locked(d);
+	pthread_mutex_unlock(&stage_lock);
+}
+
+/*
+ * Empty and remove our staging directory @p stage. Every file in it is
+ * ours (the directory is 0700 and made by mkdtemp); a worker may still
+ * create one meanwhile (jemalloc's creat() of the profile), so empty and
+ * rmdir again until the directory is gone, a few rounds at most.
+ */
+static void stage_remove(const char *stage)
+{
+	struct dirent *de;
+	DIR *dir;
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if ((dir = opendir(stage)) != NULL) {
+			while ((de = readdir(dir)) != NULL)
+				if (strcmp(de->d_name, ".") != 0 &&
+				    strcmp(de->d_name, "..") != 0)
+					(void)unlinkat(dirfd(dir), de->d_name,
+					    0);
+			closedir(dir);
+		}
+		if (rmdir(stage) == 0 || errno != ENOTEMPTY)
+			return;
+	}
+}
+
+void dumper_cancel(struct dumper *d)
+{
+	pthread_mutex_lock(&stage_lock);
+	__atomic_store_n(&d->cancelled, 1, __ATOMIC_RELEASE);
+	if (d->stage[0] != '\0' && d->stage_pid == (long)getpid())
+		stage_remove(d->stage);
+	pthread_mutex_unlock(&stage_lock);
+}
+
+int dumper_cancelled(const struct dumper *d)
+{
+	return __atomic_load_n(&d->cancelled, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -515,15 +573,21 @@ static int stage_ready(struct job *j, const char *dir,
 	struct dumper *d = j->dumper;
 	size_t n = strlen(dir);
 	struct stat sb;
-	int e;
+	int e, rv = 0;
 
+	pthread_mutex_lock(&stage_lock);
+	if (d->cancelled) { /* the module is being freed: stage nothing */
+		pthread_mutex_unlock(&stage_lock);
+		errno = ECANCELED;
+		return -1;
+	}
 	if (d->stage[0] != '\0' && d->stage_pid == (long)getpid() &&
 	    strncmp(d->stage, dir, n) == 0 && d->stage[n] == '/' &&
 	    strchr(d->stage + n + 1, '/') == NULL &&
 	    lstat(d->stage, &sb) == 0 && S_ISDIR(sb.st_mode) &&
 	    sb.st_uid == geteuid() && (sb.st_mode & 077) == 0)
-		return 0;
-	dumper_fini(d); /* another dump_dir now, or it was removed */
+		goto out;
+	dumper_fini_locked(d); /* another dump_dir now, or it was removed */
 	dumps_sweep_stages(j->cfg.dump_prefix, dir, log);
 	snprintf(d->stage, sizeof(d->stage), "%s/.%s.%ld.XXXXXX", dir,
 	    j->cfg.dump_prefix, (long)getpid());
@@ -531,10 +595,15 @@ static int stage_ready(struct job *j, const char *dir,
 		e = errno;
 		d->stage[0] = '\0';
 		errno = e;
-		return -1;
+		rv = -1;
+		goto out;
 	}
 	d->stage_pid = (long)getpid();
-	return 0;
+out:
+	e = errno;
+	pthread_mutex_unlock(&stage_lock);
+	errno = e;
+	return rv;
 }
 
 /*
@@ -756,6 +825,13 @@ static void dump_run(struct job *j)
 
 	if (dump_stage(j, dir, sizeof(dir), tmp, sizeof(tmp)) == -1)
 		return;
+	/* Cancelled during prof.dump (jm4lw_free): no rendering, which
+	 * can take seconds, and no new file in dump_dir. */
+	if (dumper_cancelled(j->dumper)) {
+		(void)unlink(tmp);
+		FAIL(j, dir, ECANCELED, "cancelled: the module was freed");
+		return;
+	}
 	if (!views[j->res.view].keeps)
 		dump_answer_view(j, tmp, dir);
 	else if (dump_publish(j, tmp, dir, &log) == 0)

@@ -55,8 +55,10 @@ void conn_close(struct conn *c)
 	else
 		m->core.st.conns_open--;
 	module_job_forget(m, c);
-	event_del(c->rev);
-	event_del(c->wev);
+	if (!m->base_gone) { /* else the base deleted them as it went */
+		event_del(c->rev);
+		event_del(c->wev);
+	}
 	evbuffer_free(c->out);
 	evutil_closesocket(c->fd);
 	free(c);
@@ -104,13 +106,13 @@ static void conn_want_read(struct conn *c, int seconds)
 	event_add(c->rev, seconds > 0 ? &tv : NULL);
 }
 
-/* Send what is buffered; on the last byte, half-close and linger. */
-static void conn_flush(struct conn *c)
+/* Send what is buffered, as far as the socket takes it: 0 all sent, 1
+ * the socket is full, -1 the peer is gone (logged). */
+static int conn_push(struct conn *c)
 {
 	struct evbuffer_iovec v[SEND_IOV];
 	struct iovec iov[SEND_IOV];
 	struct msghdr msg;
-	struct timeval tv;
 	ssize_t n;
 	int i, nv;
 
@@ -129,18 +131,31 @@ static void conn_flush(struct conn *c)
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				tv.tv_sec = c->m->cfg.write_timeout;
-				tv.tv_usec = 0;
-				event_add(c->wev, &tv);
-				return;
-			}
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 1;
 			conn_log(c, JM4LW_LOG_DEBUG, "send: %s",
 			    strerror(errno));
-			conn_close(c);
-			return;
+			return -1;
 		}
 		evbuffer_drain(c->out, (size_t)n);
+	}
+	return 0;
+}
+
+/* Send what is buffered; on the last byte, half-close and linger. */
+static void conn_flush(struct conn *c)
+{
+	struct timeval tv;
+
+	switch (conn_push(c)) {
+	case 1:
+		tv.tv_sec = c->m->cfg.write_timeout;
+		tv.tv_usec = 0;
+		event_add(c->wev, &tv);
+		return;
+	case -1:
+		conn_close(c);
+		return;
 	}
 	event_del(c->wev);
 	shutdown(c->fd, SHUT_WR);
@@ -150,6 +165,31 @@ static void conn_flush(struct conn *c)
 	}
 	c->state = CONN_LINGER;
 	conn_want_read(c, LINGER_SECONDS);
+}
+
+/*
+ * jm4lw_free: the module goes now, without another turn of the loop. A
+ * reply (the word that freed the module, a cancelled dump's error line)
+ * goes out as far as the socket takes it at once; then a FIN, after
+ * reading away what the peer sent, so that the close is not a reset that
+ * would destroy the reply in flight (see conn_evict).
+ */
+void conn_finish(struct conn *c)
+{
+	char buf[512];
+	int i;
+
+	if (c->state == CONN_WRITE && conn_push(c) == 1)
+		conn_log(c, JM4LW_LOG_WARN,
+		    "reply cut short: the module was freed with %zu bytes "
+		    "unsent",
+		    evbuffer_get_length(c->out));
+	if (c->state != CONN_LINGER)
+		(void)shutdown(c->fd, SHUT_WR);
+	for (i = 0; i < 128 && recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+	     i++)
+		;
+	conn_close(c);
 }
 
 /* The reply is complete in c->out: send it. */
@@ -231,7 +271,7 @@ static void conn_dispatch(struct conn *c)
 }
 
 /* Readable (or timed out): fill the word, or discard after it. */
-static void conn_read(evutil_socket_t fd, short what, void *arg)
+static void conn_on_read(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 	char buf[512];
@@ -288,7 +328,7 @@ static void conn_read(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Writable again (or no progress for write_timeout). */
-static void conn_write(evutil_socket_t fd, short what, void *arg)
+static void conn_on_write(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 
@@ -299,6 +339,27 @@ static void conn_write(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	conn_flush(c);
+}
+
+/* The loop's read callback: a host's jm4lw_free() in the word's handler
+ * (or the log) waits until conn_on_read() is done with the connection. */
+static void conn_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct jm4lw *m = ((struct conn *)arg)->m;
+
+	module_enter(m);
+	conn_on_read(fd, what, arg);
+	module_leave(m);
+}
+
+/* The loop's write callback, counted as conn_read(). */
+static void conn_write(evutil_socket_t fd, short what, void *arg)
+{
+	struct jm4lw *m = ((struct conn *)arg)->m;
+
+	module_enter(m);
+	conn_on_write(fd, what, arg);
+	module_leave(m);
 }
 
 /*

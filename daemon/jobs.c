@@ -5,6 +5,7 @@
  * unsampled. It knows no face: a waiter is a callback and its argument.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,8 +50,10 @@ static void module_job_done(void *arg, void *job)
 	struct jm4lw *m = arg;
 	struct job *j = job;
 	struct job_waiter w = m->waiter;
-	int was = module_unsampled_enter(m);
+	int was;
 
+	module_enter(m); /* an answer (the log) may free the module */
+	was = module_unsampled_enter(m);
 	m->waiter.answer = NULL;
 	core_dump_done(&m->core, &j->res);
 	/* A peer that left meanwhile is not answered; the dump stays. */
@@ -61,6 +64,7 @@ static void module_job_done(void *arg, void *job)
 	dump_result_release(&j->res);
 	job_release(j);
 	module_unsampled_leave(m, was);
+	module_leave(m);
 }
 
 /* @p arg, a waiter (a connection, a request), is gone: no answer. */
@@ -158,10 +162,66 @@ int jobs_init(struct jm4lw *m, const struct core_ops *ops)
 	return m->worker != NULL ? 0 : -1;
 }
 
+/* On the loop, under the worker's lock: the module is being freed while
+ * @p job runs (worker_settle). */
+static void module_job_cancel(void *job)
+{
+	dumper_cancel(&((struct module_job *)job)->dumper);
+}
+
+/* What the waiter of a cancelled job is told: one error line, not an
+ * empty reply. */
+static void module_job_cancelled(struct dump_result *r, const char *who)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = DUMP_FAILED;
+	r->why = REASON_FAILED;
+	r->err = ECANCELED;
+	r->body_fd = -1;
+	snprintf(r->reason, sizeof(r->reason),
+	    "%s cancelled: the module is being freed (jm4lw_free) and "
+	    "nothing was kept; retry when the service is back",
+	    who);
+}
+
+int jobs_settle(struct jm4lw *m, int timeout_ms)
+{
+	struct job_waiter w;
+	struct dump_result r;
+	void *done;
+	int rv;
+
+	if (m->base_gone) /* no answer can be sent through the loop */
+		m->waiter.answer = NULL;
+	rv = worker_settle(m->worker, timeout_ms, module_job_cancel, &done);
+	if (done != NULL) { /* it ended: its own answer */
+		module_job_done(m, done);
+		return 0;
+	}
+	if (rv == 0)
+		return 0;
+	w = m->waiter;
+	m->waiter.answer = NULL;
+	module_job_cancelled(&r,
+	    m->mj->job.kind == JOB_DUMP ? "heap profile dump" : "the job");
+	if (w.answer != NULL)
+		w.answer(m, w.arg, &r);
+	else if (m->mj->job.scheduled)
+		module_log_dump(m, m->job_why, &r);
+	return -1;
+}
+
+int jobs_base_gone(const struct jm4lw *m)
+{
+	return worker_base_gone(m->worker);
+}
+
 /* The worker and the job's block; a dump still running keeps its block
  * until it ends, and the worker's thread frees it. */
 void jobs_free(struct jm4lw *m)
 {
+	if (m->base_gone)
+		worker_forget_loop(m->worker);
 	if (!worker_free(m->worker, module_job_orphan) && m->mj != NULL)
 		module_job_orphan(m->mj);
 }

@@ -50,11 +50,13 @@ static void listen_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	int was;
 
 	(void)lev;
+	module_enter(m); /* the log may free the module: see life.c */
 	if (!acl_match(m->acl, m->nacl, sa)) {
 		/* Strangers learn nothing, not even that this is jm4lw. */
 		m->core.st.conns_denied++;
 		evutil_closesocket(fd);
 		log_peer(m, JM4LW_LOG_DEBUG, sa, "not in allow_from, closed");
+		module_leave(m);
 		return;
 	}
 	was = module_unsampled_enter(m);
@@ -67,6 +69,7 @@ static void listen_accept(struct evconnlistener *lev, evutil_socket_t fd,
 		listen_accepting(m, 0);
 		evtimer_add(m->next_turn, &now);
 	}
+	module_leave(m);
 }
 
 /* The turn after a burst: accept again (unless paused for descriptors). */
@@ -88,8 +91,10 @@ static void listen_resume(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	module_enter(m);
 	log_msg(m, JM4LW_LOG_INFO, "accepting connections again");
 	listen_accepting(m, 1);
+	module_leave(m);
 }
 
 /*
@@ -104,15 +109,16 @@ static void listen_error(struct evconnlistener *lev, void *arg)
 	int e = EVUTIL_SOCKET_ERROR();
 
 	(void)lev;
+	module_enter(m);
 	if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+		listen_accepting(m, 0);
+		event_add(m->resume, &tv);
 		log_msg(m, JM4LW_LOG_WARN,
 		    "accept: %s; pausing accept for %d s", strerror(e),
 		    ACCEPT_PAUSE_SECONDS);
-		listen_accepting(m, 0);
-		event_add(m->resume, &tv);
-		return;
-	}
-	log_msg(m, JM4LW_LOG_DEBUG, "accept: %s", strerror(e));
+	} else
+		log_msg(m, JM4LW_LOG_DEBUG, "accept: %s", strerror(e));
+	module_leave(m);
 }
 
 /* Serve a bound socket: listen if needed, then hand it to libevent. */
@@ -271,12 +277,14 @@ JM4LW_API int jm4lw_listen(struct jm4lw *m, const char *addr)
 	if (m == NULL)
 		return -1;
 	module_clear_error(m);
+	module_enter(m); /* the log may free the module: see life.c */
 	was = module_unsampled_enter(m);
 	listen_check_allow(m);
 	r = addr != NULL ? listen_bind(m, addr)
 	                 : listen_each(m, m->listen_req, listen_bind);
 	listen_note(m);
 	module_unsampled_leave(m, was);
+	module_leave(m);
 	return r;
 }
 
@@ -287,6 +295,7 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd)
 	if (m == NULL)
 		return -1;
 	module_clear_error(m);
+	module_enter(m); /* the log may free the module: see life.c */
 	was = module_unsampled_enter(m);
 	if (m->nls == MODULE_LISTENERS) {
 		module_fail(m, "listen_fd %d: more than %d listeners", fd,
@@ -296,6 +305,7 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd)
 		module_fail(m, "listen_fd %d: %s", fd, strerror(errno));
 	listen_note(m);
 	module_unsampled_leave(m, was);
+	module_leave(m);
 	return r;
 }
 

@@ -14,6 +14,8 @@
  *   jobs.c     the job service: admission, hand-off to the worker, the
  *              waiter a job answers, the host thread's sampling switch
  *   log.c      the log: the host's sink and level, lines about peers
+ *   life.c     the callback depth and the free a host asked for inside
+ *              one (jm4lw_free from a word handler or the log callback)
  *   worker.c   the worker thread
  *   config.c   the configuration (it reads proto's word table, data);
  *              addr.c and hostport.c (the one ADDR:PORT parser, which the
@@ -118,6 +120,15 @@ struct jm4lw {
 	/* jm4lw_errmsg(): why the last listen, add_word or reconfigure call
 	 * failed (issue 20), so a host learns it without a log callback. */
 	char errmsg[256];
+	/* Issue 20, the lifecycle (life.c): callbacks of the module on the
+	 * stack; a jm4lw_free() asked for inside one waits for the last to
+	 * return, then server.c's teardown runs through @destroy. */
+	int depth;
+	int free_requested;
+	int free_timeout_ms; /* jm4lw_free_wait()'s, for the deferred free */
+	int base_gone;       /* the host freed the event_base first */
+	void (*destroy)(struct jm4lw *m);
+	struct jm4lw *live_next; /* server.c's list of live modules */
 };
 
 /* listen.c: @p bind for each address of the comma list @p list; -1 if
@@ -143,6 +154,12 @@ void module_fail(struct jm4lw *m, const char *fmt, ...)
 /* A public call starts: jm4lw_errmsg() forgets the previous one's line. */
 void module_clear_error(struct jm4lw *m);
 
+/* life.c: around every callback from the loop into the module, and every
+ * API call that can call the host back (a word handler, the log): a free
+ * asked for meanwhile happens at the last leave. */
+void module_enter(struct jm4lw *m);
+void module_leave(struct jm4lw *m);
+
 /* jobs.c */
 /* Around a callback on the loop that allocates for the module: the
  * host's thread samples none of it (enter returns what to restore). */
@@ -161,13 +178,23 @@ void module_symbols(struct jm4lw *m, const struct job_waiter *w,
 void module_job_forget(struct jm4lw *m, void *arg);
 /* The worker, ending its jobs on m->base; -1 if it cannot be made. */
 int jobs_init(struct jm4lw *m, const struct core_ops *ops);
+/* At jm4lw_free: the job out, if any, ends for its waiter, finished
+ * within @p timeout_ms or else cancelled (staging directory removed, the
+ * waiter answered with an error line). 0, or -1 if the worker still runs
+ * (it frees the job and exits by itself). */
+int jobs_settle(struct jm4lw *m, int timeout_ms);
 /* The worker and the job block (a running job keeps its block). */
 void jobs_free(struct jm4lw *m);
+/* Did the host free the event_base before the module? (The worker's
+ * event, always added, was deleted by event_base_free.) */
+int jobs_base_gone(const struct jm4lw *m);
 
 /* conn.c */
 void conn_accept(struct jm4lw *m, evutil_socket_t fd, const struct sockaddr *sa,
     int salen);
 void conn_close(struct conn *c);
+/* jm4lw_free: send what the socket takes now, then close with a FIN. */
+void conn_finish(struct conn *c);
 
 /* listen.c */
 int listen_init(struct jm4lw *m);

@@ -6,6 +6,7 @@
  * (log.c) below them.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,53 @@ void server_keep_sampling(struct jm4lw *m)
 	m->sampled = 1;
 }
 
+/*
+ * Every module not yet freed, so that jm4lw_free() and jm4lw_add_word()
+ * on a handle already freed say so instead of touching freed memory (a
+ * magic field would have to be read in the freed block, which is itself
+ * the use-after-free ASan reports). A later module may get the same
+ * address: this catches a double free, not every dangling pointer.
+ */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct jm4lw *live;
+
+/* @p m is a module now. */
+static void live_add(struct jm4lw *m)
+{
+	pthread_mutex_lock(&live_lock);
+	m->live_next = live;
+	live = m;
+	pthread_mutex_unlock(&live_lock);
+}
+
+/* Is @p m a live module? With @p take, it stops being one. Only live
+ * modules' memory is read. */
+static int live_find(const struct jm4lw *m, int take)
+{
+	struct jm4lw **pp;
+	int found = 0;
+
+	pthread_mutex_lock(&live_lock);
+	for (pp = &live; *pp != NULL; pp = &(*pp)->live_next)
+		if (*pp == m) {
+			if (take)
+				*pp = m->live_next;
+			found = 1;
+			break;
+		}
+	pthread_mutex_unlock(&live_lock);
+	return found;
+}
+
+/* A handle that is not a live module: one line on stderr (there is no
+ * module to log through), and the call does nothing. */
+static void live_refuse(const char *call, const void *m)
+{
+	fprintf(stderr,
+	    "jm4lw: %s(%p): not a live module (freed already?); ignored\n",
+	    call, m);
+}
+
 /* @p word as a log line can show it: at most 8 bytes, each byte that is
  * not printable ASCII a '?', so a bad name never garbles the line. */
 static void word_shown(const char *word, char *buf, size_t len)
@@ -46,13 +94,19 @@ JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
     jm4lw_word_fn fn, void *arg, int flags)
 {
 	char shown[16];
+	int rv = -1;
 
 	if (m == NULL)
 		return -1;
+	if (!live_find(m, 0)) {
+		live_refuse("jm4lw_add_word", m);
+		return -1;
+	}
 	module_clear_error(m);
+	module_enter(m); /* the log may free the module: see life.c */
 	if (word == NULL) {
 		module_fail(m, "add_word: word is NULL");
-		return -1;
+		goto out;
 	}
 	word_shown(word, shown, sizeof(shown));
 	if (!proto_word_valid(word)) {
@@ -60,18 +114,18 @@ JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
 		    "add_word \"%s\": a word is exactly 4 printable ASCII "
 		    "bytes, no space or comma",
 		    shown);
-		return -1;
+		goto out;
 	}
 	if (fn == NULL) {
 		module_fail(m,
 		    "add_word %s: fn is NULL (a word needs a handler)", word);
-		return -1;
+		goto out;
 	}
 	if (!proto_host_known(&m->proto, word) &&
 	    m->proto.nhost == PROTO_HOST_MAX) {
 		module_fail(m, "add_word %s: the table is full (%d host words)",
 		    word, PROTO_HOST_MAX);
-		return -1;
+		goto out;
 	}
 	if (proto_lookup(word) != NULL && !proto_host_known(&m->proto, word)) {
 		snprintf(m->errmsg, sizeof(m->errmsg),
@@ -80,9 +134,51 @@ JM4LW_API int jm4lw_add_word(struct jm4lw *m, const char *word,
 	}
 	if (proto_add_word(&m->proto, word, fn, arg, flags) == -1) {
 		module_fail(m, "add_word %s: refused", word); /* not reached */
-		return -1;
+		goto out;
 	}
-	return 0;
+	rv = 0;
+out:
+	module_leave(m);
+	return rv;
+}
+
+/*
+ * Take the module down: the job out ends (finished within the timeout,
+ * else cancelled with its staging directory removed), its waiter and
+ * every peer get what is theirs, then the faces, listeners, timers and
+ * the worker. A free asked for from the host's log callback meanwhile is
+ * this one. 0, or -1 if the worker still runs the cancelled job.
+ */
+static int module_destroy(struct jm4lw *m)
+{
+	int rv, was;
+
+	m->depth = 1;
+	m->free_requested = 1;
+	if ((m->base_gone = jobs_base_gone(m)) != 0)
+		log_msg(m, JM4LW_LOG_ERR,
+		    "jm4lw_free: the event_base was freed before the module "
+		    "(call jm4lw_free first: jm4lw.h); the module's events "
+		    "are left unfreed rather than touch the freed base");
+	was = module_unsampled_enter(m);
+	rv = jobs_settle(m, m->free_timeout_ms);
+	while (!TAILQ_EMPTY(&m->conns))
+		conn_finish(TAILQ_FIRST(&m->conns));
+	if (!m->base_gone) {
+		http_free(m);
+		listen_free(m);
+		timers_free(m);
+	}
+	jobs_free(m);
+	module_unsampled_leave(m, was);
+	free(m);
+	return rv;
+}
+
+/* life.c's way to module_destroy(), at the end of the last callback. */
+static void module_destroy_deferred(struct jm4lw *m)
+{
+	(void)module_destroy(m);
 }
 
 /* jm4lw_new() with the caller's sampling off (module_unsampled_enter). */
@@ -116,6 +212,7 @@ static struct jm4lw *module_new(struct event_base *base,
 		return NULL;
 	}
 	m->base = base;
+	m->destroy = module_destroy_deferred;
 	m->cfg = *cfg;
 	memcpy(m->listen_req, cfg->listen, sizeof(m->listen_req));
 	m->cfg.listen[0] = '\0'; /* nothing bound yet */
@@ -129,18 +226,19 @@ static struct jm4lw *module_new(struct event_base *base,
 	m->proto.nconf = config_conf_keys(m->proto.conf, PROTO_CONF_MAX);
 	if (jobs_init(m, ops) == -1 || listen_init(m) == -1) {
 		snprintf(err, errlen, "cannot create the module's events");
-		jm4lw_free(m);
+		(void)module_destroy(m);
 		return NULL;
 	}
 	{
 		struct timers t;
 		if (timers_build(m, &m->cfg, &pol, NULL, &t) == -1) {
 			snprintf(err, errlen, "cannot create the dump timers");
-			jm4lw_free(m);
+			(void)module_destroy(m);
 			return NULL;
 		}
 		timers_commit(m, &t);
 	}
+	live_add(m);
 	return m;
 }
 
@@ -181,6 +279,7 @@ static int module_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 		return -1;
 	}
 	module_unsampled_leave(m, was);
+	module_enter(m); /* the log may free the module: see life.c */
 	old = m->cfg;
 	m->cfg = *cfg;
 	/* Listeners stay as they are; conf keeps showing what is bound. */
@@ -197,6 +296,7 @@ static int module_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	m->core.pol = pol;
 	timers_commit(m, &t);
 	listen_check_allow(m);
+	module_leave(m);
 	return 0;
 }
 
@@ -218,16 +318,26 @@ JM4LW_API int jm4lw_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	return -1;
 }
 
-/* Connections, faces, listeners, timers, then the jobs: all of it. */
-JM4LW_API void jm4lw_free(struct jm4lw *m)
+/* Free the module now, or, inside one of its callbacks, when the
+ * outermost returns (life.c). */
+JM4LW_API int jm4lw_free_wait(struct jm4lw *m, int timeout_ms)
 {
 	if (m == NULL)
-		return;
-	while (!TAILQ_EMPTY(&m->conns))
-		conn_close(TAILQ_FIRST(&m->conns));
-	http_free(m);
-	listen_free(m);
-	timers_free(m);
-	jobs_free(m);
-	free(m);
+		return 0;
+	if (!live_find(m, 1)) {
+		live_refuse("jm4lw_free", m);
+		return -1;
+	}
+	m->free_timeout_ms = timeout_ms > 0 ? timeout_ms : 0;
+	if (m->depth > 0) {
+		m->free_requested = 1;
+		return -1; /* not done yet: cannot say it finished */
+	}
+	return module_destroy(m);
+}
+
+/* jm4lw_free_wait() without waiting: a dump under way is cancelled. */
+JM4LW_API void jm4lw_free(struct jm4lw *m)
+{
+	(void)jm4lw_free_wait(m, 0);
 }

@@ -13,25 +13,31 @@
 /* dump_interval fired. */
 static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
 {
-	int was = module_unsampled_enter(arg);
+	int was;
 
 	(void)fd;
 	(void)what;
+	module_enter(arg);
+	was = module_unsampled_enter(arg);
 	module_dump(arg, NULL, "interval", NULL, DUMP_VIEW_NONE, 0);
 	module_unsampled_leave(arg, was);
+	module_leave(arg);
 }
 
 /* growth_check_interval fired: look at stats.allocated. */
 static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct jm4lw *m = arg;
-	int was = module_unsampled_enter(m);
+	int was;
 
 	(void)fd;
 	(void)what;
+	module_enter(m);
+	was = module_unsampled_enter(m);
 	if (core_growth_due(&m->core))
 		module_dump(m, NULL, "growth", NULL, DUMP_VIEW_NONE, 0);
 	module_unsampled_leave(m, was);
+	module_leave(m);
 }
 
 /* A new persistent timer every @p seconds, or NULL. */

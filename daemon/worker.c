@@ -20,9 +20,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <event2/event_struct.h>
 
 #include "worker.h"
 
@@ -136,6 +138,7 @@ static void *worker_main(void *arg)
 			return NULL;
 		}
 		w->state = W_DONE;
+		pthread_cond_broadcast(&w->cv); /* for worker_settle() */
 		while (write(w->efd, &one, sizeof(one)) == -1 && errno == EINTR)
 			;
 	}
@@ -244,6 +247,61 @@ int worker_submit(struct worker *w, worker_fn fn, void *job)
 	return rv;
 }
 
+/* The deadline @p ms from now on CLOCK_REALTIME, pthread_cond_timedwait's
+ * clock (the worker's cv is made with the default attributes). */
+static void worker_deadline(struct timespec *ts, int ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+int worker_settle(struct worker *w, int timeout_ms, worker_orphan_fn cancel,
+    void **done)
+{
+	struct timespec ts;
+	int rv = 0;
+
+	*done = NULL;
+	if (w == NULL || !w->started || w->pid != getpid())
+		return 0;
+	pthread_mutex_lock(&w->lock);
+	if (timeout_ms > 0) {
+		worker_deadline(&ts, timeout_ms);
+		while ((w->state == W_QUEUED || w->state == W_RUNNING) &&
+		    pthread_cond_timedwait(&w->cv, &w->lock, &ts) != ETIMEDOUT)
+			;
+	}
+	if (w->state == W_DONE) { /* ended: the caller collects it */
+		*done = w->job;
+		w->job = NULL;
+		w->state = W_IDLE;
+	} else if (w->state != W_IDLE) {
+		cancel(w->job); /* under the lock: the job cannot be freed */
+		rv = -1;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return rv;
+}
+
+int worker_base_gone(const struct worker *w)
+{
+	/* Read from our own struct event, never from the base: the one
+	 * thing event_base_free leaves that says it ran. */
+	return w != NULL && w->ev != NULL &&
+	    !(w->ev->ev_evcallback.evcb_flags & EVLIST_INSERTED);
+}
+
+void worker_forget_loop(struct worker *w)
+{
+	if (w != NULL)
+		w->ev = NULL; /* its base is gone: event_free would touch it */
+}
+
 int worker_free(struct worker *w, worker_orphan_fn orphan)
 {
 	void *job = NULL;
@@ -251,7 +309,8 @@ int worker_free(struct worker *w, worker_orphan_fn orphan)
 
 	if (w == NULL)
 		return 0;
-	event_free(w->ev);
+	if (w->ev != NULL)
+		event_free(w->ev);
 	if (!w->started || w->pid != getpid()) {
 		/* No thread here (never started, or a fork child's copy). */
 		had = w->state != W_IDLE;

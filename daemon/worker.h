@@ -37,6 +37,23 @@ int worker_submit(struct worker *w, worker_fn fn, void *job);
  */
 int worker_free(struct worker *w, worker_orphan_fn orphan);
 
+/*
+ * Before worker_free (jm4lw_free): wait up to @p timeout_ms for the job
+ * out to end. Ended: 0 and *@p done is the job, collected (its eventfd
+ * wake-up then finds nothing). Still running (or queued): @p cancel runs
+ * on it, under the worker's lock so the job cannot be freed meanwhile,
+ * and -1; worker_free then leaves it to the thread. No job: 0, NULL.
+ */
+int worker_settle(struct worker *w, int timeout_ms, worker_orphan_fn cancel,
+    void **done);
+
+/* The host freed the event_base under the worker's event (it is no
+ * longer added, as event_base_free leaves it): 1, else 0. */
+int worker_base_gone(const struct worker *w);
+
+/* Drop the worker's event without touching its freed base (leaked). */
+void worker_forget_loop(struct worker *w);
+
 /* Start a thread of the module's with every signal blocked (signals are
  * the host's business). 0 or an errno, as pthread_create(). */
 int module_spawn(pthread_t *tid, void *(*fn)(void *), void *arg);

@@ -26,6 +26,7 @@
  * limit) are still its HTML: 2.1 answers them before any callback.
  */
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -38,6 +39,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/keyvalq_struct.h>
@@ -92,15 +94,19 @@ static void http_listen_error(struct evconnlistener *lev, void *arg)
 	struct http_listener *l = http_listener_of(lev);
 	int e = EVUTIL_SOCKET_ERROR();
 
+	struct jm4lw *m;
+
 	(void)arg;
 	if (l == NULL ||
 	    !(e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM))
 		return;
-	log_msg(l->h->m, JM4LW_LOG_WARN,
-	    "http accept: %s; pausing accept for %d s", strerror(e),
-	    HTTP_PAUSE_SECONDS);
 	evconnlistener_disable(lev);
 	event_add(l->resume, &tv);
+	m = l->h->m;
+	module_enter(m); /* the log may free the module: see life.c */
+	log_msg(m, JM4LW_LOG_WARN, "http accept: %s; pausing accept for %d s",
+	    strerror(e), HTTP_PAUSE_SECONDS);
+	module_leave(m);
 }
 
 int http_host_allowed(const char *allowed, const char *host)
@@ -372,7 +378,7 @@ const char *http_ambiguity(const char *uri, const struct evkeyvalq *in)
 }
 
 /* Every request: the checks, then its route. */
-static void http_request(struct evhttp_request *req, void *arg)
+static void http_on_request(struct evhttp_request *req, void *arg)
 {
 	struct http *h = arg;
 	struct jm4lw *m = h->m;
@@ -474,6 +480,19 @@ static void http_request(struct evhttp_request *req, void *arg)
 	evhttp_clear_headers(&query);
 out:
 	module_unsampled_leave(m, was);
+}
+
+/* evhttp's request callback: a host's jm4lw_free() in a word's handler
+ * (/4lw/<word>) or in the log waits until the request is handled, and
+ * then runs here, where evhttp expects its callbacks may free (its
+ * bufferevent holds a reference across the call). */
+static void http_request(struct evhttp_request *req, void *arg)
+{
+	struct jm4lw *m = ((struct http *)arg)->m;
+
+	module_enter(m);
+	http_on_request(req, arg);
+	module_leave(m);
 }
 
 /* The limits of the configuration, on evhttp. */
@@ -601,6 +620,38 @@ static void http_bound(const struct jm4lw *m, char *buf, size_t len)
 	}
 }
 
+/*
+ * jm4lw_free: a reply evhttp already holds (the /4lw/quit that freed the
+ * module) goes out as far as the socket takes it now; evhttp_free would
+ * drop it. MSG_NOSIGNAL, as everywhere: the host ignores no SIGPIPE.
+ */
+static void http_sock_flush(struct http_sock *sk)
+{
+	struct evbuffer *out = bufferevent_get_output(sk->bev);
+	evutil_socket_t fd = bufferevent_getfd(sk->bev);
+	struct evbuffer_iovec v[16];
+	struct iovec iov[16];
+	struct msghdr msg;
+	ssize_t n;
+	int i, nv;
+
+	while (fd != -1 && evbuffer_get_length(out) > 0) {
+		nv = evbuffer_peek(out, -1, NULL, v, 16);
+		if (nv > 16)
+			nv = 16;
+		for (i = 0; i < nv; i++) {
+			iov[i].iov_base = v[i].iov_base;
+			iov[i].iov_len = v[i].iov_len;
+		}
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = (size_t)nv;
+		if ((n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT)) <= 0)
+			break;
+		evbuffer_drain(out, (size_t)n);
+	}
+}
+
 void http_free(struct jm4lw *m)
 {
 	struct http *h = m->http, **pp;
@@ -629,6 +680,8 @@ void http_free(struct jm4lw *m)
 	for (i = 0; i < h->nls; i++)
 		if (h->ls[i].resume != NULL)
 			event_free(h->ls[i].resume);
+	TAILQ_FOREACH(sk, &h->socks, entry)
+		http_sock_flush(sk);
 	/* Frees the listeners and connections; their close callbacks
 	 * empty our list. */
 	evhttp_free(h->eh);
@@ -657,12 +710,14 @@ JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 	if (m == NULL)
 		return -1;
 	module_clear_error(m);
+	module_enter(m); /* the log may free the module: see life.c */
 	was = module_unsampled_enter(m);
 	r = addr != NULL ? http_bind(m, addr)
 	                 : listen_each(m, m->http_listen_req, http_bind);
 	/* conf shows what is bound, as for listen: nothing until a bind. */
 	http_bound(m, m->cfg.http_listen, sizeof(m->cfg.http_listen));
 	module_unsampled_leave(m, was);
+	module_leave(m);
 	return r;
 }
 

@@ -11,8 +11,8 @@
  *	if (m == NULL) ... err says why
  *	if (jm4lw_listen(m, NULL) == -1) ... jm4lw_errmsg(m) says why
  *	event_base_dispatch(base);
- *	jm4lw_free(m);
- *	event_base_free(base);
+ *	jm4lw_free(m);          // or jm4lw_free_wait(m, ms): see there
+ *	event_base_free(base);  // after: the module's events live in it
  *
  * The module never calls exit(), never installs signal handlers and never
  * writes to a socket in a way that can raise SIGPIPE (it sends with
@@ -200,11 +200,61 @@ JM4LW_API const char *jm4lw_errmsg(const struct jm4lw *m);
 
 /**
  * Close every listener and connection and free the module. NULL is ok.
- * It returns at once even while a dump runs on the module's worker
- * thread: the worker finishes that dump, removes its staging directory
- * and exits by itself.
+ * It returns at once. A job running on the module's worker thread (a
+ * `jmfp`, `jmtp`... dump, or a rendering) is cancelled: its staging
+ * directory (`.PREFIX.PID.xxxxxx/` in dump_dir) and everything in it are
+ * removed before this returns, so a process that exits next leaves
+ * nothing behind and no half-written file under a dump's name; the peer
+ * that waited for it gets one `error: ... cancelled ...` line. A dump
+ * that had already ended is answered as usual. prof.dump itself cannot
+ * be interrupted: the worker thread finishes it into the removed
+ * directory and exits by itself (use jm4lw_free_wait() to wait for it).
+ *
+ * Lifecycle rules (issue 20):
+ * - **Order with the event_base:** call jm4lw_free() *before*
+ *   event_base_free() of the base the module was made on; the module's
+ *   events live in that base. The mistake is caught in every build: the
+ *   module sees that event_base_free() deleted its events, logs one
+ *   `jm4lw_free: the event_base was freed before the module` line at
+ *   JM4LW_LOG_ERR and frees what is its own without touching the freed
+ *   base, leaving its libevent objects (events, listeners, the HTTP
+ *   face) and their descriptors unfreed, and a waiting peer unanswered.
+ *   A base freed and another made at the same address is not told apart.
+ * - **Inside a callback:** jm4lw_free() from a word handler (a `quit`
+ *   word), from the log callback, or from any other callback the module
+ *   makes into the host is safe: the free is deferred to the end of the
+ *   module's outermost callback (as evhttp defers freeing a connection
+ *   whose callback runs), and then done. The reply the handler wrote is
+ *   sent as far as the socket takes it at once, then the connection is
+ *   closed cleanly (FIN, not a reset). Do not use @p m after the call,
+ *   even though the module still exists until the callback returns.
+ *   Not from thread mode's setup hook (jm4lw_thread_opts): stop the
+ *   thread with jm4lw_stop_thread().
+ * - **Twice, or after:** like free(), a second jm4lw_free() of the same
+ *   module is a mistake. It is caught (a process-wide list of live
+ *   modules is looked up, no freed memory is read): one
+ *   `jm4lw: jm4lw_free(0x...): not a live module` line on stderr, and
+ *   nothing else happens. jm4lw_add_word() on a freed module is caught
+ *   the same way and returns -1. Other calls on a freed module are
+ *   undefined, as with any freed pointer; a new module that happens to
+ *   get the freed one's address is taken for it.
  */
 JM4LW_API void jm4lw_free(struct jm4lw *m);
+
+/**
+ * jm4lw_free(), but wait up to @p timeout_ms milliseconds for a job
+ * running on the worker (a dump, a rendering) to end first: an ended job
+ * answers its peer as usual (a `jmfp` gets its path), and the worker
+ * thread has exited when this returns 0. On timeout (and with
+ * @p timeout_ms <= 0 while a job runs) the job is cancelled as by
+ * jm4lw_free(), the module is freed all the same, and -1 is returned:
+ * nothing is left in dump_dir (no staging directory, nothing
+ * half-written under a dump's name), but the worker thread still runs
+ * until its prof.dump returns. Called inside a callback of the module
+ * the free is deferred as jm4lw_free()'s is, the wait happening then,
+ * and this returns -1 at once. NULL: 0.
+ */
+JM4LW_API int jm4lw_free_wait(struct jm4lw *m, int timeout_ms);
 
 /**
  * Serve an already-bound socket @p fd (listening or not: it is put into
@@ -249,10 +299,24 @@ JM4LW_API int jm4lw_http_bound_addr(const struct jm4lw *m, int i, char *buf,
 /** The reply being built for one word; valid only during the handler. */
 struct jm4lw_reply;
 
+/** Largest reply a host word's handler may write (16 MiB). A handler
+ *  that writes more has its reply thrown away (the memory is freed at
+ *  once) and the peer gets one `error:` line naming the word and this
+ *  limit instead; further writes in the same handler are dropped. */
+#define JM4LW_REPLY_MAX (16u * 1024 * 1024)
+
 /**
  * A host word's handler. Write the reply with jm4lw_reply_printf() /
  * jm4lw_reply_write(); return 0, or -1 after jm4lw_reply_error().
- * It runs on the module's event loop: keep it short.
+ * It runs on the module's event loop, which is the host's: keep it short.
+ * A handler that blocks blocks that loop, and everything on it: no other
+ * peer is read, answered or timed out meanwhile, and a finished dump is
+ * not collected. The limits are timers of that loop, so they fire late,
+ * when the handler returns: a peer whose own read_timeout ran out
+ * meanwhile is then closed unanswered (a reset: its word is unread) even
+ * if the word arrived in time, and the others are served. The reply is
+ * sent when the handler returns; the handler may call jm4lw_free() (see
+ * there).
  */
 typedef int (*jm4lw_word_fn)(struct jm4lw_reply *r, void *arg);
 
@@ -261,7 +325,8 @@ typedef int (*jm4lw_word_fn)(struct jm4lw_reply *r, void *arg);
  * served by @p fn. A word of the same name, built-in or added earlier, is
  * replaced. @p flags is 0 or JM4LW_WORD_MUTATES. Returns 0, or -1 with
  * the reason in jm4lw_errmsg(): a bad name (the line says the rule), no
- * handler, or the table full (64 host words). Replacing a built-in word
+ * handler, or the table full (64 host words); or -1 if @p m was already
+ * freed, which is caught as jm4lw_free() says. Replacing a built-in word
  * succeeds but says so: 0, an INFO log line, and jm4lw_errmsg() is
  * `add_word mntr: replaces the built-in word` (otherwise "").
  */
@@ -344,8 +409,9 @@ jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
     const struct jm4lw_thread_opts *opts, char *err, size_t errlen);
 
 /**
- * Stop the thread promptly (a reply being written is abandoned), join it
- * and free everything. In a child process after fork() the thread does
+ * Stop the thread promptly (a reply being written is abandoned, a dump
+ * running on the worker is cancelled as by jm4lw_free()), join it and
+ * free everything. In a child process after fork() the thread does
  * not exist: the child's copies of the listening sockets were closed at
  * fork, and this call only forgets the handle (it frees nothing, because
  * the event loop's kernel state is shared with the parent). NULL is ok.

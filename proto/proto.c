@@ -152,6 +152,68 @@ static void reply_unknown(struct proto *p, struct proto_out *out,
 	out_write(out, "\n", 1);
 }
 
+/* A host word's reply, held whole until its handler returns, so that one
+ * over JM4LW_REPLY_MAX can be dropped rather than half sent. */
+struct host_reply {
+	char *buf;
+	size_t len, cap;
+	int over; /* went past JM4LW_REPLY_MAX: dropped */
+};
+
+/* proto_out's write for a host word: append, or drop it all once the
+ * reply would pass JM4LW_REPLY_MAX. */
+static void host_reply_write(void *arg, const void *buf, size_t len)
+{
+	struct host_reply *h = arg;
+	size_t want = h->len + len, cap;
+	char *nb;
+
+	if (h->over)
+		return;
+	if (want > JM4LW_REPLY_MAX || want < h->len) {
+		free(h->buf);
+		*h = (struct host_reply){.over = 1};
+		return;
+	}
+	if (want > h->cap) {
+		cap = h->cap ? h->cap : 4096;
+		while (cap < want)
+			cap *= 2;
+		if ((nb = realloc(h->buf, cap)) == NULL) {
+			free(h->buf);
+			*h = (struct host_reply){.over = 1};
+			return;
+		}
+		h->buf = nb;
+		h->cap = cap;
+	}
+	memcpy(h->buf + h->len, buf, len);
+	h->len = want;
+}
+
+/* Run host word @p h; its reply goes to @p out whole, or as one error
+ * line if it passed JM4LW_REPLY_MAX. */
+static int host_run(struct proto *p, const struct proto_hostword *h,
+    struct proto_out *out)
+{
+	struct host_reply hr = {0};
+	struct proto_out held = {.write = host_reply_write, .arg = &hr};
+	struct jm4lw_reply r = {.p = p, .out = &held};
+	int rv = h->fn(&r, h->arg) == 0 ? PROTO_OK : PROTO_ERROR;
+
+	if (hr.over) {
+		out_printf(out,
+		    JM4LW_ERROR_PREFIX "the reply of %s was over %u bytes "
+		                       "(JM4LW_REPLY_MAX) or out of memory, "
+		                       "and was dropped\n",
+		    h->name, JM4LW_REPLY_MAX);
+		return PROTO_ERROR;
+	}
+	out_write(out, hr.buf, hr.len);
+	free(hr.buf);
+	return rv;
+}
+
 /* Run one word: a host word, a built-in, unknown, or refused. */
 int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
     struct proto_result *res)
@@ -159,7 +221,6 @@ int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
 	struct core_stats *st = &p->core->st;
 	const struct proto_hostword *h;
 	const struct proto_word *w = NULL;
-	struct jm4lw_reply r = {.p = p, .out = out};
 	const char *name;
 	int flags, rv;
 
@@ -191,7 +252,7 @@ int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
 	}
 	p->why = REASON_NONE;
 	if (h != NULL)
-		rv = h->fn(&r, h->arg) == 0 ? PROTO_OK : PROTO_ERROR;
+		rv = host_run(p, h, out);
 	else
 		rv = w->fn(p, out);
 	/* A handler that failed without saying why: it failed. */

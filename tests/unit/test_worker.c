@@ -282,6 +282,49 @@ static void test_free_without_a_job(void **state)
 	assert_int_equal(G.done, 0);
 }
 
+/* worker_settle's cancel hook: counts its calls (issue 20). */
+static int cancels;
+static void job_cancel(void *job)
+{
+	assert_ptr_equal(job, &G);
+	cancels++;
+}
+
+/* jm4lw_free's settle: a running job past the timeout is cancelled
+ * (the hook runs, -1) and left to the thread; one that ends within it
+ * is handed back (0) for its answer, and the loop is not told twice. */
+static void test_settle_cancels_or_collects(void **state)
+{
+	struct worker *w;
+	void *done = &done;
+
+	(void)state;
+	cancels = 0;
+	w = worker_new(G.base, core_jemalloc(), job_done, &G);
+	assert_int_equal(worker_settle(w, 100, job_cancel, &done), 0);
+	assert_null(done); /* no job: nothing to do */
+	assert_int_equal(worker_submit(w, gated_job, &G), 0);
+	wait_for(&G.started);
+	assert_int_equal(worker_settle(w, 50, job_cancel, &done), -1);
+	assert_null(done);
+	assert_int_equal(cancels, 1);
+	assert_int_equal(worker_free(w, job_orphan), 1);
+	open_gate();
+	wait_for(&G.orphaned);
+	usleep(100 * 1000); /* the thread exits right after */
+
+	G.open = 1;
+	G.orphaned = G.finished = G.started = 0;
+	w = worker_new(G.base, core_jemalloc(), job_done, &G);
+	assert_int_equal(worker_submit(w, gated_job, &G), 0);
+	assert_int_equal(worker_settle(w, 10000, job_cancel, &done), 0);
+	assert_ptr_equal(done, &G);
+	assert_int_equal(cancels, 1);
+	assert_int_equal(worker_free(w, job_orphan), 0);
+	assert_int_equal(G.orphaned, 0);
+	assert_int_equal(G.done, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +336,8 @@ int main(void)
 	        teardown),
 	    cmocka_unit_test_setup_teardown(test_free_without_a_job, setup,
 	        teardown),
+	    cmocka_unit_test_setup_teardown(test_settle_cancels_or_collects,
+	        setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
