@@ -35,6 +35,9 @@ struct sym_ops {
 	size_t (*build_id)(struct symbolizer *s, const struct hp_map *m,
 	    const unsigned char **bits);
 	void (*free)(struct symbolizer *s); /* the backend's state only */
+	/* Optional: fetch what @p hp's objects need before the first
+	 * lookup (debuginfod's files, within s->dbg's timeout). */
+	void (*prepare)(struct symbolizer *s, const struct heap_profile *hp);
 };
 
 struct symbolizer {
@@ -52,7 +55,11 @@ struct symbolizer {
 	size_t nstrs, cap_strs;
 	const char *warn[SYM_WARN_MAX]; /* sym_warning's, kept in strs */
 	size_t nwarn;
+	struct sym_debug dbg; /* where debug info is (strings in strs) */
 };
+
+/* Keep warning @p w (one line) for sym_warning. */
+void sym_warn(struct symbolizer *s, const char *w);
 
 /* A symbolizer with @p ops and no backend state yet; NULL (with the
  * reason in @p err) when memory runs out. */
