@@ -772,6 +772,7 @@ static void (*const job_runs[])(struct job *) = {
 /* Run @p j by its kind. */
 void job_run(struct job *j)
 {
+	profile_debug_from(&j->cfg);
 	job_runs[j->kind](j);
 }
 
