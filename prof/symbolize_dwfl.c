@@ -405,6 +405,11 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
 	}
 	if ((fd = sym_try_build_id(mod, sys, &main_sb, debuginfo_name)) >= 0)
 		return fd;
+	/* In the process the file is /proc/self/map_files/START-END: its
+	 * debuglink is looked for where the module's path says it is. */
+	if (file_name != NULL && strncmp(file_name, "/proc/", 6) == 0 &&
+	    modname != NULL && modname[0] == '/')
+		file_name = modname;
 	if (file_name != NULL && (slash = strrchr(file_name, '/')) != NULL) {
 		/* Where libdwfl looks: beside, in .debug/, under the root. */
 		const char *pre[] = {"", "", sys};

@@ -320,6 +320,16 @@ if inproc dirs "debug_dirs = $T/nothing,$T/cdd"; then
 	stop_daemon
 fi
 
+# In the process the object is read through /proc/self/map_files; its
+# debuglink is still looked for beside the file the module names.
+cp "$DBG/jm4lwd.debug" "$S/jm4lwd.debug"
+if inproc beside; then
+	agree "in the process, .gnu_debuglink beside the object" \
+		"$T/beside.truth" "$T/beside.ours"
+	stop_daemon
+fi
+rm -f "$S/jm4lwd.debug"
+
 # --------------------------------------------- debuginfod down or silent
 kill "$DPID"
 wait_exit "$DPID" 10
