@@ -108,7 +108,7 @@ static int sym_objinfo(int fd, struct sym_objinfo *oi)
 }
 
 /* Keep warning @p w (one line) for sym_warning. */
-void sym_warn(struct symbolizer *s, const char *w)
+static void sym_warn(struct symbolizer *s, const char *w)
 {
 	if (s->nwarn < SYM_WARN_MAX)
 		s->warn[s->nwarn++] = sym_keep(s, w);
@@ -202,6 +202,8 @@ static int sym_check_binary(const struct heap_profile *hp, const char *binary,
 static struct symbolizer *sym_debug_take(struct symbolizer *s,
     const struct heap_profile *hp, const struct sym_debug *dbg)
 {
+	char warn[512];
+
 	/* sym_keep gives "?" when memory runs out: a directory not there. */
 	s->dbg = *dbg;
 	if (dbg->dirs != NULL)
@@ -210,8 +212,12 @@ static struct symbolizer *sym_debug_take(struct symbolizer *s,
 		s->dbg.system_dir = sym_keep(s, dbg->system_dir);
 	if (s->dbg.timeout == 0)
 		s->dbg.timeout = SYM_DEBUGINFOD_TIMEOUT;
-	if (s->ops->prepare != NULL)
-		s->ops->prepare(s, hp);
+	if (s->ops->prepare != NULL) {
+		warn[0] = '\0';
+		s->ops->prepare(s, hp, warn, sizeof(warn));
+		if (warn[0] != '\0')
+			sym_warn(s, warn);
+	}
 	return s;
 }
 

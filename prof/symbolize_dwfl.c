@@ -104,7 +104,8 @@ static int dw_in_allocator(struct symbolizer *s, uint64_t pc);
 static size_t dw_build_id(struct symbolizer *s, const struct hp_map *m,
     const unsigned char **bits);
 static void dw_free(struct symbolizer *s);
-static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp);
+static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp,
+    char *warn, size_t warnlen);
 
 static const struct sym_ops dw_ops = {
     .resolve = dw_resolve,
@@ -476,13 +477,13 @@ static int sym_set_userdata(Dwfl_Module *mod, void **userdata, const char *name,
  * happens here within the timeout, and say in one warning what it did
  * not get. Without it the lookups stay lazy (nothing to wait for).
  */
-static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp)
+static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp,
+    char *warn, size_t warnlen)
 {
 	struct sym_dwfl *d = s->be;
 	Dwfl_Module *mod, *last = NULL;
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	Dwarf_Addr bias;
-	char w[512];
 	size_t i;
 
 	if (!s->dbg.debuginfod || urls == NULL || urls[0] == '\0')
@@ -497,7 +498,7 @@ static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp)
 	}
 	if (d->nmissing == 0)
 		return;
-	snprintf(w, sizeof(w),
+	snprintf(warn, warnlen,
 	    "no debug info from debuginfod for %zu object%s (%s)%s: %s",
 	    d->nmissing, d->nmissing == 1 ? "" : "s", d->missing,
 	    d->no_lib          ? ": libdebuginfod.so.1 cannot be loaded"
@@ -505,7 +506,6 @@ static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp)
 	                       : "",
 	    "their functions are named from their symbol tables, or "
 	    "object+0x...");
-	sym_warn(s, w);
 }
 
 struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,

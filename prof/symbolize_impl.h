@@ -36,8 +36,10 @@ struct sym_ops {
 	    const unsigned char **bits);
 	void (*free)(struct symbolizer *s); /* the backend's state only */
 	/* Optional: fetch what @p hp's objects need before the first
-	 * lookup (debuginfod's files, within s->dbg's timeout). */
-	void (*prepare)(struct symbolizer *s, const struct heap_profile *hp);
+	 * lookup (debuginfod's files, within s->dbg's timeout); what it
+	 * could not get, one line in @p warn (left empty if nothing). */
+	void (*prepare)(struct symbolizer *s, const struct heap_profile *hp,
+	    char *warn, size_t warnlen);
 };
 
 struct symbolizer {
@@ -57,9 +59,6 @@ struct symbolizer {
 	size_t nwarn;
 	struct sym_debug dbg; /* where debug info is (strings in strs) */
 };
-
-/* Keep warning @p w (one line) for sym_warning. */
-void sym_warn(struct symbolizer *s, const char *w);
 
 /* A symbolizer with @p ops and no backend state yet; NULL (with the
  * reason in @p err) when memory runs out. */
