@@ -26,6 +26,7 @@
 # symbol table's name); the test holds only that DWARF's names are absent.
 #
 #	bash debuginfo.sh   (JM4LW_PROF, CXX_HOST, JM4LWD from ctest)
+# shellcheck disable=SC2119 # lib.sh's free_port, stop_daemon: optional arguments
 . "$(dirname "$0")/../lib.sh"
 
 [ "${JM4LW_SYMBOLIZER:-libdw}" = libdw ] || {
@@ -127,7 +128,8 @@ check() {
 	if "$@"; then pass "$desc"; else fail "$desc"; fi
 }
 
-# ask_to WORD FILE: ask's reply into FILE.
+# ask_to WORD FILE: ask's reply into FILE (for timed).
+# shellcheck disable=SC2317 # called through timed
 ask_to() {
 	ask "$1" >"$2"
 }
@@ -298,6 +300,8 @@ if inproc dfd-on "symbolize_debuginfod = on" "symbolize_timeout = 20"; then
 		fail "jm4lwd's dump has addresses of its own code ($n)"; fi
 	agree "in the process, symbolize_debuginfod = on: jm4lwd's names (C)" \
 		"$T/dfd-on.truth" "$T/dfd-on.ours"
+	assert_grep "in the process: libdebuginfod loaded once asked (dlopen)" \
+		'libdebuginfod' "/proc/$PID/maps"
 	ask jmtp >"$T/dfd-on.jmtp"
 	assert_grep "in the process: jmtp answers" '^# live heap' "$T/dfd-on.jmtp"
 	assert_no_grep "in the process: jmtp's warning does not name jm4lwd" \
@@ -309,6 +313,9 @@ if inproc dfd-off; then
 		"$T/dfd-off.truth" "$T/dfd-off.ours"
 	check "in the process, off: nothing fetched" \
 		test ! -e "$T/dfd-off.cache/$C_ID"
+	# Never asked: neither libdebuginfod nor the libcurl it brings.
+	assert_no_grep "in the process, off: libdebuginfod and libcurl not mapped" \
+		'libdebuginfod|libcurl' "/proc/$PID/maps"
 	stop_daemon
 fi
 IN_URLS=
