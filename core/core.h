@@ -420,6 +420,11 @@ int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen);
  * a reload meanwhile changes the next job only. */
 void profile_debug_from(const struct jm4lw_config *cfg);
 
+/* What the last profile_* call on this thread could not get for its
+ * symbols (debuginfod's objects), one line, or NULL: for the formats
+ * with no room for a remark, the worker logs it. */
+const char *profile_debug_warning(void);
+
 /* Which symbolizer this build has ("libdw" or "elf"), for conf/mntr. */
 const char *profile_symbolizer(void);
 

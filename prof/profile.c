@@ -24,6 +24,7 @@ static __thread struct {
 	char dirs[sizeof(((struct jm4lw_config *)0)->debug_dirs)];
 	struct sym_debug dbg;
 	int set;
+	char warn[512]; /* the last symbolizer's first warning, or "" */
 } profile_dbg;
 
 void profile_debug_from(const struct jm4lw_config *cfg)
@@ -35,14 +36,28 @@ void profile_debug_from(const struct jm4lw_config *cfg)
 	    strcmp(cfg->symbolize_debuginfod, "on") == 0;
 	profile_dbg.dbg.timeout = cfg->symbolize_timeout;
 	profile_dbg.set = 1;
+	profile_dbg.warn[0] = '\0';
 }
 
-/* This process's symbolizer with the worker's places for debug info. */
+/* This process's symbolizer with the worker's places for debug info;
+ * its first warning kept for profile_debug_warning. */
 static struct symbolizer *profile_sym(const struct heap_profile *hp, char *err,
     size_t errlen)
 {
-	return sym_new_self_debug(hp, profile_dbg.set ? &profile_dbg.dbg : NULL,
+	struct symbolizer *s;
+
+	profile_dbg.warn[0] = '\0';
+	s = sym_new_self_debug(hp, profile_dbg.set ? &profile_dbg.dbg : NULL,
 	    err, errlen);
+	if (s != NULL && sym_warning(s, 0) != NULL)
+		snprintf(profile_dbg.warn, sizeof(profile_dbg.warn), "%s",
+		    sym_warning(s, 0));
+	return s;
+}
+
+const char *profile_debug_warning(void)
+{
+	return profile_dbg.warn[0] != '\0' ? profile_dbg.warn : NULL;
 }
 
 const char *profile_symbolizer(void)

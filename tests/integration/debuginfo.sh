@@ -396,6 +396,15 @@ if inproc silent "symbolize_debuginfod = on" "symbolize_timeout = 2"; then
 	assert_grep "in the process: jmtp says what was missing in one line" \
 		'^# warning: no debug info from debuginfod for .*jm4lwd.*: the timeout was reached' \
 		"$T/silent.jmtp"
+	# jmcs has no room for a remark: the host's log says it.
+	ask jmcs >"$T/silent.jmcs"
+	assert_no_grep "in the process: jmcs's collapsed stacks carry no remark" '^#' "$T/silent.jmcs"
+	if wait_log 'symbolizing: no debug info from debuginfod for .*jm4lwd'; then
+		pass "in the process: jmcs's missing debug info is in the host's log"
+	else
+		fail "in the process: jmcs's missing debug info is in the host's log" \
+			"$(show_tail "$DLOG")"
+	fi
 	alive "in the process: the daemon still serves"
 	stop_daemon
 fi
