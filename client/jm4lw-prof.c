@@ -9,7 +9,9 @@
  * needs neither.
  *
  *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof] [--objects]
- *	           [--base OLD] [--binary PATH] [-o FILE] PROFILE
+ *	           [--base OLD] [--binary PATH] [--debug-dir DIR]...
+ *	           [--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod]
+ *	           [-o FILE] PROFILE
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
  * (one line on stderr), 2 usage.
@@ -30,7 +32,9 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 
 static const char usage_text[] =
     "usage: jm4lw-prof [-f text|collapsed|symbolized|svg|pprof] [--objects] "
-    "[--base OLD] [--binary PATH] [-o FILE] PROFILE\n"
+    "[--base OLD] [--binary PATH] [--debug-dir DIR]... "
+    "[--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod] "
+    "[-o FILE] PROFILE\n"
     "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
     "function (default)\n"
     "  -f collapsed  one \"outer;...;leaf bytes\" line per stack, for "
@@ -47,6 +51,16 @@ static const char usage_text[] =
     "  --base OLD    what grew since the profile OLD (jeprof's --base)\n"
     "  --binary PATH the main program's file, when it is not where the "
     "profile says\n"
+    "  --debug-dir DIR  look for debug files there too (repeatable): as a "
+    "build-ID tree\n"
+    "                (DIR/.build-id/xx/rest.debug) and as a "
+    ".gnu_debuglink directory\n"
+    "  --system-debug-dir DIR  the distribution's debug root instead of "
+    "/usr/lib/debug\n"
+    "  --timeout SECS   what debuginfod (DEBUGINFOD_URLS) may take in all "
+    "(default 10)\n"
+    "  --no-debuginfod  do not ask debuginfod even when DEBUGINFOD_URLS is "
+    "set\n"
     "  -o FILE       write there instead of standard output\n";
 
 /* A view that carries the profile (-f symbolized): the profile file
@@ -77,6 +91,35 @@ static char *raw_profile(const struct heap_profile *hp, const char *path,
 	return raw != NULL ? raw : strdup("");
 }
 
+/* Add @p dir to the ':'-separated list @p dirs of @p size bytes: 0,
+ * or -1 when it does not fit (a fixed buffer: a command line's few
+ * directories, and nothing to free on the way out). */
+static int add_dir(char *dirs, size_t size, const char *dir)
+{
+	size_t len = strlen(dirs);
+	int n;
+
+	n = snprintf(dirs + len, size - len, "%s%s", len > 0 ? ":" : "", dir);
+	if (n < 0 || (size_t)n >= size - len) {
+		dirs[len] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* --timeout's value: whole seconds, 1 to 3600; -1 otherwise. */
+static long parse_timeout(const char *v)
+{
+	char *end;
+	long t;
+
+	errno = 0;
+	t = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || t < 1 || t > 3600)
+		return -1;
+	return t;
+}
+
 /* A usage error: the reason, the usage, exit status 2. */
 static int usage(const char *why, const char *what)
 {
@@ -92,6 +135,10 @@ int main(int argc, char *argv[])
 	    {"binary", required_argument, NULL, 'b'},
 	    {"objects", no_argument, NULL, 'O'},
 	    {"base", required_argument, NULL, 'B'},
+	    {"debug-dir", required_argument, NULL, 'd'},
+	    {"system-debug-dir", required_argument, NULL, 'S'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"no-debuginfod", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -103,8 +150,10 @@ int main(int argc, char *argv[])
 	struct heap_profile hp;
 	struct symbolizer *sym;
 	FILE *out = stdout;
-	char err[512], names[128], *raw = NULL;
+	char err[512], names[128], *raw = NULL, dirs[16384] = "";
+	struct sym_debug dbg = {.debuginfod = 1};
 	size_t w;
+	long t;
 	int ch, r, f;
 
 	sym_set_demangler(__cxa_demangle);
@@ -125,6 +174,25 @@ int main(int argc, char *argv[])
 			break;
 		case 'B':
 			basepath = optarg;
+			break;
+		case 'd':
+			if (add_dir(dirs, sizeof(dirs), optarg) == -1)
+				return usage("too many --debug-dir (16 KB of "
+				             "names at most): ",
+				    optarg);
+			break;
+		case 'S':
+			dbg.system_dir = optarg;
+			break;
+		case 't':
+			if ((t = parse_timeout(optarg)) == -1)
+				return usage("--timeout wants whole seconds, "
+				             "1 to 3600: ",
+				    optarg);
+			dbg.timeout = (unsigned)t;
+			break;
+		case 'n':
+			dbg.debuginfod = 0;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -169,7 +237,9 @@ int main(int argc, char *argv[])
 		heapprof_free(&base);
 		return 1;
 	}
-	if ((sym = sym_new(&hp, binary, err, sizeof(err))) == NULL) {
+	dbg.dirs = dirs;
+	if ((sym = sym_new_debug(&hp, binary, &dbg, err, sizeof(err))) ==
+	    NULL) {
 		fprintf(stderr, "jm4lw-prof: %s\n", err);
 		heapprof_free(&hp);
 		heapprof_free(&base);

@@ -83,6 +83,21 @@ struct jm4lw_config {
 	/* Requests one HTTP connection may make before it is closed
 	 *  (keep-alive cap; default 100). */
 	unsigned http_keepalive_requests;
+	/* Where in-process symbolization (issue 21)
+	 * finds debug files. */
+	/* Directories of debug files besides the objects' own and
+	 *  `/usr/lib/debug`, `:` or `,` between them, each searched as a
+	 *  build-ID tree (`DIR/.build-id/xx/rest.debug`) and as a
+	 *  `.gnu_debuglink` directory (default empty). */
+	char debug_dirs[1024];
+	/* `on`: symbolizing in the process (`jmtp`, `jmfg`, ...) may fetch
+	 *  debug files from the debuginfod servers of `DEBUGINFOD_URLS`, on
+	 *  the worker, within symbolize_timeout (default `off`). */
+	char symbolize_debuginfod[8];
+	/* Seconds debuginfod may take in all for one symbolization; then
+	 *  the objects not got keep their symbol tables' names and the reply
+	 *  says which (default 10). */
+	unsigned symbolize_timeout;
 };
 
 #endif

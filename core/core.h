@@ -419,6 +419,17 @@ long profile_parse_addrs(const char *addrs, size_t len, uint64_t *out,
  * of every address, then the dump itself. 0, or -1 with @p err. */
 int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen);
 
+/* Where the profile_* calls on this thread (the worker's) find debug
+ * info from now on: @p cfg's debug_dirs, symbolize_debuginfod and
+ * symbolize_timeout (issue 21). A job's copy of the configuration, so
+ * a reload meanwhile changes the next job only. */
+void profile_debug_from(const struct jm4lw_config *cfg);
+
+/* What the last profile_* call on this thread could not get for its
+ * symbols (debuginfod's objects), one line, or NULL: for the formats
+ * with no room for a remark, the worker logs it. */
+const char *profile_debug_warning(void);
+
 /* Which symbolizer this build has ("libdw" or "elf"), for conf/mntr. */
 const char *profile_symbolizer(void);
 

@@ -265,6 +265,19 @@ static int body_open(const char *stage)
 	return fd;
 }
 
+static void job_log(void *arg, int level, const char *msg);
+
+/* What the symbolizer could not get (issue 21), in the host's log: the
+ * text views say it in their reply, the others have no room for it. */
+static void dump_debug_note(struct job *j)
+{
+	struct core_log log = {.fn = job_log, .arg = &j->res};
+	const char *w = profile_debug_warning();
+
+	if (w != NULL)
+		core_logf(&log, JM4LW_LOG_WARN, "symbolizing: %s", w);
+}
+
 /*
  * Render the job's view of the profile at @p dump into a body file (or,
  * with @p symbolized, write "<path>.symbolized" next to @p path). 0, or
@@ -311,6 +324,7 @@ static int dump_render(struct job *j, const char *dump, const char *dir)
 	j->res.body = 1;
 	j->res.body_fd = fd;
 	j->res.body_len = (size_t)len;
+	dump_debug_note(j);
 	return 0;
 }
 
@@ -848,6 +862,7 @@ static void (*const job_runs[])(struct job *) = {
 /* Run @p j by its kind. */
 void job_run(struct job *j)
 {
+	profile_debug_from(&j->cfg);
 	job_runs[j->kind](j);
 }
 

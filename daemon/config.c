@@ -43,6 +43,8 @@ static int check_dump_prefix(const char *, int, char *, size_t, char *, size_t);
 static int check_allow_from(const char *, int, char *, size_t, char *, size_t);
 static int check_growth(const char *, int, char *, size_t, char *, size_t);
 static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
+static int check_debug_dirs(const char *, int, char *, size_t, char *, size_t);
+static int check_debuginfod(const char *, int, char *, size_t, char *, size_t);
 
 #define STRING_KEY(f, fn)                                                      \
 	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
@@ -128,6 +130,16 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(http_keepalive_requests, 1, 100000, ""), .def = "100",
         .help = "requests one HTTP connection may make before it is "
                 "closed"},
+    /* Issue 21: where in-process symbolization finds debug info. */
+    {STRING_KEY(debug_dirs, check_debug_dirs), .def = "",
+        .help = "debug file directories besides `/usr/lib/debug`, `:` or "
+                "`,` between them: build-ID trees and `.gnu_debuglink` dirs"},
+    {STRING_KEY(symbolize_debuginfod, check_debuginfod), .def = "off",
+        .help = "`on`: symbolizing in the process may fetch debug files "
+                "from `DEBUGINFOD_URLS`' servers, on the worker"},
+    {NUMBER_KEY(symbolize_timeout, 1, 3600, " seconds"), .def = "10",
+        .help = "seconds debuginfod may take in all per symbolization; "
+                "then frames keep `object+0x...` names"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -585,6 +597,43 @@ static int check_symbolized(const char *v, int flags, char *norm,
 		    quote(q, sizeof(q), v, strlen(v)));
 	return copy_norm("dump_symbolized", b ? "on" : "off", norm, normlen,
 	    err, errlen);
+}
+
+/* symbolize_debuginfod: a switch, written back as on or off. */
+static int check_debuginfod(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	char q[64];
+	int b = parse_onoff(v);
+
+	(void)flags;
+	if (b == -1)
+		return config_err(err, errlen,
+		    "symbolize_debuginfod: %s is not a switch (want on or off)",
+		    quote(q, sizeof(q), v, strlen(v)));
+	return copy_norm("symbolize_debuginfod", b ? "on" : "off", norm,
+	    normlen, err, errlen);
+}
+
+/* debug_dirs: absolute directories, ':' or ',' between them (a relative
+ * one would depend on the host's working directory). */
+static int check_debug_dirs(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	const char *p = v;
+	char q[96];
+	size_t n;
+
+	(void)flags;
+	for (; *p != '\0'; p += n + (p[n] != '\0')) {
+		n = strcspn(p, ":,");
+		if (n > 0 && p[0] != '/')
+			return config_err(err, errlen,
+			    "debug_dirs: %s is not an absolute directory "
+			    "(want /DIR, ':' or ',' between them)",
+			    quote(q, sizeof(q), p, n));
+	}
+	return copy_norm("debug_dirs", v, norm, normlen, err, errlen);
 }
 
 /* dump_on_growth as a checker: parse_growth() with the value kept. */

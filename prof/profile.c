@@ -18,6 +18,48 @@
 #include "symbolize.h"
 #include "view.h"
 
+/* The worker's places for debug info (profile_debug_from): per thread,
+ * for a host may run several modules, each with its worker. */
+static __thread struct {
+	char dirs[sizeof(((struct jm4lw_config *)0)->debug_dirs)];
+	struct sym_debug dbg;
+	int set;
+	char warn[512]; /* the last symbolizer's first warning, or "" */
+} profile_dbg;
+
+void profile_debug_from(const struct jm4lw_config *cfg)
+{
+	snprintf(profile_dbg.dirs, sizeof(profile_dbg.dirs), "%s",
+	    cfg->debug_dirs);
+	profile_dbg.dbg.dirs = profile_dbg.dirs;
+	profile_dbg.dbg.debuginfod =
+	    strcmp(cfg->symbolize_debuginfod, "on") == 0;
+	profile_dbg.dbg.timeout = cfg->symbolize_timeout;
+	profile_dbg.set = 1;
+	profile_dbg.warn[0] = '\0';
+}
+
+/* This process's symbolizer with the worker's places for debug info;
+ * its first warning kept for profile_debug_warning. */
+static struct symbolizer *profile_sym(const struct heap_profile *hp, char *err,
+    size_t errlen)
+{
+	struct symbolizer *s;
+
+	profile_dbg.warn[0] = '\0';
+	s = sym_new_self_debug(hp, profile_dbg.set ? &profile_dbg.dbg : NULL,
+	    err, errlen);
+	if (s != NULL && sym_warning(s, 0) != NULL)
+		snprintf(profile_dbg.warn, sizeof(profile_dbg.warn), "%s",
+		    sym_warning(s, 0));
+	return s;
+}
+
+const char *profile_debug_warning(void)
+{
+	return profile_dbg.warn[0] != '\0' ? profile_dbg.warn : NULL;
+}
+
 const char *profile_symbolizer(void)
 {
 	return sym_backend();
@@ -148,13 +190,16 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 		    hints && hints->sampling_on ? hints->sampling_on : "");
 		goto out;
 	}
-	if ((sym = sym_new_self(&hp, err, errlen)) == NULL)
+	if ((sym = profile_sym(&hp, err, errlen)) == NULL)
 		goto out;
 	profile_heading(out, view, base, have_base);
 	/* What the parse noticed (a cut MAPPED_LIBRARIES, a base of another
 	 * process), where the format has room for a remark. */
 	for (i = 0; vw->comments && i < hp.nwarn; i++)
 		fprintf(out, "# warning: %s\n", hp.warn[i]);
+	/* And what the symbolizer could not get (debuginfod's objects). */
+	for (i = 0; vw->comments && sym_warning(sym, i) != NULL; i++)
+		fprintf(out, "# warning: %s\n", sym_warning(sym, i));
 	args.title = have_base ? "heap growth" : "live heap";
 	/* The symbols, then the dump copied after "--- heap": not read
 	 * into memory whole (profiles run to tens of MB). */
@@ -277,7 +322,7 @@ int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
 		free(pcs);
 		return -1;
 	}
-	if ((sym = sym_new_self(&hp, err, errlen)) == NULL) {
+	if ((sym = profile_sym(&hp, err, errlen)) == NULL) {
 		heapprof_free(&hp);
 		free(pcs);
 		return -1;

@@ -192,10 +192,49 @@ static int sym_check_binary(const struct heap_profile *hp, const char *binary,
 	return 0;
 }
 
-/* A profile's symbolizer: its own table, or its objects'. */
+/*
+ * Take @p dbg's places for debug info into @p s (its strings kept in
+ * @p s), then let the backend fetch what the profile's objects need
+ * (prepare): done before the first lookup, so a debuginfod that is slow
+ * or down costs its timeout once, and its warning is known before
+ * anything is rendered. Returns @p s.
+ */
+static struct symbolizer *sym_debug_take(struct symbolizer *s,
+    const struct heap_profile *hp, const struct sym_debug *dbg)
+{
+	char warn[512];
+
+	/* sym_keep gives "?" when memory runs out: a directory not there. */
+	s->dbg = *dbg;
+	if (dbg->dirs != NULL)
+		s->dbg.dirs = sym_keep(s, dbg->dirs);
+	if (dbg->system_dir != NULL)
+		s->dbg.system_dir = sym_keep(s, dbg->system_dir);
+	if (s->dbg.timeout == 0)
+		s->dbg.timeout = SYM_DEBUGINFOD_TIMEOUT;
+	if (s->ops->prepare != NULL) {
+		warn[0] = '\0';
+		s->ops->prepare(s, hp, warn, sizeof(warn));
+		if (warn[0] != '\0')
+			sym_warn(s, warn);
+	}
+	return s;
+}
+
+/* A profile's symbolizer: its own table, or its objects'. Offline, so
+ * debuginfod is asked when DEBUGINFOD_URLS names servers (as gdb and
+ * eu-addr2line do). */
 struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
     char *err, size_t errlen)
 {
+	return sym_new_debug(hp, binary, NULL, err, errlen);
+}
+
+/* sym_new with the places for debug info of @p dbg. */
+struct symbolizer *sym_new_debug(const struct heap_profile *hp,
+    const char *binary, const struct sym_debug *dbg, char *err, size_t errlen)
+{
+	static const struct sym_debug offline = {.debuginfod = 1};
 	struct symbolizer *s;
 	char warn[512];
 
@@ -210,7 +249,7 @@ struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
 		return NULL;
 	if (binary != NULL && warn[0] != '\0')
 		sym_warn(s, warn);
-	return s;
+	return sym_debug_take(s, hp, dbg != NULL ? dbg : &offline);
 }
 
 /* Warning @p i, or NULL. */
@@ -223,7 +262,21 @@ const char *sym_warning(const struct symbolizer *s, size_t i)
 struct symbolizer *sym_new_self(const struct heap_profile *hp, char *err,
     size_t errlen)
 {
-	return sym_backends[0].open(hp, NULL, 1, err, errlen);
+	return sym_new_self_debug(hp, NULL, err, errlen);
+}
+
+/* The running process's, with @p dbg's places for debug info: no
+ * debuginfod unless asked (symbolize_debuginfod), for a server's
+ * process should not reach out to the network by default. */
+struct symbolizer *sym_new_self_debug(const struct heap_profile *hp,
+    const struct sym_debug *dbg, char *err, size_t errlen)
+{
+	static const struct sym_debug self = {.debuginfod = 0};
+	struct symbolizer *s;
+
+	if ((s = sym_backends[0].open(hp, NULL, 1, err, errlen)) == NULL)
+		return NULL;
+	return sym_debug_take(s, hp, dbg != NULL ? dbg : &self);
 }
 
 /* The backend's answer: the GNU build ID of a mapping's object. */

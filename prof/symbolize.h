@@ -44,6 +44,34 @@ struct sym_frame {
 struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
     char *err, size_t errlen);
 
+/*
+ * Where a symbolizer looks for debug info beyond the object itself
+ * (issue 21), in this order: build ID under @p system_dir, the
+ * object's .gnu_debuglink beside it, in its .debug/ and under
+ * @p system_dir; each of @p dirs as a build-ID tree
+ * (DIR/.build-id/xx/rest.debug) and as a debuglink directory
+ * (DIR/<object's dir>/NAME, DIR/NAME); last the debuginfod servers of
+ * DEBUGINFOD_URLS when @p debuginfod, all of them within @p timeout
+ * seconds, after which the objects not got keep their symbol tables'
+ * names and a warning (sym_warning) names them.
+ */
+struct sym_debug {
+	const char *dirs;       /* ':'- or ','-separated, or NULL */
+	const char *system_dir; /* the distribution's; NULL: /usr/lib/debug */
+	int debuginfod;         /* ask DEBUGINFOD_URLS's servers */
+	unsigned timeout;       /* seconds for debuginfod in all; 0: 10 */
+};
+
+/* The default timeout of struct sym_debug, seconds. */
+#define SYM_DEBUGINFOD_TIMEOUT 10
+
+/* sym_new with @p dbg's places for debug info (NULL: sym_new's own,
+ * debuginfod on when DEBUGINFOD_URLS is set). The objects' debug info
+ * is fetched from debuginfod here, before the first lookup, so its
+ * warning is there before anything is rendered. */
+struct symbolizer *sym_new_debug(const struct heap_profile *hp,
+    const char *binary, const struct sym_debug *dbg, char *err, size_t errlen);
+
 /* The frames of @p pc (a return address unless @p leaf: looked up at
  * pc - 1), innermost first: how many (at least 1). */
 int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
@@ -55,6 +83,11 @@ int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
  * in place) is still read as the process has it mapped. */
 struct symbolizer *sym_new_self(const struct heap_profile *hp, char *err,
     size_t errlen);
+
+/* sym_new_self with @p dbg's places for debug info (NULL: no
+ * debuginfod, the system's places only, as sym_new_self). */
+struct symbolizer *sym_new_self_debug(const struct heap_profile *hp,
+    const struct sym_debug *dbg, char *err, size_t errlen);
 
 /* The GNU build ID of the object mapped at @p m (by its path), for
  * pprof's mappings: its length, with the bytes in *@p bits (valid until

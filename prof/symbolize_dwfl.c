@@ -17,15 +17,20 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
+#include <elfutils/debuginfod.h>
 #include <elfutils/libdwfl.h>
 #include <zlib.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "symbolize_impl.h"
@@ -82,6 +87,15 @@ struct sym_dwfl {
 	struct sym_module *mods;
 	size_t nmods;
 	struct hmap cus; /* hash of (dbg, unit) -> its struct cu_index */
+	/* debuginfod: the client, the modules asked, the deadline of all
+	 * the asking (monotonic ms, 0 before the first), what it missed. */
+	debuginfod_client *dfd;
+	Dwfl_Module **asked;
+	size_t nasked, cap_asked;
+	uint64_t deadline;
+	int timed_out, no_lib;
+	size_t nmissing;
+	char missing[256];
 };
 
 static int dw_resolve(struct symbolizer *s, uint64_t addr,
@@ -90,12 +104,15 @@ static int dw_in_allocator(struct symbolizer *s, uint64_t pc);
 static size_t dw_build_id(struct symbolizer *s, const struct hp_map *m,
     const unsigned char **bits);
 static void dw_free(struct symbolizer *s);
+static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp,
+    char *warn, size_t warnlen);
 
 static const struct sym_ops dw_ops = {
     .resolve = dw_resolve,
     .in_allocator = dw_in_allocator,
     .build_id = dw_build_id,
     .free = dw_free,
+    .prepare = dw_prepare,
 };
 
 static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
@@ -155,32 +172,227 @@ static int sym_debug_matches(Dwfl_Module *mod, int fd, GElf_Word crc)
 }
 
 /*
+ * libdebuginfod, loaded on first use (dlopen): linked, it would map
+ * libcurl and its TLS, GSSAPI and LDAP libraries into every host at
+ * start, where most never ask debuginfod for anything. Called directly
+ * rather than through libdwfl's dwfl_standard_find_debuginfo (which
+ * dlopens it too) for the progress callback: DEBUGINFOD_TIMEOUT bounds
+ * one transfer's stall, not the time all of a profile's objects take,
+ * and the callback can cancel at our deadline.
+ */
+static struct sym_dfd {
+	void *lib;
+	debuginfod_client *(*begin)(void);
+	int (*find)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*end)(debuginfod_client *);
+} sym_dfd;
+static pthread_once_t sym_dfd_once = PTHREAD_ONCE_INIT;
+
+/* The functions of libdebuginfod we call, by name, into sym_dfd. */
+static const struct {
+	const char *name;
+	size_t off;
+} sym_dfd_fns[] = {
+    {"debuginfod_begin", offsetof(struct sym_dfd, begin)},
+    {"debuginfod_find_debuginfo", offsetof(struct sym_dfd, find)},
+    {"debuginfod_set_progressfn", offsetof(struct sym_dfd, set_progressfn)},
+    {"debuginfod_set_user_data", offsetof(struct sym_dfd, set_user_data)},
+    {"debuginfod_get_user_data", offsetof(struct sym_dfd, get_user_data)},
+    {"debuginfod_end", offsetof(struct sym_dfd, end)},
+};
+
+/* pthread_once: load libdebuginfod and its functions, or leave
+ * sym_dfd.lib NULL. It stays loaded: libcurl does not unload cleanly. */
+static void sym_dfd_load(void)
+{
+	void *lib, *fn;
+	size_t i;
+
+	if ((lib = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL)
+		return;
+	for (i = 0; i < sizeof(sym_dfd_fns) / sizeof(sym_dfd_fns[0]); i++) {
+		if ((fn = dlsym(lib, sym_dfd_fns[i].name)) == NULL) {
+			dlclose(lib);
+			return;
+		}
+		memcpy((char *)&sym_dfd + sym_dfd_fns[i].off, &fn, sizeof(fn));
+	}
+	sym_dfd.lib = lib;
+}
+
+/* Now on the monotonic clock, in milliseconds. */
+static uint64_t sym_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* libdebuginfod's progress callback, about once a second and per chunk
+ * received: nonzero cancels the transfer once our deadline is past. */
+static int sym_dfd_progress(debuginfod_client *c, long a, long b)
+{
+	struct sym_dwfl *d = sym_dfd.get_user_data(c);
+
+	(void)a;
+	(void)b;
+	if (sym_now_ms() < d->deadline)
+		return 0;
+	d->timed_out = 1;
+	return 1;
+}
+
+/* Note @p mod's object as one debuginfod did not give, for the
+ * warning: its file name, in a list cut short if long. */
+static void sym_dfd_missing(struct sym_dwfl *d, const char *modname)
+{
+	const char *base = strrchr(modname, '/');
+	size_t len = strlen(d->missing);
+
+	base = base != NULL ? base + 1 : modname;
+	d->nmissing++;
+	if (len + strlen(base) + 8 < sizeof(d->missing))
+		snprintf(d->missing + len, sizeof(d->missing) - len, "%s%s",
+		    len > 0 ? ", " : "", base);
+	else if (len > 0 && strcmp(d->missing + len - 3, "...") != 0 &&
+	    len + 6 < sizeof(d->missing))
+		snprintf(d->missing + len, sizeof(d->missing) - len, ", ...");
+}
+
+/*
+ * @p mod's debug file from the debuginfod servers of DEBUGINFOD_URLS,
+ * within what is left of the symbolizer's timeout (counted from the
+ * first ask): a descriptor of the file in libdebuginfod's cache
+ * (DEBUGINFOD_CACHE_PATH, else $XDG_CACHE_HOME/debuginfod_client), or
+ * -1 with the object noted as missing. Each module is asked once: libdwfl
+ * asks for its symbol table and for its DWARF apart.
+ */
+static int sym_dfd_find(struct symbolizer *s, Dwfl_Module *mod,
+    const char *modname, char **debuginfo_name)
+{
+	struct sym_dwfl *d = s->be;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	char *path = NULL;
+	size_t i;
+	int len, fd;
+
+	for (i = 0; i < d->nasked; i++)
+		if (d->asked[i] == mod)
+			return -1;
+	if (hp_grow((void **)&d->asked, &d->cap_asked, d->nasked + 1,
+	        sizeof(*d->asked)) == -1)
+		return -1;
+	d->asked[d->nasked++] = mod;
+	if ((len = dwfl_module_build_id(mod, &id, &vaddr)) <= 0)
+		return -1; /* debuginfod knows files by build ID only */
+	if (d->deadline == 0)
+		d->deadline = sym_now_ms() + (uint64_t)s->dbg.timeout * 1000;
+	if (d->timed_out || sym_now_ms() >= d->deadline) {
+		d->timed_out = 1;
+		sym_dfd_missing(d, modname);
+		return -1;
+	}
+	(void)pthread_once(&sym_dfd_once, sym_dfd_load);
+	if (sym_dfd.lib == NULL) {
+		d->no_lib = 1;
+		sym_dfd_missing(d, modname);
+		return -1;
+	}
+	if (d->dfd == NULL) {
+		if ((d->dfd = sym_dfd.begin()) == NULL) {
+			sym_dfd_missing(d, modname);
+			return -1;
+		}
+		sym_dfd.set_user_data(d->dfd, d);
+		sym_dfd.set_progressfn(d->dfd, sym_dfd_progress);
+	}
+	if ((fd = sym_dfd.find(d->dfd, id, len, &path)) < 0) {
+		free(path);
+		sym_dfd_missing(d, modname);
+		return -1;
+	}
+	*debuginfo_name = path;
+	return fd;
+}
+
+/*
+ * @p cand as @p mod's debug file: a descriptor, with its name in
+ * *@p debuginfo_name, if it is there, is not the object itself
+ * (@p main_sb) and matches it (sym_debug_matches); else -1.
+ */
+static int sym_try_debug(Dwfl_Module *mod, const char *cand, GElf_Word crc,
+    const struct stat *main_sb, char **debuginfo_name)
+{
+	struct stat sb;
+	char why[128];
+	int fd;
+
+	if (stat(cand, &sb) == -1 ||
+	    (fd = prof_open_object(cand, why, sizeof(why))) == -1)
+		return -1;
+	if ((sb.st_dev != main_sb->st_dev || sb.st_ino != main_sb->st_ino) &&
+	    sym_debug_matches(mod, fd, crc) &&
+	    (*debuginfo_name = strdup(cand)) != NULL)
+		return fd;
+	close(fd);
+	return -1;
+}
+
+/* @p mod's debug file by build ID in the tree under @p root
+ * (ROOT/.build-id/xx/rest.debug), or -1. */
+static int sym_try_build_id(Dwfl_Module *mod, const char *root,
+    const struct stat *main_sb, char **debuginfo_name)
+{
+	const unsigned char *id;
+	char cand[4096 + 300];
+	GElf_Addr vaddr;
+	size_t k, n;
+	int len, i;
+
+	if ((len = dwfl_module_build_id(mod, &id, &vaddr)) < 2 || len > 64)
+		return -1;
+	n = (size_t)snprintf(cand, sizeof(cand), "%s/.build-id/%02x/", root,
+	    id[0]);
+	for (i = 1; i < len && n + 3 < sizeof(cand); i++, n += 2)
+		snprintf(cand + n, sizeof(cand) - n, "%02x", id[i]);
+	k = (size_t)snprintf(cand + n, sizeof(cand) - n, ".debug");
+	if (n + k >= sizeof(cand))
+		return -1;
+	return sym_try_debug(mod, cand, 0, main_sb, debuginfo_name);
+}
+
+/*
  * libdwfl's find_debuginfo, with every file we open ourselves opened by
  * prof_open_file: the debuglink is read from an object a dump named, and
  * the directories searched are that object's, so a FIFO placed there
- * must not block us. By build ID under the system's debug directory
- * first (libdwfl's own: root's directories only), then .gnu_debuglink
- * beside the object, in its .debug/ and under /usr/lib/debug, as libdwfl
- * searches; last debuginfod, when DEBUGINFOD_URLS asks for it, through
- * libdwfl's standard search told no file name (so it opens no path).
+ * must not block us. In the order production keeps debug files
+ * (struct sym_debug): by build ID under the system's debug directory;
+ * .gnu_debuglink beside the object, in its .debug/ and under the
+ * system's directory (libdwfl's own order); each configured directory as
+ * a build-ID tree and as a debuglink directory; last debuginfod. libdwfl
+ * has already looked in the object itself.
  */
 static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
     const char *modname, GElf_Addr base, const char *file_name,
     const char *debuglink, GElf_Word crc, char **debuginfo_name)
 {
-	char dir[4096], cand[4096 + 300], link[300], why[128];
-	const char *urls, *slash;
-	/* Where libdwfl looks: before the object's directory, after it. */
-	static const char *const pre[] = {"", "", "/usr/lib/debug"};
-	static const char *const post[] = {"", "/.debug", ""};
-	struct stat main_sb, sb;
-	size_t i;
+	struct symbolizer *s = *userdata;
+	char dir[4096], cand[2 * 4096 + 300], link[300], why[128], one[4096];
+	const char *urls, *slash = NULL, *sys, *p, *q;
+	struct stat main_sb;
+	size_t i, n;
 	int fd;
 
-	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
-	    file_name, debuglink, crc, debuginfo_name);
-	if (fd >= 0)
-		return fd;
+	(void)base;
+	sys = s != NULL && s->dbg.system_dir != NULL ? s->dbg.system_dir
+	                                             : "/usr/lib/debug";
+	if (file_name == NULL || stat(file_name, &main_sb) == -1)
+		memset(&main_sb, 0, sizeof(main_sb));
 	if (file_name != NULL && debuglink != NULL && debuglink[0] == '/') {
 		/* An absolute name (a dwz file's): that file only. */
 		if ((fd = prof_open_object(debuglink, why, sizeof(why))) !=
@@ -189,37 +401,111 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
 				return fd;
 			close(fd);
 		}
-	} else if (file_name != NULL &&
-	    (slash = strrchr(file_name, '/')) != NULL) {
+		errno = 0;
+		return -1;
+	}
+	if ((fd = sym_try_build_id(mod, sys, &main_sb, debuginfo_name)) >= 0)
+		return fd;
+	/* In the process the file is /proc/self/map_files/START-END: its
+	 * debuglink is looked for where the module's path says it is. */
+	if (file_name != NULL && strncmp(file_name, "/proc/", 6) == 0 &&
+	    modname != NULL && modname[0] == '/')
+		file_name = modname;
+	if (file_name != NULL && (slash = strrchr(file_name, '/')) != NULL) {
+		/* Where libdwfl looks: beside, in .debug/, under the root. */
+		const char *pre[] = {"", "", sys};
+		static const char *const post[] = {"", "/.debug", ""};
+
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - file_name),
 		    file_name);
 		if (debuglink != NULL)
 			snprintf(link, sizeof(link), "%s", debuglink);
 		else
 			snprintf(link, sizeof(link), "%s.debug", slash + 1);
-		if (stat(file_name, &main_sb) == -1)
-			memset(&main_sb, 0, sizeof(main_sb));
 		for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
 			snprintf(cand, sizeof(cand), "%s%s%s/%s", pre[i], dir,
 			    post[i], link);
-			if (stat(cand, &sb) == -1 ||
-			    (fd = prof_open_object(cand, why, sizeof(why))) ==
-			        -1)
-				continue;
-			/* Not the object itself, and its own debug file. */
-			if ((sb.st_dev != main_sb.st_dev ||
-			        sb.st_ino != main_sb.st_ino) &&
-			    sym_debug_matches(mod, fd, crc) &&
-			    (*debuginfo_name = strdup(cand)) != NULL)
+			if ((fd = sym_try_debug(mod, cand, crc, &main_sb,
+			         debuginfo_name)) >= 0)
 				return fd;
-			close(fd);
 		}
 	}
-	if ((urls = getenv("DEBUGINFOD_URLS")) != NULL && urls[0] != '\0')
-		return dwfl_standard_find_debuginfo(mod, userdata, modname,
-		    base, NULL, NULL, 0, debuginfo_name);
+	/* The configured directories, ':' or ',' between them. */
+	for (p = s != NULL ? s->dbg.dirs : NULL; p != NULL && *p != '\0';
+	     p = *q != '\0' ? q + 1 : q) {
+		q = p + strcspn(p, ":,");
+		if ((n = (size_t)(q - p)) == 0 || n >= sizeof(one))
+			continue;
+		memcpy(one, p, n);
+		one[n] = '\0';
+		if ((fd = sym_try_build_id(mod, one, &main_sb,
+		         debuginfo_name)) >= 0)
+			return fd;
+		if (slash == NULL)
+			continue;
+		snprintf(cand, sizeof(cand), "%s%s/%s", one, dir, link);
+		if ((fd = sym_try_debug(mod, cand, crc, &main_sb,
+		         debuginfo_name)) >= 0)
+			return fd;
+		snprintf(cand, sizeof(cand), "%s/%s", one, link);
+		if ((fd = sym_try_debug(mod, cand, crc, &main_sb,
+		         debuginfo_name)) >= 0)
+			return fd;
+	}
+	if (s != NULL && s->dbg.debuginfod &&
+	    (urls = getenv("DEBUGINFOD_URLS")) != NULL && urls[0] != '\0')
+		return sym_dfd_find(s, mod, modname, debuginfo_name);
 	errno = 0;
 	return -1;
+}
+
+/* dwfl_getmodules: each module's userdata is its symbolizer, for
+ * sym_find_debuginfo. */
+static int sym_set_userdata(Dwfl_Module *mod, void **userdata, const char *name,
+    Dwarf_Addr start, void *arg)
+{
+	(void)mod;
+	(void)name;
+	(void)start;
+	*userdata = arg;
+	return DWARF_CB_OK;
+}
+
+/*
+ * sym_ops.prepare: with debuginfod asked, look up the debug info of
+ * every object the profile's stacks are in now, so all the fetching
+ * happens here within the timeout, and say in one warning what it did
+ * not get. Without it the lookups stay lazy (nothing to wait for).
+ */
+static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp,
+    char *warn, size_t warnlen)
+{
+	struct sym_dwfl *d = s->be;
+	Dwfl_Module *mod, *last = NULL;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	Dwarf_Addr bias;
+	size_t i;
+
+	if (!s->dbg.debuginfod || urls == NULL || urls[0] == '\0')
+		return;
+	for (i = 0; i < hp->npcs; i++) {
+		if ((mod = dwfl_addrmodule(d->dwfl, hp->pcs[i])) == NULL ||
+		    mod == last)
+			continue;
+		last = mod;
+		(void)dwfl_module_getdwarf(mod, &bias);
+		(void)dwfl_module_getsymtab(mod);
+	}
+	if (d->nmissing == 0)
+		return;
+	snprintf(warn, warnlen,
+	    "no debug info from debuginfod for %zu object%s (%s)%s: %s",
+	    d->nmissing, d->nmissing == 1 ? "" : "s", d->missing,
+	    d->no_lib          ? ": libdebuginfod.so.1 cannot be loaded"
+	        : d->timed_out ? ": the timeout was reached"
+	                       : "",
+	    "their functions are named from their symbol tables, or "
+	    "object+0x...");
 }
 
 struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
@@ -265,6 +551,7 @@ struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
 		sym_free(s);
 		return NULL;
 	}
+	(void)dwfl_getmodules(d->dwfl, sym_set_userdata, s, 0);
 	for (i = 0; i < hp->nmaps && d->main_mod == NULL; i++)
 		if (main_path != NULL && sym_reportable(&hp->maps[i]) &&
 		    strcmp(hp->maps[i].path, main_path) == 0)
@@ -320,6 +607,9 @@ static void dw_free(struct symbolizer *s)
 		return;
 	if (d->dwfl != NULL)
 		dwfl_end(d->dwfl);
+	if (d->dfd != NULL)
+		sym_dfd.end(d->dfd);
+	free(d->asked);
 	for (i = 0; i < d->nmods; i++)
 		free(d->mods[i].syms);
 	free(d->mods);

@@ -35,6 +35,11 @@ struct sym_ops {
 	size_t (*build_id)(struct symbolizer *s, const struct hp_map *m,
 	    const unsigned char **bits);
 	void (*free)(struct symbolizer *s); /* the backend's state only */
+	/* Optional: fetch what @p hp's objects need before the first
+	 * lookup (debuginfod's files, within s->dbg's timeout); what it
+	 * could not get, one line in @p warn (left empty if nothing). */
+	void (*prepare)(struct symbolizer *s, const struct heap_profile *hp,
+	    char *warn, size_t warnlen);
 };
 
 struct symbolizer {
@@ -52,6 +57,7 @@ struct symbolizer {
 	size_t nstrs, cap_strs;
 	const char *warn[SYM_WARN_MAX]; /* sym_warning's, kept in strs */
 	size_t nwarn;
+	struct sym_debug dbg; /* where debug info is (strings in strs) */
 };
 
 /* A symbolizer with @p ops and no backend state yet; NULL (with the

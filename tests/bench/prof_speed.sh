@@ -28,6 +28,7 @@
 #               minutes); full: measure
 #   CAP         seconds before a run is stopped and reported as "> CAP s"
 #               (default 600)
+#   FLOOR_CAP   the same for eu-addr2line's floor runs (default 120)
 # Writes the report section (Markdown) to OUT.md; exit 1 when a tool
 # failed to produce output.
 set -uo pipefail
@@ -39,6 +40,7 @@ PB_DIR=${PB_DIR:-/tmp/jm4lw-prof-bench}
 HERE=$(cd "$(dirname "$0")" && pwd)
 LIBJE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 rc=0
+FLOOR=() # "name dump" of each program measured, for the floor's rows
 
 log() { echo "prof_speed.sh: $*" >&2; }
 o() { echo "$*" >>"$OUT"; }
@@ -89,11 +91,11 @@ run() {
 	local key=$1 st
 	shift
 	log "$key: $*"
-	timeout "$CAP" /usr/bin/time -v -o "$PB_DIR/$key.time" "$@" \
+	timeout "${RUN_CAP:-$CAP}" /usr/bin/time -v -o "$PB_DIR/$key.time" "$@" \
 		>"$PB_DIR/$key.out" 2>"$PB_DIR/$key.err"
 	st=$?
 	if [ $st = 124 ]; then
-		WALL="> $CAP"
+		WALL="> ${RUN_CAP:-$CAP}"
 		RSS="—"
 	else
 		WALL=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
@@ -125,6 +127,9 @@ measure() {
 	local name=$1 bin=$2 dump=$3 w0 r0 w1 r1 w2 r2 i0
 	run "$name.ours" "$JM4LW_PROF" -f collapsed "$dump"
 	w0=$WALL r0=$RSS
+	# The floor's rows are against this run.
+	W0=$w0
+	FLOOR+=("$name $dump")
 	run "$name.jeprof" jeprof --collapsed "$bin" "$dump"
 	w1=$WALL r1=$RSS
 	run "$name.jeprof_llvm" env PATH="$PB_DIR/llvm:$PATH" jeprof --collapsed "$bin" "$dump"
@@ -135,6 +140,84 @@ measure() {
 	o "| $name | jm4lw-prof -f collapsed | $w0 s | $r0 MB | 1× | $(awk -v i="$i0" 'BEGIN { gsub(",", "", i); if (i != "") printf "%.2f G", i / 1e9; else print "—" }') | $(sum "$name.ours") |"
 	o "| $name | jeprof --collapsed (binutils addr2line) | $w1 s | $r1 MB | $(ratio "$w1" "$w0") | — | $(sum "$name.jeprof") |"
 	o "| $name | jeprof --collapsed (llvm-addr2line-14) | $w2 s | $r2 MB | $(ratio "$w2" "$w0") | — | $(sum "$name.jeprof_llvm") |"
+}
+
+# addrs NAME DUMP: DUMP's unique addresses as the symbolizers are asked
+# them (a caller's return address - 1, the leaf as is), each as "OBJECT
+# 0xADDRESS" in the object's own address space (the mapping's start and
+# file offset taken off, unless the object is ET_EXEC), into
+# $PB_DIR/NAME.addrs, and per object into $PB_DIR/NAME.by/N.{obj,addrs}.
+addrs() {
+	local name=$1 dump=$2 exec
+	rm -rf "$PB_DIR/$name.by"
+	mkdir -p "$PB_DIR/$name.by"
+	exec=$(sed -n '/^MAPPED_LIBRARIES:/,$p' "$dump" | awk '$2 ~ /x/ && $6 ~ /^\// { print $6 }' |
+		sort -u | while read -r f; do
+			readelf -h "$f" 2>/dev/null | grep -q 'Type:.*EXEC' && echo "$f"
+		done | paste -sd' ')
+	EXEC="$exec" perl -e '
+		use strict; use warnings; no warnings "portable";
+		my ($dump, $by) = @ARGV;
+		my %exec = map { $_ => 1 } split " ", $ENV{EXEC};
+		my (@maps, %seen, %objs, $in);
+		open(my $d, "<", $dump) or die "$dump: $!";
+		my @stacks;
+		while (<$d>) {
+			if (/^MAPPED_LIBRARIES:/) { $in = 1; next }
+			if (!$in && /^@ (.*)$/) { push @stacks, [map { hex } split " ", $1]; next }
+			next unless $in;
+			my ($lo, $hi, $off, $p) =
+			    /^([0-9a-f]+)-([0-9a-f]+)\s+r.x.\s+([0-9a-f]+)\s.*\s(\/\S+)$/ or next;
+			push @maps, [hex($lo), hex($hi), hex($off), $p];
+		}
+		for my $s (@stacks) {
+			for my $i (0 .. $#$s) {
+				my $pc = $s->[$i] - ($i > 0 ? 1 : 0);
+				next if $seen{$pc}++;
+				for my $m (@maps) {
+					next unless $pc >= $m->[0] && $pc < $m->[1];
+					my $a = $exec{$m->[3]} ? $pc : $pc - $m->[0] + $m->[2];
+					push @{$objs{$m->[3]}}, sprintf("0x%x", $a);
+					last;
+				}
+			}
+		}
+		my $n = 0;
+		open(my $all, ">", "$by.addrs") or die;
+		for my $o (sort keys %objs) {
+			open(my $f, ">", "$by.by/$n.addrs") or die;
+			open(my $g, ">", "$by.by/$n.obj") or die;
+			print $g "$o\n";
+			for (@{$objs{$o}}) { print $f "$_\n"; print $all "$o $_\n" }
+			$n++;
+		}' "$dump" "$PB_DIR/$name"
+}
+
+# floor NAME DUMP: the same unique addresses through llvm-symbolizer-14
+# in one batch (inline frames, demangled) and through eu-addr2line -f -i
+# -C (one run per object, its addresses on stdin); rows against
+# jm4lw-prof's whole run ($W0: parse, symbolize, render).
+floor() {
+	local name=$1 dump=$2 n wl rl we re
+	addrs "$name" "$dump"
+	n=$(wc -l <"$PB_DIR/$name.addrs")
+	run "$name.llvm_symbolizer" llvm-symbolizer-14 --inlining --demangle \
+		--functions=linkage <"$PB_DIR/$name.addrs"
+	wl=$WALL rl=$RSS
+	# eu-addr2line exits 1 when an address has no name ("??"), as some
+	# in stripped libraries have not: the output is what is checked.
+	# shellcheck disable=SC2016 # expanded by that bash, from its arguments
+	# eu-addr2line -i walks a unit's DIEs from its root per address
+	# (dwarf_getscopes): minutes on the DWARF program, so capped lower.
+	RUN_CAP=${FLOOR_CAP:-120} run "$name.eu_addr2line" bash -c '
+		for o in "$1"/*.obj; do
+			eu-addr2line -f -i -C -e "$(cat "$o")" <"${o%.obj}.addrs"
+		done
+		exit 0' floor "$PB_DIR/$name.by"
+	we=$WALL re=$RSS
+	ratio2() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ />/ || b + 0 == 0 && b !~ />/) print "—"; else if (b ~ />/) printf "< %.3f", a / substr(b, 3); else printf "%.2f", a / b }'; }
+	o "| $name | $n | llvm-symbolizer-14, one batch | $wl s | $rl MB | $(ratio2 "$W0" "$wl") |"
+	o "| $name | $n | eu-addr2line -f -i -C, per object | $we s | $re MB | $(ratio2 "$W0" "$we") |"
 }
 
 # --- the programs ---------------------------------------------------------
@@ -262,6 +345,24 @@ o "| --- | --- | --- | --- | --- | --- | --- |"
 [ -n "${CLANG_DUMP:-}" ] && measure clang /usr/lib/llvm-14/bin/clang "$CLANG_DUMP"
 [ -n "${DWARF_DUMP:-}" ] && measure dwarf "$PB_DIR/dwarf/prog" "$DWARF_DUMP"
 o ""
+# The floor: what symbolizing the same addresses costs the fastest tools.
+if [ "${#FLOOR[@]}" -gt 0 ] && command -v llvm-symbolizer-14 >/dev/null &&
+	command -v eu-addr2line >/dev/null; then
+	o "The floor: the same unique addresses (a caller's return address - 1, as both sides look them up), given to"
+	o "\`llvm-symbolizer-14\` in one batch and to \`eu-addr2line\` once per object; symbolization only, no parse or render."
+	o "**jm4lw-prof ÷ tool** is jm4lw-prof's whole run (above: parse, symbolize, render) over the tool's: at or under 1"
+	o "means no slower than that tool alone."
+	o ""
+	o "| program | unique addresses | tool | wall | peak RSS | **jm4lw-prof ÷ tool** |"
+	o "| --- | --- | --- | --- | --- | --- |"
+	for f in "${FLOOR[@]}"; do
+		read -r fname fdump <<<"$f"
+		W0=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
+			for (i = 1; i <= n; i++) s = s * 60 + t[i]; printf "%.2f", s }' "$PB_DIR/$fname.ours.time")
+		floor "$fname" "$fdump"
+	done
+	o ""
+fi
 o "Commands (\`DUMP\` the profile, \`PROG\` the program; \`llvm/addr2line\` a symbolic link to \`/usr/bin/llvm-addr2line-14\`):"
 o ""
 o '```'
@@ -269,5 +370,7 @@ o "/usr/bin/time -v jm4lw-prof -f collapsed DUMP"
 o "/usr/bin/time -v jeprof --collapsed PROG DUMP"
 o "PATH=\$PWD/llvm:\$PATH /usr/bin/time -v jeprof --collapsed PROG DUMP"
 o "valgrind --tool=callgrind jm4lw-prof -f collapsed DUMP"
+o "llvm-symbolizer-14 --inlining --demangle --functions=linkage <ADDRS   # lines \"OBJECT 0xADDRESS\""
+o "eu-addr2line -f -i -C -e OBJECT <ADDRS-OF-OBJECT                      # once per object"
 o '```'
 exit $rc

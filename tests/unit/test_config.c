@@ -588,7 +588,44 @@ static void test_load_unknown_key(void **state)
 	    "dump_dir dump_prefix max_connections max_connections_per_peer "
 	    "read_timeout write_timeout allow_from dump_min_interval "
 	    "dump_min_free dump_interval dump_on_growth growth_check_interval "
-	    "dump_keep dump_max_bytes prof_reset_lg_sample dump_symbolized http_listen http_allowed_hosts http_max_header_bytes http_max_body_bytes http_keepalive_requests)");
+	    "dump_keep dump_max_bytes prof_reset_lg_sample dump_symbolized http_listen http_allowed_hosts http_max_header_bytes http_max_body_bytes http_keepalive_requests "
+	    "debug_dirs symbolize_debuginfod symbolize_timeout)");
+}
+
+/* Issue 21's keys: debug_dirs takes absolute directories only (a
+ * relative one would follow the host's working directory), the
+ * debuginfod switch on/off, the timeout 1-3600 s. */
+static void test_debug_keys(void **state)
+{
+	struct jm4lw_config c;
+
+	(void)state;
+	config_defaults(&c);
+	assert_string_equal(c.debug_dirs, "");
+	assert_string_equal(c.symbolize_debuginfod, "off");
+	assert_int_equal(c.symbolize_timeout, 10);
+	assert_int_equal(jm4lw_config_set(&c, "debug_dirs",
+	                     "/srv/debug:/opt/dbg,/x", err, sizeof(err)),
+	    0);
+	assert_string_equal(c.debug_dirs, "/srv/debug:/opt/dbg,/x");
+	assert_int_equal(jm4lw_config_set(&c, "debug_dirs", "/a:rel", err,
+	                     sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "\"rel\" is not an absolute directory"));
+	assert_int_equal(jm4lw_config_set(&c, "symbolize_debuginfod", "yes",
+	                     err, sizeof(err)),
+	    0);
+	assert_string_equal(c.symbolize_debuginfod, "on");
+	assert_int_equal(jm4lw_config_set(&c, "symbolize_debuginfod", "maybe",
+	                     err, sizeof(err)),
+	    -1);
+	assert_int_equal(jm4lw_config_set(&c, "symbolize_timeout", "0", err,
+	                     sizeof(err)),
+	    -1);
+	assert_int_equal(jm4lw_config_set(&c, "symbolize_timeout", "3", err,
+	                     sizeof(err)),
+	    0);
+	assert_int_equal(c.symbolize_timeout, 3);
 }
 
 static void test_allow_from(void **state)
@@ -1326,6 +1363,7 @@ int main(void)
 	    cmocka_unit_test(test_load_partial_and_empty),
 	    cmocka_unit_test(test_load_unknown_key),
 	    cmocka_unit_test(test_allow_from),
+	    cmocka_unit_test(test_debug_keys),
 	    cmocka_unit_test(test_dump_limits),
 	    cmocka_unit_test(test_cidr_match),
 	    cmocka_unit_test(test_schedule_keys),
