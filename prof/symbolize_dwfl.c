@@ -30,16 +30,19 @@
 
 #include "symbolize_impl.h"
 
-/* A module's function symbols by address, for the nearest one below an
- * address: what jeprof's nm-based lookup finds where the symbol table
- * has no symbol spanning the address (a stripped library's static
- * functions fall to the exported one before them). */
+/* A module's function symbols by address, for the one that contains an
+ * address (issue 21): never jeprof's nearest one below, which names a
+ * stripped library's static functions after the exported one before
+ * them. */
 struct sym_module {
 	Dwfl_Module *mod;
 	struct sym_addr {
 		GElf_Addr addr;
+		GElf_Addr end; /* st_size's end; for a size-0 symbol the next
+		                  symbol's address or its section's end */
 		const char *name;
-		int rank; /* among aliases: global 0, weak 1, local 2 */
+		int rank;  /* among aliases: global 0, weak 1, local 2 */
+		int sized; /* st_size > 0 */
 	} * syms;
 	size_t n;
 };
@@ -347,12 +350,27 @@ static int sym_addr_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Where the section @p shndx of @p elf ends, at run time (@p bias
+ * added); the largest address if it is not a section of @p elf. */
+static GElf_Addr sym_section_end(Elf *elf, GElf_Word shndx, GElf_Addr bias)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (elf == NULL || (scn = elf_getscn(elf, shndx)) == NULL ||
+	    gelf_getshdr(scn, &sh) == NULL || sh.sh_size == 0)
+		return (GElf_Addr)-1;
+	return sh.sh_addr + sh.sh_size + bias;
+}
+
 /* The table of @p mod's function symbols, made on first use. */
 static struct sym_module *sym_module(struct sym_dwfl *d, Dwfl_Module *mod)
 {
 	struct sym_module *m, *nm;
 	GElf_Sym sym;
-	GElf_Addr addr;
+	GElf_Addr addr, bias, above;
+	GElf_Word shndx;
+	Elf *elf;
 	const char *name;
 	size_t i;
 	int k, nsyms;
@@ -370,13 +388,17 @@ static struct sym_module *sym_module(struct sym_dwfl *d, Dwfl_Module *mod)
 	    (m->syms = calloc((size_t)nsyms, sizeof(*m->syms))) == NULL)
 		return m;
 	for (k = 1; k < nsyms; k++) {
-		name = dwfl_module_getsym_info(mod, k, &sym, &addr, NULL, NULL,
-		    NULL);
+		name = dwfl_module_getsym_info(mod, k, &sym, &addr, &shndx,
+		    &elf, &bias);
 		if (name != NULL && name[0] != '\0' &&
 		    (GELF_ST_TYPE(sym.st_info) == STT_FUNC ||
 		        GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC) &&
 		    sym.st_shndx != SHN_UNDEF) {
 			m->syms[m->n].addr = addr;
+			m->syms[m->n].end = sym.st_size > 0
+			    ? addr + sym.st_size
+			    : sym_section_end(elf, shndx, bias);
+			m->syms[m->n].sized = sym.st_size > 0;
 			m->syms[m->n].name = name;
 			m->syms[m->n].rank =
 			    GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0
@@ -386,25 +408,28 @@ static struct sym_module *sym_module(struct sym_dwfl *d, Dwfl_Module *mod)
 		}
 	}
 	qsort(m->syms, m->n, sizeof(*m->syms), sym_addr_cmp);
+	/* A size-0 symbol stops at the next symbol above it, where that
+	 * comes before its section's end. */
+	for (i = m->n, above = (GElf_Addr)-1; i-- > 0;) {
+		if (i + 1 < m->n && m->syms[i + 1].addr > m->syms[i].addr)
+			above = m->syms[i + 1].addr;
+		if (!m->syms[i].sized && above < m->syms[i].end)
+			m->syms[i].end = above;
+	}
 	return m;
 }
 
-/* The function symbol at or below @p addr in @p mod, or NULL: the one
- * spanning it, or for an address no symbol spans (a stripped library's
- * static function), the nearest exported one before it, as jeprof's
- * nm-based lookup names it. */
-static const char *sym_nearest(struct sym_dwfl *d, Dwfl_Module *mod,
+/* The function symbol of @p mod that contains @p addr ([value, value +
+ * size), a size-0 one up to the next symbol or its section's end), or
+ * NULL: then no symbol names it. */
+static const char *sym_containing(struct sym_dwfl *d, Dwfl_Module *mod,
     uint64_t addr)
 {
 	struct sym_module *m = sym_module(d, mod);
-	size_t lo = 0, hi, mid;
+	size_t lo = 0, hi, mid, k;
 
-	if (m == NULL || m->n == 0)
+	if (m == NULL || m->n == 0 || m->syms[0].addr > addr)
 		return NULL;
-	/* Below the lowest symbol, but in the module: jeprof names it after
-	 * that symbol too (its first range starts at the library's start). */
-	if (m->syms[0].addr > addr)
-		return m->syms[0].name;
 	hi = m->n;
 	while (hi - lo > 1) { /* syms[lo].addr <= addr < syms[hi].addr */
 		mid = lo + (hi - lo) / 2;
@@ -415,7 +440,106 @@ static const char *sym_nearest(struct sym_dwfl *d, Dwfl_Module *mod,
 	}
 	while (lo > 0 && m->syms[lo - 1].addr == m->syms[lo].addr)
 		lo--; /* the first alias is the preferred one */
-	return m->syms[lo].name;
+	/* The nearest below, or, should symbols nest (a function's local
+	 * entry point), one of the few before it; among aliases the first
+	 * that reaches the address. */
+	for (k = lo; k < m->n && m->syms[k].addr == m->syms[lo].addr; k++)
+		if (addr < m->syms[k].end)
+			return m->syms[k].name;
+	for (k = 1; k <= 4 && k <= lo; k++)
+		if (addr < m->syms[lo - k].end)
+			return m->syms[lo - k].name;
+	return NULL;
+}
+
+/*
+ * The start of the FDE that covers @p a (an ELF virtual address of
+ * @p mod's object): the last entry at or below @p a of .eh_frame_hdr's
+ * sorted table of FDE starts, the table libdw searches itself. 0 with
+ * *@p start set, or -1. libdw's CFI API finds the FDE
+ * (dwarf_cfi_addrframe) but tells only the range of its row at the
+ * address (dwarf_frame_info: from the last advance_loc, not the
+ * function's start), so the start is read here: the header (version 1,
+ * a 4-byte eh_frame_ptr, the count as udata4) and the table as datarel
+ * sdata4 pairs, what GNU ld, gold, lld and mold write; any other table
+ * is not read.
+ */
+static int sym_fde_start(Dwfl_Module *mod, Dwarf_Addr a, Dwarf_Addr *start)
+{
+	GElf_Addr bias;
+	GElf_Phdr ph;
+	Elf_Data *d;
+	const unsigned char *b;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t n, i, lo = 0, hi, mid;
+	uint32_t count;
+	int32_t loc;
+
+	if (elf == NULL || elf_getphdrnum(elf, &n) != 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
+		    ph.p_type == PT_GNU_EH_FRAME)
+			break;
+	if (i == n ||
+	    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+	         ELF_T_BYTE)) == NULL ||
+	    d->d_size < 12)
+		return -1;
+	b = d->d_buf;
+	memcpy(&count, b + 8, 4);
+	if (b[0] != 1 || ((b[1] & 0x0f) != 0x03 && (b[1] & 0x0f) != 0x0b) ||
+	    b[2] != 0x03 || b[3] != 0x3b || count == 0 ||
+	    count > (d->d_size - 12) / 8)
+		return -1;
+	hi = count;
+	while (hi - lo > 1) { /* entry lo starts at or below a */
+		mid = lo + (hi - lo) / 2;
+		memcpy(&loc, b + 12 + mid * 8, 4);
+		if (ph.p_vaddr + (Dwarf_Addr)(int64_t)loc <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	memcpy(&loc, b + 12 + lo * 8, 4);
+	if ((*start = ph.p_vaddr + (Dwarf_Addr)(int64_t)loc) > a)
+		return -1;
+	return 0;
+}
+
+/*
+ * The name of @p addr of @p mod where no symbol contains it:
+ * "object+0xSTART", START the first byte of the function from its FDE,
+ * so every address of one unnamed function is one frame: libdw's CFI
+ * reader says whether an FDE of .eh_frame covers the address
+ * (dwarf_cfi_addrframe), sym_fde_start where that FDE starts. Where no
+ * FDE covers it, "object+0xADDR". Both as the object's ELF virtual
+ * addresses.
+ */
+static const struct sym_name *sym_unnamed(struct symbolizer *s,
+    Dwfl_Module *mod, uint64_t addr)
+{
+	Dwarf_Addr bias = 0, start, rs, re;
+	Dwarf_Frame *fr;
+	Dwarf_CFI *cfi;
+	const char *modname;
+	int found = 0;
+
+	modname =
+	    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) != NULL &&
+	    dwarf_cfi_addrframe(cfi, addr - bias, &fr) == 0) {
+		/* The row's range is inside its FDE: the FDE found in the
+		 * table must hold it. */
+		found = dwarf_frame_info(fr, &rs, &re, NULL) >= 0 &&
+		    sym_fde_start(mod, addr - bias, &start) == 0 && start <= rs;
+		free(fr);
+	}
+	if (!found) {
+		(void)dwfl_module_getelf(mod, &bias);
+		start = addr - bias;
+	}
+	return sym_offset_name(s, modname != NULL ? modname : "?", start);
 }
 
 /* The name of @p die, through its abstract origin for an inline. */
@@ -701,9 +825,13 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 	}
 	if (n > 0)
 		return n;
-	/* No DWARF: the symbol table. */
-	if ((name = sym_nearest(d, mod, addr)) == NULL ||
-	    (nm = sym_name(s, name)) == NULL)
+	/* No DWARF: the symbol that contains it, else the function's start
+	 * from its FDE, else the address itself (issue 21). */
+	if ((name = sym_containing(d, mod, addr)) != NULL)
+		nm = sym_name(s, name);
+	else
+		nm = sym_unnamed(s, mod, addr);
+	if (nm == NULL)
 		return 0;
 	out[0].func = nm->func;
 	out[0].name = nm->full;
