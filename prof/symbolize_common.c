@@ -78,28 +78,37 @@ static int sym_str_eq(const void *arg, uint64_t v)
 	return strcmp((const char *)(uintptr_t)v, arg) == 0;
 }
 
+/* sym_intern: the one copy of @p str, kept. */
+const char *sym_intern(struct symbolizer *s, const char *str)
+{
+	const char *kept;
+	uint64_t *v;
+	int added;
+
+	if ((v = hmap_add(&s->offnames, hash_str(str), sym_str_eq, str,
+	         &added)) == NULL)
+		return NULL;
+	if (added) {
+		kept = sym_keep(s, str);
+		*v = (uintptr_t)kept; /* "?" if memory ran out: never equal */
+		if (strcmp(kept, str) != 0)
+			return NULL;
+	}
+	return (const char *)(uintptr_t)*v;
+}
+
 /* sym_offset_name: "base+0xOFF", made once and kept. */
 const struct sym_name *sym_offset_name(struct symbolizer *s, const char *path,
     uint64_t off)
 {
 	const char *base = strrchr(path, '/'), *kept;
 	char buf[512];
-	uint64_t *v;
-	int added;
 
 	base = base != NULL ? base + 1 : path;
 	snprintf(buf, sizeof(buf), "%s+0x%llx", base, (unsigned long long)off);
-	if ((v = hmap_add(&s->offnames, hash_str(buf), sym_str_eq, buf,
-	         &added)) == NULL)
+	if ((kept = sym_intern(s, buf)) == NULL)
 		return NULL;
-	if (added) {
-		if ((kept = sym_keep(s, buf))[0] == '?') {
-			*v = (uintptr_t) "?";
-			return NULL;
-		}
-		*v = (uintptr_t)kept;
-	}
-	return sym_name(s, (const char *)(uintptr_t)*v);
+	return sym_name(s, kept);
 }
 
 /* sym_frame_of: a frame of one name, no file:line. */

@@ -68,6 +68,16 @@ struct cu_index {
 	struct cu_range *ranges;
 	size_t nranges, cap_ranges;
 	size_t top_n; /* ranges [0, top_n) are the unit's own functions */
+	/* Namespaces, for the functions whose DWARF has no linkage name
+	 * (GCC gives a static function none): each namespace's DIE and the
+	 * one around it (-1: none), and such a function's DIE -> 1 + the
+	 * namespace it is declared in. */
+	struct cu_scope {
+		Dwarf_Off off;
+		long up;
+	} * scopes;
+	size_t nscopes, cap_scopes;
+	struct hmap quals;
 };
 
 /* Is a module the allocator's own library? */
@@ -331,6 +341,8 @@ static void dw_free(struct symbolizer *s)
 		struct cu_index *ix = (struct cu_index *)(uintptr_t)v;
 		free(ix->nodes);
 		free(ix->ranges);
+		free(ix->scopes);
+		hmap_free(&ix->quals);
 		free(ix);
 	}
 	hmap_free(&d->cus);
@@ -554,6 +566,60 @@ static const char *sym_die_name(Dwarf_Die *die)
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
 }
 
+/*
+ * The name of @p die as people write it: its linkage name (demangled
+ * later), or where it has none (GCC gives a static function none) its
+ * name with the namespaces it was declared in, "ns::inner::f", as
+ * llvm-symbolizer prints it. The declaring DIE is the one with the name,
+ * reached through DW_AT_abstract_origin and DW_AT_specification; its
+ * namespaces are the ones cu_walk saw around it (none if it is in
+ * another unit). NULL if nothing names it.
+ */
+static const char *sym_qual_name(struct symbolizer *s,
+    const struct cu_index *ix, Dwarf_Die *die)
+{
+	const char *name, *part[16];
+	Dwarf_Attribute a;
+	Dwarf_Die org = *die, next, nsd;
+	char buf[1024];
+	uint64_t *q;
+	size_t len = 0;
+	long sc;
+	int k, n = 0;
+
+	if ((name = sym_die_name(die)) == NULL ||
+	    dwarf_attr_integrate(die, DW_AT_linkage_name, &a) != NULL)
+		return name;
+	for (k = 0; k < 8 && dwarf_attr(&org, DW_AT_name, &a) == NULL; k++) {
+		if (dwarf_formref_die(dwarf_attr(&org, DW_AT_abstract_origin,
+		                          &a),
+		        &next) == NULL &&
+		    dwarf_formref_die(dwarf_attr(&org, DW_AT_specification, &a),
+		        &next) == NULL)
+			break;
+		org = next;
+	}
+	if (dwarf_cu_getdwarf(org.cu) != ix->dbg ||
+	    (q = hmap_get(&ix->quals, dwarf_dieoffset(&org))) == NULL)
+		return name;
+	for (sc = (long)*q - 1; sc != -1 && n < 16; sc = ix->scopes[sc].up) {
+		part[n] =
+		    dwarf_offdie(ix->dbg, ix->scopes[sc].off, &nsd) != NULL
+		    ? dwarf_diename(&nsd)
+		    : NULL;
+		if (part[n] == NULL)
+			part[n] = "(anonymous namespace)";
+		n++;
+	}
+	buf[0] = '\0';
+	while (n-- > 0 && len < sizeof(buf))
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+		    "%s::", part[n]);
+	if (len < sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len, "%s", name);
+	return sym_intern(s, buf);
+}
+
 /* The file an inline was called from (DW_AT_call_file) in @p cu. */
 static const char *sym_call_file(Dwarf_Die *cu, Dwarf_Die *die)
 {
@@ -616,7 +682,11 @@ static int cu_walk(struct cu_index *ix, Dwarf_Die *cu)
 	struct walk {
 		Dwarf_Die die;
 		long parent; /* the node around this DIE's children */
+		long scope;  /* the namespace around it, -1: none */
 	} *stack = NULL;
+	Dwarf_Attribute a;
+	uint64_t *q;
+	long scope;
 	size_t depth = 0, cap = 0;
 	Dwarf_Addr base, lo, hi;
 	Dwarf_Die child;
@@ -629,17 +699,36 @@ static int cu_walk(struct cu_index *ix, Dwarf_Die *cu)
 	if (hp_grow((void **)&stack, &cap, 1, sizeof(*stack)) == -1)
 		return -1;
 	stack[depth].die = child;
+	stack[depth].scope = -1;
 	stack[depth++].parent = -1;
 	while (depth > 0) {
 		Dwarf_Die die = stack[--depth].die;
 		parent = stack[depth].parent;
+		scope = stack[depth].scope;
 		/* Its next sibling waits under the same parent. */
 		if ((r = dwarf_siblingof(&die, &child)) == 0) {
 			stack[depth].die = child;
+			stack[depth].scope = scope;
 			stack[depth++].parent = parent;
 		}
 		tag = dwarf_tag(&die);
 		node = parent;
+		if (tag == DW_TAG_namespace) {
+			if (CU_GROW(ix->scopes, ix->nscopes, ix->cap_scopes) ==
+			    -1)
+				goto out;
+			ix->scopes[ix->nscopes].off = dwarf_dieoffset(&die);
+			ix->scopes[ix->nscopes].up = scope;
+			scope = (long)ix->nscopes++;
+		} else if (tag == DW_TAG_subprogram && scope != -1 &&
+		    dwarf_attr(&die, DW_AT_linkage_name, &a) == NULL &&
+		    dwarf_attr(&die, DW_AT_MIPS_linkage_name, &a) == NULL &&
+		    dwarf_attr(&die, DW_AT_name, &a) != NULL) {
+			if ((q = hmap_put(&ix->quals, dwarf_dieoffset(&die),
+			         NULL)) == NULL)
+				goto out;
+			*q = (uint64_t)scope + 1;
+		}
 		if (tag == DW_TAG_subprogram ||
 		    tag == DW_TAG_inlined_subroutine) {
 			off = 0;
@@ -675,6 +764,7 @@ static int cu_walk(struct cu_index *ix, Dwarf_Die *cu)
 			        sizeof(*stack)) == -1)
 				goto out;
 			stack[depth].die = child;
+			stack[depth].scope = scope;
 			stack[depth++].parent = node;
 		}
 	}
@@ -712,6 +802,8 @@ static struct cu_index *cu_index(struct sym_dwfl *d, Dwarf_Die *cu)
 	    (v = hmap_add(&d->cus, h, cu_eq, &key, NULL)) == NULL) {
 		free(ix->nodes);
 		free(ix->ranges);
+		free(ix->scopes);
+		hmap_free(&ix->quals);
 		free(ix);
 		return NULL;
 	}
@@ -803,7 +895,7 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 	 */
 	for (i = depth; i-- > 0 && n < max;) {
 		if (dwarf_offdie(ix->dbg, chain[i], &die) == NULL ||
-		    (name = sym_die_name(&die)) == NULL ||
+		    (name = sym_qual_name(s, ix, &die)) == NULL ||
 		    (nm = sym_name(s, name)) == NULL)
 			continue;
 		out[n].name = nm->full;

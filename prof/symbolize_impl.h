@@ -52,7 +52,7 @@ struct symbolizer {
 	size_t nstrs, cap_strs;
 	const char *warn[SYM_WARN_MAX]; /* sym_warning's, kept in strs */
 	size_t nwarn;
-	struct hmap offnames; /* sym_offset_name's: each object+0x... once */
+	struct hmap offnames; /* sym_intern's: each string we made once */
 };
 
 /* A symbolizer with @p ops and no backend state yet; NULL (with the
@@ -74,6 +74,11 @@ const struct sym_name *sym_name(struct symbolizer *s, const char *raw);
  */
 const struct sym_name *sym_offset_name(struct symbolizer *s, const char *path,
     uint64_t off);
+
+/* The one copy of @p str the symbolizer keeps (names are keyed by
+ * pointer: a name made twice must be one pointer); NULL when memory
+ * runs out. */
+const char *sym_intern(struct symbolizer *s, const char *str);
 
 /* Fill @p out with the one frame of name @p nm: 1, or 0 if @p nm is NULL. */
 int sym_frame_of(const struct sym_name *nm, struct sym_frame *out);
