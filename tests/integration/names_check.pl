@@ -1,8 +1,8 @@
 #!/usr/bin/perl
 # names_check.pl: is every name a symbolized profile gives the addresses of
 # one object a true one (issue 21)? For each address of the object's
-# executable mapping in the symbol section (looked up at address - 1, as
-# a return address is):
+# executable mapping in the symbol section (written as looked up: a
+# caller's return address - 1, as jeprof reads it):
 #   - a name of the object's .dynsym (nm -D -S, the table a stripped
 #     object keeps) must be a symbol whose extent [value, value + size)
 #     contains the address (a size-0 one: up to the next symbol);
@@ -91,8 +91,8 @@ my (@check, %seen);
 for my $l (@lines) {
 	my ($pc, $names) = @$l;
 	for my $m (@maps) {
-		next unless $pc > $m->[0] && $pc <= $m->[1];
-		my $va = $pc - 1 - $m->[0] + $m->[2] - $seg_off + $seg_vaddr;
+		next unless $pc >= $m->[0] && $pc < $m->[1];
+		my $va = $pc - $m->[0] + $m->[2] - $seg_off + $seg_vaddr;
 		# The outermost of an inline chain is the function the
 		# address is in.
 		my $name = (split /--/, $names)[0];
