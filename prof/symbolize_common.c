@@ -233,23 +233,30 @@ static const char *sym_params(const char *name)
  */
 static int sym_name_make(struct symbolizer *s, struct sym_name *n)
 {
-	char *dem = NULL, buf[1024];
-	const char *full = n->raw, *par;
+	static const char mark[] = " (inline)";
+	char *dem = NULL, *buf;
+	const char *par;
+	size_t len;
 	int status = -1;
 
 	if (s->demangle != NULL && strncmp(n->raw, "_Z", 2) == 0)
 		dem = s->demangle(n->raw, NULL, NULL, &status);
-	if (dem != NULL && status == 0)
-		full = dem;
-	n->full = full == n->raw ? n->raw : sym_keep(s, full);
-	if ((par = sym_params(full)) != NULL)
-		snprintf(buf, sizeof(buf), "%.*s", (int)(par - full), full);
-	else
-		snprintf(buf, sizeof(buf), "%s", full);
+	n->full = dem != NULL && status == 0 ? sym_keep(s, dem) : n->raw;
 	free(dem);
-	n->func = strcmp(buf, n->full) == 0 ? n->full : sym_keep(s, buf);
-	snprintf(buf, sizeof(buf), "%s (inline)", n->func);
+	/* Whole, however long: a C++ template's name runs to kilobytes,
+	 * and a cut one would not read back as the same name. */
+	len = (par = sym_params(n->full)) != NULL ? (size_t)(par - n->full)
+	                                          : strlen(n->full);
+	if ((buf = malloc(len + sizeof(mark))) == NULL) {
+		n->func = n->inl = n->full;
+		return -1;
+	}
+	memcpy(buf, n->full, len);
+	buf[len] = '\0';
+	n->func = n->full[len] == '\0' ? n->full : sym_keep(s, buf);
+	memcpy(buf + len, mark, sizeof(mark));
 	n->inl = sym_keep(s, buf);
+	free(buf);
 	return 0;
 }
 
