@@ -25,21 +25,33 @@
 #     standalone pprof (github.com/google/pprof) reads them. And its DWARF
 #     reader names no GCC clone (.part/.constprop: an out-of-line instance
 #     named through DW_AT_abstract_origin): those show as [names_host].
+# [truth] Unstripped programs, per address: our inline chains, names
+#   demangled with libiberty and static functions with their namespaces,
+#   against llvm-symbolizer-14 --inlining --demangle and eu-addr2line -f
+#   -i -C on the same object (names_truth.pl): tests/host/cxx_host (C++
+#   templates, lambdas over parameter packs, a static function in a
+#   namespace inlined), names_cxx (static functions in a nested and an
+#   anonymous namespace, which GCC's DWARF names bare: llvm-symbolizer
+#   says names::inner::block, and so do we) and names_host unstripped.
+#   Built with libdw only (the ELF backend has no inline frames).
 # [redis] Debian's redis-server with the agent under redis-benchmark: per
 #   address of its in-process and offline symbolized profiles, every
 #   .dynsym name contains its address; how many frames the nearest symbol
 #   below (jeprof's rule, ours before) would have named wrongly is
 #   printed.
 #
-#	bash names.sh   (NAMES_HOST, JM4LW_PROF, JM4LW_RUN from ctest)
+#	bash names.sh   (NAMES_HOST, NAMES_CXX, CXX_HOST, JM4LW_PROF, JM4LW_RUN
+#	                 from ctest)
 . "$(dirname "$0")/../lib.sh"
 
-need eu-readelf eu-addr2line llvm-dwarfdump-14 nm strip perl go curl \
+need eu-readelf eu-addr2line llvm-dwarfdump-14 llvm-symbolizer-14 c++filt \
+	nm strip perl go curl \
 	nc.openbsd timeout redis-server redis-cli redis-benchmark
-for b in "$NAMES_HOST" "$JM4LW_PROF" "$JM4LW_RUN"; do
+for b in "$NAMES_HOST" "$NAMES_CXX" "$CXX_HOST" "$JM4LW_PROF" "$JM4LW_RUN"; do
 	[ -x "$b" ] || die "$b is not executable"
 done
 CHECK=$(dirname "$0")/names_check.pl
+TRUTH=$(dirname "$0")/names_truth.pl
 # go tool pprof wants somewhere to write; no binary behind our back.
 export HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath PPROF_BINARY_PATH=$T/nobin
 mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_BINARY_PATH"
@@ -196,6 +208,49 @@ case_inproc() {
 	exec 3>&-
 }
 
+# truth DESC OBJECT SYMBOLIZED: names_truth.pl finds every address's
+# frames as llvm-symbolizer and eu-addr2line name them.
+truth() {
+	local out
+	out=$(perl "$TRUTH" "$2" "$3" 2>&1)
+	echo "# $1: $(tail -1 <<<"$out")"
+	if grep -q '^DIFF\|^names_truth' <<<"$out" || ! grep -q '^addresses [1-9]' <<<"$out"; then
+		fail "$1" "$(grep -v '^addresses' <<<"$out" | cut -c1-400 | head -5)"
+	else
+		pass "$1"
+	fi
+}
+
+# [truth]: the unstripped programs, per address.
+case_truth() {
+	local d=$T/truth
+	mkdir -p "$d"
+	if [ "${JM4LW_SYMBOLIZER:-libdw}" != libdw ]; then
+		skip "[truth]: built without libdw (no inline frames to compare)"
+		return
+	fi
+	(cd "$d" && MALLOC_CONF=prof:true,lg_prof_sample:12 timeout 60 \
+		"$CXX_HOST" "$d/a.heap" "$d/b.heap" >/dev/null 2>&1)
+	assert_cmd "cxx_host: jm4lw-prof -f symbolized" \
+		"$JM4LW_PROF" -f symbolized -o "$d/cxx.symbolized" "$d/b.heap" &&
+		truth "cxx_host: per address, our frames are llvm-symbolizer's and eu-addr2line's" \
+			"$CXX_HOST" "$d/cxx.symbolized"
+	(cd "$d" && MALLOC_CONF=prof:true,lg_prof_sample:0 timeout 60 \
+		"$NAMES_CXX" "$d/ns.heap")
+	assert_cmd "names_cxx: jm4lw-prof -f symbolized" \
+		"$JM4LW_PROF" -f symbolized -o "$d/ns.symbolized" "$d/ns.heap" &&
+		truth "names_cxx: per address, static functions with their namespaces, as llvm-symbolizer has them" \
+			"$NAMES_CXX" "$d/ns.symbolized"
+	assert_grep "names_cxx: names::inner::block by its namespaces" \
+		' names::inner::block(--|$)' "$d/ns.symbolized"
+	(cd "$d" && MALLOC_CONF=prof:true,lg_prof_sample:0 timeout 60 \
+		"$FULL" "$d/n.heap")
+	assert_cmd "names_host unstripped: jm4lw-prof -f symbolized" \
+		"$JM4LW_PROF" -f symbolized -o "$d/n.symbolized" "$d/n.heap" &&
+		truth "names_host unstripped: per address, our frames are llvm-symbolizer's and eu-addr2line's" \
+			"$FULL" "$d/n.symbolized"
+}
+
 # [redis]: per address, in the process and offline.
 case_redis() {
 	local a
@@ -224,5 +279,6 @@ case_redis() {
 
 case_offline
 case_inproc
+case_truth
 case_redis
 finish
