@@ -45,6 +45,12 @@ struct sym_module {
 		int sized; /* st_size > 0 */
 	} * syms;
 	size_t n;
+	/* .eh_frame_hdr, read on first use (sym_fde_start): libelf makes
+	 * a new chunk at each elf_getdata_rawchunk. */
+	const unsigned char *ehh; /* NULL: none, or not one we read */
+	size_t nehh;
+	GElf_Addr ehh_vaddr;
+	int ehh_read;
 };
 
 /* A function or inline instance of a compile unit, and where its code
@@ -476,45 +482,55 @@ static const char *sym_containing(struct sym_dwfl *d, Dwfl_Module *mod,
  * sdata4 pairs, what GNU ld, gold, lld and mold write; any other table
  * is not read.
  */
-static int sym_fde_start(Dwfl_Module *mod, Dwarf_Addr a, Dwarf_Addr *start)
+static int sym_fde_start(struct sym_module *m, Dwarf_Addr a, Dwarf_Addr *start)
 {
 	GElf_Addr bias;
 	GElf_Phdr ph;
 	Elf_Data *d;
 	const unsigned char *b;
-	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf *elf;
 	size_t n, i, lo = 0, hi, mid;
 	uint32_t count;
 	int32_t loc;
 
-	if (elf == NULL || elf_getphdrnum(elf, &n) != 0)
+	if (!m->ehh_read) {
+		m->ehh_read = 1;
+		if ((elf = dwfl_module_getelf(m->mod, &bias)) == NULL ||
+		    elf_getphdrnum(elf, &n) != 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
+			    ph.p_type == PT_GNU_EH_FRAME)
+				break;
+		if (i == n ||
+		    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+		         ph.p_filesz, ELF_T_BYTE)) == NULL ||
+		    d->d_size < 12)
+			return -1;
+		b = d->d_buf;
+		memcpy(&count, b + 8, 4);
+		if (b[0] != 1 ||
+		    ((b[1] & 0x0f) != 0x03 && (b[1] & 0x0f) != 0x0b) ||
+		    b[2] != 0x03 || b[3] != 0x3b || count == 0 ||
+		    count > (d->d_size - 12) / 8)
+			return -1;
+		m->ehh = b;
+		m->nehh = count;
+		m->ehh_vaddr = ph.p_vaddr;
+	}
+	if ((b = m->ehh) == NULL)
 		return -1;
-	for (i = 0; i < n; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
-		    ph.p_type == PT_GNU_EH_FRAME)
-			break;
-	if (i == n ||
-	    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-	         ELF_T_BYTE)) == NULL ||
-	    d->d_size < 12)
-		return -1;
-	b = d->d_buf;
-	memcpy(&count, b + 8, 4);
-	if (b[0] != 1 || ((b[1] & 0x0f) != 0x03 && (b[1] & 0x0f) != 0x0b) ||
-	    b[2] != 0x03 || b[3] != 0x3b || count == 0 ||
-	    count > (d->d_size - 12) / 8)
-		return -1;
-	hi = count;
+	hi = m->nehh;
 	while (hi - lo > 1) { /* entry lo starts at or below a */
 		mid = lo + (hi - lo) / 2;
 		memcpy(&loc, b + 12 + mid * 8, 4);
-		if (ph.p_vaddr + (Dwarf_Addr)(int64_t)loc <= a)
+		if (m->ehh_vaddr + (Dwarf_Addr)(int64_t)loc <= a)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	memcpy(&loc, b + 12 + lo * 8, 4);
-	if ((*start = ph.p_vaddr + (Dwarf_Addr)(int64_t)loc) > a)
+	if ((*start = m->ehh_vaddr + (Dwarf_Addr)(int64_t)loc) > a)
 		return -1;
 	return 0;
 }
@@ -529,8 +545,9 @@ static int sym_fde_start(Dwfl_Module *mod, Dwarf_Addr a, Dwarf_Addr *start)
  * addresses.
  */
 static const struct sym_name *sym_unnamed(struct symbolizer *s,
-    Dwfl_Module *mod, uint64_t addr)
+    struct sym_dwfl *d, Dwfl_Module *mod, uint64_t addr)
 {
+	struct sym_module *m = sym_module(d, mod);
 	Dwarf_Addr bias = 0, start, rs, re;
 	Dwarf_Frame *fr;
 	Dwarf_CFI *cfi;
@@ -544,7 +561,8 @@ static const struct sym_name *sym_unnamed(struct symbolizer *s,
 		/* The row's range is inside its FDE: the FDE found in the
 		 * table must hold it. */
 		found = dwarf_frame_info(fr, &rs, &re, NULL) >= 0 &&
-		    sym_fde_start(mod, addr - bias, &start) == 0 && start <= rs;
+		    m != NULL && sym_fde_start(m, addr - bias, &start) == 0 &&
+		    start <= rs;
 		free(fr);
 	}
 	if (!found) {
@@ -922,7 +940,7 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 	if ((name = sym_containing(d, mod, addr)) != NULL)
 		nm = sym_name(s, name);
 	else
-		nm = sym_unnamed(s, mod, addr);
+		nm = sym_unnamed(s, d, mod, addr);
 	if (nm == NULL)
 		return 0;
 	out[0].func = nm->func;
