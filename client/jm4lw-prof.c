@@ -26,9 +26,13 @@
 #include "symbolize.h"
 #include "view.h"
 
-/* libstdc++'s demangler, linked in: C++ names as people read them. */
+#ifndef JM4LW_HAVE_LIBIBERTY
+/* libstdc++'s demangler, linked in: C++ names as people read them. Built
+ * with libiberty, the symbolizer's own default is libiberty's, which
+ * reads what this one refuses (issue 21). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
     int *status);
+#endif
 
 static const char usage_text[] =
     "usage: jm4lw-prof [-f text|collapsed|symbolized|svg|pprof] [--objects] "
@@ -156,7 +160,9 @@ int main(int argc, char *argv[])
 	long t;
 	int ch, r, f;
 
+#ifndef JM4LW_HAVE_LIBIBERTY
 	sym_set_demangler(__cxa_demangle);
+#endif
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
 		switch (ch) {

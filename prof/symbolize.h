@@ -21,9 +21,13 @@ struct symbolizer;
  * symbolizer until sym_free(). */
 struct sym_frame {
 	const char *func; /* what people read: demangled, without its
-	                     parameters (jeprof's short form); "0x7f12..."
-	                     when nothing names it; an inlined function's
-	                     with " (inline)", as jeprof shows it */
+	                     parameters (jeprof's short form);
+	                     "object+0xSTART" where no symbol contains the
+	                     address (START its function's first byte from
+	                     .eh_frame, an ELF virtual address of the
+	                     object); "0x7f12..." in no object; an inlined
+	                     function's with " (inline)", as jeprof shows
+	                     it */
 	const char *name; /* demangled, with its parameters, no mark */
 	const char *raw;  /* as the object has it (mangled) */
 	const char *file; /* NULL when unknown */

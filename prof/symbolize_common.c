@@ -12,12 +12,37 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef JM4LW_HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
+
 #include "symbolize_impl.h"
 
-/* The C++ demangler: the one set, or libstdc++'s __cxa_demangle where
- * the process has it (a C++ host). A C host needs no C++ runtime: it
- * keeps names as the objects have them. */
+/* The C++ demangler: the one set, else libiberty's (built with it), else
+ * libstdc++'s __cxa_demangle where the process has it (a C++ host). */
 static sym_demangle_fn *sym_demangler;
+
+#ifdef JM4LW_HAVE_LIBIBERTY
+/*
+ * libiberty's demangler in __cxa_demangle's shape, with c++filt's
+ * reading of parameters and qualifiers (DMGL_PARAMS | DMGL_ANSI). It
+ * reads what GCC 12's __cxa_demangle refuses (a generic lambda over a
+ * parameter pack), as c++filt does. cplus_demangle_v3, not
+ * cplus_demangle: the latter allocates through xmalloc, which exits the
+ * process when memory runs out, and the module never exits its host;
+ * the _v3 one (cp-demangle.c) uses malloc and returns NULL.
+ */
+static char *sym_iberty_demangle(const char *mangled, char *buf, size_t *len,
+    int *status)
+{
+	char *d = cplus_demangle_v3(mangled, DMGL_PARAMS | DMGL_ANSI);
+
+	(void)buf;
+	(void)len;
+	*status = d != NULL ? 0 : -2;
+	return d;
+}
+#endif
 
 /* The demangler of the symbolizers made from now on. */
 void sym_set_demangler(sym_demangle_fn *fn)
@@ -36,10 +61,66 @@ struct symbolizer *sym_alloc(const struct sym_ops *ops, char *err,
 		return NULL;
 	}
 	s->ops = ops;
-	s->demangle = sym_demangler != NULL
-	    ? sym_demangler
-	    : (sym_demangle_fn *)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	s->demangle = sym_demangler;
+#ifdef JM4LW_HAVE_LIBIBERTY
+	if (s->demangle == NULL)
+		s->demangle = sym_iberty_demangle;
+#endif
+	if (s->demangle == NULL)
+		s->demangle =
+		    (sym_demangle_fn *)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	return s;
+}
+
+/* Is @p v (a string of ours) the one @p arg names? */
+static int sym_str_eq(const void *arg, uint64_t v)
+{
+	return strcmp((const char *)(uintptr_t)v, arg) == 0;
+}
+
+/* sym_intern: the one copy of @p str, kept. */
+const char *sym_intern(struct symbolizer *s, const char *str)
+{
+	const char *kept;
+	uint64_t *v;
+	int added;
+
+	if ((v = hmap_add(&s->offnames, hash_str(str), sym_str_eq, str,
+	         &added)) == NULL)
+		return NULL;
+	if (added) {
+		kept = sym_keep(s, str);
+		*v = (uintptr_t)kept; /* "?" if memory ran out: never equal */
+		if (strcmp(kept, str) != 0)
+			return NULL;
+	}
+	return (const char *)(uintptr_t)*v;
+}
+
+/* sym_offset_name: "base+0xOFF", made once and kept. */
+const struct sym_name *sym_offset_name(struct symbolizer *s, const char *path,
+    uint64_t off)
+{
+	const char *base = strrchr(path, '/'), *kept;
+	char buf[512];
+
+	base = base != NULL ? base + 1 : path;
+	snprintf(buf, sizeof(buf), "%s+0x%llx", base, (unsigned long long)off);
+	if ((kept = sym_intern(s, buf)) == NULL)
+		return NULL;
+	return sym_name(s, kept);
+}
+
+/* sym_frame_of: a frame of one name, no file:line. */
+int sym_frame_of(const struct sym_name *nm, struct sym_frame *out)
+{
+	if (nm == NULL)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->func = nm->func;
+	out->name = nm->full;
+	out->raw = nm->raw;
+	return 1;
 }
 
 /* An executable mapping of a file. */
@@ -102,6 +183,7 @@ void sym_free(struct symbolizer *s)
 	free(s->frames);
 	free(s->names);
 	hmap_free(&s->name_ix);
+	hmap_free(&s->offnames);
 	free(s);
 }
 
@@ -151,23 +233,30 @@ static const char *sym_params(const char *name)
  */
 static int sym_name_make(struct symbolizer *s, struct sym_name *n)
 {
-	char *dem = NULL, buf[1024];
-	const char *full = n->raw, *par;
+	static const char mark[] = " (inline)";
+	char *dem = NULL, *buf;
+	const char *par;
+	size_t len;
 	int status = -1;
 
 	if (s->demangle != NULL && strncmp(n->raw, "_Z", 2) == 0)
 		dem = s->demangle(n->raw, NULL, NULL, &status);
-	if (dem != NULL && status == 0)
-		full = dem;
-	n->full = full == n->raw ? n->raw : sym_keep(s, full);
-	if ((par = sym_params(full)) != NULL)
-		snprintf(buf, sizeof(buf), "%.*s", (int)(par - full), full);
-	else
-		snprintf(buf, sizeof(buf), "%s", full);
+	n->full = dem != NULL && status == 0 ? sym_keep(s, dem) : n->raw;
 	free(dem);
-	n->func = strcmp(buf, n->full) == 0 ? n->full : sym_keep(s, buf);
-	snprintf(buf, sizeof(buf), "%s (inline)", n->func);
+	/* Whole, however long: a C++ template's name runs to kilobytes,
+	 * and a cut one would not read back as the same name. */
+	len = (par = sym_params(n->full)) != NULL ? (size_t)(par - n->full)
+	                                          : strlen(n->full);
+	if ((buf = malloc(len + sizeof(mark))) == NULL) {
+		n->func = n->inl = n->full;
+		return -1;
+	}
+	memcpy(buf, n->full, len);
+	buf[len] = '\0';
+	n->func = n->full[len] == '\0' ? n->full : sym_keep(s, buf);
+	memcpy(buf + len, mark, sizeof(mark));
 	n->inl = sym_keep(s, buf);
+	free(buf);
 	return 0;
 }
 

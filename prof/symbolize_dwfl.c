@@ -35,18 +35,27 @@
 
 #include "symbolize_impl.h"
 
-/* A module's function symbols by address, for the nearest one below an
- * address: what jeprof's nm-based lookup finds where the symbol table
- * has no symbol spanning the address (a stripped library's static
- * functions fall to the exported one before them). */
+/* A module's function symbols by address, for the one that contains an
+ * address (issue 21): never jeprof's nearest one below, which names a
+ * stripped library's static functions after the exported one before
+ * them. */
 struct sym_module {
 	Dwfl_Module *mod;
 	struct sym_addr {
 		GElf_Addr addr;
+		GElf_Addr end; /* st_size's end; for a size-0 symbol the next
+		                  symbol's address or its section's end */
 		const char *name;
-		int rank; /* among aliases: global 0, weak 1, local 2 */
+		int rank;  /* among aliases: global 0, weak 1, local 2 */
+		int sized; /* st_size > 0 */
 	} * syms;
 	size_t n;
+	/* .eh_frame_hdr, read on first use (sym_fde_start): libelf makes
+	 * a new chunk at each elf_getdata_rawchunk. */
+	const unsigned char *ehh; /* NULL: none, or not one we read */
+	size_t nehh;
+	GElf_Addr ehh_vaddr;
+	int ehh_read;
 };
 
 /* A function or inline instance of a compile unit, and where its code
@@ -70,6 +79,16 @@ struct cu_index {
 	struct cu_range *ranges;
 	size_t nranges, cap_ranges;
 	size_t top_n; /* ranges [0, top_n) are the unit's own functions */
+	/* Namespaces, for the functions whose DWARF has no linkage name
+	 * (GCC gives a static function none): each namespace's DIE and the
+	 * one around it (-1: none), and such a function's DIE -> 1 + the
+	 * namespace it is declared in. */
+	struct cu_scope {
+		Dwarf_Off off;
+		long up;
+	} * scopes;
+	size_t nscopes, cap_scopes;
+	struct hmap quals;
 };
 
 /* Is a module the allocator's own library? */
@@ -618,6 +637,8 @@ static void dw_free(struct symbolizer *s)
 		struct cu_index *ix = (struct cu_index *)(uintptr_t)v;
 		free(ix->nodes);
 		free(ix->ranges);
+		free(ix->scopes);
+		hmap_free(&ix->quals);
 		free(ix);
 	}
 	hmap_free(&d->cus);
@@ -637,12 +658,27 @@ static int sym_addr_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Where the section @p shndx of @p elf ends, at run time (@p bias
+ * added); the largest address if it is not a section of @p elf. */
+static GElf_Addr sym_section_end(Elf *elf, GElf_Word shndx, GElf_Addr bias)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (elf == NULL || (scn = elf_getscn(elf, shndx)) == NULL ||
+	    gelf_getshdr(scn, &sh) == NULL || sh.sh_size == 0)
+		return (GElf_Addr)-1;
+	return sh.sh_addr + sh.sh_size + bias;
+}
+
 /* The table of @p mod's function symbols, made on first use. */
 static struct sym_module *sym_module(struct sym_dwfl *d, Dwfl_Module *mod)
 {
 	struct sym_module *m, *nm;
 	GElf_Sym sym;
-	GElf_Addr addr;
+	GElf_Addr addr, bias, above;
+	GElf_Word shndx;
+	Elf *elf;
 	const char *name;
 	size_t i;
 	int k, nsyms;
@@ -660,13 +696,17 @@ static struct sym_module *sym_module(struct sym_dwfl *d, Dwfl_Module *mod)
 	    (m->syms = calloc((size_t)nsyms, sizeof(*m->syms))) == NULL)
 		return m;
 	for (k = 1; k < nsyms; k++) {
-		name = dwfl_module_getsym_info(mod, k, &sym, &addr, NULL, NULL,
-		    NULL);
+		name = dwfl_module_getsym_info(mod, k, &sym, &addr, &shndx,
+		    &elf, &bias);
 		if (name != NULL && name[0] != '\0' &&
 		    (GELF_ST_TYPE(sym.st_info) == STT_FUNC ||
 		        GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC) &&
 		    sym.st_shndx != SHN_UNDEF) {
 			m->syms[m->n].addr = addr;
+			m->syms[m->n].end = sym.st_size > 0
+			    ? addr + sym.st_size
+			    : sym_section_end(elf, shndx, bias);
+			m->syms[m->n].sized = sym.st_size > 0;
 			m->syms[m->n].name = name;
 			m->syms[m->n].rank =
 			    GELF_ST_BIND(sym.st_info) == STB_GLOBAL ? 0
@@ -676,25 +716,28 @@ static struct sym_module *sym_module(struct sym_dwfl *d, Dwfl_Module *mod)
 		}
 	}
 	qsort(m->syms, m->n, sizeof(*m->syms), sym_addr_cmp);
+	/* A size-0 symbol stops at the next symbol above it, where that
+	 * comes before its section's end. */
+	for (i = m->n, above = (GElf_Addr)-1; i-- > 0;) {
+		if (i + 1 < m->n && m->syms[i + 1].addr > m->syms[i].addr)
+			above = m->syms[i + 1].addr;
+		if (!m->syms[i].sized && above < m->syms[i].end)
+			m->syms[i].end = above;
+	}
 	return m;
 }
 
-/* The function symbol at or below @p addr in @p mod, or NULL: the one
- * spanning it, or for an address no symbol spans (a stripped library's
- * static function), the nearest exported one before it, as jeprof's
- * nm-based lookup names it. */
-static const char *sym_nearest(struct sym_dwfl *d, Dwfl_Module *mod,
+/* The function symbol of @p mod that contains @p addr ([value, value +
+ * size), a size-0 one up to the next symbol or its section's end), or
+ * NULL: then no symbol names it. */
+static const char *sym_containing(struct sym_dwfl *d, Dwfl_Module *mod,
     uint64_t addr)
 {
 	struct sym_module *m = sym_module(d, mod);
-	size_t lo = 0, hi, mid;
+	size_t lo = 0, hi, mid, k;
 
-	if (m == NULL || m->n == 0)
+	if (m == NULL || m->n == 0 || m->syms[0].addr > addr)
 		return NULL;
-	/* Below the lowest symbol, but in the module: jeprof names it after
-	 * that symbol too (its first range starts at the library's start). */
-	if (m->syms[0].addr > addr)
-		return m->syms[0].name;
 	hi = m->n;
 	while (hi - lo > 1) { /* syms[lo].addr <= addr < syms[hi].addr */
 		mid = lo + (hi - lo) / 2;
@@ -705,7 +748,118 @@ static const char *sym_nearest(struct sym_dwfl *d, Dwfl_Module *mod,
 	}
 	while (lo > 0 && m->syms[lo - 1].addr == m->syms[lo].addr)
 		lo--; /* the first alias is the preferred one */
-	return m->syms[lo].name;
+	/* The nearest below, or, should symbols nest (a function's local
+	 * entry point), one of the few before it; among aliases the first
+	 * that reaches the address. */
+	for (k = lo; k < m->n && m->syms[k].addr == m->syms[lo].addr; k++)
+		if (addr < m->syms[k].end)
+			return m->syms[k].name;
+	for (k = 1; k <= 4 && k <= lo; k++)
+		if (addr < m->syms[lo - k].end)
+			return m->syms[lo - k].name;
+	return NULL;
+}
+
+/*
+ * The start of the FDE that covers @p a (an ELF virtual address of
+ * @p mod's object): the last entry at or below @p a of .eh_frame_hdr's
+ * sorted table of FDE starts, the table libdw searches itself. 0 with
+ * *@p start set, or -1. libdw's CFI API finds the FDE
+ * (dwarf_cfi_addrframe) but tells only the range of its row at the
+ * address (dwarf_frame_info: from the last advance_loc, not the
+ * function's start), so the start is read here: the header (version 1,
+ * a 4-byte eh_frame_ptr, the count as udata4) and the table as datarel
+ * sdata4 pairs, what GNU ld, gold, lld and mold write; any other table
+ * is not read.
+ */
+static int sym_fde_start(struct sym_module *m, Dwarf_Addr a, Dwarf_Addr *start)
+{
+	GElf_Addr bias;
+	GElf_Phdr ph;
+	Elf_Data *d;
+	const unsigned char *b;
+	Elf *elf;
+	size_t n, i, lo = 0, hi, mid;
+	uint32_t count;
+	int32_t loc;
+
+	if (!m->ehh_read) {
+		m->ehh_read = 1;
+		if ((elf = dwfl_module_getelf(m->mod, &bias)) == NULL ||
+		    elf_getphdrnum(elf, &n) != 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
+			    ph.p_type == PT_GNU_EH_FRAME)
+				break;
+		if (i == n ||
+		    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+		         ph.p_filesz, ELF_T_BYTE)) == NULL ||
+		    d->d_size < 12)
+			return -1;
+		b = d->d_buf;
+		memcpy(&count, b + 8, 4);
+		if (b[0] != 1 ||
+		    ((b[1] & 0x0f) != 0x03 && (b[1] & 0x0f) != 0x0b) ||
+		    b[2] != 0x03 || b[3] != 0x3b || count == 0 ||
+		    count > (d->d_size - 12) / 8)
+			return -1;
+		m->ehh = b;
+		m->nehh = count;
+		m->ehh_vaddr = ph.p_vaddr;
+	}
+	if ((b = m->ehh) == NULL)
+		return -1;
+	hi = m->nehh;
+	while (hi - lo > 1) { /* entry lo starts at or below a */
+		mid = lo + (hi - lo) / 2;
+		memcpy(&loc, b + 12 + mid * 8, 4);
+		if (m->ehh_vaddr + (Dwarf_Addr)(int64_t)loc <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	memcpy(&loc, b + 12 + lo * 8, 4);
+	if ((*start = m->ehh_vaddr + (Dwarf_Addr)(int64_t)loc) > a)
+		return -1;
+	return 0;
+}
+
+/*
+ * The name of @p addr of @p mod where no symbol contains it:
+ * "object+0xSTART", START the first byte of the function from its FDE,
+ * so every address of one unnamed function is one frame: libdw's CFI
+ * reader says whether an FDE of .eh_frame covers the address
+ * (dwarf_cfi_addrframe), sym_fde_start where that FDE starts. Where no
+ * FDE covers it, "object+0xADDR". Both as the object's ELF virtual
+ * addresses.
+ */
+static const struct sym_name *sym_unnamed(struct symbolizer *s,
+    struct sym_dwfl *d, Dwfl_Module *mod, uint64_t addr)
+{
+	struct sym_module *m = sym_module(d, mod);
+	Dwarf_Addr bias = 0, start, rs, re;
+	Dwarf_Frame *fr;
+	Dwarf_CFI *cfi;
+	const char *modname;
+	int found = 0;
+
+	modname =
+	    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) != NULL &&
+	    dwarf_cfi_addrframe(cfi, addr - bias, &fr) == 0) {
+		/* The row's range is inside its FDE: the FDE found in the
+		 * table must hold it. */
+		found = dwarf_frame_info(fr, &rs, &re, NULL) >= 0 &&
+		    m != NULL && sym_fde_start(m, addr - bias, &start) == 0 &&
+		    start <= rs;
+		free(fr);
+	}
+	if (!found) {
+		(void)dwfl_module_getelf(mod, &bias);
+		start = addr - bias;
+	}
+	return sym_offset_name(s, modname != NULL ? modname : "?", start);
 }
 
 /* The name of @p die, through its abstract origin for an inline. */
@@ -718,6 +872,60 @@ static const char *sym_die_name(Dwarf_Die *die)
 	         dwarf_attr_integrate(die, DW_AT_linkage_name, &a))) != NULL)
 		return name;
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+/*
+ * The name of @p die as people write it: its linkage name (demangled
+ * later), or where it has none (GCC gives a static function none) its
+ * name with the namespaces it was declared in, "ns::inner::f", as
+ * llvm-symbolizer prints it. The declaring DIE is the one with the name,
+ * reached through DW_AT_abstract_origin and DW_AT_specification; its
+ * namespaces are the ones cu_walk saw around it (none if it is in
+ * another unit). NULL if nothing names it.
+ */
+static const char *sym_qual_name(struct symbolizer *s,
+    const struct cu_index *ix, Dwarf_Die *die)
+{
+	const char *name, *part[16];
+	Dwarf_Attribute a;
+	Dwarf_Die org = *die, next, nsd;
+	char buf[1024];
+	uint64_t *q;
+	size_t len = 0;
+	long sc;
+	int k, n = 0;
+
+	if ((name = sym_die_name(die)) == NULL ||
+	    dwarf_attr_integrate(die, DW_AT_linkage_name, &a) != NULL)
+		return name;
+	for (k = 0; k < 8 && dwarf_attr(&org, DW_AT_name, &a) == NULL; k++) {
+		if (dwarf_formref_die(dwarf_attr(&org, DW_AT_abstract_origin,
+		                          &a),
+		        &next) == NULL &&
+		    dwarf_formref_die(dwarf_attr(&org, DW_AT_specification, &a),
+		        &next) == NULL)
+			break;
+		org = next;
+	}
+	if (dwarf_cu_getdwarf(org.cu) != ix->dbg ||
+	    (q = hmap_get(&ix->quals, dwarf_dieoffset(&org))) == NULL)
+		return name;
+	for (sc = (long)*q - 1; sc != -1 && n < 16; sc = ix->scopes[sc].up) {
+		part[n] =
+		    dwarf_offdie(ix->dbg, ix->scopes[sc].off, &nsd) != NULL
+		    ? dwarf_diename(&nsd)
+		    : NULL;
+		if (part[n] == NULL)
+			part[n] = "(anonymous namespace)";
+		n++;
+	}
+	buf[0] = '\0';
+	while (n-- > 0 && len < sizeof(buf))
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+		    "%s::", part[n]);
+	if (len < sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len, "%s", name);
+	return sym_intern(s, buf);
 }
 
 /* The file an inline was called from (DW_AT_call_file) in @p cu. */
@@ -782,7 +990,11 @@ static int cu_walk(struct cu_index *ix, Dwarf_Die *cu)
 	struct walk {
 		Dwarf_Die die;
 		long parent; /* the node around this DIE's children */
+		long scope;  /* the namespace around it, -1: none */
 	} *stack = NULL;
+	Dwarf_Attribute a;
+	uint64_t *q;
+	long scope;
 	size_t depth = 0, cap = 0;
 	Dwarf_Addr base, lo, hi;
 	Dwarf_Die child;
@@ -795,17 +1007,36 @@ static int cu_walk(struct cu_index *ix, Dwarf_Die *cu)
 	if (hp_grow((void **)&stack, &cap, 1, sizeof(*stack)) == -1)
 		return -1;
 	stack[depth].die = child;
+	stack[depth].scope = -1;
 	stack[depth++].parent = -1;
 	while (depth > 0) {
 		Dwarf_Die die = stack[--depth].die;
 		parent = stack[depth].parent;
+		scope = stack[depth].scope;
 		/* Its next sibling waits under the same parent. */
 		if ((r = dwarf_siblingof(&die, &child)) == 0) {
 			stack[depth].die = child;
+			stack[depth].scope = scope;
 			stack[depth++].parent = parent;
 		}
 		tag = dwarf_tag(&die);
 		node = parent;
+		if (tag == DW_TAG_namespace) {
+			if (CU_GROW(ix->scopes, ix->nscopes, ix->cap_scopes) ==
+			    -1)
+				goto out;
+			ix->scopes[ix->nscopes].off = dwarf_dieoffset(&die);
+			ix->scopes[ix->nscopes].up = scope;
+			scope = (long)ix->nscopes++;
+		} else if (tag == DW_TAG_subprogram && scope != -1 &&
+		    dwarf_attr(&die, DW_AT_linkage_name, &a) == NULL &&
+		    dwarf_attr(&die, DW_AT_MIPS_linkage_name, &a) == NULL &&
+		    dwarf_attr(&die, DW_AT_name, &a) != NULL) {
+			if ((q = hmap_put(&ix->quals, dwarf_dieoffset(&die),
+			         NULL)) == NULL)
+				goto out;
+			*q = (uint64_t)scope + 1;
+		}
 		if (tag == DW_TAG_subprogram ||
 		    tag == DW_TAG_inlined_subroutine) {
 			off = 0;
@@ -841,6 +1072,7 @@ static int cu_walk(struct cu_index *ix, Dwarf_Die *cu)
 			        sizeof(*stack)) == -1)
 				goto out;
 			stack[depth].die = child;
+			stack[depth].scope = scope;
 			stack[depth++].parent = node;
 		}
 	}
@@ -878,6 +1110,8 @@ static struct cu_index *cu_index(struct sym_dwfl *d, Dwarf_Die *cu)
 	    (v = hmap_add(&d->cus, h, cu_eq, &key, NULL)) == NULL) {
 		free(ix->nodes);
 		free(ix->ranges);
+		free(ix->scopes);
+		hmap_free(&ix->quals);
 		free(ix);
 		return NULL;
 	}
@@ -969,7 +1203,7 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 	 */
 	for (i = depth; i-- > 0 && n < max;) {
 		if (dwarf_offdie(ix->dbg, chain[i], &die) == NULL ||
-		    (name = sym_die_name(&die)) == NULL ||
+		    (name = sym_qual_name(s, ix, &die)) == NULL ||
 		    (nm = sym_name(s, name)) == NULL)
 			continue;
 		out[n].name = nm->full;
@@ -991,9 +1225,13 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 	}
 	if (n > 0)
 		return n;
-	/* No DWARF: the symbol table. */
-	if ((name = sym_nearest(d, mod, addr)) == NULL ||
-	    (nm = sym_name(s, name)) == NULL)
+	/* No DWARF: the symbol that contains it, else the function's start
+	 * from its FDE, else the address itself (issue 21). */
+	if ((name = sym_containing(d, mod, addr)) != NULL)
+		nm = sym_name(s, name);
+	else
+		nm = sym_unnamed(s, d, mod, addr);
+	if (nm == NULL)
 		return 0;
 	out[0].func = nm->func;
 	out[0].name = nm->full;

@@ -1,8 +1,11 @@
 /*
  * The ELF backend: each object's function symbols from its .symtab and
- * .dynsym (or a separate debuginfo file's .symtab, found by build ID),
- * the nearest one at or below an address, as jeprof's nm-based lookup
- * names it. No inline frames, no file:line: that is DWARF, libdw's.
+ * .dynsym (or a separate debuginfo file's .symtab, found by build ID);
+ * an address gets the symbol that contains it (issue 21: never jeprof's
+ * nearest one below, which names a stripped object's static functions
+ * after the exported one before them), else "object+0xSTART", START the
+ * function's first byte from .eh_frame_hdr's table. No inline frames, no
+ * file:line: that is DWARF, libdw's.
  *
  * Why an ELF reader of our own rather than libelf: this backend is what
  * a build without libdw symbolizes with, and libelf comes with libdw
@@ -39,6 +42,9 @@ struct elf_file {
 /* One function symbol. */
 struct elf_sym {
 	uint64_t addr;
+	uint64_t size;    /* st_size; 0: up to the next symbol (end) */
+	uint64_t end;     /* where it stops: addr + size, or for a size-0
+	                     symbol the next symbol or its section's end */
 	const char *name; /* into the mapped file: stable until sym_free */
 	int rank;         /* a global name before a weak one before a local */
 	size_t idx;       /* then the first in the tables (libdwfl's pick) */
@@ -54,8 +60,11 @@ struct elf_obj {
 	size_t nsyms;
 	const unsigned char *build_id;
 	size_t build_id_len;
-	int main;  /* the program's */
-	int alloc; /* defines mallctl */
+	Elf64_Ehdr eh;
+	uint64_t ehh;     /* .eh_frame_hdr's vaddr (PT_GNU_EH_FRAME), 0: none */
+	uint64_t ehh_off; /* and its file offset */
+	int main;         /* the program's */
+	int alloc;        /* defines mallctl */
 };
 
 /* The backend's state. */
@@ -230,6 +239,10 @@ static void elf_layout(struct elf_obj *o, const Elf64_Ehdr *eh,
 	for (i = 0; i < eh->e_phnum; i++) {
 		if (elf_phdr(&o->f, eh, i, &ph) == -1)
 			break;
+		if (ph.p_type == PT_GNU_EH_FRAME) {
+			o->ehh = ph.p_vaddr;
+			o->ehh_off = ph.p_offset;
+		}
 		if (ph.p_type == PT_NOTE && o->build_id == NULL)
 			(void)elf_notes(o, ph.p_offset, ph.p_filesz,
 			    ph.p_align);
@@ -284,10 +297,10 @@ static int elf_symtab(struct elf_obj *o, const struct elf_file *f,
     unsigned type, size_t *cap)
 {
 	Elf64_Ehdr eh;
-	Elf64_Shdr sh, str;
+	Elf64_Shdr sh, str, sec;
 	Elf64_Sym sym;
 	const char *name;
-	uint64_t k, n;
+	uint64_t k, n, secend;
 	size_t i;
 	int has = 0;
 
@@ -323,7 +336,15 @@ static int elf_symtab(struct elf_obj *o, const struct elf_file *f,
 			if (hp_grow((void **)&o->syms, cap, o->nsyms + 1,
 			        sizeof(*o->syms)) == -1)
 				return -1;
+			/* A size-0 symbol ends with its section at most. */
+			secend = UINT64_MAX;
+			if (sym.st_shndx < eh.e_shnum &&
+			    elf_shdr(f, &eh, sym.st_shndx, &sec) == 0 &&
+			    sec.sh_addr <= sym.st_value)
+				secend = sec.sh_addr + sec.sh_size;
 			o->syms[o->nsyms].addr = sym.st_value;
+			o->syms[o->nsyms].size = sym.st_size;
+			o->syms[o->nsyms].end = secend;
 			o->syms[o->nsyms].name = name;
 			o->syms[o->nsyms].idx = o->nsyms;
 			o->syms[o->nsyms++].rank = elf_rank(sym.st_info);
@@ -372,11 +393,24 @@ static int elf_symbols(struct elf_obj *o)
 	if (o->nsyms > 0) /* qsort wants an array, even of none */
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), elf_sym_cmp);
 	/* .symtab and .dynsym repeat the exported names: the lookup only
-	 * ever takes the first of an address, so one per address does. */
-	for (i = 0, n = 0; i < o->nsyms; i++)
+	 * ever takes the first of an address, so one per address does
+	 * (with an alias's size where the first has none). */
+	for (i = 0, n = 0; i < o->nsyms; i++) {
 		if (n == 0 || o->syms[n - 1].addr != o->syms[i].addr)
 			o->syms[n++] = o->syms[i];
+		else if (o->syms[n - 1].size == 0)
+			o->syms[n - 1].size = o->syms[i].size;
+	}
 	o->nsyms = n;
+	/* Where each stops: its size, else the next symbol (or its
+	 * section's end, seen when the table was read). */
+	for (i = 0; i < n; i++) {
+		struct elf_sym *y = &o->syms[i];
+		if (y->size > 0)
+			y->end = y->addr + y->size;
+		else if (i + 1 < n && o->syms[i + 1].addr < y->end)
+			y->end = o->syms[i + 1].addr;
+	}
 	return 0;
 }
 
@@ -415,6 +449,7 @@ struct symbolizer *sym_elf_open(const struct heap_profile *hp,
 		if ((o->path = strdup(m->path)) == NULL)
 			goto nomem;
 		o->main = main_path != NULL && strcmp(m->path, main_path) == 0;
+		o->eh = eh;
 		elf_layout(o, &eh, m);
 		if (elf_symbols(o) == -1)
 			goto nomem;
@@ -437,21 +472,186 @@ static struct elf_obj *elf_obj_at(struct sym_elf *e, uint64_t addr)
 	return NULL;
 }
 
-/* The function symbol at or below @p addr (the object's own, below
- * its lowest symbol: jeprof names that after the lowest too). */
+/* The file offset of @p len bytes at virtual address @p vaddr of @p o,
+ * through its load segments: 0, or -1 if no segment holds them. */
+static int elf_vaddr_off(const struct elf_obj *o, uint64_t vaddr, size_t len,
+    uint64_t *off)
+{
+	Elf64_Phdr ph;
+	size_t i;
+
+	for (i = 0; i < o->eh.e_phnum; i++) {
+		if (elf_phdr(&o->f, &o->eh, i, &ph) == -1)
+			return -1;
+		if (ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr - ph.p_vaddr <= ph.p_filesz &&
+		    len <= ph.p_filesz - (vaddr - ph.p_vaddr)) {
+			*off = ph.p_offset + (vaddr - ph.p_vaddr);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* An unsigned LEB128 at *@p off (moved past it), within @p end. */
+static uint64_t elf_uleb(const struct elf_file *f, uint64_t *off, uint64_t end)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	unsigned char b;
+
+	do {
+		if (*off >= end || elf_get(f, *off, &b, 1) == -1)
+			return 0;
+		(*off)++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	return v;
+}
+
+/* The size of a pointer of DWARF encoding @p enc's format (its low
+ * nibble), or 0 for one we do not read (LEB128). */
+static size_t elf_enc_size(unsigned char enc)
+{
+	static const unsigned char size[16] = {
+	    [0x0] = 8, /* absptr */
+	    [0x2] = 2,
+	    [0x3] = 4,
+	    [0x4] = 8,
+	    [0xa] = 2,
+	    [0xb] = 4,
+	    [0xc] = 8,
+	};
+
+	return size[enc & 0x0f];
+}
+
+/*
+ * The pointer encoding of the FDEs of the CIE at @p cie (its 'R'
+ * augmentation; absptr without one), or -1 if it cannot be read. Only
+ * what leads to 'R' is read: the CIE's header, code and data alignment,
+ * return register, and the augmentation data before it.
+ */
+static int elf_cie_enc(const struct elf_obj *o, uint64_t cie)
+{
+	const struct elf_file *f = &o->f;
+	char aug[16];
+	uint32_t len, id;
+	uint64_t off = cie, end;
+	unsigned char ver, enc = 0, b;
+	size_t i, n;
+
+	if (elf_get(f, off, &len, 4) == -1 || len == 0xffffffff ||
+	    elf_get(f, off + 4, &id, 4) == -1 || id != 0 ||
+	    elf_get(f, off + 8, &ver, 1) == -1)
+		return -1;
+	end = off + 4 + len;
+	off += 9;
+	for (n = 0; n < sizeof(aug); n++, off++)
+		if (elf_get(f, off, &aug[n], 1) == -1 || aug[n] == '\0')
+			break;
+	if (n == sizeof(aug) || aug[0] != 'z')
+		return n < sizeof(aug) && n == 0 ? 0 : -1;
+	off++;
+	if (strstr(aug, "eh") != NULL)
+		off += 8;
+	(void)elf_uleb(f, &off, end); /* code alignment */
+	(void)elf_uleb(f, &off, end); /* data alignment (sign unneeded) */
+	if (ver == 1)
+		off++;
+	else
+		(void)elf_uleb(f, &off, end);
+	(void)elf_uleb(f, &off, end); /* augmentation data's length */
+	for (i = 1; i < n; i++) {
+		if (aug[i] == 'R')
+			return elf_get(f, off, &enc, 1) == -1 ? -1 : enc;
+		if (aug[i] == 'L') {
+			off++;
+		} else if (aug[i] == 'P') {
+			if (elf_get(f, off, &b, 1) == -1 ||
+			    elf_enc_size(b) == 0)
+				return -1;
+			off += 1 + elf_enc_size(b);
+		} else if (aug[i] != 'S' && aug[i] != 'B') {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The start of the function holding @p a (an ELF virtual address of
+ * @p o) by its FDE, found through .eh_frame_hdr's sorted table: 0 with
+ * *@p start set, or -1 (no table, or no FDE covers @p a).
+ *
+ * Hand-written: this is the backend of builds without libdw, and so
+ * without libelf's and libdw's CFI readers (the libdw build asks
+ * dwarf_cfi_addrframe). Kept to what every linker writes (GNU ld, gold,
+ * lld, mold): a version 1 header, the count as udata4, the table as
+ * datarel sdata4 pairs; and of the FDE only its range, which needs its
+ * CIE's pointer encoding. Every read is checked against the file.
+ */
+static int elf_fde_start(const struct elf_obj *o, uint64_t a, uint64_t *start)
+{
+	const struct elf_file *f = &o->f;
+	unsigned char h[4], enc;
+	uint32_t count, len, cie_ptr;
+	int32_t pair[2];
+	uint64_t lo = 0, hi, mid, fde, off, range = 0;
+	size_t sz;
+	int e;
+
+	if (o->ehh == 0 || elf_get(f, o->ehh_off, h, 4) == -1 || h[0] != 1 ||
+	    elf_enc_size(h[1]) != 4 || h[2] != 0x03 || h[3] != 0x3b ||
+	    elf_get(f, o->ehh_off + 8, &count, 4) == -1 || count == 0)
+		return -1;
+	/* The last entry starting at or below a. */
+	hi = count;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (elf_get(f, o->ehh_off + 12 + mid * 8, pair, 4) == -1)
+			return -1;
+		if (o->ehh + (uint64_t)(int64_t)pair[0] <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (elf_get(f, o->ehh_off + 12 + lo * 8, pair, 8) == -1 ||
+	    o->ehh + (uint64_t)(int64_t)pair[0] > a)
+		return -1;
+	fde = o->ehh + (uint64_t)(int64_t)pair[1];
+	if (elf_vaddr_off(o, fde, 8, &off) == -1 ||
+	    elf_get(f, off, &len, 4) == -1 || len == 0xffffffff ||
+	    elf_get(f, off + 4, &cie_ptr, 4) == -1 || cie_ptr > off + 4 ||
+	    (e = elf_cie_enc(o, off + 4 - cie_ptr)) == -1)
+		return -1;
+	enc = (unsigned char)e;
+	if ((sz = elf_enc_size(enc)) == 0 || 8 + 2 * sz > (uint64_t)len + 4 ||
+	    elf_get(f, off + 8 + sz, &range, sz) == -1)
+		return -1;
+	*start = o->ehh + (uint64_t)(int64_t)pair[0];
+	return a - *start < range ? 0 : -1;
+}
+
+/*
+ * The function at @p addr: the symbol that contains it, else
+ * "object+0xSTART" from its FDE, else "object+0xADDR" (addresses as
+ * the object's ELF virtual addresses).
+ */
 static int elf_resolve(struct symbolizer *s, uint64_t addr,
     struct sym_frame *out, int max)
 {
 	struct elf_obj *o = elf_obj_at(s->be, addr);
-	const struct sym_name *nm;
-	size_t lo = 0, hi, mid;
-	uint64_t a;
+	size_t lo = 0, hi, mid, k;
+	uint64_t a, start;
 
-	if (o == NULL || o->nsyms == 0 || max < 1)
+	if (o == NULL || max < 1)
 		return 0;
 	a = addr - o->bias;
 	hi = o->nsyms;
-	if (o->syms[0].addr <= a) {
+	if (hi > 0 && o->syms[0].addr <= a) {
 		while (hi - lo > 1) { /* syms[lo].addr <= a < syms[hi].addr */
 			mid = lo + (hi - lo) / 2;
 			if (o->syms[mid].addr <= a)
@@ -459,14 +659,17 @@ static int elf_resolve(struct symbolizer *s, uint64_t addr,
 			else
 				hi = mid;
 		}
+		/* The nearest below, or one of the few before it should
+		 * symbols nest (a function's local entry point). */
+		for (k = 0; k < 4 && k <= lo; k++)
+			if (a < o->syms[lo - k].end)
+				return sym_frame_of(sym_name(s,
+				                        o->syms[lo - k].name),
+				    out);
 	}
-	if ((nm = sym_name(s, o->syms[lo].name)) == NULL)
-		return 0;
-	memset(&out[0], 0, sizeof(out[0]));
-	out[0].func = nm->func;
-	out[0].name = nm->full;
-	out[0].raw = nm->raw;
-	return 1;
+	if (elf_fde_start(o, a, &start) == -1)
+		start = a;
+	return sym_frame_of(sym_offset_name(s, o->path, start), out);
 }
 
 /* sym_in_allocator: a library other than the program that defines

@@ -58,6 +58,7 @@ struct symbolizer {
 	const char *warn[SYM_WARN_MAX]; /* sym_warning's, kept in strs */
 	size_t nwarn;
 	struct sym_debug dbg; /* where debug info is (strings in strs) */
+	struct hmap offnames; /* sym_intern's: each string we made once */
 };
 
 /* A symbolizer with @p ops and no backend state yet; NULL (with the
@@ -68,6 +69,25 @@ struct symbolizer *sym_alloc(const struct sym_ops *ops, char *err,
 /* The forms of @p raw, made once per (pointer to a) name; NULL when
  * memory runs out. */
 const struct sym_name *sym_name(struct symbolizer *s, const char *raw);
+
+/*
+ * The name of an address no symbol contains (issue 21): "object+0xOFF",
+ * object the file name of @p path, OFF the function's first byte from
+ * .eh_frame (or the address itself where no FDE holds it) as an ELF
+ * virtual address of the object, the address nm, eu-addr2line -e and
+ * llvm-symbolizer --obj take. One name (one pointer) per string; NULL
+ * when memory runs out.
+ */
+const struct sym_name *sym_offset_name(struct symbolizer *s, const char *path,
+    uint64_t off);
+
+/* The one copy of @p str the symbolizer keeps (names are keyed by
+ * pointer: a name made twice must be one pointer); NULL when memory
+ * runs out. */
+const char *sym_intern(struct symbolizer *s, const char *str);
+
+/* Fill @p out with the one frame of name @p nm: 1, or 0 if @p nm is NULL. */
+int sym_frame_of(const struct sym_name *nm, struct sym_frame *out);
 
 /* A copy of @p str owned by @p s until sym_free(). */
 const char *sym_keep(struct symbolizer *s, const char *str);

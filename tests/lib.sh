@@ -430,13 +430,116 @@ table_by_name() {
 			while ($n =~ s/\([^()]*\)(\s*const)?//g) { }
 			while ($n =~ s/<[^<>]*>//g) { }
 			$n =~ s/^.*\s+(\w+::)/$1/;
-			$n = "cxxhost::make_buffers" if $n eq "inlined_buffer";
+			$n = "cxxhost::make_buffers"
+			    if $n =~ /^(cxxhost::)?inlined_buffer$/;
 			next if defined $filter && "$n$inl" !~ /$filter/;
 			$f{"$n$inl"} += $c[$col - 1];
 			$r{"$n$inl"}++;
 		}
 		printf "%.1f\t%d\t%s\n", $f{$_}, $r{$_}, $_
 		    for sort { $f{$b} <=> $f{$a} || $a cmp $b } keys %f;' "$@"
+}
+
+# as_jeprof PROFILE < TEXT: TEXT (a table, stacks, an SVG) with each of our
+# "object+0xSTART" names (a function no symbol contains, issue 21) as
+# jeprof names it: after the nearest symbol of that object at or below
+# START (its nm table, else nm -D's, as jeprof reads a stripped object),
+# demangled, without its argument list. jeprof's names are wrong there
+# ([stripped-static] in the tests that compare with it); this lets a test
+# hold everything else to jeprof. The objects are PROFILE's
+# MAPPED_LIBRARIES, as they are on this machine.
+as_jeprof() {
+	perl -e '
+		use strict; use warnings; no warnings "portable";
+		my (%path, %syms);
+		open(my $fh, "<", $ARGV[0]) or die "as_jeprof: $ARGV[0]: $!\n";
+		while (<$fh>) {
+			next unless /^[0-9a-f]+-[0-9a-f]+ r-xp \S+ \S+ \S+\s+(\/\S+)$/;
+			my $p = $1;
+			(my $o = $p) =~ s{.*/}{};
+			$path{$o} //= $p;
+		}
+		close($fh);
+		# The name without its trailing parameter list.
+		sub short {
+			my $n = shift;
+			$n =~ s/\@\@?\S+$//;
+			my $e = $n =~ /\)(\s*const)?$/ ? rindex($n, ")") : -1;
+			return $n if $e < 0;
+			my $d = 0;
+			for (my $i = $e; $i >= 0; $i--) {
+				my $c = substr($n, $i, 1);
+				$d++ if $c eq ")";
+				return substr($n, 0, $i) if $c eq "(" && --$d == 0;
+			}
+			return $n;
+		}
+		sub table {
+			my $o = shift;
+			return $syms{$o} if $syms{$o};
+			my @t;
+			for my $opt ("", "-D") {
+				for (`nm $opt -n -C --defined-only "$path{$o}" 2>/dev/null`) {
+					push @t, [hex($1), short($2)]
+					    if /^([0-9a-f]+) [TtWwi] (.+)$/;
+				}
+				last if @t;
+			}
+			return $syms{$o} = \@t;
+		}
+		sub name {
+			my ($o, $start) = @_;
+			my $best;
+			for my $s (@{table($o)}) {
+				last if $s->[0] > $start;
+				$best = $s->[1];
+			}
+			return $best // "$o+0x" . sprintf("%x", $start);
+		}
+		my $re = join "|", map { quotemeta } sort { length($b) <=> length($a) } keys %path;
+		while (my $l = <STDIN>) {
+			$l =~ s/(?<![\w.+-])($re)\+0x([0-9a-f]+)\b/name($1, hex($2))/ge
+			    if $re ne "";
+			print $l;
+		}' "$1"
+}
+
+# cut_libjemalloc PROFILE OUT: PROFILE (raw or symbolized) with the frames
+# in libjemalloc's executable mappings cut off each stack, the new leaf
+# written as its address - 1 (jeprof looks a leaf up as is, a caller at
+# - 1). jeprof cuts the allocator's frames by name; a stripped
+# libjemalloc's internal ones have none that is true (issue 21), so a test
+# that holds jeprof on our symbolized profile to jeprof on the dump cuts
+# them first ([stripped-jemalloc] in differential.sh).
+cut_libjemalloc() {
+	perl -e '
+		use strict; use warnings; no warnings "portable";
+		my @lines = <STDIN>;
+		my ($maps, @r) = (0);
+		for (@lines) {
+			$maps = 1, next if /^MAPPED_LIBRARIES:/;
+			next unless $maps;
+			my ($lo, $hi, $path) =
+			    /^([0-9a-f]+)-([0-9a-f]+)\s+r.x.\s.*\s(\S+)$/ or next;
+			push @r, [hex($lo), hex($hi)] if $path =~ /libjemalloc/;
+		}
+		for (@lines) {
+			if (/^@ (.*)$/) {
+				my @a = split " ", $1;
+				my $i = 0;
+				while ($i < $#a) {
+					my $pc = hex($a[$i]);
+					last unless grep { $pc >= $_->[0] && $pc < $_->[1] } @r;
+					$i++;
+				}
+				if ($i > 0) {
+					my @k = @a[$i .. $#a];
+					$k[0] = sprintf("0x%x", hex($k[0]) - 1);
+					$_ = "@ @k\n";
+				}
+			}
+			print;
+		}' <"$1" >"$2"
 }
 
 # same_rows DESC N OURS JEPROF: the first N rows with a figure above 0 of

@@ -134,12 +134,20 @@ if sandwich jeprof jeprof_url jeprof --text; then
 		"^Fetching /pprof/heap profile from $URL/pprof/heap" "$T/jeprof.err"
 	assert_eq "jeprof --text on the URL: jm4lw-prof's Total: line" \
 		"$(head -1 "$T/ours.txt")" "$(head -1 "$T/jeprof.txt")"
-	table_by_name 1 <"$T/ours.txt" >"$T/ours.flat"
-	table_by_name 1 <"$T/jeprof.txt" >"$T/jeprof.flat"
-	same_rows "jeprof --text on the URL: jm4lw-prof's top ten functions, the same flat figures" \
-		10 "$T/ours.flat" "$T/jeprof.flat"
+	# [stripped-jemalloc] jeprof cuts the allocator's frames by name
+	# (malloc, operator new, ...); Debian's libjemalloc is stripped,
+	# and its internal frames, reached through tail calls, have no
+	# symbol: the process names them libjemalloc.so.2+0xSTART (issue
+	# 21; before, the nearest exported symbol below, "malloc" by luck,
+	# which jeprof cut). So jeprof's flat lands there, and the figures
+	# compared are cum, of every function but those frames: the same
+	# stacks, named by the same process, on both sides.
+	table_by_name 4 '^(?!libjemalloc)' <"$T/ours.txt" >"$T/ours.cum"
+	table_by_name 4 '^(?!libjemalloc)' <"$T/jeprof.txt" >"$T/jeprof.cum"
+	same_rows "jeprof --text on the URL: jm4lw-prof's top ten functions by cum, the same figures" \
+		10 "$T/ours.cum" "$T/jeprof.cum"
 	assert_grep "... redis's own allocation functions among them" \
-		'	zmalloc_usable$' "$T/jeprof.flat"
+		'	zmalloc_usable$' "$T/jeprof.cum"
 fi
 if sandwich jeprof-bytes jeprof_url jeprof-bytes --text --show_bytes; then
 	total=$(sed -n 's/^Total: \([0-9]*\) B$/\1/p' "$T/jeprof-bytes.txt")

@@ -151,6 +151,8 @@ case_profile() {
 	assert_cmd "jm4lw-prof -f svg exits 0" \
 		"$JM4LW_PROF" -f svg -o "$d/p.svg" "$p" || return
 	well_formed profile "$d/p.svg"
+	# [stripped-static]: our object+0xSTART frames under jeprof's names.
+	as_jeprof "$p" <"$d/p.svg" >"$d/p.jp.svg"
 
 	timeout 300 jeprof --text "$JEPROF_HOST" "$p" >"$d/jeprof.txt" 2>/dev/null
 	top_names "$d/jeprof.txt" >"$d/top"
@@ -161,7 +163,7 @@ case_profile() {
 		# tooltip: the whole name, escaped.
 		assert_cmd "the graph has a frame for jeprof's top function $name" \
 			grep -qFx "<g class=\"f\"><title>$(printf '%s' "$name" |
-				xml_escape)" "$d/p.svg"
+				xml_escape)" "$d/p.jp.svg"
 	done <"$d/top"
 	assert_cmd "jeprof's top functions include jm4lw_test_distinctive_alloc ($n of them)" \
 		grep -qx jm4lw_test_distinctive_alloc "$d/top"

@@ -149,6 +149,42 @@ static void test_table_lookup(void **state)
 	sym_set_demangler(NULL);
 }
 
+/* A demangler whose names run past a kilobyte, as C++ templates' do. */
+static char *long_demangle(const char *mangled, char *buf, size_t *len,
+    int *status)
+{
+	char *d = malloc(3000 + sizeof("(int)"));
+
+	(void)mangled;
+	(void)buf;
+	(void)len;
+	if (d == NULL)
+		return NULL;
+	memset(d, 'a', 3000);
+	memcpy(d + 3000, "(int)", sizeof("(int)"));
+	*status = 0;
+	return d;
+}
+
+/* A name's forms are whole, however long: they were cut at 1023 bytes,
+ * and a cut name does not read back as the same function (issue 21). */
+static void test_long_name(void **state)
+{
+	struct symbolizer *s;
+	struct sym_frame fr[SYM_INLINE_MAX];
+
+	(void)state;
+	sym_set_demangler(long_demangle);
+	assert_int_equal(parse(symbolized), 0);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	assert_int_equal(sym_lookup(s, 0x7000, 0, fr, SYM_INLINE_MAX), 1);
+	assert_int_equal(strlen(fr[0].func), 3000);
+	assert_int_equal(strlen(fr[0].name), 3005);
+	sym_free(s);
+	heapprof_free(&hp);
+	sym_set_demangler(NULL);
+}
+
 /* What the renderers make of it: the inline frames count, the
  * allocator's entry point and what it called are cut. */
 static void test_table_render(void **state)
@@ -486,6 +522,7 @@ int main(void)
 	    cmocka_unit_test(test_table_parse),
 	    cmocka_unit_test(test_table_lookup),
 	    cmocka_unit_test(test_table_render),
+	    cmocka_unit_test(test_long_name),
 	    cmocka_unit_test(test_table_odd),
 	    cmocka_unit_test(test_table_errors),
 	    cmocka_unit_test(test_table_subtract),
