@@ -22,16 +22,21 @@
  * The objects' backends, by name. The first is the one this build reads
  * objects with: libdw's (symbols, DWARF inline frames, file:line,
  * separate debuginfo) when built with elfutils, else the ELF symbol
- * tables'. A symbolized profile needs no objects: sym_new_table.
+ * tables'; the next is tried where one cannot open (sym_open_objects).
+ * A symbolized profile needs no objects: sym_new_table.
  */
 static const struct sym_backend_def {
 	const char *name;
 	sym_open_fn *open;
+	const char *names; /* what its names come from, for a warning */
 } sym_backends[] = {
 #ifdef JM4LW_HAVE_LIBDW
-    {.name = "libdw", .open = sym_dwfl_open},
+    {.name = "libdw", .open = sym_dwfl_open, .names = "symbols and DWARF"},
 #endif
-    {.name = "elf", .open = sym_elf_open},
+    {.name = "elf",
+        .open = sym_elf_open,
+        .names = "the ELF symbol tables only: no inline frames, no "
+                 "file:line"},
 };
 
 /* The name of this build's objects' backend, the table's first. */
@@ -221,6 +226,35 @@ static struct symbolizer *sym_debug_take(struct symbolizer *s,
 	return s;
 }
 
+/*
+ * The objects' symbolizer from the first backend that opens, the next
+ * tried when one cannot (libdw's is loaded on first use and may be
+ * missing on this machine: dw_load.h); why the one before failed is the
+ * symbolizer's first warning, one line, so the reply or the log says
+ * what the names lack. NULL with the last backend's reason in @p err.
+ */
+static struct symbolizer *sym_open_objects(const struct heap_profile *hp,
+    const char *binary, int self, char *err, size_t errlen)
+{
+	struct symbolizer *s = NULL;
+	char why[384], line[512];
+	size_t i, n = sizeof(sym_backends) / sizeof(sym_backends[0]);
+
+	why[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if ((s = sym_backends[i].open(hp, binary, self, err, errlen)) !=
+		    NULL)
+			break;
+		snprintf(why, sizeof(why), "%s", err);
+	}
+	if (s != NULL && i > 0) {
+		snprintf(line, sizeof(line), "%s; names from %s", why,
+		    sym_backends[i].names);
+		sym_warn(s, line);
+	}
+	return s;
+}
+
 /* A profile's symbolizer: its own table, or its objects'. Offline, so
  * debuginfod is asked when DEBUGINFOD_URLS names servers (as gdb and
  * eu-addr2line do). */
@@ -245,7 +279,7 @@ struct symbolizer *sym_new_debug(const struct heap_profile *hp,
 	if (binary != NULL &&
 	    sym_check_binary(hp, binary, warn, sizeof(warn), err, errlen) == -1)
 		return NULL;
-	if ((s = sym_backends[0].open(hp, binary, 0, err, errlen)) == NULL)
+	if ((s = sym_open_objects(hp, binary, 0, err, errlen)) == NULL)
 		return NULL;
 	if (binary != NULL && warn[0] != '\0')
 		sym_warn(s, warn);
@@ -274,7 +308,7 @@ struct symbolizer *sym_new_self_debug(const struct heap_profile *hp,
 	static const struct sym_debug self = {.debuginfod = 0};
 	struct symbolizer *s;
 
-	if ((s = sym_backends[0].open(hp, NULL, 1, err, errlen)) == NULL)
+	if ((s = sym_open_objects(hp, NULL, 1, err, errlen)) == NULL)
 		return NULL;
 	return sym_debug_take(s, hp, dbg != NULL ? dbg : &self);
 }

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dw_load.h" /* after libdw's headers: calls go through dw_funcs */
 #include "symbolize_impl.h"
 
 /* A module's function symbols by address, for the one that contains an
@@ -138,12 +139,30 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
     const char *modname, GElf_Addr base, const char *file_name,
     const char *debuglink, GElf_Word crc, char **debuginfo_name);
 
+/* libdwfl's dwfl_build_id_find_elf, called through dw_funcs: loaded at
+ * run time, it is no constant for sym_callbacks' initializer. */
+static int sym_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+    Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name,
+	    elfp);
+}
+
+/* libdwfl's dwfl_offline_section_address, through dw_funcs (as above). */
+static int sym_section_address(Dwfl_Module *mod, void **userdata,
+    const char *modname, Dwarf_Addr base, const char *secname, GElf_Word shndx,
+    const GElf_Shdr *shdr, Dwarf_Addr *addr)
+{
+	return dwfl_offline_section_address(mod, userdata, modname, base,
+	    secname, shndx, shdr, addr);
+}
+
 /* Every object is opened by us and handed to libdwfl as a descriptor
  * (find_elf is never asked); debug files through sym_find_debuginfo. */
 static const Dwfl_Callbacks sym_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
+    .find_elf = sym_find_elf,
     .find_debuginfo = sym_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
+    .section_address = sym_section_address,
 };
 
 /* The ELF type of the file open at @p fd: ET_EXEC, ET_DYN..., or -1. */
@@ -537,6 +556,9 @@ struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
 	size_t i;
 	int t, fd;
 
+	/* libdw is loaded here, on the first profile (dw_load.h). */
+	if (dw_load(err, errlen) == -1)
+		return NULL;
 	elf_version(EV_CURRENT);
 	if ((s = sym_alloc(&dw_ops, err, errlen)) == NULL)
 		return NULL;
