@@ -119,7 +119,8 @@ int main(int argc, char **argv)
 		names_keep(names_exported_last(8192));
 	}
 	if (path != NULL) {
-		if (mallctl("prof.dump", NULL, NULL, &path, sizeof(path)) != 0) {
+		if (mallctl("prof.dump", NULL, NULL, &path, sizeof(path)) !=
+		    0) {
 			fprintf(stderr, "names_host: prof.dump failed\n");
 			return 1;
 		}
