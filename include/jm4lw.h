@@ -158,6 +158,13 @@ struct jm4lw_config {
 	/** Requests one HTTP connection may make before it is closed
 	 *  (keep-alive cap; default 100). */
 	unsigned http_keepalive_requests;
+	/* Issue 23 (history, leaks): moved to the private struct at merge. */
+	/** Seconds between two rows of the figures' history ring
+	 *  (`/jemalloc/history`, `jmhi`; default 10). */
+	unsigned history_interval;
+	/** Rows the history ring keeps (default 8640, a day at 10 s); 0 turns
+	 *  the history off. 104 bytes a row, mapped once. */
+	unsigned history_points;
 };
 
 /** Fill @p cfg with the defaults. */
