@@ -10,10 +10,13 @@
  *
  *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof] [--objects]
  *	           [--base OLD] [--binary PATH] [-o FILE] PROFILE
+ *	jm4lw-prof --trend [-f text|json] [--binary PATH] [-o FILE] DUMP...
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
  * (one line on stderr), 2 usage.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 
 #include "heapprof.h"
 #include "symbolize.h"
+#include "trend.h"
 #include "view.h"
 
 /* libstdc++'s demangler, linked in: C++ names as people read them. */
@@ -47,7 +51,14 @@ static const char usage_text[] =
     "  --base OLD    what grew since the profile OLD (jeprof's --base)\n"
     "  --binary PATH the main program's file, when it is not where the "
     "profile says\n"
-    "  -o FILE       write there instead of standard output\n";
+    "  -o FILE       write there instead of standard output\n"
+    "usage: jm4lw-prof --trend [-f text|json] [--binary PATH] [-o FILE] "
+    "DUMP...\n"
+    "  --trend       leak suspects over dumps of one process (at least 3, "
+    "ordered by\n"
+    "                their files' times): functions whose live bytes grew "
+    "in nearly\n"
+    "                every interval, fastest first\n";
 
 /* A view that carries the profile (-f symbolized): the profile file
  * itself, as read again (the parser keeps only what it understood); of
@@ -77,6 +88,72 @@ static char *raw_profile(const struct heap_profile *hp, const char *path,
 	return raw != NULL ? raw : strdup("");
 }
 
+/*
+ * --trend: each dump reduced to a point (its file's time, each function's
+ * live bytes), then prof/trend.c's analysis, the one jmlk runs. Exit
+ * status as main's.
+ */
+static int trend_main(char *const *dumps, int n, const char *binary,
+    const char *format, FILE *out, const char *outpath)
+{
+	struct trend t = {0};
+	struct trend_point p;
+	struct heap_profile hp;
+	struct symbolizer *sym;
+	struct stat sb;
+	char err[512];
+	int i, r = 1;
+
+	for (i = 0; i < n; i++) {
+		if (stat(dumps[i], &sb) == -1) {
+			fprintf(stderr, "jm4lw-prof: %s: %s\n", dumps[i],
+			    strerror(errno));
+			goto out;
+		}
+		if (heapprof_load(dumps[i], &hp, err, sizeof(err)) == -1) {
+			fprintf(stderr, "jm4lw-prof: %s\n", err);
+			goto out;
+		}
+		if ((sym = sym_new(&hp, binary, err, sizeof(err))) == NULL) {
+			fprintf(stderr, "jm4lw-prof: %s\n", err);
+			heapprof_free(&hp);
+			goto out;
+		}
+		if (trend_point_of(&hp, sym,
+		        (double)sb.st_mtim.tv_sec +
+		            (double)sb.st_mtim.tv_nsec / 1e9,
+		        dumps[i], &p) == -1 ||
+		    trend_add(&t, &p) == -1) {
+			fprintf(stderr, "jm4lw-prof: %s\n", strerror(errno));
+			trend_point_free(&p);
+			sym_free(sym);
+			heapprof_free(&hp);
+			goto out;
+		}
+		sym_free(sym);
+		heapprof_free(&hp);
+	}
+	if (trend_analyze(&t) == -1) {
+		fprintf(stderr, "jm4lw-prof: %s\n", strerror(errno));
+		goto out;
+	}
+	if (t.n < TREND_MIN_POINTS) {
+		fprintf(stderr, "jm4lw-prof: %s\n",
+		    trend_too_few(&t, err, sizeof(err)));
+		goto out;
+	}
+	if ((strcmp(format, "json") == 0 ? trend_render_json(out, &t)
+	                                 : trend_render_text(out, &t)) == -1 ||
+	    fflush(out) != 0)
+		fprintf(stderr, "jm4lw-prof: %s: %s\n",
+		    outpath ? outpath : "standard output", strerror(errno));
+	else
+		r = 0;
+out:
+	trend_free(&t);
+	return r;
+}
+
 /* A usage error: the reason, the usage, exit status 2. */
 static int usage(const char *why, const char *what)
 {
@@ -92,6 +169,7 @@ int main(int argc, char *argv[])
 	    {"binary", required_argument, NULL, 'b'},
 	    {"objects", no_argument, NULL, 'O'},
 	    {"base", required_argument, NULL, 'B'},
+	    {"trend", no_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -105,7 +183,7 @@ int main(int argc, char *argv[])
 	FILE *out = stdout;
 	char err[512], names[128], *raw = NULL;
 	size_t w;
-	int ch, r, f;
+	int ch, r, f, trend = 0;
 
 	sym_set_demangler(__cxa_demangle);
 	opterr = 0;
@@ -126,6 +204,9 @@ int main(int argc, char *argv[])
 		case 'B':
 			basepath = optarg;
 			break;
+		case 'T':
+			trend = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -135,6 +216,29 @@ int main(int argc, char *argv[])
 		default:
 			return usage("unknown option: ", argv[optind - 1]);
 		}
+	}
+	if (trend) {
+		if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+			return usage("--trend writes -f text or json, not ",
+			    format);
+		if (basepath != NULL || args.objects)
+			return usage("--trend takes neither --base nor --objects",
+			    NULL);
+		if (optind == argc)
+			return usage("--trend: no dumps given", NULL);
+		if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
+			fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
+			    strerror(errno));
+			return 1;
+		}
+		r = trend_main(argv + optind, argc - optind, binary, format,
+		    out, outpath);
+		if (out != stdout && fclose(out) != 0 && r == 0) {
+			fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
+			    strerror(errno));
+			r = 1;
+		}
+		return r;
 	}
 	/* A view drawn from the profile; not raw, which is the file. */
 	if ((f = view_by_name(format)) == -1 || views[f].render == NULL) {
