@@ -782,9 +782,19 @@ static int dump_publish(struct job *j, const char *tmp, const char *dir,
 	if (j->symbolized)
 		dump_write_symbolized(tmp, log);
 	dump_write_index(tmp, log);
+	/* The leak index before its dump: whoever lists the dump finds its
+	 * index (one that fails is made again when asked). */
+	snprintf(sym, sizeof(sym), "%s.trend", tmp);
+	snprintf(symto, sizeof(symto), "%s.trend", path);
+	if (access(sym, F_OK) == 0 && rename(sym, symto) == -1) {
+		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", symto,
+		    strerror(errno));
+		(void)unlink(sym);
+	}
 	if (rename(tmp, path) == -1) {
 		e = errno;
 		(void)unlink(tmp);
+		(void)unlink(symto); /* no dump, no index */
 		FAIL(j, dir, e, strerror(e));
 		return -1;
 	}
@@ -796,14 +806,6 @@ static int dump_publish(struct job *j, const char *tmp, const char *dir,
 			    symto, strerror(errno));
 			(void)unlink(sym);
 		}
-	}
-	/* The leak index last: a dump without one gets it when asked. */
-	snprintf(sym, sizeof(sym), "%s.trend", tmp);
-	snprintf(symto, sizeof(symto), "%s.trend", path);
-	if (access(sym, F_OK) == 0 && rename(sym, symto) == -1) {
-		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", symto,
-		    strerror(errno));
-		(void)unlink(sym);
 	}
 	return 0;
 }
