@@ -179,7 +179,6 @@ static int dumps_scan(const char *prefix, const char *dir,
 	struct dirent *de;
 	struct stat sb;
 	DIR *dp;
-	size_t k;
 	int dfd;
 
 	if ((dp = opendir(dir)) == NULL)
@@ -204,10 +203,10 @@ static int dumps_scan(const char *prefix, const char *dir,
 			goto nomem;
 		d[n].size = (long long)sb.st_size;
 		d[n].mtime = sb.st_mtim;
-		/* Its companions count with the dump. */
-		for (k = 0; k < NCOMPANIONS; k++)
-			if (companion_at(dfd, de->d_name, k, &sb) == 0)
-				d[n].size += (long long)sb.st_size;
+		/* dump_symbolized's companion counts with its dump; the leak
+		 * index (a few KiB at most, TREND_FNS_MAX lines) does not. */
+		if (companion_at(dfd, de->d_name, 0, &sb) == 0)
+			d[n].size += (long long)sb.st_size;
 		n++;
 	}
 	closedir(dp);
