@@ -188,7 +188,7 @@ case_main() {
 	case_counters
 	stop_daemon
 	assert_eq "jm4lwd's exit removed its staging directory" "" \
-		"$(cd "$d/dumps" && ls -A | grep -v '^jm4lw\.[0-9]*\.[0-9]*\.heap$')"
+		"$(cd "$d/dumps" && ls -A | grep -Ev '^jm4lw\.[0-9]*\.[0-9]*\.heap(\.trend)?$')"
 }
 
 # --- timeouts and limits -------------------------------------------------------

@@ -50,13 +50,12 @@ for _ in $(seq 100); do
 	[ -n "$PORT" ] && [ -n "$HPORT" ] && break
 	sleep 0.1
 done
-[ -n "$PORT" ] && [ -n "$HPORT" ] || die "leak_host is listening" "$(cat "$D/err")"
+if [ -z "$PORT" ] || [ -z "$HPORT" ]; then die "leak_host is listening" "$(cat "$D/err")"; fi
 
 # ask_job WORD FILE: the word's reply into FILE, asked again while the
 # worker is busy with a scheduled dump (a refusal one retries).
 ask_job() {
-	local i
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		ask "$1" >"$2"
 		grep -q 'in progress' "$2" || return 0
 		sleep 0.2
@@ -65,8 +64,8 @@ ask_job() {
 
 # http_job URL FILE: the same over HTTP (409 while the worker is busy).
 http_job() {
-	local i code
-	for i in $(seq 50); do
+	local code
+	for _ in $(seq 50); do
 		code=$(timeout 60 curl -sS -o "$2" -w '%{http_code}' "$1")
 		[ "$code" = 409 ] || break
 		sleep 0.2
@@ -84,10 +83,10 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 n=$(find "$D/dumps" -name '*.heap' | wc -l)
-[ "$n" -ge 11 ] && pass "the schedule kept 11 dumps" || fail "the schedule kept 11 dumps" "$n"
+if [ "$n" -ge 11 ]; then pass "the schedule kept 11 dumps"; else fail "the schedule kept 11 dumps" "$n"; fi
 # The leak index beside each dump, written when it was kept.
 m=$(find "$D/dumps" -name '*.heap.trend' | wc -l)
-[ "$m" -ge "$n" ] && pass "each kept dump has its leak index" || fail "each kept dump has its leak index" "$m of $n"
+if [ "$m" -ge "$n" ]; then pass "each kept dump has its leak index"; else fail "each kept dump has its leak index" "$m of $n"; fi
 
 # check_first DESC FILE: FILE's first suspect row is the leak, with a rate
 # between 6 and 60 MiB/min (it leaks ~18.75), and neither the cache nor
@@ -181,7 +180,7 @@ timeout 60 "$JM4LW_PROF" --base "${dumps[0]}" "${dumps[${#dumps[@]} - 1]}" >"$D/
 assert_grep "control: --base FIRST LAST shows the cache growing" "^ +[1-9][0-9.]* .* $CACHE\$" "$D/base.txt"
 
 alive_host() { kill -0 "$PID" 2>/dev/null; }
-alive_host && pass "leak_host is still up" || fail "leak_host is still up" "$(tail -5 "$D/err")"
+if alive_host; then pass "leak_host is still up"; else fail "leak_host is still up" "$(tail -5 "$D/err")"; fi
 kill -TERM "$PID"
 if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
 	pass "leak_host exits 0 on SIGTERM"
