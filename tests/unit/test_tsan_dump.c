@@ -10,11 +10,9 @@
  * report (halt_on_error, exitcode).
  *
  * jemalloc's own locks are TSan-opaque (it is not instrumented): what TSan
- * sees is ours. Its deadlock detector is off (TSAN_OPTIONS
- * detect_deadlocks=0, see tests/CMakeLists.txt): it follows jemalloc's
- * prof mutexes through the interceptors and livelocks/false-alarms on
- * their lock order across fork handlers and prof.dump; it is not a data
- * race check, which stays on.
+ * sees is ours. Its deadlock detector is on (detect_deadlocks=1 in
+ * tests/CMakeLists.txt): it did not livelock on jemalloc's mutexes, which
+ * it does not see; were it ever to, turn it off there and say so.
  *
  * Registered only in a -DJM4LW_SANITIZE=thread build (label tsan).
  */
