@@ -363,5 +363,5 @@ if [ "$TMPFS" = 1 ]; then
 		fail "the freed tmpfs: dumps again after the last refusal" "$(tail -5 "$ALOG")"
 	fi
 fi
-alive "redis-server's agent still answers ruok" "$APORT"
+PID=$RPID alive "redis-server's agent still answers ruok" "$APORT"
 finish
