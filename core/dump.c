@@ -896,6 +896,8 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 		c->alloc_known = r->alloc_known;
 		c->alloc_at_dump = r->alloc;
 	}
+	if (r->view == DUMP_VIEW_LEAKS)
+		return; /* a question about dumps: no dump, no profile */
 	switch (r->status) {
 	case DUMP_OK:
 		if (r->view != DUMP_VIEW_NONE)
