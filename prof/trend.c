@@ -167,15 +167,26 @@ out:
 	return r;
 }
 
+/* @p s as a field of an index line: a tab or line break is a space. */
+static void index_field(FILE *out, const char *s)
+{
+	for (; *s != '\0'; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
+}
+
 int trend_index_write(FILE *out, const struct trend_point *p)
 {
 	size_t i;
 
 	fprintf(out, "%s\ntime %.3f\ntotal %.0f\n", index_magic, p->t,
 	    render_clamp(p->total));
-	for (i = 0; i < p->nfn; i++)
-		fprintf(out, "%.0f\t%s\t%s\n", render_clamp(p->fn[i].bytes),
-		    p->fn[i].name, p->fn[i].stack ? p->fn[i].stack : "");
+	for (i = 0; i < p->nfn; i++) {
+		fprintf(out, "%.0f\t", render_clamp(p->fn[i].bytes));
+		index_field(out, p->fn[i].name);
+		fputc('\t', out);
+		index_field(out, p->fn[i].stack ? p->fn[i].stack : "");
+		fputc('\n', out);
+	}
 	return ferror(out) ? -1 : 0;
 }
 
