@@ -79,13 +79,13 @@ assert_grep "jmlk before 3 dumps: one line saying so" \
 
 # ~20 s of dumps every 2 s: wait for the eleventh (bounded).
 for _ in $(seq 600); do
-	[ "$(find "$D/dumps" -name '*.heap' | wc -l)" -ge 11 ] && break
+	[ "$(find "$D/dumps" -maxdepth 1 -name '*.heap' | wc -l)" -ge 11 ] && break
 	sleep 0.1
 done
-n=$(find "$D/dumps" -name '*.heap' | wc -l)
+n=$(find "$D/dumps" -maxdepth 1 -name '*.heap' | wc -l)
 if [ "$n" -ge 11 ]; then pass "the schedule kept 11 dumps"; else fail "the schedule kept 11 dumps" "$n"; fi
 # The leak index beside each dump, written when it was kept.
-m=$(find "$D/dumps" -name '*.heap.trend' | wc -l)
+m=$(find "$D/dumps" -maxdepth 1 -name '*.heap.trend' | wc -l)
 if [ "$m" -ge "$n" ]; then pass "each kept dump has its leak index"; else fail "each kept dump has its leak index" "$m of $n"; fi
 
 # check_first DESC FILE: FILE's first suspect row is the leak, with a rate
@@ -164,7 +164,7 @@ ask jmhi >"$D/jmhi"
 assert_grep "jmhi: the allocated line with a sparkline" '^allocated +[0-9.]+ [KMG]?i?B .*[▁▂▃▄▅▆▇█]{10,}' "$D/jmhi"
 
 # The same analysis offline, over the same dumps.
-mapfile -t dumps < <(find "$D/dumps" -name '*.heap' | sort -t. -k3 -n)
+mapfile -t dumps < <(find "$D/dumps" -maxdepth 1 -name '*.heap' | sort -t. -k3 -n)
 timeout 120 "$JM4LW_PROF" --trend "${dumps[@]}" >"$D/trend.txt" 2>"$D/trend.err"
 check_text "jm4lw-prof --trend" "$D/trend.txt"
 timeout 120 "$JM4LW_PROF" --trend -f json "${dumps[@]}" >"$D/trend.json" 2>>"$D/trend.err"
@@ -178,6 +178,25 @@ fi
 # Control: the naive question puts the cache up with the leak.
 timeout 60 "$JM4LW_PROF" --base "${dumps[0]}" "${dumps[${#dumps[@]} - 1]}" >"$D/base.txt" 2>/dev/null
 assert_grep "control: --base FIRST LAST shows the cache growing" "^ +[1-9][0-9.]* .* $CACHE\$" "$D/base.txt"
+
+# The page in a real browser (leak_page.py, over page.py's driver): the
+# history ring drawn on opening, the leak in the Leaks section, not the
+# cache, its growth's flame graph linked.
+if command -v chromium >/dev/null; then
+	timeout 180 python3 "$(dirname "$0")/leak_page.py" "$HPORT" "$D" "$rows" "$LEAK" "$CACHE" \
+		>"$D/page.results" 2>"$D/page.log"
+	n=0
+	while IFS=$'\t' read -r line what detail; do
+		n=$((n + 1))
+		case $line in
+		ok) pass "page: $what" ;;
+		*) fail "page: $what" "${detail:-}" ;;
+		esac
+	done <"$D/page.results"
+	[ "$n" -ge 6 ] || fail "leak_page.py ran its checks ($n)" "$(tail -10 "$D/page.log")"
+else
+	skip "the page in a browser: no chromium"
+fi
 
 alive_host() { kill -0 "$PID" 2>/dev/null; }
 if alive_host; then pass "leak_host is still up"; else fail "leak_host is still up" "$(tail -5 "$D/err")"; fi
