@@ -44,6 +44,8 @@ sleep 1 # a heap with stacks to dump
 # answer came first (the fork met the dump out), else 1 (the child is
 # stopped: the load let the dump end first; try again).
 fork_mid_dump() {
+	local before
+	before=$(grep -c '^child ' "$D/out")
 	: >"$D/order"
 	(printf 'jmfp\n' | timeout 20 nc.openbsd 127.0.0.1 "$PORT" |
 		{ IFS= read -r l; printf '%s\n' "$l" >"$D/parent"; echo jmfp >>"$D/order"; }) &
@@ -54,8 +56,15 @@ fork_mid_dump() {
 		[ "$(wc -l <"$D/order")" -ge 2 ] && break
 		sleep 0.1
 	done
-	cpid=$(sed -n 's/^forked \([0-9]*\)$/\1/p' "$D/fork")
-	[ -n "$cpid" ] || die "frk1 forked" "$(cat "$D/fork")"
+	# The child's pid from its own line: the frk1 connection is both
+	# processes' after the fork, and the child's half-close may end the
+	# reply before the parent's "forked PID" is in it.
+	for _ in $(seq 100); do
+		[ "$(grep -c '^child ' "$D/out")" -gt "$before" ] && break
+		sleep 0.1
+	done
+	cpid=$(sed -n 's/^child \([0-9]*\) listening on .*/\1/p' "$D/out" | tail -1)
+	[ "$(grep -c '^child ' "$D/out")" -gt "$before" ] || die "frk1 forked" "$(cat "$D/fork" "$D/out")"
 	track "$cpid"
 	[ "$(tr '\n' ' ' <"$D/order")" = "frk1 jmfp " ] && return 0
 	kill -TERM "$cpid"

@@ -239,16 +239,21 @@ kill_mid_dump() {
 # fork_mid_dump: leak_host's jmfp, frk1 50 ms in, the child's jmfp.
 forks=0
 fork_mid_dump() {
-	local cpid cport
+	local cpid cport before
+	before=$(grep -c '^child ' "$W/leak.out")
 	(ask jmfp "$LPORT" >/dev/null 2>&1 &)
 	sleep 0.05
-	cpid=$(ask frk1 "$LPORT" | sed -n 's/^forked \([0-9]*\)$/\1/p')
-	[ -n "$cpid" ] || { bad "leak_host: frk1"; return; }
+	ask frk1 "$LPORT" >/dev/null
+	# The child by its own line (the frk1 reply is both processes', and
+	# the child's half-close may end it before the parent's line).
 	for _ in $(seq 50); do
-		cport=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$W/leak.out")
-		[ -n "$cport" ] && break
+		[ "$(grep -c '^child ' "$W/leak.out")" -gt "$before" ] && break
 		sleep 0.1
 	done
+	[ "$(grep -c '^child ' "$W/leak.out")" -gt "$before" ] || { bad "leak_host: frk1 did not fork"; return; }
+	cpid=$(sed -n 's/^child \([0-9]*\) listening on .*/\1/p' "$W/leak.out" | tail -1)
+	track "$cpid"
+	cport=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$W/leak.out")
 	if [ -z "$cport" ]; then bad "leak_host: the child $cpid did not listen"; else
 		ask jmfp "$cport" >"$W/c.jmfp"
 		grep -Eq "^/.*\.$cpid\.[0-9]+\.heap\$" "$W/c.jmfp" || bad "fork child: jmfp: $(head -1 "$W/c.jmfp")"
