@@ -73,6 +73,7 @@ static int mib_size(const struct core_ops *ops, struct ctl_mib *m,
 	return 0;
 }
 
+/* The ring's bytes for @p points rows: the README states it. */
 size_t history_bytes(size_t points)
 {
 	return points * HISTORY_ROW * sizeof(uint64_t);
@@ -103,6 +104,7 @@ int history_setup(struct history *h, size_t points, unsigned interval)
 	return 0;
 }
 
+/* Unmap the ring (a reload to another size, jm4lw_free). */
 void history_free(struct history *h)
 {
 	if (h->ring != NULL)
@@ -144,6 +146,7 @@ void core_history_sample(struct core *c)
 		h->n++;
 }
 
+/* Row @p i, oldest first, under the ring's wrap. */
 const uint64_t *history_row(const struct history *h, size_t i)
 {
 	size_t first = (h->head + h->cap - h->n) % (h->cap ? h->cap : 1);

@@ -99,6 +99,8 @@ static char *field_dup(const char *s)
 	return d;
 }
 
+/* Each function's live bytes in @p hp, by the stack's leaf, the top
+ * TREND_FNS_MAX with their heaviest stacks (see trend.h). */
 int trend_point_of(const struct heap_profile *hp, struct symbolizer *sym,
     double t, const char *name, struct trend_point *p)
 {
@@ -174,6 +176,7 @@ static void index_field(FILE *out, const char *s)
 		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
+/* An index: the magic line, time, total, a line per function. */
 int trend_index_write(FILE *out, const struct trend_point *p)
 {
 	size_t i;
