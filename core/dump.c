@@ -246,6 +246,7 @@ int core_render_admit(struct core *c, struct job *j, struct dumper *d,
 	return 0;
 }
 
+/* The leak question: no dump made, so no rate limit; a free worker. */
 int core_leaks_admit(struct core *c, struct job *j, struct dumper *d, int json,
     struct dump_result *r)
 {

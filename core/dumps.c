@@ -346,6 +346,7 @@ void dump_list_free(struct dump_list *l)
 	l->n = 0;
 }
 
+/* This process's dumps, the leak question's series. */
 int dumps_of_pid(const char *prefix, const char *dir, long pid, size_t max,
     char ***paths, size_t *n)
 {

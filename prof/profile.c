@@ -360,6 +360,7 @@ static int profile_index_file(const struct trend_point *p, const char *out,
 	return r;
 }
 
+/* A kept dump's leak index, written by the worker as it keeps it. */
 int profile_trend_index(const char *dump, const char *out, double t, char *err,
     size_t errlen)
 {
@@ -412,6 +413,7 @@ static int profile_kept_point(const char *dump, struct trend_point *p,
 	return 0;
 }
 
+/* jmlk over @p dumps: their points, the analysis, the answer. */
 int profile_leaks(char *const *dumps, size_t n, int json, FILE *out, char *err,
     size_t errlen)
 {

@@ -212,6 +212,8 @@ static int index_fn(char *line, struct trend_fn *f)
 	return f->name != NULL && f->stack != NULL ? 0 : -1;
 }
 
+/* An index read back through @p fd (pread, at most TREND_INDEX_MAX):
+ * anything else is one line in @p err. */
 int trend_index_read(int fd, const char *name, struct trend_point *p, char *err,
     size_t errlen)
 {
@@ -284,6 +286,7 @@ bad:
 	return -1;
 }
 
+/* Free a point's names and stacks. */
 void trend_point_free(struct trend_point *p)
 {
 	size_t i;
@@ -297,6 +300,7 @@ void trend_point_free(struct trend_point *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* One more point in the series; the series owns it now. */
 int trend_add(struct trend *t, struct trend_point *p)
 {
 	size_t cap = t->n;
@@ -375,6 +379,7 @@ static int judge(const struct trend *t, const double *b,
 	return s->growth > 0;
 }
 
+/* The points in time order, each function's series, the suspects. */
 int trend_analyze(struct trend *t)
 {
 	const char **names = NULL, **stacks = NULL;
@@ -447,6 +452,7 @@ out:
 	return r;
 }
 
+/* The refusal of a series under TREND_MIN_POINTS. */
 const char *trend_too_few(const struct trend *t, char *buf, size_t len)
 {
 	snprintf(buf, len,
@@ -482,6 +488,7 @@ static const char *when(char *buf, size_t len, double t)
 	return buf;
 }
 
+/* jmlk: a heading with the dumps and span, a row per suspect. */
 int trend_render_text(FILE *out, const struct trend *t)
 {
 	char a[32], b[32], c[32], t0[32], t1[32];
@@ -527,6 +534,7 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* /jemalloc/leaks, --trend -f json: the points and the suspects. */
 int trend_render_json(FILE *out, const struct trend *t)
 {
 	size_t i, j;
@@ -567,6 +575,7 @@ int trend_render_json(FILE *out, const struct trend *t)
 	return ferror(out) ? -1 : 0;
 }
 
+/* Free the series and the suspects. */
 void trend_free(struct trend *t)
 {
 	size_t i;
