@@ -78,12 +78,42 @@ int dumps_stage_match(const char *prefix, const char *name, long *pid)
 #define STAGE_STALE_SECONDS 600
 
 /*
+ * A leak index ("<dump>.trend", ours, a regular file) whose dump is gone
+ * and whose process is too: a process killed between the index's rename
+ * and its dump's left it (the index goes in first), and retention, which
+ * deletes an index with its dump, never meets it.
+ */
+static int index_orphan(const char *prefix, int dfd, const char *name)
+{
+	char dump[NAME_MAX + 1];
+	size_t n = strlen(name);
+	struct stat sb;
+	long pid;
+
+	if (n <= 6 || n - 6 >= sizeof(dump) ||
+	    strcmp(name + n - 6, ".trend") != 0)
+		return 0;
+	memcpy(dump, name, n - 6);
+	dump[n - 6] = '\0';
+	if (!dumps_match(prefix, dump))
+		return 0;
+	pid = strtol(dump + strlen(prefix) + 1, NULL, 10);
+	return pid != (long)getpid() && kill((pid_t)pid, 0) == -1 &&
+	    errno == ESRCH &&
+	    fstatat(dfd, dump, &sb, AT_SYMLINK_NOFOLLOW) == -1 &&
+	    errno == ENOENT &&
+	    fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(sb.st_mode) && sb.st_uid == geteuid();
+}
+
+/*
  * A process that ended without jm4lw_free() (killed, or a preloaded agent
  * at exit) leaves its empty staging directory behind; the next process to
  * stage in @p dir removes it. Only directories we own, of pids that do not
  * run, untouched for STAGE_STALE_SECONDS; only our dump files inside them
  * (a profile cut off by the crash); a directory holding anything else
- * stays.
+ * stays. The leak indexes such a process left without their dumps go
+ * too (index_orphan).
  */
 void dumps_sweep_stages(const char *prefix, const char *dir,
     const struct core_log *log)
@@ -98,6 +128,10 @@ void dumps_sweep_stages(const char *prefix, const char *dir,
 	if ((d = opendir(dir)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
+		if (index_orphan(prefix, dirfd(d), de->d_name)) {
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
 		if (!dumps_stage_match(prefix, de->d_name, &pid) ||
 		    pid == (long)getpid() ||
 		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
