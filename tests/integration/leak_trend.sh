@@ -206,4 +206,15 @@ if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
 else
 	fail "leak_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(tail -5 "$D/err")"
 fi
+# history_points = 0: no ring; jmhi says so in one line, the route is
+# a 404 with the same line, and the daemon serves on.
+printf 'history_points = 0\n' >"$D/nohist.conf"
+if start_daemon -- -f "$D/nohist.conf" -l 127.0.0.1:0; then
+	ask jmhi >"$D/nohist"
+	assert_bytes "history_points=0: jmhi's one line" "$D/nohist" 'error: no history: history_points is 0\n'
+	code=$(timeout 30 curl -sS -o "$D/nohist.http" -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/jemalloc/history")
+	assert_eq "history_points=0: /jemalloc/history is a 404" 404 "$code"
+	alive "history_points=0: still answers ruok"
+	stop_daemon
+fi
 finish
