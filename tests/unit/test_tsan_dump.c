@@ -7,7 +7,7 @@
  * loop, while allocator threads sample through jemalloc's own API
  * (mallocx/dallocx: under a sanitizer, malloc is the sanitizer's) and the
  * loop reads the figures and the history ring. TSan fails the test on any
- * report (halt_on_error, exitcode).
+ * report (halt_on_error, exitcode) but one inside jemalloc (tsan.supp).
  *
  * jemalloc's own locks are TSan-opaque (it is not instrumented): what TSan
  * sees is ours. Its deadlock detector is on (detect_deadlocks=1 in
