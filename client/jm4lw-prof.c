@@ -12,10 +12,13 @@
  *	           [--base OLD] [--binary PATH] [--debug-dir DIR]...
  *	           [--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod]
  *	           [-o FILE] PROFILE
+ *	jm4lw-prof --trend [-f text|json] [--binary PATH] [-o FILE] DUMP...
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
  * (one line on stderr), 2 usage.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -24,6 +27,7 @@
 
 #include "heapprof.h"
 #include "symbolize.h"
+#include "trend.h"
 #include "view.h"
 
 #ifndef JM4LW_HAVE_LIBIBERTY
@@ -65,7 +69,14 @@ static const char usage_text[] =
     "(default 10)\n"
     "  --no-debuginfod  do not ask debuginfod even when DEBUGINFOD_URLS is "
     "set\n"
-    "  -o FILE       write there instead of standard output\n";
+    "  -o FILE       write there instead of standard output\n"
+    "usage: jm4lw-prof --trend [-f text|json] [--binary PATH] [-o FILE] "
+    "DUMP...\n"
+    "  --trend       leak suspects over dumps of one process (at least 3, "
+    "ordered by\n"
+    "                their files' times): functions whose live bytes grew "
+    "in nearly\n"
+    "                every interval, fastest first\n";
 
 /* A view that carries the profile (-f symbolized): the profile file
  * itself, as read again (the parser keeps only what it understood); of
@@ -124,6 +135,72 @@ static long parse_timeout(const char *v)
 	return t;
 }
 
+/*
+ * --trend: each dump reduced to a point (its file's time, each function's
+ * live bytes), then prof/trend.c's analysis, the one jmlk runs. Exit
+ * status as main's.
+ */
+static int trend_main(char *const *dumps, int n, const char *binary,
+    const char *format, FILE *out, const char *outpath)
+{
+	struct trend t = {0};
+	struct trend_point p;
+	struct heap_profile hp;
+	struct symbolizer *sym;
+	struct stat sb;
+	char err[512];
+	int i, r = 1;
+
+	for (i = 0; i < n; i++) {
+		if (stat(dumps[i], &sb) == -1) {
+			fprintf(stderr, "jm4lw-prof: %s: %s\n", dumps[i],
+			    strerror(errno));
+			goto out;
+		}
+		if (heapprof_load(dumps[i], &hp, err, sizeof(err)) == -1) {
+			fprintf(stderr, "jm4lw-prof: %s\n", err);
+			goto out;
+		}
+		if ((sym = sym_new(&hp, binary, err, sizeof(err))) == NULL) {
+			fprintf(stderr, "jm4lw-prof: %s\n", err);
+			heapprof_free(&hp);
+			goto out;
+		}
+		if (trend_point_of(&hp, sym,
+		        (double)sb.st_mtim.tv_sec +
+		            (double)sb.st_mtim.tv_nsec / 1e9,
+		        dumps[i], &p) == -1 ||
+		    trend_add(&t, &p) == -1) {
+			fprintf(stderr, "jm4lw-prof: %s\n", strerror(errno));
+			trend_point_free(&p);
+			sym_free(sym);
+			heapprof_free(&hp);
+			goto out;
+		}
+		sym_free(sym);
+		heapprof_free(&hp);
+	}
+	if (trend_analyze(&t) == -1) {
+		fprintf(stderr, "jm4lw-prof: %s\n", strerror(errno));
+		goto out;
+	}
+	if (t.n < TREND_MIN_POINTS) {
+		fprintf(stderr, "jm4lw-prof: %s\n",
+		    trend_too_few(&t, err, sizeof(err)));
+		goto out;
+	}
+	if ((strcmp(format, "json") == 0 ? trend_render_json(out, &t)
+	                                 : trend_render_text(out, &t)) == -1 ||
+	    fflush(out) != 0)
+		fprintf(stderr, "jm4lw-prof: %s: %s\n",
+		    outpath ? outpath : "standard output", strerror(errno));
+	else
+		r = 0;
+out:
+	trend_free(&t);
+	return r;
+}
+
 /* A usage error: the reason, the usage, exit status 2. */
 static int usage(const char *why, const char *what)
 {
@@ -143,6 +220,7 @@ int main(int argc, char *argv[])
 	    {"system-debug-dir", required_argument, NULL, 'S'},
 	    {"timeout", required_argument, NULL, 't'},
 	    {"no-debuginfod", no_argument, NULL, 'n'},
+	    {"trend", no_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -158,7 +236,7 @@ int main(int argc, char *argv[])
 	struct sym_debug dbg = {.debuginfod = 1};
 	size_t w;
 	long t;
-	int ch, r, f;
+	int ch, r, f, trend = 0;
 
 #ifndef JM4LW_HAVE_LIBIBERTY
 	sym_set_demangler(__cxa_demangle);
@@ -200,6 +278,9 @@ int main(int argc, char *argv[])
 		case 'n':
 			dbg.debuginfod = 0;
 			break;
+		case 'T':
+			trend = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -209,6 +290,29 @@ int main(int argc, char *argv[])
 		default:
 			return usage("unknown option: ", argv[optind - 1]);
 		}
+	}
+	if (trend) {
+		if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+			return usage("--trend writes -f text or json, not ",
+			    format);
+		if (basepath != NULL || args.objects)
+			return usage("--trend takes neither --base nor --objects",
+			    NULL);
+		if (optind == argc)
+			return usage("--trend: no dumps given", NULL);
+		if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
+			fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
+			    strerror(errno));
+			return 1;
+		}
+		r = trend_main(argv + optind, argc - optind, binary, format,
+		    out, outpath);
+		if (out != stdout && fclose(out) != 0 && r == 0) {
+			fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
+			    strerror(errno));
+			r = 1;
+		}
+		return r;
 	}
 	/* A view drawn from the profile; not raw, which is the file. */
 	if ((f = view_by_name(format)) == -1 || views[f].render == NULL) {

@@ -98,6 +98,12 @@ struct jm4lw_config {
 	 *  the objects not got keep their symbol tables' names and the reply
 	 *  says which (default 10). */
 	unsigned symbolize_timeout;
+	/* Seconds between two rows of the figures' history ring
+	 *  (`/jemalloc/history`, `jmhi`; default 10; issue 23). */
+	unsigned history_interval;
+	/* Rows the history ring keeps (default 8640, a day at 10 s); 0 turns
+	 *  the history off. 104 bytes a row, mapped once. */
+	unsigned history_points;
 };
 
 #endif

@@ -99,6 +99,42 @@ struct core_hints {
 	const char *sampling_start; /* the same, once profiling is enabled */
 };
 
+/* --- history: the figures remembered (core/history.c, issue 23) ---- */
+
+#define HISTORY_COLS 12
+#define HISTORY_ROW (HISTORY_COLS + 1) /* the time, then the columns */
+#define HISTORY_NONE UINT64_MAX        /* a value this process lacks */
+
+/* A ring of rows of HISTORY_ROW values, owned by the loop. */
+struct history {
+	uint64_t *ring;      /* an anonymous mapping, cap rows */
+	size_t cap, n, head; /* head: the next row written */
+	unsigned interval;   /* seconds between rows */
+	struct ctl_mib mib[HISTORY_COLS];
+};
+
+struct core;
+
+/* One column: a size_t mallctl, a counter of struct core_stats (offset
+ * + 1), or a function. */
+struct history_col {
+	const char *name;
+	const char *ctl;
+	size_t stat;
+	int (*fn)(struct core *c, struct ctl_mib *m, uint64_t *v);
+};
+
+extern const struct history_col history_cols[HISTORY_COLS];
+
+/* Bytes the ring of @p points rows takes. */
+size_t history_bytes(size_t points);
+/* The ring for @p points rows (0: none), kept if the size is unchanged;
+ * 0, or -1 with errno. */
+int history_setup(struct history *h, size_t points, unsigned interval);
+void history_free(struct history *h);
+/* Row @p i, 0 the oldest of h->n; NULL past the end. */
+const uint64_t *history_row(const struct history *h, size_t i);
+
 /* The engine's state, owned by the module's event loop. */
 struct core {
 	const struct core_ops *ops;
@@ -120,6 +156,8 @@ struct core {
 	size_t alloc_at_dump; /* stats.allocated then (growth) */
 	int alloc_known;      /* growth has a baseline */
 	struct ctl_mib tpa;   /* thread.prof.active */
+	struct history hist;  /* history_points rows (issue 23) */
+	long dump_pid;        /* the process dump_running is about */
 };
 
 /* Initialise @p c with the allocator ops, configuration and policy. */
@@ -212,6 +250,10 @@ void core_purge(struct core *c, struct ctl_result *r);
 /* prof.reset at prof_reset_lg_sample. */
 void core_reset(struct core *c, struct ctl_result *r);
 
+/* Add one row of figures to the history ring, if there is one (the
+ * history_interval timer, on the loop: an epoch and a few mallctls). */
+void core_history_sample(struct core *c);
+
 /* --- figures: one table every face renders -------------------------- */
 
 enum figure_type {
@@ -273,10 +315,15 @@ enum job_kind {
 	JOB_DUMP,    /* a dump, and its view: stage, publish, answer */
 	JOB_SYMBOLS, /* name the addresses of job->addrs (/pprof/symbol) */
 	JOB_RENDER,  /* a view of a kept dump, job->path (minus job->base) */
+	JOB_LEAKS,   /* leak suspects over this process's kept dumps */
 };
 
 /* Addresses one symbol lookup may ask about. */
 #define PROFILE_ADDRS_MAX (1 << 20)
+
+/* Dumps a leak question looks at, the newest (trend.h's
+ * TREND_POINTS_MAX). */
+#define LEAKS_DUMPS_MAX 1000
 
 /* Rows of the text views (jmtp, jmdf): the top, at a glance. */
 #define PROFILE_TOP_ROWS 30
@@ -330,6 +377,10 @@ struct job {
 	size_t addrs_len;
 	struct dumper *dumper;
 	const struct core_hints *hints; /* the face's, for the rendering */
+	int json;                       /* JOB_LEAKS: JSON, not text */
+	long pid;                       /* JOB_LEAKS: whose dumps */
+	char **leaks; /* JOB_LEAKS: their paths, on the worker */
+	size_t nleaks;
 	struct dump_result res;
 };
 
@@ -363,6 +414,12 @@ int core_render_admit(struct core *c, struct job *j, struct dumper *d,
     const char *name, const char *base_name, enum dump_view view,
     struct dump_result *r);
 
+/* jmlk, /jemalloc/leaks: the leak suspects over this process's kept
+ * dumps, as text or (@p json) JSON, when the worker is free; or -1 with
+ * @p r saying why not. */
+int core_leaks_admit(struct core *c, struct job *j, struct dumper *d, int json,
+    struct dump_result *r);
+
 /* Free what a job owns (the symbol lookup's addresses). */
 void job_release(struct job *j);
 
@@ -378,6 +435,11 @@ void core_dump_done(struct core *c, const struct dump_result *r);
  * host's jm4lw_reply_builtin). */
 void core_dump_sync(struct core *c, struct dumper *d, const char *who,
     enum dump_view view, struct dump_result *r);
+
+/* core_leaks_admit, job_run and core_dump_done in a row (a host's
+ * jm4lw_reply_builtin("jmlk")). */
+void core_leaks_sync(struct core *c, struct dumper *d, int json,
+    struct dump_result *r);
 
 /* Close a result's body, if it has one. */
 void dump_result_release(struct dump_result *r);
@@ -430,6 +492,19 @@ void profile_debug_from(const struct jm4lw_config *cfg);
  * with no room for a remark, the worker logs it. */
 const char *profile_debug_warning(void);
 
+/* Write "<dump>.trend", the leak index of the dump at @p dump taken at
+ * @p t (seconds since the epoch), to the new file @p out. 0, or -1 with
+ * @p err. On the worker. */
+int profile_trend_index(const char *dump, const char *out, double t, char *err,
+    size_t errlen);
+
+/* jmlk, /jemalloc/leaks: the leak suspects over the kept dumps @p dumps
+ * of one process (their indexes, made where missing), as text or
+ * (@p json) JSON. 0; PROFILE_NO_BASE with @p err when there are fewer
+ * than 3; -1 with @p err. On the worker. */
+int profile_leaks(char *const *dumps, size_t n, int json, FILE *out, char *err,
+    size_t errlen);
+
 /* Which symbolizer this build has ("libdw" or "elf"), for conf/mntr. */
 const char *profile_symbolizer(void);
 
@@ -477,6 +552,12 @@ void dump_list_free(struct dump_list *l);
  * Returns how many dumps were deleted. */
 uint64_t dumps_retain(const struct jm4lw_config *cfg, const char *dir,
     const char *newest, const struct core_log *log);
+
+/* The paths of our dumps in @p dir by process @p pid, the newest @p max,
+ * oldest first: 0 with *@p paths (free each and the array), or -1 with
+ * errno. */
+int dumps_of_pid(const char *prefix, const char *dir, long pid, size_t max,
+    char ***paths, size_t *n);
 
 /* Is @p name one of ours: "<prefix>.<pid>.<seq>.heap"? */
 int dumps_match(const char *prefix, const char *name);

@@ -59,6 +59,26 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
 }
 
 /*
+ * Is a job out on the worker? Only one of this process: a host that forks
+ * while its worker dumps leaves the child a copy of dump_running = 1, and
+ * the child has no worker to end that job, so without the pid its jmfp
+ * would say "in progress" forever.
+ */
+static int dump_busy(struct core *c)
+{
+	if (c->dump_running && c->dump_pid != (long)getpid())
+		c->dump_running = 0; /* the parent's job, not ours */
+	return c->dump_running;
+}
+
+/* Mark a job out on the worker, by this process. */
+static void dump_begin(struct core *c)
+{
+	c->dump_running = 1;
+	c->dump_pid = (long)getpid();
+}
+
+/*
  * dump_min_interval: a dump costs the process a pause and the disk a file,
  * so a storm of jmfp (a script in a loop, many operators) gets one dump
  * and then a line saying when the next one may come. One dump at a time:
@@ -84,7 +104,7 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 		core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
 		return -1;
 	}
-	if (c->dump_running) {
+	if (dump_busy(c)) {
 		c->st.dumps_refused++;
 		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
 		    "%s refused: a dump is in "
@@ -116,7 +136,7 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 	}
 	c->last_dump_at = now;
 	c->dumped = 1;
-	c->dump_running = 1;
+	dump_begin(c);
 	return 0;
 }
 
@@ -153,7 +173,7 @@ static int core_job_admit(struct core *c, struct job *j, struct dumper *d,
 {
 	memset(r, 0, sizeof(*r));
 	r->body_fd = -1;
-	if (c->dump_running) {
+	if (dump_busy(c)) {
 		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
 		    "%s refused: a dump is in progress; retry when it is done",
 		    what);
@@ -182,7 +202,7 @@ int core_symbols_admit(struct core *c, struct job *j, struct dumper *d,
 	}
 	memcpy(j->addrs, addrs, len);
 	j->addrs_len = len;
-	c->dump_running = 1;
+	dump_begin(c);
 	return 0;
 }
 
@@ -224,7 +244,20 @@ int core_render_admit(struct core *c, struct job *j, struct dumper *d,
 		return -1;
 	j->with_base = base_name != NULL;
 	j->res.view = view;
-	c->dump_running = 1;
+	dump_begin(c);
+	return 0;
+}
+
+/* The leak question: no dump made, so no rate limit; a free worker. */
+int core_leaks_admit(struct core *c, struct job *j, struct dumper *d, int json,
+    struct dump_result *r)
+{
+	if (core_job_admit(c, j, d, JOB_LEAKS, "leak suspects", r) == -1)
+		return -1;
+	j->json = json;
+	j->pid = (long)getpid();
+	j->res.view = DUMP_VIEW_LEAKS;
+	dump_begin(c);
 	return 0;
 }
 
@@ -297,10 +330,15 @@ static int dump_render(struct job *j, const char *dump, const char *dir)
 			close(fd);
 		return -1;
 	}
-	r = j->kind == JOB_SYMBOLS
-	    ? profile_symbols(j->addrs, j->addrs_len, f, err, sizeof(err))
-	    : profile_render(j->res.view, dump, j->with_base, j->base, j->hints,
-	          f, err, sizeof(err));
+	if (j->kind == JOB_SYMBOLS)
+		r = profile_symbols(j->addrs, j->addrs_len, f, err,
+		    sizeof(err));
+	else if (j->kind == JOB_LEAKS)
+		r = profile_leaks(j->leaks, j->nleaks, j->json, f, err,
+		    sizeof(err));
+	else
+		r = profile_render(j->res.view, dump, j->with_base, j->base,
+		    j->hints, f, err, sizeof(err));
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
 		    strerror(errno));
@@ -331,6 +369,7 @@ static int dump_render(struct job *j, const char *dump, const char *dir)
 static int stage_ready(struct job *j, const char *dir,
     const struct core_log *log);
 static void job_log(void *arg, int level, const char *msg);
+static void dump_write_index(const char *tmp, const struct core_log *log);
 
 /* The raw view: the dump file itself as the body. */
 static void dump_raw_body(struct job *j, const char *tmp, const char *dir)
@@ -398,6 +437,31 @@ static void render_run(struct job *j)
 		j->res.status = DUMP_OK;
 }
 
+/* JOB_LEAKS: the suspects over this process's kept dumps (the newest
+ * TREND_POINTS_MAX), into a body file. */
+static void leaks_run(struct job *j)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (job_stage(j, "leak suspects", dir, sizeof(dir)) == -1)
+		return;
+	if (dumps_of_pid(j->cfg.dump_prefix, dir, j->pid, LEAKS_DUMPS_MAX,
+	        &j->leaks, &j->nleaks) == -1) {
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, errno,
+		    "leak suspects failed: cannot list %s: %s", dir,
+		    strerror(errno));
+		return;
+	}
+	if (dump_render(j, NULL, dir) == 0)
+		j->res.status = DUMP_OK;
+	for (i = 0; i < j->nleaks; i++)
+		free(j->leaks[i]);
+	free(j->leaks);
+	j->leaks = NULL;
+	j->nleaks = 0;
+}
+
 /*
  * dump_symbolized: "<tmp>.symbolized" beside the dump in the staging
  * directory, renamed in after the dump. A failure is logged, never the
@@ -428,6 +492,25 @@ static void dump_write_symbolized(const char *tmp, const struct core_log *log)
 		(void)unlink(out);
 		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", out, err);
 	}
+}
+
+/*
+ * The leak index: "<tmp>.trend" beside the dump in the staging directory
+ * (the time, each function's live bytes and heaviest stack), renamed in
+ * after it, so jmlk over a hundred dumps reads a hundred small files and
+ * parses no profile. A failure is logged; jmlk makes a missing one.
+ */
+static void dump_write_index(const char *tmp, const struct core_log *log)
+{
+	char err[CORE_PATH_MAX + 128], out[CORE_PATH_MAX + 160];
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(out, sizeof(out), "%s.trend", tmp);
+	if (profile_trend_index(tmp, out,
+	        (double)now.tv_sec + (double)now.tv_nsec / 1e9, err,
+	        sizeof(err)) == -1)
+		core_logf(log, JM4LW_LOG_WARN, "no leak index: %s", err);
 }
 
 /* A job's log sink: lines wait in the result for the loop. */
@@ -782,9 +865,20 @@ static int dump_publish(struct job *j, const char *tmp, const char *dir,
 
 	if (j->symbolized)
 		dump_write_symbolized(tmp, log);
+	dump_write_index(tmp, log);
+	/* The leak index before its dump: whoever lists the dump finds its
+	 * index (one that fails is made again when asked). */
+	snprintf(sym, sizeof(sym), "%s.trend", tmp);
+	snprintf(symto, sizeof(symto), "%s.trend", path);
+	if (access(sym, F_OK) == 0 && rename(sym, symto) == -1) {
+		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", symto,
+		    strerror(errno));
+		(void)unlink(sym);
+	}
 	if (rename(tmp, path) == -1) {
 		e = errno;
 		(void)unlink(tmp);
+		(void)unlink(symto); /* no dump, no index */
 		FAIL(j, dir, e, strerror(e));
 		return -1;
 	}
@@ -857,6 +951,7 @@ static void (*const job_runs[])(struct job *) = {
     [JOB_DUMP] = dump_run,
     [JOB_SYMBOLS] = symbols_run,
     [JOB_RENDER] = render_run,
+    [JOB_LEAKS] = leaks_run,
 };
 
 /* Run @p j by its kind. */
@@ -893,6 +988,8 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 		c->alloc_known = r->alloc_known;
 		c->alloc_at_dump = r->alloc;
 	}
+	if (r->view == DUMP_VIEW_LEAKS)
+		return; /* a question about dumps: no dump, no profile */
 	switch (r->status) {
 	case DUMP_OK:
 		if (r->view != DUMP_VIEW_NONE)
@@ -927,5 +1024,27 @@ void core_dump_sync(struct core *c, struct dumper *d, const char *who,
 	job_run(j);
 	core_dump_done(c, &j->res);
 	*r = j->res;
+	free(j);
+}
+
+/* The leak question on the calling thread, for callers without a
+ * worker. */
+void core_leaks_sync(struct core *c, struct dumper *d, int json,
+    struct dump_result *r)
+{
+	struct job *j;
+
+	if ((j = malloc(sizeof(*j))) == NULL) {
+		memset(r, 0, sizeof(*r));
+		r->body_fd = -1;
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM,
+		    "leak suspects failed: %s", strerror(ENOMEM));
+		return;
+	}
+	if (core_leaks_admit(c, j, d, json, r) == 0) {
+		job_run(j);
+		core_dump_done(c, &j->res);
+		*r = j->res;
+	}
 	free(j);
 }

@@ -78,12 +78,42 @@ int dumps_stage_match(const char *prefix, const char *name, long *pid)
 #define STAGE_STALE_SECONDS 600
 
 /*
+ * A leak index ("<dump>.trend", ours, a regular file) whose dump is gone
+ * and whose process is too: a process killed between the index's rename
+ * and its dump's left it (the index goes in first), and retention, which
+ * deletes an index with its dump, never meets it.
+ */
+static int index_orphan(const char *prefix, int dfd, const char *name)
+{
+	char dump[NAME_MAX + 1];
+	size_t n = strlen(name);
+	struct stat sb;
+	long pid;
+
+	if (n <= 6 || n - 6 >= sizeof(dump) ||
+	    strcmp(name + n - 6, ".trend") != 0)
+		return 0;
+	memcpy(dump, name, n - 6);
+	dump[n - 6] = '\0';
+	if (!dumps_match(prefix, dump))
+		return 0;
+	pid = strtol(dump + strlen(prefix) + 1, NULL, 10);
+	return pid != (long)getpid() && kill((pid_t)pid, 0) == -1 &&
+	    errno == ESRCH &&
+	    fstatat(dfd, dump, &sb, AT_SYMLINK_NOFOLLOW) == -1 &&
+	    errno == ENOENT &&
+	    fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(sb.st_mode) && sb.st_uid == geteuid();
+}
+
+/*
  * A process that ended without jm4lw_free() (killed, or a preloaded agent
  * at exit) leaves its empty staging directory behind; the next process to
  * stage in @p dir removes it. Only directories we own, of pids that do not
  * run, untouched for STAGE_STALE_SECONDS; only our dump files inside them
  * (a profile cut off by the crash); a directory holding anything else
- * stays.
+ * stays. The leak indexes such a process left without their dumps go
+ * too (index_orphan).
  */
 void dumps_sweep_stages(const char *prefix, const char *dir,
     const struct core_log *log)
@@ -98,6 +128,10 @@ void dumps_sweep_stages(const char *prefix, const char *dir,
 	if ((d = opendir(dir)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
+		if (index_orphan(prefix, dirfd(d), de->d_name)) {
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
 		if (!dumps_stage_match(prefix, de->d_name, &pid) ||
 		    pid == (long)getpid() ||
 		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
@@ -152,13 +186,18 @@ static void dumps_free(struct dump_entry *d, size_t n)
 	free(d);
 }
 
-/* The stat of "<name>.symbolized" in @p dfd, if it is a regular file of
- * ours. */
-static int companion(int dfd, const char *name, struct stat *sb)
+/* What a dump may have beside it, deleted and counted with it:
+ * dump_symbolized's file, and the leak index (issue 23). */
+static const char *const companions[] = {".symbolized", ".trend"};
+#define NCOMPANIONS (sizeof(companions) / sizeof(companions[0]))
+
+/* The stat of "<name><companions[i]>" in @p dfd, if it is a regular file
+ * of ours. */
+static int companion_at(int dfd, const char *name, size_t i, struct stat *sb)
 {
 	char sym[NAME_MAX + 16];
 
-	snprintf(sym, sizeof(sym), "%s.symbolized", name);
+	snprintf(sym, sizeof(sym), "%s%s", name, companions[i]);
 	if (fstatat(dfd, sym, sb, AT_SYMLINK_NOFOLLOW) == -1)
 		return -1;
 	return S_ISREG(sb->st_mode) && sb->st_uid == geteuid() ? 0 : -1;
@@ -198,8 +237,9 @@ static int dumps_scan(const char *prefix, const char *dir,
 			goto nomem;
 		d[n].size = (long long)sb.st_size;
 		d[n].mtime = sb.st_mtim;
-		/* dump_symbolized's companion counts with its dump. */
-		if (companion(dfd, de->d_name, &sb) == 0)
+		/* dump_symbolized's companion counts with its dump; the leak
+		 * index (a few KiB at most, TREND_FNS_MAX lines) does not. */
+		if (companion_at(dfd, de->d_name, 0, &sb) == 0)
 			d[n].size += (long long)sb.st_size;
 		n++;
 	}
@@ -230,7 +270,7 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 	char path[PATH_MAX + 256];
 	struct dump_entry *d;
 	struct stat sb;
-	size_t n, i, kept = 0;
+	size_t n, i, k, kept = 0;
 	int full = 0, pair;
 
 	if (c->dump_keep == 0 && c->dump_max_bytes == 0)
@@ -272,14 +312,17 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 			    path, strerror(errno));
 			continue;
 		}
-		/* The pair goes together, when the companion is ours. */
-		pair = companion(AT_FDCWD, path, &sb) == 0;
-		snprintf(path, sizeof(path), "%s/%s.symbolized", dir,
-		    d[i].name);
-		if (pair && unlink(path) == -1 && errno != ENOENT)
-			core_logf(log, JM4LW_LOG_WARN,
-			    "retention: cannot delete %s: %s", path,
-			    strerror(errno));
+		/* Its companions go with it, when they are ours. */
+		for (k = 0; k < NCOMPANIONS; k++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, d[i].name);
+			pair = companion_at(AT_FDCWD, path, k, &sb) == 0;
+			snprintf(path, sizeof(path), "%s/%s%s", dir, d[i].name,
+			    companions[k]);
+			if (pair && unlink(path) == -1 && errno != ENOENT)
+				core_logf(log, JM4LW_LOG_WARN,
+				    "retention: cannot delete %s: %s", path,
+				    strerror(errno));
+		}
 		snprintf(path, sizeof(path), "%s/%s", dir, d[i].name);
 		deleted++;
 		core_logf(log, JM4LW_LOG_INFO,
@@ -335,4 +378,45 @@ void dump_list_free(struct dump_list *l)
 	dumps_free(l->d, l->n);
 	l->d = NULL;
 	l->n = 0;
+}
+
+/* This process's dumps, the leak question's series. */
+int dumps_of_pid(const char *prefix, const char *dir, long pid, size_t max,
+    char ***paths, size_t *n)
+{
+	char mine[NAME_MAX + 32], **p = NULL;
+	struct dump_entry *d;
+	size_t nd, i, k = 0, len;
+
+	*paths = NULL;
+	*n = 0;
+	if (dumps_scan(prefix, dir, &d, &nd) == -1)
+		return -1;
+	len = (size_t)snprintf(mine, sizeof(mine), "%s.%ld.", prefix, pid);
+	if (nd > 0 && (p = calloc(nd < max ? nd : max, sizeof(*p))) == NULL)
+		goto nomem;
+	/* Newest first: the newest @p max, then turned oldest first. */
+	for (i = 0; i < nd && k < max; i++) {
+		if (strncmp(d[i].name, mine, len) != 0)
+			continue;
+		if (asprintf(&p[k], "%s/%s", dir, d[i].name) == -1)
+			goto nomem;
+		k++;
+	}
+	for (i = 0; i < k / 2; i++) {
+		char *x = p[i];
+		p[i] = p[k - 1 - i];
+		p[k - 1 - i] = x;
+	}
+	dumps_free(d, nd);
+	*paths = p;
+	*n = k;
+	return 0;
+nomem:
+	for (i = 0; i < k; i++)
+		free(p[i]);
+	free(p);
+	dumps_free(d, nd);
+	errno = ENOMEM;
+	return -1;
 }

@@ -140,6 +140,13 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(symbolize_timeout, 1, 3600, " seconds"), .def = "10",
         .help = "seconds debuginfod may take in all per symbolization; "
                 "then frames keep `object+0x...` names"},
+    /* issue 23: the figures' history ring */
+    {NUMBER_KEY(history_interval, 1, 86400, " seconds"), .def = "10",
+        .help = "seconds between two rows of the figures' history "
+                "(`/jemalloc/history`, `jmhi`)"},
+    {NUMBER_KEY(history_points, 0, 100000, ""), .def = "8640",
+        .help = "rows of history kept (8640: a day at 10 s; 104 bytes "
+                "each, mapped once); 0 is off"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 

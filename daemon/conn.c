@@ -263,6 +263,10 @@ static void conn_dispatch(struct conn *c)
 			module_dump(c->m, &jw, NULL, res.word->name,
 			    res.word->view, 0);
 			return;
+		case PROTO_JOB_LEAKS:
+			c->state = CONN_JOB;
+			module_leaks(c->m, &jw, 0);
+			return;
 		case PROTO_JOB_NONE: /* proto_dispatch never says so */
 			break;
 		}

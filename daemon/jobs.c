@@ -142,6 +142,17 @@ void module_render(struct jm4lw *m, const struct job_waiter *w,
 	module_submit(m, w);
 }
 
+/* The leak suspects for @p w, on the worker. */
+void module_leaks(struct jm4lw *m, const struct job_waiter *w, int json)
+{
+	if (core_leaks_admit(&m->core, &m->mj->job, &m->mj->dumper, json,
+	        &m->refusal) == -1) {
+		w->answer(m, w->arg, &m->refusal);
+		return;
+	}
+	module_submit(m, w);
+}
+
 /* A /pprof/symbol lookup for @p w, on the worker. */
 void module_symbols(struct jm4lw *m, const struct job_waiter *w,
     const char *addrs, size_t len)

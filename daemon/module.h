@@ -103,6 +103,7 @@ struct jm4lw {
 	unsigned burst;             /* accepted this turn of the loop */
 	struct event *dump_timer;   /* dump_interval, only when set */
 	struct event *growth_timer; /* dump_on_growth, only when set */
+	struct event *hist_timer;   /* history_interval, when history is on */
 	unsigned nrejecting;        /* refusals still being sent */
 	struct cidr acl[ACL_MAX];   /* allow_from, parsed */
 	int nacl;
@@ -171,6 +172,9 @@ void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
 /* A view of the kept dump @p name (minus @p base) on the worker. */
 void module_render(struct jm4lw *m, const struct job_waiter *w,
     const char *name, const char *base, enum dump_view view);
+/* jmlk, /jemalloc/leaks: the leak suspects, text or @p json, on the
+ * worker. */
+void module_leaks(struct jm4lw *m, const struct job_waiter *w, int json);
 /* A /pprof/symbol lookup on the worker. */
 void module_symbols(struct jm4lw *m, const struct job_waiter *w,
     const char *addrs, size_t len);
@@ -208,6 +212,9 @@ int server_listen_fds(const struct jm4lw *m, int *fds, int max);
 struct timers {
 	struct event *dump, *growth; /* new ones, or NULL */
 	int keep_dump, keep_growth;  /* the running one stays */
+	struct event *hist;          /* history_interval's (issue 23) */
+	int keep_hist;
+	unsigned hist_points, hist_interval;
 };
 int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,
     const struct core_policy *pol, const struct jm4lw_config *old,

@@ -4,6 +4,7 @@
  * never wakes up; the dumps go through the same admission and worker as
  * jmfp (module_dump()), the policy is core's.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <event2/event.h>
@@ -38,6 +39,18 @@ static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
 		module_dump(m, NULL, "growth", NULL, DUMP_VIEW_NONE, 0);
 	module_unsampled_leave(m, was);
 	module_leave(m);
+}
+
+/* history_interval fired: one row of figures into the ring. A few
+ * mallctls and an epoch, ~10 us (BENCHMARKS.md): cheap enough for the
+ * loop, and a row read on the worker would be late by a dump. */
+static void timers_history_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct jm4lw *m = arg;
+
+	(void)fd;
+	(void)what;
+	core_history_sample(&m->core);
 }
 
 /* A new persistent timer every @p seconds, or NULL. */
@@ -82,6 +95,19 @@ int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,
 		timers_discard(t);
 		return -1;
 	}
+	/* The history's ring is sized at commit; its timer is built here. */
+	t->hist_points = cfg->history_points;
+	t->hist_interval = cfg->history_interval;
+	t->keep_hist = old != NULL &&
+	    old->history_interval == cfg->history_interval &&
+	    old->history_points == cfg->history_points;
+	if (!t->keep_hist && cfg->history_points > 0 &&
+	    cfg->history_interval > 0 &&
+	    (t->hist = timers_every(m, cfg->history_interval,
+	         timers_history_tick)) == NULL) {
+		timers_discard(t);
+		return -1;
+	}
 	return 0;
 }
 
@@ -100,6 +126,23 @@ void timers_commit(struct jm4lw *m, struct timers *t)
 		if (t->growth != NULL)
 			core_growth_baseline(&m->core);
 	}
+	if (!t->keep_hist) {
+		if (m->hist_timer != NULL)
+			event_free(m->hist_timer);
+		m->hist_timer = t->hist;
+		t->hist = NULL;
+		/* The ring is mapped once: a new size is a new ring. */
+		if (history_setup(&m->core.hist, t->hist_points,
+		        t->hist_interval) == -1) {
+			log_msg(m, JM4LW_LOG_WARN,
+			    "history off: cannot map %zu bytes: %s",
+			    history_bytes(t->hist_points), strerror(errno));
+			if (m->hist_timer != NULL)
+				event_free(m->hist_timer);
+			m->hist_timer = NULL;
+		} else if (m->hist_timer != NULL)
+			core_history_sample(&m->core); /* the first row now */
+	}
 }
 
 /* Drop built timers that will not be used. */
@@ -109,14 +152,19 @@ void timers_discard(struct timers *t)
 		event_free(t->dump);
 	if (t->growth != NULL)
 		event_free(t->growth);
-	t->dump = t->growth = NULL;
+	if (t->hist != NULL)
+		event_free(t->hist);
+	t->dump = t->growth = t->hist = NULL;
 }
 
 /* Stop every timer of the schedule. */
 void timers_free(struct jm4lw *m)
 {
-	struct timers t = {.dump = m->dump_timer, .growth = m->growth_timer};
+	struct timers t = {.dump = m->dump_timer,
+	    .growth = m->growth_timer,
+	    .hist = m->hist_timer};
 
 	timers_discard(&t);
-	m->dump_timer = m->growth_timer = NULL;
+	m->dump_timer = m->growth_timer = m->hist_timer = NULL;
+	history_free(&m->core.hist);
 }

@@ -42,6 +42,7 @@ struct worker {
 	worker_fn fn;
 	void *job;
 	int efd;          /* eventfd: a job is done */
+	pid_t efd_pid;    /* the process that made it (a fork shares it) */
 	struct event *ev; /* the loop's end of it */
 	worker_done_fn done;
 	void *arg;
@@ -154,6 +155,13 @@ static void worker_ready(evutil_socket_t fd, short what, void *arg)
 	void *job = NULL;
 
 	(void)what;
+	/* A fork child's copy of its parent's eventfd: the count is the
+	 * parent's "done"; read here, the parent's job would never end. The
+	 * child stops watching it (worker_forked makes its own). */
+	if (w->efd_pid != getpid()) {
+		event_del(w->ev);
+		return;
+	}
 	(void)!read(fd, &n, sizeof(n));
 	pthread_mutex_lock(&w->lock);
 	if (w->state == W_DONE) {
@@ -180,6 +188,7 @@ struct worker *worker_new(struct event_base *base, const struct core_ops *ops,
 		free(w);
 		return NULL;
 	}
+	w->efd_pid = getpid();
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	w->ev = event_new(base, w->efd, EV_READ | EV_PERSIST, worker_ready, w);
@@ -220,17 +229,49 @@ static int worker_start(struct worker *w)
 	return 0;
 }
 
+/*
+ * In a fork child, the worker's state as the parent left it: no thread,
+ * and an eventfd shared with the parent, whose loop would as likely read
+ * the child's "done" as the child's own loop (issue 23: the child's jmfp
+ * then hung, and every later one was refused as in progress). The child
+ * takes a new eventfd of its own. 0, or -1 with errno.
+ */
+static int worker_forked(struct worker *w)
+{
+	struct event_base *base = event_get_base(w->ev);
+	struct event *ev;
+	int efd;
+
+	if ((efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1)
+		return -1;
+	ev = event_new(base, efd, EV_READ | EV_PERSIST, worker_ready, w);
+	if (ev == NULL || event_add(ev, NULL) == -1) {
+		if (ev != NULL)
+			event_free(ev);
+		close(efd);
+		errno = ENOMEM;
+		return -1;
+	}
+	event_free(w->ev); /* the child's registration only */
+	close(w->efd);     /* the child's descriptor only */
+	w->ev = ev;
+	w->efd = efd;
+	w->efd_pid = getpid();
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->started = 0;
+	w->state = W_IDLE;
+	w->pid = getpid();
+	return 0;
+}
+
 int worker_submit(struct worker *w, worker_fn fn, void *job)
 {
 	int rv = 0;
 
 	/* A fork child has no thread: it starts its own. */
-	if (w->started && w->pid != getpid()) {
-		pthread_mutex_init(&w->lock, NULL);
-		pthread_cond_init(&w->cv, NULL);
-		w->started = 0;
-		w->state = W_IDLE;
-	}
+	if (w->efd_pid != getpid() && worker_forked(w) == -1)
+		return -1;
 	pthread_mutex_lock(&w->lock);
 	if (w->state != W_IDLE) {
 		errno = EBUSY;

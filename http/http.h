@@ -158,6 +158,9 @@ int http_status_of(enum core_reason why);
  * word's (a view's body, then what the word says after it). */
 void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
     const char *ctype, int word);
+/* The same for the leak suspects (jmlk, /jemalloc/leaks). */
+void http_job_leaks(struct http_ctx *ctx, int json, const char *ctype,
+    int word);
 
 /* A kept dump's view for this request: the waiter and reply of
  * http_job, the work of module_render. */
@@ -173,6 +176,14 @@ const char *http_csrf_refusal(struct evhttp_request *req);
 
 /* A proto_out's write into the evbuffer @p arg. */
 void http_out(void *arg, const void *buf, size_t len);
+
+/* --- history.c (issue 23) -------------------------------------------- */
+
+/* /jemalloc/history: the figures' ring as JSON (?since=T). */
+void http_route_history(struct http_ctx *ctx);
+/* /jemalloc/leaks: the leak suspects (?format=json|text), on the
+ * worker. */
+void http_route_leaks(struct http_ctx *ctx);
 
 /* --- metrics.c ------------------------------------------------------- */
 

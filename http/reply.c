@@ -202,6 +202,19 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 	free(p);
 }
 
+static struct http_pending *http_pending_new(struct http_ctx *ctx,
+    const char *ctype, int word, struct job_waiter *w);
+
+/* The leak suspects for this request, as text or @p json, on the worker
+ * (the /4lw/ word's reply when @p word). */
+void http_job_leaks(struct http_ctx *ctx, int json, const char *ctype, int word)
+{
+	struct job_waiter w;
+
+	if (http_pending_new(ctx, ctype, word, &w) != NULL)
+		module_leaks(ctx->m, &w, json);
+}
+
 /* The waiter of a job for this request (its reply, @p ctype); NULL with
  * a 500 sent when memory runs out, or a 405 to a HEAD. */
 static struct http_pending *http_pending_new(struct http_ctx *ctx,

@@ -437,6 +437,9 @@ static void route_word(struct http_ctx *ctx)
 			http_job(ctx, res.word->name, res.word->view, 0,
 			    views[res.word->view].ctype, 1);
 			break;
+		case PROTO_JOB_LEAKS:
+			http_job_leaks(ctx, 0, TEXT, 1);
+			break;
 		case PROTO_JOB_NONE:
 			http_error(ctx->req, 500, "%s has no work to do", w);
 			break;
@@ -471,6 +474,14 @@ const struct http_route http_routes[] = {
         "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
         "symbolized, &amp;base=previous for the growth since the last dump",
         NULL},
+    {"/jemalloc/history", HTTP_GET, http_route_history,
+        "the figures' history ring, JSON (?since=T for the rows after T; "
+        "jmhi)",
+        "jmhi"},
+    {"/jemalloc/leaks", HTTP_GET, http_route_leaks,
+        "leak suspects over this process's kept dumps, JSON "
+        "(?format=text: jmlk)",
+        "jmlk"},
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
         "pprof of the live heap, symbolized (go tool pprof)", "jmtp"},

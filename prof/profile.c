@@ -5,8 +5,11 @@
  * allocations jemalloc does not sample; everything it builds is freed
  * before it returns, so nothing stays in the host between jobs.
  */
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 #include "heapprof.h"
 #include "prof_util.h"
 #include "symbolize.h"
+#include "trend.h"
 #include "view.h"
 
 /* The worker's places for debug info (profile_debug_from): per thread,
@@ -349,4 +353,145 @@ int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen)
 {
 	return profile_render(DUMP_VIEW_SYMBOLIZED, dump, 0, NULL, NULL, out,
 	    err, errlen);
+}
+
+/* The point of the dump at @p dump, read again (parse, symbolize in this
+ * process), at time @p t. 0, or -1 with @p err. */
+static int profile_point(const char *dump, double t, struct trend_point *p,
+    char *err, size_t errlen)
+{
+	struct heap_profile hp;
+	struct symbolizer *sym;
+	const char *name = strrchr(dump, '/');
+	int r = -1;
+
+	if (profile_load(dump, &hp, err, errlen) == -1)
+		return -1;
+	if ((sym = sym_new_self(&hp, err, errlen)) != NULL &&
+	    (r = trend_point_of(&hp, sym, t, name ? name + 1 : dump, p)) == -1)
+		snprintf(err, errlen, "%s", strerror(errno));
+	sym_free(sym);
+	heapprof_free(&hp);
+	return r;
+}
+
+/* Write @p p to a new file @p out (O_EXCL, ours only). 0, or -1 with
+ * @p err and no file left. */
+static int profile_index_file(const struct trend_point *p, const char *out,
+    char *err, size_t errlen)
+{
+	FILE *f = NULL;
+	int fd, r;
+
+	if ((fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
+	        -1 ||
+	    (f = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "cannot write %s: %s", out,
+		    strerror(errno));
+		if (fd != -1) {
+			close(fd);
+			(void)unlink(out);
+		}
+		return -1;
+	}
+	r = trend_index_write(f, p);
+	if (fclose(f) != 0)
+		r = -1;
+	if (r == -1) {
+		snprintf(err, errlen, "cannot write %s: %s", out,
+		    strerror(errno ? errno : EIO));
+		(void)unlink(out);
+	}
+	return r;
+}
+
+/* A kept dump's leak index, written by the worker as it keeps it. */
+int profile_trend_index(const char *dump, const char *out, double t, char *err,
+    size_t errlen)
+{
+	struct trend_point p;
+	int r;
+
+	if (profile_point(dump, t, &p, err, errlen) == -1)
+		return -1;
+	r = profile_index_file(&p, out, err, errlen);
+	trend_point_free(&p);
+	return r;
+}
+
+/*
+ * The point of kept dump @p dump: its index "<dump>.trend" when there is
+ * one, else the dump read again and the index written for the next
+ * question (to a temporary name renamed in: a reader never sees half of
+ * one). 0, or -1 with @p err.
+ */
+static int profile_kept_point(const char *dump, struct trend_point *p,
+    char *err, size_t errlen)
+{
+	char ix[CORE_PATH_MAX + 16], tmp[CORE_PATH_MAX + 32];
+	const char *name = strrchr(dump, '/');
+	struct stat sb;
+	int fd, r;
+
+	name = name != NULL ? name + 1 : dump;
+	snprintf(ix, sizeof(ix), "%s.trend", dump);
+	if ((fd = prof_open_file(ix, PROF_OPEN_NOFOLLOW | PROF_OPEN_OURS, NULL,
+	         err, errlen)) != -1) {
+		r = trend_index_read(fd, name, p, err, errlen);
+		close(fd);
+		if (r == 0)
+			return 0;
+	}
+	if (stat(dump, &sb) == -1) {
+		snprintf(err, errlen, "%s: %s", dump, strerror(errno));
+		return -1;
+	}
+	if (profile_point(dump,
+	        (double)sb.st_mtim.tv_sec + (double)sb.st_mtim.tv_nsec / 1e9, p,
+	        err, errlen) == -1)
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.trend.%ld", dump, (long)getpid());
+	(void)unlink(tmp);
+	if (profile_index_file(p, tmp, err, errlen) == 0 &&
+	    rename(tmp, ix) == -1)
+		(void)unlink(tmp);
+	return 0;
+}
+
+/* jmlk over @p dumps: their points, the analysis, the answer. */
+int profile_leaks(char *const *dumps, size_t n, int json, FILE *out, char *err,
+    size_t errlen)
+{
+	struct trend t = {0};
+	struct trend_point p;
+	char why[CORE_PATH_MAX + 128];
+	size_t i;
+	int r = -1;
+
+	for (i = 0; i < n; i++) {
+		/* A dump retention took meanwhile is not in the series. */
+		if (profile_kept_point(dumps[i], &p, why, sizeof(why)) == -1)
+			continue;
+		if (trend_add(&t, &p) == -1) {
+			trend_point_free(&p);
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			goto out;
+		}
+	}
+	if (trend_analyze(&t) == -1) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	if (t.n < TREND_MIN_POINTS) {
+		trend_too_few(&t, err, errlen);
+		r = PROFILE_NO_BASE;
+		goto out;
+	}
+	r = json ? trend_render_json(out, &t) : trend_render_text(out, &t);
+	if (r == -1)
+		snprintf(err, errlen, "cannot write the answer: %s",
+		    strerror(errno));
+out:
+	trend_free(&t);
+	return r;
 }

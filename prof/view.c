@@ -102,6 +102,8 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .base = VIEW_BASE_ALWAYS,
         .comments = 1,
         .render = view_text},
+    /* Not a view of one profile: the leak job's answer (prof/trend.c). */
+    [DUMP_VIEW_LEAKS] = {.ctype = TEXT, .word = "jmlk"},
 };
 
 /* The row whose format name is @p name. */

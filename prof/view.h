@@ -28,6 +28,7 @@ enum dump_view {
 	DUMP_VIEW_TEXT,       /* jmtp: the top of the heap, jeprof --text */
 	DUMP_VIEW_SYMBOLIZED, /* jeprof's symbolized profile (HTTP) */
 	DUMP_VIEW_DIFF,       /* jmdf: kept, and its growth since the last */
+	DUMP_VIEW_LEAKS,      /* jmlk: leak suspects over the kept dumps */
 	DUMP_VIEW_COUNT
 };
 

@@ -311,13 +311,16 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 	if (r == NULL || word == NULL || strlen(word) != 4 ||
 	    (w = proto_lookup(word)) == NULL)
 		return -1;
-	if (w->job != PROTO_JOB_DUMP)
+	if (w->job == PROTO_JOB_NONE)
 		return w->fn(r->p, r->out) == PROTO_OK ? 0 : -1;
 	/* The host asked for the reply now: the dump runs in place, on its
 	 * loop (admission still keeps it to one dump at a time). */
 	if ((d = malloc(sizeof(*d))) == NULL)
 		return jm4lw_reply_error(r, "%s", strerror(errno));
-	core_dump_sync(r->p->core, r->p->dumper, w->name, w->view, d);
+	if (w->job == PROTO_JOB_LEAKS)
+		core_leaks_sync(r->p->core, r->p->dumper, 0, d);
+	else
+		core_dump_sync(r->p->core, r->p->dumper, w->name, w->view, d);
 	if (d->status == DUMP_OK && d->body)
 		while ((n = read(d->body_fd, buf, sizeof(buf))) > 0)
 			out_write(r->out, buf, (size_t)n);

@@ -75,8 +75,10 @@ struct jm4lw_reply {
  * the module: see docs/ENGINE.md, "Adding things". */
 enum proto_job {
 	PROTO_JOB_NONE,
-	PROTO_JOB_DUMP, /* jmfp and the profile words: module_dump() with the
-	                   word's view (core_dump_admit, job_run, render) */
+	PROTO_JOB_DUMP,  /* jmfp and the profile words: module_dump() with the
+	                    word's view (core_dump_admit, job_run, render) */
+	PROTO_JOB_LEAKS, /* jmlk: module_leaks(), the suspects over the kept
+	                    dumps (core_leaks_admit, job_run) */
 };
 
 struct proto_word {

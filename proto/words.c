@@ -280,6 +280,71 @@ static int word_jmdr(struct proto *p, struct proto_out *out)
 	return rv;
 }
 
+/* Characters of a jmhi sparkline: the whole ring, bucketed. */
+#define SPARK_WIDTH 60
+
+/* One jmhi line: column @p col's newest value, least, most, and the ring
+ * as a sparkline of SPARK_WIDTH buckets (each its bucket's last row). */
+static void history_line(struct proto_out *out, const struct history *h,
+    size_t col)
+{
+	static const char *const bars[] = {"\u2581", "\u2582", "\u2583",
+	    "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
+	uint64_t v, lo = UINT64_MAX, hi = 0, last = HISTORY_NONE;
+	size_t i, w = h->n < SPARK_WIDTH ? h->n : SPARK_WIDTH, b;
+	char a1[32], a2[32], a3[32];
+	int bytes = col < 7; /* the allocator's columns; then counters */
+
+	for (i = 0; i < h->n; i++) {
+		v = history_row(h, i)[col + 1];
+		if (v == HISTORY_NONE)
+			continue;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		last = v;
+	}
+	if (last == HISTORY_NONE)
+		return;
+	if (bytes)
+		out_printf(out, "%-14s %10s %10s %10s  ",
+		    history_cols[col].name, fmt_bytes(a1, sizeof(a1), last),
+		    fmt_bytes(a2, sizeof(a2), lo),
+		    fmt_bytes(a3, sizeof(a3), hi));
+	else
+		out_printf(out,
+		    "%-14s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "  ",
+		    history_cols[col].name, last, lo, hi);
+	for (b = 0; b < w; b++) {
+		v = history_row(h, (b + 1) * h->n / w - 1)[col + 1];
+		i = v == HISTORY_NONE || hi == lo
+		    ? 0
+		    : (size_t)((double)(v - lo) * 7.999 / (double)(hi - lo));
+		out_printf(out, "%s", bars[i]);
+	}
+	out_printf(out, "\n");
+}
+
+/* jmhi: the figures' history, a line per column: now, least, most, and
+ * a sparkline of the whole ring, oldest on the left. */
+static int word_jmhi(struct proto *p, struct proto_out *out)
+{
+	const struct history *h = &p->core->hist;
+	char a[32];
+	size_t i;
+
+	if (h->ring == NULL)
+		return reply_error(p, out, REASON_NO_DUMP,
+		    "no history: history_points is 0");
+	out_printf(out,
+	    "# history: %zu of %zu rows every %u s (%llu s), %s mapped; "
+	    "now, least, most, then oldest to newest\n",
+	    h->n, h->cap, h->interval, (unsigned long long)h->n * h->interval,
+	    fmt_bytes(a, sizeof(a), history_bytes(h->cap)));
+	for (i = 0; i < HISTORY_COLS; i++)
+		history_line(out, h, i);
+	return PROTO_OK;
+}
+
 /* The command table: one line a word. */
 const struct proto_word proto_words[] = {
     {.name = "ruok", .fn = word_ruok, .help = "liveness: imok"},
@@ -329,5 +394,13 @@ const struct proto_word proto_words[] = {
     {.name = "jmdr",
         .fn = word_jmdr,
         .help = "where resident memory goes, and what to do about it"},
+    {.name = "jmhi",
+        .fn = word_jmhi,
+        .help = "the figures' history: now, least, most, a sparkline"},
+    {.name = "jmlk",
+        .job = PROTO_JOB_LEAKS,
+        .view = DUMP_VIEW_LEAKS,
+        .help = "leak suspects: functions that grew in nearly every "
+                "interval of the kept dumps"},
     {.name = NULL},
 };

@@ -99,7 +99,7 @@ assert "jemalloc" in o and "stats" in o["jemalloc"], sorted(o)' "$D/jmsj.out" \
 case_conf() {
 	ask conf >"$D/conf.out"
 	assert_bytes "conf: every key with its effective value" "$D/conf.out" \
-		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=48\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\ndump_symbolized=off\nhttp_listen=127.0.0.1:$HTTP_PORT\nhttp_allowed_hosts=\nhttp_max_header_bytes=8192\nhttp_max_body_bytes=4194304\nhttp_keepalive_requests=100\ndebug_dirs=\nsymbolize_debuginfod=off\nsymbolize_timeout=10\nsymbolizer=${JM4LW_SYMBOLIZER:-libdw}\n"
+		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=48\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\ndump_symbolized=off\nhttp_listen=127.0.0.1:$HTTP_PORT\nhttp_allowed_hosts=\nhttp_max_header_bytes=8192\nhttp_max_body_bytes=4194304\nhttp_keepalive_requests=100\ndebug_dirs=\nsymbolize_debuginfod=off\nsymbolize_timeout=10\nhistory_interval=10\nhistory_points=8640\nsymbolizer=${JM4LW_SYMBOLIZER:-libdw}\n"
 }
 
 # srvr: ZooKeeper's shape, with the Mode: line tools look for.
@@ -135,8 +135,10 @@ case_jmfp() {
 	assert_eq "jmfp: absolute path under the relative dump_dir, seq 0" \
 		"$D/dumps/jm4lw.$PID.0.heap" "$a"
 	assert_eq "jmfp: the next one is seq 1" "$D/dumps/jm4lw.$PID.1.heap" "$b"
+	# (each with its leak index, issue 23)
 	assert_eq "jmfp: both files exist, nothing else" \
-		"jm4lw.$PID.0.heap jm4lw.$PID.1.heap" "$(cd "$D/dumps" && ls | tr '\n' ' ' | sed 's/ $//')"
+		"jm4lw.$PID.0.heap jm4lw.$PID.0.heap.trend jm4lw.$PID.1.heap jm4lw.$PID.1.heap.trend" \
+		"$(cd "$D/dumps" && ls | tr '\n' ' ' | sed 's/ $//')"
 	assert_eq "jmfp: no temporary left" "" "$(leftovers "$D/dumps")"
 	assert_eq "jmfp: one staging directory (0700), ours" "1 700" \
 		"$(find "$D/dumps" -mindepth 1 -maxdepth 1 -type d -name ".jm4lw.$PID.*" -printf '%m\n' | sort -u | awk '{ n++; m = $1 } END { print n + 0, m }')"
@@ -188,7 +190,7 @@ case_main() {
 	case_counters
 	stop_daemon
 	assert_eq "jm4lwd's exit removed its staging directory" "" \
-		"$(cd "$d/dumps" && ls -A | grep -v '^jm4lw\.[0-9]*\.[0-9]*\.heap$')"
+		"$(cd "$d/dumps" && ls -A | grep -Ev '^jm4lw\.[0-9]*\.[0-9]*\.heap(\.trend)?$')"
 }
 
 # --- timeouts and limits -------------------------------------------------------

@@ -187,11 +187,12 @@ fingerprint() {
 	local dir=$1 out=$2
 	(
 		cd "$dir" || exit
+		# A dump's leak index (<dump>.trend, issue 23) is ours too.
 		find . -mindepth 1 \( \( -type f -regextype posix-extended \
-			-regex "$OURS_RE" \) -o -name '.jm4lw.*' \) -prune -o \
+			-regex "$OURS_RE(\.trend)?" \) -o -name '.jm4lw.*' \) -prune -o \
 			-printf '%p %y %s %T@ %i -> %l\n' | LC_ALL=C sort
 		find . -mindepth 1 -type f -regextype posix-extended \
-			! -regex "$OURS_RE" ! -name '.jm4lw.*' \
+			! -regex "$OURS_RE(\.trend)?" ! -name '.jm4lw.*' \
 			-exec sha256sum {} + | LC_ALL=C sort -k2
 	)
 	printf 'outside: %s %s\n' "$(stat -c '%s %Y %i' "$out")" "$(sha256sum <"$out")"

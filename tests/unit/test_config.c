@@ -20,7 +20,7 @@
 #include "jm4lw.h"
 #include "proto.h"
 
-static char err[512];
+static char err[1024]; /* the unknown-key line lists every key */
 static char path[4096];
 
 /* Set a key that must be accepted. */
@@ -589,7 +589,8 @@ static void test_load_unknown_key(void **state)
 	    "read_timeout write_timeout allow_from dump_min_interval "
 	    "dump_min_free dump_interval dump_on_growth growth_check_interval "
 	    "dump_keep dump_max_bytes prof_reset_lg_sample dump_symbolized http_listen http_allowed_hosts http_max_header_bytes http_max_body_bytes http_keepalive_requests "
-	    "debug_dirs symbolize_debuginfod symbolize_timeout)");
+	    "debug_dirs symbolize_debuginfod symbolize_timeout history_interval "
+	    "history_points)");
 }
 
 /* Issue 21's keys: debug_dirs takes absolute directories only (a

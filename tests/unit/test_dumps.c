@@ -211,6 +211,49 @@ static void test_retention_foreign_owner(void **state)
 	assert_true(has("jm4lw.1.1.heap"));
 }
 
+/*
+ * A dump's leak index (issue 23) goes with its dump, ours only; an index
+ * whose dump and process are gone (killed between the two renames) is
+ * swept; one of a live process, of another user, another prefix or a
+ * symlink stays.
+ */
+static void test_index_retention_and_orphans(void **state)
+{
+	struct jm4lw_config cfg;
+	char newest[PATH_MAX + 64], p[PATH_MAX + 64];
+	time_t now = time(NULL);
+
+	(void)state;
+	config_defaults(&cfg);
+	cfg.dump_keep = 1;
+	plant("jm4lw.2.1.heap", -1, now - 20);
+	plant("jm4lw.2.1.heap.trend", -1, now - 20);
+	plant("jm4lw.2.2.heap", -1, now - 10);
+	plant("jm4lw.2.2.heap.trend", -1, now - 10);
+	snprintf(newest, sizeof(newest), "%s/jm4lw.2.2.heap", dir);
+	assert_int_equal(dumps_retain(&cfg, dir, newest, NULL), 1);
+	assert_false(has("jm4lw.2.1.heap"));
+	assert_false(has("jm4lw.2.1.heap.trend"));
+	assert_true(has("jm4lw.2.2.heap.trend"));
+	/* Orphans: pid 999999 runs nowhere; pid 1 always does. */
+	plant("jm4lw.999999.1.heap.trend", -1, 0);
+	plant("jm4lw.1.7.heap.trend", -1, 0);
+	plant("other.999999.1.heap.trend", -1, 0);
+	snprintf(p, sizeof(p), "%s/jm4lw.999998.1.heap.trend", dir);
+	assert_int_equal(symlink("/etc/passwd", p), 0);
+	dumps_sweep_stages("jm4lw", dir, NULL);
+	assert_false(has("jm4lw.999999.1.heap.trend"));
+	assert_true(has("jm4lw.1.7.heap.trend"));
+	assert_true(has("other.999999.1.heap.trend"));
+	assert_true(has("jm4lw.999998.1.heap.trend"));
+	assert_true(has("jm4lw.2.2.heap.trend")); /* its dump is there */
+	if (geteuid() == 0) {
+		plant("jm4lw.999997.1.heap.trend", NOBODY, 0);
+		dumps_sweep_stages("jm4lw", dir, NULL);
+		assert_true(has("jm4lw.999997.1.heap.trend"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +267,8 @@ int main(void)
 	        teardown),
 	    cmocka_unit_test_setup_teardown(test_retention_foreign_owner, setup,
 	        teardown),
+	    cmocka_unit_test_setup_teardown(test_index_retention_and_orphans,
+	        setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,105 @@
+#!/bin/bash
+# A host that forks while its worker dumps (issue 23): the child gets a
+# copy of the module with "a dump is in progress" set, and no worker to
+# end it; its jmfp must still succeed (before the fix it said "in
+# progress" forever). tests/host/leak_host's word frk1 forks on the loop
+# right after a jmfp was handed to the worker (the dump writes its leak
+# index, which symbolizes: the worker is busy for a while), and the child
+# listens on a port of its own.
+#
+# Control: the parent's own jmfp, asked just before the fork, is
+# answered with its path, and the fork came while it was still out
+# (frk1 was answered before it).
+#
+#	bash leak_fork.sh   (LEAK_HOST=path/to/leak_host, else build/)
+. "$(dirname "$0")/../lib.sh"
+
+LEAK_HOST=${LEAK_HOST:-$ROOT/build/tests/host/leak_host}
+
+need nc.openbsd timeout
+[ -x "$LEAK_HOST" ] || die "$LEAK_HOST is not executable"
+
+D=$(scratch leak_fork)
+mkdir -p "$D/dumps"
+printf 'dump_min_interval = 0\ndump_min_free = 0\n' >"$D/conf"
+(cd "$D" && exec env JM4LW_CONF="$D/conf" \
+	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10 \
+	"$LEAK_HOST" "$D/dumps") </dev/null >"$D/out" 2>"$D/err" &
+PID=$!
+track "$PID"
+for _ in $(seq 100); do
+	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
+	[ -n "$PORT" ] && break
+	sleep 0.1
+done
+[ -n "$PORT" ] || die "leak_host is listening" "$(cat "$D/err")"
+sleep 1 # a heap with stacks to dump
+
+# The parent's jmfp, then frk1 while its dump is out (~160 ms: the dump
+# writes its leak index): the order in which their first lines come says
+# the fork came first. The child holds a copy of the parent's jmfp
+# connection (fork copies every descriptor), so that reply ends only when
+# the child is gone: it is read by its first line.
+# fork_mid_dump: jmfp, then frk1 50 ms later; sets cpid. 0 when frk1's
+# answer came first (the fork met the dump out), else 1 (the child is
+# stopped: the load let the dump end first; try again).
+fork_mid_dump() {
+	local before
+	before=$(grep -c '^child ' "$D/out")
+	: >"$D/order"
+	(printf 'jmfp\n' | timeout 20 nc.openbsd 127.0.0.1 "$PORT" |
+		{ IFS= read -r l; printf '%s\n' "$l" >"$D/parent"; echo jmfp >>"$D/order"; }) &
+	sleep 0.05
+	ask frk1 >"$D/fork"
+	echo frk1 >>"$D/order"
+	for _ in $(seq 100); do
+		[ "$(wc -l <"$D/order")" -ge 2 ] && break
+		sleep 0.1
+	done
+	# The child's pid from its own line: the frk1 connection is both
+	# processes' after the fork, and the child's half-close may end the
+	# reply before the parent's "forked PID" is in it.
+	for _ in $(seq 100); do
+		[ "$(grep -c '^child ' "$D/out")" -gt "$before" ] && break
+		sleep 0.1
+	done
+	cpid=$(sed -n 's/^child \([0-9]*\) listening on .*/\1/p' "$D/out" | tail -1)
+	[ "$(grep -c '^child ' "$D/out")" -gt "$before" ] || die "frk1 forked" "$(cat "$D/fork" "$D/out")"
+	track "$cpid"
+	[ "$(tr '\n' ' ' <"$D/order")" = "frk1 jmfp " ] && return 0
+	kill -TERM "$cpid"
+	wait_exit "$cpid" 10 >/dev/null 2>&1
+	sleep 1.1
+	return 1
+}
+ok=0
+for _ in 1 2 3 4 5; do
+	fork_mid_dump && { ok=1; break; }
+done
+assert_eq "the fork came while the parent's dump was out" 1 "$ok"
+assert_grep "the parent's jmfp: its path" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.heap\$" "$D/parent"
+
+for _ in $(seq 100); do
+	CPORT=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$D/out")
+	[ -n "$CPORT" ] && break
+	sleep 0.1
+done
+[ -n "$CPORT" ] || die "the child listens" "$(cat "$D/out" "$D/err")"
+ask jmfp "$CPORT" >"$D/child1"
+assert_grep "the child's jmfp succeeds (not \"in progress\")" "^$D/dumps/jm4lw\.$cpid\.[0-9]+\.heap\$" "$D/child1"
+ask jmfp "$CPORT" >"$D/child2"
+assert_grep "the child's second jmfp too" "^$D/dumps/jm4lw\.$cpid\.[0-9]+\.heap\$" "$D/child2"
+# The child shares the parent's listening socket: gone first, so the
+# parent answers.
+kill -TERM "$cpid"
+wait_exit "$cpid" 10 >/dev/null 2>&1
+ask jmfp >"$D/parent2"
+assert_grep "the parent dumps on after the fork" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.heap\$" "$D/parent2"
+
+kill -TERM "$PID"
+if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
+	pass "leak_host exits 0 on SIGTERM"
+else
+	fail "leak_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(tail -5 "$D/err")"
+fi
+finish
