@@ -77,6 +77,29 @@ int dumps_stage_match(const char *prefix, const char *name, long *pid)
  * can make a live process look gone): leave it. */
 #define STAGE_STALE_SECONDS 600
 
+/* A file a dump cut off by a crash leaves in its staging directory: the
+ * dump, or its companion (".symbolized", ".trend") half written. */
+static int stage_leftover(const char *prefix, const char *name)
+{
+	static const char *const sfx[] = {".symbolized", ".trend"};
+	char dump[NAME_MAX + 1];
+	size_t n = strlen(name), i, l;
+
+	if (dumps_match(prefix, name))
+		return 1;
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		l = strlen(sfx[i]);
+		if (n > l && n - l < sizeof(dump) &&
+		    strcmp(name + n - l, sfx[i]) == 0) {
+			memcpy(dump, name, n - l);
+			dump[n - l] = '\0';
+			if (dumps_match(prefix, dump))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /*
  * A leak index ("<dump>.trend", ours, a regular file) whose dump is gone
  * and whose process is too: a process killed between the index's rename
@@ -111,7 +134,9 @@ static int index_orphan(const char *prefix, int dfd, const char *name)
  * at exit) leaves its empty staging directory behind; the next process to
  * stage in @p dir removes it. Only directories we own, of pids that do not
  * run, untouched for STAGE_STALE_SECONDS; only our dump files inside them
- * (a profile cut off by the crash); a directory holding anything else
+ * (a profile cut off by the crash) and their companions half written
+ * (stage_leftover: the soak found one of a SIGKILLed jm4lwd's
+ * .symbolized kept every such directory); a directory holding anything else
  * stays. The leak indexes such a process left without their dumps go
  * too (index_orphan).
  */
@@ -150,7 +175,7 @@ void dumps_sweep_stages(const char *prefix, const char *dir,
 			continue;
 		}
 		while ((se = readdir(sd)) != NULL)
-			if (dumps_match(prefix, se->d_name) &&
+			if (stage_leftover(prefix, se->d_name) &&
 			    fstatat(fd, se->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
 			        0 &&
 			    S_ISREG(sb.st_mode))

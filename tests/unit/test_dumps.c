@@ -254,6 +254,34 @@ static void test_index_retention_and_orphans(void **state)
 	}
 }
 
+/*
+ * A staging directory of a process killed mid-dump, with the dump's
+ * symbolized companion or leak index half written in it, is swept once
+ * stale (the soak of issue 23 found a SIGKILLed jm4lwd's kept for good);
+ * one holding a file of anything else stays.
+ */
+static void test_sweep_stage_with_companions(void **state)
+{
+	char p[PATH_MAX + 64];
+	struct timeval tv[2] = {{.tv_sec = time(NULL) - 3600},
+	    {.tv_sec = time(NULL) - 3600}};
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/.jm4lw.999999.AbCdEf", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	plant(".jm4lw.999999.AbCdEf/jm4lw.999999.3.heap", -1, 0);
+	plant(".jm4lw.999999.AbCdEf/jm4lw.999999.3.heap.symbolized", -1, 0);
+	plant(".jm4lw.999999.AbCdEf/jm4lw.999999.3.heap.trend", -1, 0);
+	assert_int_equal(utimes(p, tv), 0);
+	snprintf(p, sizeof(p), "%s/.jm4lw.999998.XyZxYz", dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	plant(".jm4lw.999998.XyZxYz/notes.txt", -1, 0);
+	assert_int_equal(utimes(p, tv), 0);
+	dumps_sweep_stages("jm4lw", dir, NULL);
+	assert_false(has(".jm4lw.999999.AbCdEf"));
+	assert_true(has(".jm4lw.999998.XyZxYz/notes.txt"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +296,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_retention_foreign_owner, setup,
 	        teardown),
 	    cmocka_unit_test_setup_teardown(test_index_retention_and_orphans,
+	        setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sweep_stage_with_companions,
 	        setup, teardown),
 	};
 
