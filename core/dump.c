@@ -423,15 +423,17 @@ static void symbols_run(struct job *j)
 		j->res.status = DUMP_OK;
 }
 
-/* JOB_RENDER: a view of the kept dump j->path, into a body file; a view
- * without a renderer (raw) is the dump file itself. */
+/* JOB_RENDER: a view of the kept dump j->path, into a body file (raw:
+ * the dump, its stacks cut by render_dump); a view with neither a
+ * renderer nor the dump is the dump file itself. */
 static void render_run(struct job *j)
 {
 	char dir[PATH_MAX];
 
 	if (job_stage(j, "rendering", dir, sizeof(dir)) == -1)
 		return;
-	if (views[j->res.view].render == NULL)
+	if (views[j->res.view].render == NULL &&
+	    !views[j->res.view].carries_dump)
 		dump_raw_body(j, j->path, dir);
 	else if (dump_render(j, j->path, dir) == 0)
 		j->res.status = DUMP_OK;
@@ -835,14 +837,15 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 
 /*
  * jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
- * answer, read where it was written and never shown in dump_dir; a view
- * without a renderer (raw) answers with the dump itself, unlinked but
- * open.
+ * answer, read where it was written and never shown in dump_dir (raw
+ * is the dump with its stacks cut, render_dump); a view with neither a
+ * renderer nor the dump answers with the dump itself, unlinked but open.
  */
 static void dump_answer_view(struct job *j, const char *tmp, const char *dir)
 {
 	j->res.path[0] = '\0';
-	if (views[j->res.view].render == NULL)
+	if (views[j->res.view].render == NULL &&
+	    !views[j->res.view].carries_dump)
 		dump_raw_body(j, tmp, dir);
 	else if (dump_render(j, tmp, dir) == 0)
 		j->res.status = DUMP_OK;

@@ -18,6 +18,7 @@
 #include "core.h"
 #include "heapprof.h"
 #include "prof_util.h"
+#include "render.h"
 #include "symbolize.h"
 #include "trend.h"
 #include "view.h"
@@ -121,21 +122,27 @@ static int profile_load(const char *path, struct heap_profile *hp, char *err,
 }
 
 /* The dump open on @p fd (the one parsed; heapprof reads with pread, so
- * still at 0) copied to @p out as it is. 0, or -1 with @p err. */
-static int profile_copy(int fd, FILE *out, char *err, size_t errlen)
+ * still at 0) to @p out through render_dump: each stack without the
+ * allocator's frames, as every other view shows it. 0, or -1 with
+ * @p err. */
+static int profile_copy(int fd, struct symbolizer *sym, FILE *out, char *err,
+    size_t errlen)
 {
-	char buf[65536];
-	ssize_t n;
+	FILE *in;
+	int dfd, r = -1;
 
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n)
-			break;
-	if (n != 0 || ferror(out)) {
-		snprintf(err, errlen, "cannot write the symbolized profile: %s",
-		    strerror(errno ? errno : EIO));
+	if ((dfd = dup(fd)) == -1 || (in = fdopen(dfd, "r")) == NULL) {
+		snprintf(err, errlen, "cannot read the dump: %s",
+		    strerror(errno));
+		if (dfd != -1)
+			close(dfd);
 		return -1;
 	}
-	return 0;
+	if ((r = render_dump(out, in, sym)) == -1)
+		snprintf(err, errlen, "cannot write the profile: %s",
+		    strerror(errno ? errno : EIO));
+	fclose(in);
+	return r;
 }
 
 int profile_render(enum dump_view view, const char *dump, int with_base,
@@ -150,8 +157,8 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 	int r = -1, have_base = 0, fd;
 	size_t i;
 
-	if (vw->render == NULL)
-		return 0; /* the dump is the answer */
+	if (vw->render == NULL && !vw->carries_dump)
+		return 0; /* nothing to draw from it */
 	if ((fd = profile_open(dump, err, errlen)) == -1)
 		return -1;
 	if (heapprof_load_fd(fd, dump, &hp, err, errlen) == -1) {
@@ -194,7 +201,10 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 		    hints && hints->sampling_on ? hints->sampling_on : "");
 		goto out;
 	}
-	if ((sym = profile_sym(&hp, err, errlen)) == NULL)
+	/* The raw dump asks only which frames are the allocator's: no
+	 * debug info looked for (debuginfod's wait) for that. */
+	if ((sym = vw->render != NULL ? profile_sym(&hp, err, errlen)
+	                              : sym_new_self(&hp, err, errlen)) == NULL)
 		goto out;
 	profile_heading(out, view, base, have_base);
 	/* What the parse noticed (a cut MAPPED_LIBRARIES, a base of another
@@ -207,11 +217,12 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 	args.title = have_base ? "heap growth" : "live heap";
 	/* The symbols, then the dump copied after "--- heap": not read
 	 * into memory whole (profiles run to tens of MB). */
-	if ((r = vw->render(out, &hp, sym, &args)) == -1)
+	if ((r = vw->render != NULL ? vw->render(out, &hp, sym, &args) : 0) ==
+	    -1)
 		snprintf(err, errlen, "cannot render the profile: %s",
 		    strerror(errno));
 	else if (vw->carries_dump)
-		r = profile_copy(fd, out, err, errlen);
+		r = profile_copy(fd, sym, out, err, errlen);
 out:
 	close(fd);
 	sym_free(sym);

@@ -81,10 +81,22 @@ int render_text(FILE *out, const struct heap_profile *hp,
 
 /* jeprof's symbolized profile: a "--- symbol" section naming every
  * address of the profile (as jeprof looks them up: callers' at pc - 1),
- * then "--- heap" and the profile @p raw itself, which jeprof reads on
- * any machine without the program or its libraries. */
+ * then "--- heap" and the profile @p raw itself through render_dump
+ * (nothing when @p rawlen is 0: the caller writes it so), which jeprof
+ * reads on any machine without the program or its libraries. */
 int render_symbolized(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const char *binary, const char *raw, size_t rawlen);
+
+/*
+ * The heap_v2 profile read from @p in, to @p out as it is but for each
+ * stack's leading frames in the allocator's library (sym_in_allocator),
+ * which are cut, the new leaf written as its address - 1: the stacks
+ * every format of ours shows (render_view_stack), for jeprof, which
+ * cuts the allocator's frames by name only and finds none in a stripped
+ * libjemalloc's internal functions (issue 21). A stack all of whose
+ * frames are the allocator's stays as it is. 0, or -1 with errno.
+ */
+int render_dump(FILE *out, FILE *in, struct symbolizer *sym);
 
 /* "outer;...;leaf value" lines, one per stack with a value; for a
  * difference "outer;...;leaf old new", the two-column form of

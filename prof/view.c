@@ -74,7 +74,11 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .base = VIEW_BASE_MAY,
         .needs_samples = 1,
         .render = view_collapsed},
-    [DUMP_VIEW_RAW] = {.name = "raw", .ctype = BINARY, .word = "jmtp"},
+    /* The dump with each stack's allocator frames cut (render_dump). */
+    [DUMP_VIEW_RAW] = {.name = "raw",
+        .ctype = BINARY,
+        .word = "jmtp",
+        .carries_dump = 1},
     [DUMP_VIEW_SVG] = {.name = "svg",
         .ctype = SVG,
         .word = "jmfg",

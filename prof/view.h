@@ -62,8 +62,10 @@ struct view {
 	enum view_base base;
 	int comments;          /* may carry "# " lines above the rendering */
 	int needs_samples;     /* an empty profile is an error, not an answer */
-	int carries_dump;      /* the dump itself follows the rendering */
-	view_render_fn render; /* NULL: no rendering, the dump is the answer */
+	int carries_dump;      /* the dump itself follows the rendering,
+	                          its stacks cut as render_dump cuts them */
+	view_render_fn render; /* NULL: no rendering, only the dump (if it
+	                          carries it) */
 };
 
 extern const struct view views[DUMP_VIEW_COUNT];

@@ -221,10 +221,23 @@ need() {
 
 # --- processes -------------------------------------------------------------------
 
-# Is PID alive and not a zombie? (kill -0 succeeds on a zombie child.)
+# Is PID alive and not a zombie? kill -0 says whether it exists (a zombie
+# too); its state in /proc says whether it is a zombie. A stat that cannot
+# be read while kill -0 finds the process is not taken for its end: it
+# vanishes for a moment while a multi-threaded process exits, or while
+# LeakSanitizer stops it to scan.
 _alive() {
-	[ -r "/proc/$1/stat" ] || return 1
-	! awk '{ sub(/^.*\) /, ""); exit ($1 == "Z") ? 0 : 1 }' "/proc/$1/stat" 2>/dev/null
+	local st
+	kill -0 "$1" 2>/dev/null || return 1
+	st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null)
+	[ "$st" != Z ]
+}
+
+# _running PID: PID, a job of this shell, has not ended: bash's job table,
+# which waitpid keeps (a job ends when its last thread has, and only
+# then can its status be had), with no look at /proc.
+_running() {
+	jobs -rp | grep -qx "$1"
 }
 
 # scratch NAME: make and print a fresh directory under $T. (mktemp, not a
@@ -234,14 +247,16 @@ scratch() {
 }
 
 # wait_exit PID SECONDS: wait for our child PID to end; sets EXIT_STATUS.
-# Returns 1 (and kills it) if it is still running after SECONDS.
+# Returns 1 (and kills it) if it is still running after SECONDS. PID must
+# be a job of this shell (started with & here): its end is read from the
+# job table (_running), not /proc.
 wait_exit() {
 	local pid=$1 n=$(($2 * 10)) i
 	for i in $(seq "$n"); do
-		_alive "$pid" || break
+		_running "$pid" || break
 		sleep 0.1
 	done
-	if _alive "$pid"; then
+	if _running "$pid"; then
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		EXIT_STATUS=timeout
@@ -505,12 +520,13 @@ as_jeprof() {
 }
 
 # cut_libjemalloc PROFILE OUT: PROFILE (raw or symbolized) with the frames
-# in libjemalloc's executable mappings cut off each stack, the new leaf
-# written as its address - 1 (jeprof looks a leaf up as is, a caller at
-# - 1). jeprof cuts the allocator's frames by name; a stripped
-# libjemalloc's internal ones have none that is true (issue 21), so a test
-# that holds jeprof on our symbolized profile to jeprof on the dump cuts
-# them first ([stripped-jemalloc] in differential.sh).
+# in libjemalloc's executable mappings cut off the front of each stack,
+# the new leaf written as its address - 1 (jeprof looks a leaf up as is,
+# a caller at - 1); a stack of such frames only stays whole. It is the
+# rule of render_dump (prof/render_symbolized.c), which the raw profiles
+# over HTTP and our symbolized files follow, written again apart to hold
+# them to it; and what differential.sh does to the dumps jemalloc
+# writes before jeprof reads them ([stripped-jemalloc]).
 cut_libjemalloc() {
 	perl -e '
 		use strict; use warnings; no warnings "portable";
@@ -527,12 +543,12 @@ cut_libjemalloc() {
 			if (/^@ (.*)$/) {
 				my @a = split " ", $1;
 				my $i = 0;
-				while ($i < $#a) {
+				while ($i <= $#a) {
 					my $pc = hex($a[$i]);
 					last unless grep { $pc >= $_->[0] && $pc < $_->[1] } @r;
 					$i++;
 				}
-				if ($i > 0) {
+				if ($i > 0 && $i <= $#a && hex($a[$i]) > 0) {
 					my @k = @a[$i .. $#a];
 					$k[0] = sprintf("0x%x", hex($k[0]) - 1);
 					$_ = "@ @k\n";

@@ -134,20 +134,65 @@ if sandwich jeprof jeprof_url jeprof --text; then
 		"^Fetching /pprof/heap profile from $URL/pprof/heap" "$T/jeprof.err"
 	assert_eq "jeprof --text on the URL: jm4lw-prof's Total: line" \
 		"$(head -1 "$T/ours.txt")" "$(head -1 "$T/jeprof.txt")"
-	# [stripped-jemalloc] jeprof cuts the allocator's frames by name
-	# (malloc, operator new, ...); Debian's libjemalloc is stripped,
-	# and its internal frames, reached through tail calls, have no
-	# symbol: the process names them libjemalloc.so.2+0xSTART (issue
-	# 21; before, the nearest exported symbol below, "malloc" by luck,
-	# which jeprof cut). So jeprof's flat lands there, and the figures
-	# compared are cum, of every function but those frames: the same
-	# stacks, named by the same process, on both sides.
-	table_by_name 4 '^(?!libjemalloc)' <"$T/ours.txt" >"$T/ours.cum"
-	table_by_name 4 '^(?!libjemalloc)' <"$T/jeprof.txt" >"$T/jeprof.cum"
+	# Debian's libjemalloc is stripped and its internal frames, reached
+	# through tail calls from malloc, have no name jeprof's skip list
+	# (malloc, operator new, ...) cuts: /pprof/heap serves the stacks
+	# without them, as our own formats show them. So the flat figures
+	# land where ours do, and the cum figures are the same too.
+	table_by_name 1 <"$T/ours.txt" >"$T/ours.flat"
+	table_by_name 1 <"$T/jeprof.txt" >"$T/jeprof.flat"
+	same_rows "jeprof --text on the URL: jm4lw-prof's top ten functions by flat, the same figures" \
+		10 "$T/ours.flat" "$T/jeprof.flat"
+	assert_no_grep "... no libjemalloc frame among jeprof's rows" \
+		'libjemalloc' "$T/jeprof.txt"
+	table_by_name 4 <"$T/ours.txt" >"$T/ours.cum"
+	table_by_name 4 <"$T/jeprof.txt" >"$T/jeprof.cum"
 	same_rows "jeprof --text on the URL: jm4lw-prof's top ten functions by cum, the same figures" \
 		10 "$T/ours.cum" "$T/jeprof.cum"
 	assert_grep "... redis's own allocation functions among them" \
 		'	zmalloc_usable$' "$T/jeprof.cum"
+fi
+# no_libjemalloc DESC FILE: FILE, collapsed stacks, has some and none of
+# them holds a libjemalloc frame.
+no_libjemalloc() {
+	if [ -s "$2" ] && ! grep -q libjemalloc "$2"; then
+		pass "$1 ($(wc -l <"$2") stacks)"
+	else
+		fail "$1" "$(grep -m3 libjemalloc "$2" || echo "no stacks")"
+	fi
+}
+# jeprof --collapsed on the URL: every stack, none led by libjemalloc.
+if sandwich jeprof-col jeprof_url jeprof-col --collapsed; then
+	no_libjemalloc "jeprof --collapsed on the URL: no libjemalloc frame in any stack" \
+		"$T/jeprof-col.txt"
+	total=$(awk '{ s += $NF } END { printf "%d", s }' "$T/jeprof-col.txt")
+	ours=$(awk '$1 == "inuse_space" { printf "%d", $2 }' "$T/raw.a.sum")
+	assert_cmd "... its stacks add up to heapprof_dump's inuse_space ($total B, $ours B; 1 B a stack)" \
+		test "$((total - ours))" -le "$(wc -l <"$T/jeprof-col.txt")" -a \
+		"$((ours - total))" -le "$(wc -l <"$T/jeprof-col.txt")"
+fi
+# The symbolized file the process writes, read by jeprof alone.
+if http_get "$URL/jemalloc/profile?format=symbolized" "$T/sym.heap"; then
+	(cd "$T" && timeout 120 jeprof --collapsed sym.heap) >"$T/sym.col" 2>/dev/null
+	no_libjemalloc "jeprof --collapsed on /jemalloc/profile?format=symbolized: no libjemalloc frame in any stack" \
+		"$T/sym.col"
+	(cd "$T" && timeout 120 jeprof --text --show_bytes sym.heap) >"$T/sym.txt" 2>/dev/null
+	"$HEAPPROF_DUMP" "$T/sym.heap" >"$T/sym.sum" 2>&1
+	assert_eq "... jeprof --show_bytes on it: heapprof_dump's inuse_space of it, to the byte" \
+		"$(awk '$1 == "inuse_space" { printf "%d", $2 }' "$T/sym.sum")" \
+		"$(sed -n 's/^Total: \([0-9]*\) B$/\1/p' "$T/sym.txt")"
+else
+	fail "/jemalloc/profile?format=symbolized" "$(cat "$T/sym.heap")"
+fi
+# go tool pprof on /debug/pprof/heap: no stack starts in libjemalloc.
+timeout 120 go tool pprof -traces "$URL/debug/pprof/heap" >"$T/traces.txt" 2>"$T/traces.err"
+leads=$(awk '/^-----------/ { first = 1; next }
+	first && NF >= 2 { print $NF; first = 0 }' "$T/traces.txt")
+if [ -n "$leads" ] && ! grep -q libjemalloc <<<"$leads"; then
+	pass "go tool pprof -traces on /debug/pprof/heap: no stack led by libjemalloc ($(wc -l <<<"$leads") stacks)"
+else
+	fail "go tool pprof -traces on /debug/pprof/heap: no stack led by libjemalloc" \
+		"$(grep -m3 libjemalloc <<<"$leads" || head -20 "$T/traces.txt" "$T/traces.err")"
 fi
 if sandwich jeprof-bytes jeprof_url jeprof-bytes --text --show_bytes; then
 	total=$(sed -n 's/^Total: \([0-9]*\) B$/\1/p' "$T/jeprof-bytes.txt")

@@ -214,6 +214,89 @@ static void test_table_render(void **state)
 	sym_set_demangler(NULL);
 }
 
+/* A symbolized profile with the allocator's frames leading its stacks,
+ * as a dump of a process on a stripped libjemalloc has them (its
+ * internal functions reached by tail calls: no name jeprof cuts). */
+static const char alloc_led[] =
+    "--- symbol\n"
+    "0x1fff outer_fn\n"
+    "0xfff main\n"
+    "0x7f0000000100 libjemalloc.so.2+0x100\n"
+    "0x7f00000001ff libjemalloc.so.2+0x1c0\n"
+    "0x7f00000002ff libjemalloc.so.2+0x2c0\n"
+    "---\n"
+    "--- heap\n"
+    "heap_v2/524288\n"
+    "  t*: 2: 200 [0: 0]\n"
+    "@ 0x7f0000000100 0x7f0000000200 0x2000 0x1000\n"
+    "  t*: 1: 100 [0: 0]\n"
+    "@ 0x7f0000000100 0x7f0000000300\n"
+    "  t*: 1: 100 [0: 0]\n" MAPS;
+
+/* The symbolized file we write cuts them off each stack (its new leaf at
+ * pc - 1, named as the caller it is), as every format of ours does, so
+ * jeprof reading it shows the stacks we show; a stack of the allocator's
+ * frames only stays whole. Before render_dump, jeprof put
+ * "libjemalloc.so.2+0x..." at the top of every stack. */
+static void test_symbolized_cuts_allocator(void **state)
+{
+	struct symbolizer *s;
+	const char *heap;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(parse(alloc_led), 0);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	heap = alloc_led + hp.profile_offset;
+	assert_non_null(out = open_memstream(&text, &len));
+	assert_int_equal(render_symbolized(out, &hp, s, "/usr/bin/x", heap,
+	                     strlen(heap)),
+	    0);
+	fclose(out);
+	assert_string_equal(text,
+	    "--- symbol\n"
+	    "binary=/usr/bin/x\n"
+	    "0x1fff outer_fn\n"
+	    "0xfff main\n"
+	    "0x7f0000000100 libjemalloc.so.2+0x100\n"
+	    "0x7f00000002ff libjemalloc.so.2+0x2c0\n"
+	    "---\n"
+	    "--- heap\n"
+	    "heap_v2/524288\n"
+	    "  t*: 2: 200 [0: 0]\n"
+	    "@ 0x1fff 0x1000\n"
+	    "  t*: 1: 100 [0: 0]\n"
+	    "@ 0x7f0000000100 0x7f0000000300\n"
+	    "  t*: 1: 100 [0: 0]\n" MAPS);
+	sym_free(s);
+	heapprof_free(&hp);
+	/* Read back: the same totals, the same stacks, and cut again it
+	 * is itself. */
+	assert_int_equal(heapprof_parse(text, len, &hp, err, sizeof(err)), 0);
+	assert_int_equal(hp.nstacks, 2);
+	assert_int_equal(hp.stacks[0].depth, 2);
+	assert_int_equal(hp.stacks[0].pc[0], 0x1fff);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	{
+		char *again = NULL;
+		size_t alen = 0;
+		heap = text + hp.profile_offset;
+		assert_non_null(out = open_memstream(&again, &alen));
+		assert_int_equal(render_symbolized(out, &hp, s, "/usr/bin/x",
+		                     heap, strlen(heap)),
+		    0);
+		fclose(out);
+		assert_string_equal(strstr(again, "--- heap\n"),
+		    strstr(text, "--- heap\n"));
+		free(again);
+	}
+	sym_free(s);
+	heapprof_free(&hp);
+	free(text);
+}
+
 /* Shapes jeprof reads too. */
 static void test_table_odd(void **state)
 {
@@ -522,6 +605,7 @@ int main(void)
 	    cmocka_unit_test(test_table_parse),
 	    cmocka_unit_test(test_table_lookup),
 	    cmocka_unit_test(test_table_render),
+	    cmocka_unit_test(test_symbolized_cuts_allocator),
 	    cmocka_unit_test(test_long_name),
 	    cmocka_unit_test(test_table_odd),
 	    cmocka_unit_test(test_table_errors),
