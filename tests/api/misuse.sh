@@ -21,25 +21,44 @@ REPEAT=${MISUSE_REPEAT:-8}
 # Sampling every allocation: the host's 1024 stacks are in every dump.
 export MALLOC_CONF=prof:true,lg_prof_sample:0
 
+# No debuginfod for the host: valgrind 3.19 asks DEBUGINFOD_URLS's
+# servers (debuginfod-find, 90 s timeout each) for every object it loads
+# without debug info, before the host's main(); a slow or unreachable
+# server then holds a start for minutes. Nothing here needs it.
+unset DEBUGINFOD_URLS
+
 # host CASE: start the host on a fresh dump directory $D, serving until
-# fd 4 closes; sets HPID, WPORT and HPORT. 1 if it never got ready.
+# fd 4 closes; sets HPID, WPORT and HPORT. 1 if it never got ready. Its
+# start is waited for by the clock, not by a count of sleeps (each turn
+# of which a loaded machine stretches): up to 20 s, times SLOW under a
+# wrapper (valgrind starting a host took 8 s at load 13, 24 s with an
+# unreachable debuginfod), and not a moment after the host printed ready
+# or ended.
 host() {
-	local i
+	local end=$((SECONDS + 20 * SLOW))
 	D=$(scratch "$1")
 	rm -f "$T/in" && mkfifo "$T/in"
 	"${wrap[@]}" "$MISUSE_HOST" "$1" "$D" <"$T/in" >"$T/out" 2>"$T/err" &
 	HPID=$!
 	track "$HPID"
 	exec 4>"$T/in"
-	for i in $(seq $((200 * SLOW))); do
-		grep -q '^ready$' "$T/out" && break
-		_alive "$HPID" || break
+	# kill -0: our child, reaped by bash as it ends (jobs -rp in a
+	# pipeline was seen to miss a host just started).
+	while [ "$SECONDS" -lt "$end" ] && ! grep -q '^ready$' "$T/out" &&
+		kill -0 "$HPID" 2>/dev/null; do
 		sleep 0.1
 	done
 	WPORT=$(sed -n 's/^words=//p' "$T/out")
 	HPORT=$(sed -n 's/^http=//p' "$T/out")
 	grep -q '^ready$' "$T/out" && return 0
-	fail "$1: the host serves" "$(cat "$T/out" "$T/err" | tail -20)"
+	fail "$1: the host serves" \
+		"not ready after $((SECONDS - end + 20 * SLOW)) s; host $(
+			kill -0 "$HPID" 2>/dev/null && echo "running, in $(cat "/proc/$HPID/wchan" 2>/dev/null)" || echo ended)" \
+		"$(cat "$T/out" "$T/err" | tail -20)"
+	# Gone before the next case: it would write into the next one's out.
+	kill -KILL "$HPID" 2>/dev/null
+	wait "$HPID" 2>/dev/null
+	exec 4>&-
 	return 1
 }
 
