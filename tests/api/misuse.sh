@@ -42,10 +42,15 @@ host() {
 	HPID=$!
 	track "$HPID"
 	exec 4>"$T/in"
-	# kill -0: our child, reaped by bash as it ends (jobs -rp in a
-	# pipeline was seen to miss a host just started).
-	while [ "$SECONDS" -lt "$end" ] && ! grep -q '^ready$' "$T/out" &&
-		kill -0 "$HPID" 2>/dev/null; do
+	# Ended: kill -0 on our child (reaped by bash as it ends) fails twice
+	# 0.2 s apart, and still no ready; a single look was seen to take a
+	# host for gone (jobs -rp in a pipeline, and once kill -0) just as
+	# it printed ready.
+	while ! grep -q '^ready$' "$T/out" && [ "$SECONDS" -lt "$end" ]; do
+		if ! kill -0 "$HPID" 2>/dev/null; then
+			sleep 0.2
+			! kill -0 "$HPID" 2>/dev/null && break
+		fi
 		sleep 0.1
 	done
 	WPORT=$(sed -n 's/^words=//p' "$T/out")
