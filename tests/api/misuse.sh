@@ -37,8 +37,13 @@ unset DEBUGINFOD_URLS
 host() {
 	local end=$((SECONDS + 20 * SLOW))
 	D=$(scratch "$1")
-	rm -f "$T/in" && mkfifo "$T/in"
-	"${wrap[@]}" "$MISUSE_HOST" "$1" "$D" <"$T/in" >"$T/out" 2>"$T/err" &
+	# The last host's out and err go first, and the new ones are made
+	# before the FIFO's open blocks: once exec 4> returns, out is this
+	# host's. (Opened after the FIFO, out still held the last host's
+	# ready when exec 4> returned: the wait saw it, the host then
+	# emptied out, and the start was called failed with nothing in out.)
+	rm -f "$T/in" "$T/out" "$T/err" && mkfifo "$T/in"
+	"${wrap[@]}" "$MISUSE_HOST" "$1" "$D" >"$T/out" 2>"$T/err" <"$T/in" &
 	HPID=$!
 	track "$HPID"
 	exec 4>"$T/in"
