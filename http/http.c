@@ -624,19 +624,24 @@ static void http_bound(const struct jm4lw *m, char *buf, size_t len)
  * jm4lw_free: a reply evhttp already holds (the /4lw/quit that freed the
  * module) goes out as far as the socket takes it now; evhttp_free would
  * drop it. MSG_NOSIGNAL, as everywhere: the host ignores no SIGPIPE.
+ * 1 if all of it went.
  */
-static void http_sock_flush(struct http_sock *sk)
+static int http_sock_flush(evutil_socket_t fd, struct evbuffer *out)
 {
-	struct evbuffer *out = bufferevent_get_output(sk->bev);
-	evutil_socket_t fd = bufferevent_getfd(sk->bev);
+	size_t len = evbuffer_get_length(out), sent = 0;
 	struct evbuffer_iovec v[16];
+	struct evbuffer_ptr pos;
 	struct iovec iov[16];
 	struct msghdr msg;
 	ssize_t n;
 	int i, nv;
 
-	while (fd != -1 && evbuffer_get_length(out) > 0) {
-		nv = evbuffer_peek(out, -1, NULL, v, 16);
+	/* Walked by offset, not drained: on an idle keep-alive connection
+	 * evhttp's output buffer was seen not to drain (its start frozen),
+	 * and the same bytes went out again and again, megabytes of them. */
+	while (fd != -1 && sent < len &&
+	    evbuffer_ptr_set(out, &pos, sent, EVBUFFER_PTR_SET) == 0) {
+		nv = evbuffer_peek(out, -1, &pos, v, 16);
 		if (nv > 16)
 			nv = 16;
 		for (i = 0; i < nv; i++) {
@@ -646,10 +651,68 @@ static void http_sock_flush(struct http_sock *sk)
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = iov;
 		msg.msg_iovlen = (size_t)nv;
-		if ((n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT)) <= 0)
+		if (nv <= 0 ||
+		    (n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT)) <= 0)
 			break;
-		evbuffer_drain(out, (size_t)n);
+		sent += (size_t)n;
 	}
+	return sent == len;
+}
+
+/*
+ * What a request that came in but was never read gets at jm4lw_free (it
+ * arrived while the loop was busy, with the word that freed the module):
+ * a whole reply, not an empty close that a client can only call "empty
+ * reply". Written raw, as evhttp has no request for it yet; it closes.
+ */
+#define HTTP_GONE_BODY                                                         \
+	JM4LW_ERROR_PREFIX "the module is being freed (jm4lw_free); retry "    \
+	                   "when the service is back\n"
+#define HTTP_GONE_HEAD                                                         \
+	"HTTP/1.1 503 Service Unavailable\r\n"                                 \
+	"Content-Type: text/plain; charset=utf-8\r\n"                          \
+	"Cache-Control: no-store\r\n"                                          \
+	"X-Content-Type-Options: nosniff\r\n"                                  \
+	"Connection: close\r\n"
+
+/* Has @p sk's peer sent bytes nobody has read: a request it waits on? */
+static int http_sock_unread(struct http_sock *sk, evutil_socket_t fd)
+{
+	char c;
+
+	return evbuffer_get_length(bufferevent_get_input(sk->bev)) > 0 ||
+	    recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
+/*
+ * jm4lw_free, before evhttp_free closes @p sk: its held reply goes out
+ * (http_sock_flush), and then, if it went out whole, a request the peer
+ * sent that was never read gets the 503 above. Then what the peer sent is read
+ * away, as conn_finish does for the words, so that the close is a FIN after the
+ * reply, not a reset that would destroy the reply in flight.
+ */
+static void http_sock_finish(struct http_sock *sk)
+{
+	struct evbuffer *gone;
+	evutil_socket_t fd = bufferevent_getfd(sk->bev);
+	char buf[512];
+	int i;
+
+	if (fd == -1)
+		return;
+	/* Bytes unread after a whole reply are the next request's. */
+	if (http_sock_flush(fd, bufferevent_get_output(sk->bev)) &&
+	    !sk->refuse && http_sock_unread(sk, fd) &&
+	    (gone = evbuffer_new()) != NULL) {
+		(void)evbuffer_add_printf(gone,
+		    HTTP_GONE_HEAD "Content-Length: %zu\r\n\r\n%s",
+		    sizeof(HTTP_GONE_BODY) - 1, HTTP_GONE_BODY);
+		(void)http_sock_flush(fd, gone);
+		evbuffer_free(gone);
+	}
+	for (i = 0; i < 128 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0;
+	     i++)
+		;
 }
 
 void http_free(struct jm4lw *m)
@@ -681,7 +744,7 @@ void http_free(struct jm4lw *m)
 		if (h->ls[i].resume != NULL)
 			event_free(h->ls[i].resume);
 	TAILQ_FOREACH(sk, &h->socks, entry)
-		http_sock_flush(sk);
+		http_sock_finish(sk);
 	/* Frees the listeners and connections; their close callbacks
 	 * empty our list. */
 	evhttp_free(h->eh);

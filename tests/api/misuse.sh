@@ -21,25 +21,54 @@ REPEAT=${MISUSE_REPEAT:-8}
 # Sampling every allocation: the host's 1024 stacks are in every dump.
 export MALLOC_CONF=prof:true,lg_prof_sample:0
 
+# No debuginfod for the host: valgrind 3.19 asks DEBUGINFOD_URLS's
+# servers (debuginfod-find, 90 s timeout each) for every object it loads
+# without debug info, before the host's main(); a slow or unreachable
+# server then holds a start for minutes. Nothing here needs it.
+unset DEBUGINFOD_URLS
+
 # host CASE: start the host on a fresh dump directory $D, serving until
-# fd 4 closes; sets HPID, WPORT and HPORT. 1 if it never got ready.
+# fd 4 closes; sets HPID, WPORT and HPORT. 1 if it never got ready. Its
+# start is waited for by the clock, not by a count of sleeps (each turn
+# of which a loaded machine stretches): up to 20 s, times SLOW under a
+# wrapper (valgrind starting a host took 8 s at load 13, 24 s with an
+# unreachable debuginfod), and not a moment after the host printed ready
+# or ended.
 host() {
-	local i
+	local end=$((SECONDS + 20 * SLOW))
 	D=$(scratch "$1")
-	rm -f "$T/in" && mkfifo "$T/in"
-	"${wrap[@]}" "$MISUSE_HOST" "$1" "$D" <"$T/in" >"$T/out" 2>"$T/err" &
+	# The last host's out and err go first, and the new ones are made
+	# before the FIFO's open blocks: once exec 4> returns, out is this
+	# host's. (Opened after the FIFO, out still held the last host's
+	# ready when exec 4> returned: the wait saw it, the host then
+	# emptied out, and the start was called failed with nothing in out.)
+	rm -f "$T/in" "$T/out" "$T/err" && mkfifo "$T/in"
+	"${wrap[@]}" "$MISUSE_HOST" "$1" "$D" >"$T/out" 2>"$T/err" <"$T/in" &
 	HPID=$!
 	track "$HPID"
 	exec 4>"$T/in"
-	for i in $(seq $((200 * SLOW))); do
-		grep -q '^ready$' "$T/out" && break
-		_alive "$HPID" || break
+	# Ended: kill -0 on our child (reaped by bash as it ends) fails twice
+	# 0.2 s apart, and still no ready; a single look was seen to take a
+	# host for gone (jobs -rp in a pipeline, and once kill -0) just as
+	# it printed ready.
+	while ! grep -q '^ready$' "$T/out" && [ "$SECONDS" -lt "$end" ]; do
+		if ! kill -0 "$HPID" 2>/dev/null; then
+			sleep 0.2
+			! kill -0 "$HPID" 2>/dev/null && break
+		fi
 		sleep 0.1
 	done
 	WPORT=$(sed -n 's/^words=//p' "$T/out")
 	HPORT=$(sed -n 's/^http=//p' "$T/out")
 	grep -q '^ready$' "$T/out" && return 0
-	fail "$1: the host serves" "$(cat "$T/out" "$T/err" | tail -20)"
+	fail "$1: the host serves" \
+		"not ready after $((SECONDS - end + 20 * SLOW)) s; host $(
+			kill -0 "$HPID" 2>/dev/null && echo "running, in $(cat "/proc/$HPID/wchan" 2>/dev/null)" || echo ended)" \
+		"$(cat "$T/out" "$T/err" | tail -20)"
+	# Gone before the next case: it would write into the next one's out.
+	kill -KILL "$HPID" 2>/dev/null
+	wait "$HPID" 2>/dev/null
+	exec 4>&-
 	return 1
 }
 
@@ -180,19 +209,40 @@ case_dump_wait() {
 	tidy dump_wait
 }
 
+# taken N: within 30 s (times SLOW) the module has taken N HTTP requests
+# (mntr's jm4lw_http_requests): a request handed to the module before a
+# word frees it, not one still in flight that the free could outrun.
+taken() {
+	local i n
+	for i in $(seq $((300 * SLOW))); do
+		n=$(ask mntr "$WPORT" | awk -F '\t' '$1 == "jm4lw_http_requests" { print $2 }')
+		[ "${n:-0}" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # Case http_dump_quit: a `quit` word frees the module while an HTTP
 # request's dump (/debug/pprof/heap) runs: the request is answered (the
 # cancel as a 5xx with the line, or the profile if the dump won the race),
-# and nothing is left behind.
+# and nothing is left behind. The quit goes once the module has taken the
+# request: sent after a fixed pause, it could outrun curl on a loaded
+# machine, and a request not yet sent when the module goes cannot be
+# answered (curl: "Couldn't connect", or "Empty reply" for a connection
+# accepted with no request on it yet). Each run's files are fresh: curl
+# writes no body file for a reply it did not get.
 case_http_dump_quit() {
-	local i code cancelled=0
+	local i code cancelled=0 cpid
 	for i in $(seq "$REPEAT"); do
 		host quit || return
-		timeout $((30 * SLOW)) curl -s -o "$T/body" -w '%{http_code}' \
-			"http://127.0.0.1:$HPORT/debug/pprof/heap" >"$T/code" &
-		sleep 0.05
+		rm -f "$T/body" "$T/code" "$T/curl"
+		timeout $((30 * SLOW)) curl -sS -o "$T/body" -w '%{http_code}' \
+			"http://127.0.0.1:$HPORT/debug/pprof/heap" >"$T/code" 2>"$T/curl" &
+		cpid=$!
+		taken 1 || fail "http_dump_quit run $i: the module takes the request" \
+			"$(cat "$T/curl")"
 		ask quit "$WPORT" >/dev/null
-		wait $!
+		wait "$cpid"
 		code=$(cat "$T/code")
 		if [ "$code" = 200 ] && [ -s "$T/body" ]; then
 			:
@@ -200,12 +250,65 @@ case_http_dump_quit() {
 			cancelled=$((cancelled + 1))
 		else
 			fail "http_dump_quit run $i: the request is answered" \
-				"status $code" "$(head -c 300 "$T/body")"
+				"status $code" "$(cat "$T/curl")" \
+				"$(head -c 300 "$T/body" 2>&1)"
 		fi
 		ended "http_dump_quit run $i"
 		tidy "http_dump_quit run $i"
 	done
 	pass "http_dump_quit: $cancelled of $REPEAT requests cancelled, the rest served"
+}
+
+# http_read FD: one HTTP reply from FD (its head, then Content-Length
+# bytes of body) printed; 1 if none came within 10 s (times SLOW).
+http_read() {
+	local line len=0 body
+	while IFS= read -r -t $((10 * SLOW)) line <&"$1"; do
+		printf '%s\n' "$line"
+		line=${line%$'\r'}
+		[ -z "$line" ] && break
+		[[ ${line,,} = content-length:* ]] && len=${line#*: }
+	done
+	[ "$len" -gt 0 ] || return 1
+	IFS= read -r -N "$len" -t $((10 * SLOW)) body <&"$1" || return 1
+	printf '%s' "$body"
+}
+
+# Case http_unread: a keep-alive HTTP peer sends its next request while
+# the loop is held by the word that then frees the module: the request
+# is never read, and still gets a whole reply, a 503 with the line (not
+# an empty close: curl's "Empty reply from server", status 000), then a
+# FIN.
+case_http_unread() {
+	local req rc len body
+	req=$'GET /4lw/ruok HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'
+	host serve || return
+	exec 5<>"/dev/tcp/127.0.0.1/$HPORT"
+	printf '%s' "$req" >&5
+	http_read 5 >"$T/first"
+	assert_grep "http_unread: the first request is served" '^imok$' "$T/first"
+	ask hold "$WPORT" >"$T/reply" &
+	for _ in $(seq $((300 * SLOW))); do
+		grep -q '^holding$' "$T/out" && break
+		sleep 0.1
+	done
+	printf '%s' "$req" >&5 # unread: the loop is held
+	echo go >&4
+	wait $!
+	timeout $((10 * SLOW)) cat <&5 >"$T/stream"
+	rc=$?
+	exec 5<&-
+	assert_bytes "http_unread: the word that froze the loop is answered" \
+		"$T/reply" 'bye\n'
+	assert_eq "http_unread: the stream ends in a FIN, not a reset" 0 "$rc"
+	assert_grep "http_unread: the unread request gets a 503" \
+		$'^HTTP/1.1 503 Service Unavailable\r$' "$T/stream"
+	len=$(sed -n 's/^Content-Length: \([0-9]*\)\r$/\1/p' "$T/stream")
+	body=$(sed -n '/^\r$/,$p' "$T/stream" | tail -n +2)
+	assert_eq "http_unread: ... whose body is the one line" \
+		"error: the module is being freed (jm4lw_free); retry when the service is back" "$body"
+	assert_eq "http_unread: ... all of it (Content-Length)" "$len" $((${#body} + 1))
+	ended http_unread
 }
 
 # Case double_free: the second jm4lw_free() says so and does nothing.
@@ -310,7 +413,7 @@ case_big() {
 }
 
 all=(quit http_quit logfree dump_free dump_free_cb view_free dump_wait
-	http_dump_quit
+	http_dump_quit http_unread
 	double_free add_after base_first listen_null listen_logfree block
 	block_timeout big)
 cases=("$@")

@@ -29,7 +29,9 @@
  *	listen_logfree  the log callback frees the module on the "listening
  *	              on" line, inside jm4lw_listen()
  *	serve         words `slow` (blocks 2 s in its handler), `big_` (writes
- *	              100 MB), `quit`; serves until stdin closes
+ *	              100 MB), `quit`, `hold` (prints "holding", blocks
+ *	              until a line on stdin, then frees the module); serves
+ *	              until stdin closes
  *
  * Its heap is a thousand distinct sampled stacks (mallocx: jemalloc's
  * own, even where a sanitizer or valgrind owns malloc), so that a dump
@@ -94,6 +96,24 @@ static __attribute__((noinline)) void grow_b(unsigned i, int level)
 static int word_quit(struct jm4lw_reply *r, void *arg)
 {
 	(void)arg;
+	jm4lw_reply_printf(r, "bye\n");
+	jm4lw_free(m);
+	m = NULL;
+	event_base_loopbreak(base);
+	return 0;
+}
+
+/* `hold`: block the loop until the test says "go" on stdin (it has sent
+ * an HTTP request meanwhile, left unread), then free the module. */
+static int word_hold(struct jm4lw_reply *r, void *arg)
+{
+	char buf[64];
+
+	(void)arg;
+	printf("holding\n");
+	fflush(stdout);
+	if (read(STDIN_FILENO, buf, sizeof(buf)) <= 0)
+		jm4lw_reply_printf(r, "no go\n");
 	jm4lw_reply_printf(r, "bye\n");
 	jm4lw_free(m);
 	m = NULL;
@@ -259,6 +279,7 @@ int main(int argc, char **argv)
 	if (jm4lw_add_word(m, "quit", word_quit, NULL, 0) == -1 ||
 	    jm4lw_add_word(m, "slow", word_slow, NULL, 0) == -1 ||
 	    jm4lw_add_word(m, "big_", word_big, NULL, 0) == -1 ||
+	    jm4lw_add_word(m, "hold", word_hold, NULL, 0) == -1 ||
 	    jm4lw_listen(m, "127.0.0.1:0") == -1 ||
 	    jm4lw_http_listen(m, "127.0.0.1:0") == -1 ||
 	    jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1)
