@@ -12,7 +12,8 @@
 #   asan   AddressSanitizer + UndefinedBehaviorSanitizer build: unit,
 #          integration and abuse tests (jm4lwd itself sanitized, driven by
 #          the real clients);
-#   tsan   ThreadSanitizer build, the thread-mode tests;
+#   tsan   ThreadSanitizer build, the thread-mode tests and the worker's
+#          dump path with prof:true (tsan.dump_path);
 #   fuzz   libFuzzer targets (framing and dispatch; the heap_v2 parser;
 #          the HTTP face's decisions): 1M runs each over their seed corpora;
 #   bench  benchmark smoke run, so the harness never rots (figures not
@@ -105,8 +106,8 @@ begin tsan
 cmake -S . -B build-tsan -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
 	-DJM4LW_TESTS=ON -DJM4LW_FUZZ=OFF -DJM4LW_SANITIZE=thread \
 	-DJM4LW_LIBDW=AUTO >/dev/null
-cmake --build build-tsan -j"$jobs" --target test_thread test_worker
-(cd build-tsan && ctest --output-on-failure --no-tests=error -L thread -LE valgrind)
+cmake --build build-tsan -j"$jobs" --target test_thread test_worker test_tsan_dump
+(cd build-tsan && ctest --output-on-failure --no-tests=error -L 'thread|tsan' -LE valgrind)
 
 begin fuzz
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
