@@ -590,36 +590,35 @@ static int parse_onoff(const char *v)
 	return -1;
 }
 
-/* dump_symbolized: a switch, written back as on or off. */
+/* Key @p key, a switch: written back as on or off. */
+static int check_switch(const char *key, const char *v, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	char q[64];
+	int b = parse_onoff(v);
+
+	if (b == -1)
+		return config_err(err, errlen,
+		    "%s: %s is not a switch (want on or off)", key,
+		    quote(q, sizeof(q), v, strlen(v)));
+	return copy_norm(key, b ? "on" : "off", norm, normlen, err, errlen);
+}
+
+/* dump_symbolized: a switch. */
 static int check_symbolized(const char *v, int flags, char *norm,
     size_t normlen, char *err, size_t errlen)
 {
-	char q[64];
-	int b = parse_onoff(v);
-
 	(void)flags;
-	if (b == -1)
-		return config_err(err, errlen,
-		    "dump_symbolized: %s is not a switch (want on or off)",
-		    quote(q, sizeof(q), v, strlen(v)));
-	return copy_norm("dump_symbolized", b ? "on" : "off", norm, normlen,
-	    err, errlen);
+	return check_switch("dump_symbolized", v, norm, normlen, err, errlen);
 }
 
-/* symbolize_debuginfod: a switch, written back as on or off. */
+/* symbolize_debuginfod: a switch. */
 static int check_debuginfod(const char *v, int flags, char *norm,
     size_t normlen, char *err, size_t errlen)
 {
-	char q[64];
-	int b = parse_onoff(v);
-
 	(void)flags;
-	if (b == -1)
-		return config_err(err, errlen,
-		    "symbolize_debuginfod: %s is not a switch (want on or off)",
-		    quote(q, sizeof(q), v, strlen(v)));
-	return copy_norm("symbolize_debuginfod", b ? "on" : "off", norm,
-	    normlen, err, errlen);
+	return check_switch("symbolize_debuginfod", v, norm, normlen, err,
+	    errlen);
 }
 
 /* debug_dirs: absolute directories, ':' or ',' between them (a relative

@@ -15,21 +15,6 @@
  * a process with 256 arenas still makes a bounded number of series. */
 #define METRICS_ARENAS 16
 
-/* A JSON string: the texts are ours (labels, advice), but escape anyway. */
-static void jstr(struct evbuffer *b, const char *s)
-{
-	evbuffer_add(b, "\"", 1);
-	for (; *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\')
-			evbuffer_add_printf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			evbuffer_add_printf(b, "\\u%04x", (unsigned char)*s);
-		else
-			evbuffer_add(b, s, 1);
-	}
-	evbuffer_add(b, "\"", 1);
-}
-
 /* An arena's allocated share of its active pages; 1 when it has none. */
 static double arena_util(const struct doctor_arena *a)
 {
@@ -90,9 +75,9 @@ static void json_figures(struct evbuffer *b, const struct doctor *d)
 	evbuffer_add_printf(b, ", \"parts\": [");
 	for (k = 0; k < DOCTOR_PARTS; k++) {
 		evbuffer_add_printf(b, "%s{\"key\": ", k ? ", " : "");
-		jstr(b, doctor_parts[k].key);
+		json_str(b, doctor_parts[k].key);
 		evbuffer_add_printf(b, ", \"label\": ");
-		jstr(b, doctor_parts[k].label);
+		json_str(b, doctor_parts[k].label);
 		evbuffer_add_printf(b, ", \"bytes\": %" PRIu64 "}", d->part[k]);
 	}
 	evbuffer_add_printf(b,
@@ -140,7 +125,8 @@ void http_doctor_json(const struct doctor *d, struct evbuffer *b)
 		    "\"figure_bytes\": %" PRIu64 ", \"gain_bytes\": %" PRIu64
 		    ", \"text\": ",
 		    d->advice[i].figure, d->advice[i].gain);
-		jstr(b, proto_doctor_advice(&d->advice[i], line, sizeof(line)));
+		json_str(b,
+		    proto_doctor_advice(&d->advice[i], line, sizeof(line)));
 		evbuffer_add_printf(b, "}");
 	}
 	evbuffer_add_printf(b, "]}\n");

@@ -152,6 +152,9 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 /* The HTTP status that says @p why a call was refused or failed. */
 int http_status_of(enum core_reason why);
 
+/* @p s to @p b as a JSON string, with its quotes and escapes. */
+void json_str(struct evbuffer *b, const char *s);
+
 /* A dump job with @p view for this request (and @p with_base), answered
  * with @p ctype, or a symbol lookup of the request's body when @p view
  * is -1; @p who names it in a refusal. With @p word, the reply is the

@@ -323,3 +323,19 @@ int http_word_allowed(struct http_ctx *ctx, const char *w)
 	    "%s is served as %s, which is not in the allow list", ctx->path, w);
 	return 0;
 }
+
+/* @p s as a JSON string, quotes and escapes added: the faces' one
+ * writer of JSON text (figures, the doctor's labels and advice). */
+void json_str(struct evbuffer *b, const char *s)
+{
+	evbuffer_add(b, "\"", 1);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\')
+			evbuffer_add_printf(b, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			evbuffer_add_printf(b, "\\u%04x", (unsigned char)*s);
+		else
+			evbuffer_add(b, s, 1);
+	}
+	evbuffer_add(b, "\"", 1);
+}

@@ -22,8 +22,6 @@
 #define HTML "text/html; charset=utf-8"
 #define JSON "application/json"
 
-static void json_str(struct evbuffer *b, const char *s);
-
 /* /, /jemalloc, /debug/pprof/: what there is, as links. */
 static void route_index(struct http_ctx *ctx)
 {
@@ -317,21 +315,6 @@ static void route_stats(struct http_ctx *ctx)
 	if (json)
 		evbuffer_add(b, "\n", 1);
 	http_reply(ctx->req, 200, json ? JSON : TEXT, b);
-}
-
-/* A JSON string (the figures' texts: versions and a path). */
-static void json_str(struct evbuffer *b, const char *s)
-{
-	evbuffer_add(b, "\"", 1);
-	for (; *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\')
-			evbuffer_add_printf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			evbuffer_add_printf(b, "\\u%04x", (unsigned char)*s);
-		else
-			evbuffer_add(b, s, 1);
-	}
-	evbuffer_add(b, "\"", 1);
 }
 
 /* /jemalloc/status: the figures as one JSON object, Keeper's names for
