@@ -65,20 +65,23 @@ case_needed() {
 }
 
 # [daemon] jm4lwd: nothing of elfutils through the words and routes that
-# are no profile; the first jmcs loads libdw and libelf, and neither that
+# are no profile; then jmfp and jmcs have loaded libdw and libelf, and neither that
 # profile nor the next (taken with libdw loaded) has a frame in them.
 case_daemon() {
 	local w
 	start_daemon -e MALLOC_CONF=prof:true,prof_active:true -- \
 		-f "$CONF" -l 127.0.0.1:0 -D "$T" || return 1
 	none_mapped "[daemon] jm4lwd started: no libdw, libelf, liblzma, libbz2 mapped" "$PID"
-	for w in ruok mntr conf srvr jmst jmdr jmfp; do
+	for w in ruok mntr conf srvr jmst jmdr; do
 		ask "$w" >"$T/$w.out"
 	done
 	hreq metrics /metrics >/dev/null
 	hreq status /jemalloc/status >/dev/null
-	assert_grep "[daemon] jmfp wrote a raw dump (nothing symbolized)" '\.heap$' "$T/jmfp.out"
-	none_mapped "[daemon] after ruok mntr conf srvr jmst jmdr jmfp, /metrics, /jemalloc/status: none mapped" "$PID"
+	none_mapped "[daemon] after ruok mntr conf srvr jmst jmdr, /metrics, /jemalloc/status: none mapped" "$PID"
+	# jmfp is a profile too: a kept dump gets its leak index (issue 23),
+	# its functions' names, so it may be the first to load libdw.
+	ask jmfp >"$T/jmfp.out"
+	assert_grep "[daemon] jmfp wrote a dump" '\.heap$' "$T/jmfp.out"
 	ask jmcs >"$T/jmcs1.out"
 	assert_grep "[daemon] jmcs answers stacks" '^[^ ].* [0-9]+$' "$T/jmcs1.out"
 	both_mapped "[daemon] jmcs loaded libdw and libelf" "$PID"
