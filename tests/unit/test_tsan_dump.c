@@ -32,6 +32,7 @@
 #include <event2/event.h>
 #include <jemalloc/jemalloc.h>
 
+#include "config.h"
 #include "core.h"
 #include "worker.h"
 
