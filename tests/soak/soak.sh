@@ -265,6 +265,13 @@ fork_mid_dump() {
 	cport=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$W/leak.out")
 	if [ -z "$cport" ]; then bad "leak_host: the child $cpid did not listen"; else
 		ask jmfp "$cport" >"$W/c.jmfp"
+		# An empty reply once (seen in CI under load, not explained yet:
+		# the closing note says so) is asked again and counted; a second
+		# empty or wrong reply is a failure.
+		if [ ! -s "$W/c.jmfp" ]; then
+			echo "fork child $cpid: empty jmfp reply, asked again" >>"$W/retries"
+			ask jmfp "$cport" >"$W/c.jmfp"
+		fi
 		grep -Eq "^/.*\.$cpid\.[0-9]+\.heap\$" "$W/c.jmfp" || bad "fork child: jmfp: $(head -1 "$W/c.jmfp")"
 		forks=$((forks + 1))
 	fi
@@ -315,6 +322,7 @@ wait "$BENCH" "$POLL" 2>/dev/null
 # --- the checks --------------------------------------------------------------
 echo "# $rounds rounds, $(wc -l <"$W/asked") words asked, $(grep -c ok "$W/tally") answers, $(grep -c refusal "$W/tally") expected refusals, $(grep -c page "$W/tally") page polls"
 echo "# $kills SIGKILLs mid-dump, $forks forks mid-dump, $(wc -l <"$W/fills") disk fills, $MINUTES SIGHUPs"
+[ -s "$W/retries" ] && echo "# asked again after an empty reply: $(wc -l <"$W/retries") ($(head -3 "$W/retries" | tr '\n' ';'))"
 if [ -s "$W/bad" ]; then
 	fail "every reply well formed" "$(sort "$W/bad" | uniq -c | sort -rn | head -20)"
 else
