@@ -613,6 +613,11 @@ static int settle_dump_dir(const char *newest)
 		if (newest != NULL && strcmp(de->d_name, newest) == 0) {
 			kept++;
 			CHECK(unlink(path) == 0);
+		} else if (newest != NULL &&
+		    strncmp(de->d_name, newest, strlen(newest)) == 0 &&
+		    strcmp(de->d_name + strlen(newest), ".trend") == 0) {
+			/* The new dump's leak index (issue 23) goes with it. */
+			CHECK(unlink(path) == 0);
 		} else if (W.plant && (k = planted(de->d_name)) >= 0) {
 			seen[k] = true;
 			ours += plant_ours(k);
