@@ -123,6 +123,9 @@ static struct world {
 	int herr_pad;
 	bool plant;      /* dump_dir is P, not D */
 	bool dump_whole; /* the last prof.dump wrote a whole profile */
+	bool hbin_ran,
+	    hbin_known; /* hbin's handler ran; its target is built in */
+	int hbin_rv;
 } W;
 
 /* A reply collected in memory: a static buffer, no per-input malloc. */
@@ -274,23 +277,49 @@ static int host_hwid(struct jm4lw_reply *r, void *arg)
 static int host_hbin(struct jm4lw_reply *r, void *arg)
 {
 	const char *t = W.hbin_target;
-	size_t before = R.len;
 	bool known = t != NULL && strlen(t) == 4 && proto_lookup(t) != NULL;
 	int rv;
 
 	(void)arg;
+	/* A host word's reply is held until the handler returns, so what
+	 * the built-in wrote is checked after dispatch (check_hbin). */
 	rv = jm4lw_reply_builtin(r, t);
 	CHECK(rv == 0 || rv == -1);
+	W.hbin_ran = true;
+	W.hbin_known = known;
+	W.hbin_rv = rv;
 	if (!known) {
-		CHECK(rv == -1 && R.len == before);
+		CHECK(rv == -1);
 		return jm4lw_reply_error(r, "hbin: %s is not built in",
 		    t != NULL ? t : "(null)");
 	}
-	/* A failed built-in wrote its own error line. */
-	CHECK(R.len > before);
 	if (rv == 0 && strcmp(t, "ruok") == 0)
 		jm4lw_reply_write(r, "\n", 1);
 	return rv;
+}
+
+/* What hbin's peer got: for a name not built in, our error line alone
+ * (reply_builtin wrote nothing); else the built-in's reply, or its own
+ * error line when it failed. */
+static void check_hbin(void)
+{
+	char want[64];
+	const char *t = W.hbin_target;
+
+	CHECK(W.hbin_ran);
+	if (!W.hbin_known) {
+		snprintf(want, sizeof(want),
+		    "error: hbin: %s is not built in\n",
+		    t != NULL ? t : "(null)");
+		CHECK(R.len == strlen(want) && memcmp(R.buf, want, R.len) == 0);
+		return;
+	}
+	if (W.hbin_rv == 0 && strcmp(t, "ruok") == 0)
+		CHECK(R.len == 5 && memcmp(R.buf, "imok\n", 5) == 0);
+	else if (W.hbin_rv == -1)
+		CHECK(R.len > 7 && memcmp(R.buf, "error: ", 7) == 0);
+	else
+		CHECK(R.len > 0 && R.buf[R.len - 1] == '\n');
 }
 
 /* herr: a host error with newlines in it, and peer bytes as text. */
@@ -760,16 +789,22 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 	    bw->job != PROTO_JOB_NONE;
 
 	R.len = 0;
+	W.hbin_ran = false;
 	r = proto_dispatch(&P, w, &out, &res);
 	CHECK(r == PROTO_OK || r == PROTO_ERROR || r == PROTO_JOB);
-	/* Only the built-in jmfp, allowed, is a job; it wrote nothing yet,
-	 * and the module runs it: here on this thread, as without a worker. */
+	/* Only a built-in with a job (the dump words, jmlk), allowed, is a
+	 * job; it wrote nothing yet, and the module runs it: here on this
+	 * thread, as without a worker. */
 	CHECK((r == PROTO_JOB) == is_job);
-	CHECK(res.job == (is_job ? PROTO_JOB_DUMP : PROTO_JOB_NONE));
+	CHECK(res.job == (is_job ? bw->job : PROTO_JOB_NONE));
 	CHECK((r == PROTO_JOB) == (res.word == bw && is_job));
 	if (r == PROTO_JOB) {
 		CHECK(R.len == 0 && !core.dump_running);
-		core_dump_sync(&core, &dumper, bw->name, bw->view, &D);
+		if (res.job == PROTO_JOB_LEAKS) {
+			core_leaks_sync(&core, &dumper, 0, &D);
+			CHECK(!D.kept);
+		} else
+			core_dump_sync(&core, &dumper, bw->name, bw->view, &D);
 		CHECK(D.kept == (core.st.dumps_written == written + 1));
 		/* A view's body first, as the module sends it. */
 		if (D.status == DUMP_OK && D.body) {
@@ -837,6 +872,8 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 		if (memcmp(w, "jmls", 4) == 0)
 			check_jmls();
 	}
+	if (hw != NULL && hw->fn == host_hbin && !is_refused)
+		check_hbin();
 	if (r == PROTO_OK && hw != NULL && hw->fn == host_hwid)
 		CHECK(
 		    R.len == (size_t)(W.hwid_width > 1 ? W.hwid_width : 1) + 1);
