@@ -100,6 +100,62 @@ static int stage_leftover(const char *prefix, const char *name)
 	return 0;
 }
 
+/* When process @p pid started, in seconds since the epoch: field 22 of
+ * /proc/PID/stat (clock ticks since boot) and /proc/stat's btime; -1 if
+ * either cannot be read. */
+static time_t pid_start_time(long pid)
+{
+	char path[64], buf[1024], *s;
+	unsigned long long ticks, btime = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	size_t n;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command name (field 2) may hold blanks and parentheses. */
+	if ((s = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (i = 2; i < 22 && s != NULL; i++)
+		s = strchr(s + 1, ' ');
+	if (s == NULL || sscanf(s + 1, "%llu", &ticks) != 1 || hz <= 0)
+		return -1;
+	if ((f = fopen("/proc/stat", "re")) == NULL)
+		return -1;
+	while (fgets(buf, sizeof(buf), f) != NULL)
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	if (btime == 0)
+		return -1;
+	return (time_t)(btime + ticks / (unsigned long long)hz);
+}
+
+/*
+ * Whether the process that wrote something at @p since, as process @p pid,
+ * is gone: no such pid, or the pid now names a process that started after
+ * @p since (pids wrap at pid_max, 32768 by default, within an hour on a
+ * busy host: the soak met a dead jm4lwd's staging directory kept by a
+ * stranger with its pid). Two seconds of slack for btime's rounding; when
+ * /proc cannot tell, the process is taken to be alive.
+ */
+int dumps_pid_gone(long pid, time_t since)
+{
+	time_t start;
+
+	if (pid == (long)getpid())
+		return 0;
+	if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+		return 1;
+	start = pid_start_time(pid);
+	return start != -1 && start > since + 2;
+}
+
 /*
  * A leak index ("<dump>.trend", ours, a regular file) whose dump is gone
  * and whose process is too: a process killed between the index's rename
@@ -121,24 +177,22 @@ static int index_orphan(const char *prefix, int dfd, const char *name)
 	if (!dumps_match(prefix, dump))
 		return 0;
 	pid = strtol(dump + strlen(prefix) + 1, NULL, 10);
-	return pid != (long)getpid() && kill((pid_t)pid, 0) == -1 &&
-	    errno == ESRCH &&
-	    fstatat(dfd, dump, &sb, AT_SYMLINK_NOFOLLOW) == -1 &&
+	return fstatat(dfd, dump, &sb, AT_SYMLINK_NOFOLLOW) == -1 &&
 	    errno == ENOENT &&
 	    fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(sb.st_mode) && sb.st_uid == geteuid();
+	    S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
+	    dumps_pid_gone(pid, sb.st_mtime);
 }
 
 /*
  * A process that ended without jm4lw_free() (killed, or a preloaded agent
  * at exit) leaves its empty staging directory behind; the next process to
  * stage in @p dir removes it. Only directories we own, of pids that do not
- * run, untouched for STAGE_STALE_SECONDS; only our dump files inside them
- * (a profile cut off by the crash) and their companions half written
- * (stage_leftover: the soak found one of a SIGKILLed jm4lwd's
- * .symbolized kept every such directory); a directory holding anything else
- * stays. The leak indexes such a process left without their dumps go
- * too (index_orphan).
+ * run (dumps_pid_gone), untouched for STAGE_STALE_SECONDS; only our dump files
+ * inside them (a profile cut off by the crash) and their companions half
+ * written (stage_leftover: the soak found one of a SIGKILLed jm4lwd's .symbolized
+ * kept every such directory); a directory holding anything else stays. The leak
+ * indexes such a process left without their dumps go too (index_orphan).
  */
 void dumps_sweep_stages(const char *prefix, const char *dir,
     const struct core_log *log)
@@ -158,13 +212,11 @@ void dumps_sweep_stages(const char *prefix, const char *dir,
 			continue;
 		}
 		if (!dumps_stage_match(prefix, de->d_name, &pid) ||
-		    pid == (long)getpid() ||
-		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
-			continue;
-		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
+		    fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ==
 		        -1 ||
 		    !S_ISDIR(sb.st_mode) || sb.st_uid != geteuid() ||
-		    now - sb.st_mtime < STAGE_STALE_SECONDS)
+		    now - sb.st_mtime < STAGE_STALE_SECONDS ||
+		    !dumps_pid_gone(pid, sb.st_mtime))
 			continue;
 		fd = openat(dirfd(d), de->d_name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

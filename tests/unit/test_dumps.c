@@ -18,13 +18,16 @@
 
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -282,6 +285,57 @@ static void test_sweep_stage_with_companions(void **state)
 	assert_true(has(".jm4lw.999998.XyZxYz/notes.txt"));
 }
 
+/*
+ * A pid names the process that wrote a file only if that process started
+ * before the file was written: pids wrap (32768 by default), and a dead
+ * jm4lwd's staging directory must not be kept for good by the stranger
+ * that got its pid (the 60-minute soak met one).
+ */
+static void test_sweep_reused_pid(void **state)
+{
+	char p[PATH_MAX + 64], n[64];
+	time_t old = time(NULL) - 3600;
+	struct timeval tv[2] = {{.tv_sec = old}, {.tv_sec = old}};
+	int status;
+	pid_t kid;
+
+	(void)state;
+	assert_false(dumps_pid_gone((long)getpid(), old));
+	assert_false(dumps_pid_gone((long)getppid(), time(NULL)));
+	assert_true(dumps_pid_gone(999999999L, time(NULL)));
+	/* A live process that started now, named by a directory (and a
+	 * leak index) untouched for an hour: not their writer. */
+	if ((kid = fork()) == 0) {
+		alarm(30); /* gone even if a check below fails */
+		pause();
+		_exit(0);
+	}
+	assert_true(kid > 0);
+	assert_true(dumps_pid_gone((long)kid, old));
+	assert_false(dumps_pid_gone((long)kid, time(NULL)));
+	snprintf(p, sizeof(p), "%s/.jm4lw.%ld.QwErTy", dir, (long)kid);
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_int_equal(utimes(p, tv), 0);
+	snprintf(n, sizeof(n), "jm4lw.%ld.1.heap.trend", (long)kid);
+	plant(n, -1, old);
+	/* The same, fresh: the child may be writing them. */
+	snprintf(p, sizeof(p), "%s/.jm4lw.%ld.AsDfGh", dir, (long)kid);
+	assert_int_equal(mkdir(p, 0700), 0);
+	snprintf(n, sizeof(n), "jm4lw.%ld.2.heap.trend", (long)kid);
+	plant(n, -1, 0);
+	dumps_sweep_stages("jm4lw", dir, NULL);
+	snprintf(n, sizeof(n), ".jm4lw.%ld.QwErTy", (long)kid);
+	assert_false(has(n));
+	snprintf(n, sizeof(n), "jm4lw.%ld.1.heap.trend", (long)kid);
+	assert_false(has(n));
+	snprintf(n, sizeof(n), ".jm4lw.%ld.AsDfGh", (long)kid);
+	assert_true(has(n));
+	snprintf(n, sizeof(n), "jm4lw.%ld.2.heap.trend", (long)kid);
+	assert_true(has(n));
+	kill(kid, SIGKILL);
+	assert_int_equal(waitpid(kid, &status, 0), kid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +353,8 @@ int main(void)
 	        setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sweep_stage_with_companions,
 	        setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sweep_reused_pid, setup,
+	        teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
