@@ -602,6 +602,28 @@ static int dump_no_room(struct job *j, const char *dir)
  * so no directory is made after its cancel has swept.
  */
 static pthread_mutex_t stage_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t stage_once = PTHREAD_ONCE_INIT;
+
+/* fork() while the worker holds stage_lock would leave the child a lock
+ * nobody unlocks, and its first dump waiting on it for good (a host may
+ * fork on its loop while the worker dumps: leak_host's frk1, the soak).
+ * The fork waits for the lock instead; registered after jemalloc's own
+ * handlers, so it is taken before them, while the worker can still
+ * allocate. */
+static void stage_prefork(void)
+{
+	pthread_mutex_lock(&stage_lock);
+}
+
+static void stage_postfork(void)
+{
+	pthread_mutex_unlock(&stage_lock);
+}
+
+static void stage_atfork(void)
+{
+	(void)pthread_atfork(stage_prefork, stage_postfork, stage_postfork);
+}
 
 /* dumper_fini() under stage_lock. */
 static void dumper_fini_locked(struct dumper *d)
@@ -674,6 +696,7 @@ static int stage_ready(struct job *j, const char *dir,
 	struct stat sb;
 	int e, rv = 0;
 
+	pthread_once(&stage_once, stage_atfork);
 	pthread_mutex_lock(&stage_lock);
 	if (d->cancelled) { /* the module is being freed: stage nothing */
 		pthread_mutex_unlock(&stage_lock);
