@@ -13,6 +13,7 @@
 #	JM4LW_CLIENT  the jm4lw client
 #	JEPROF_HOST   tests/host/jeprof_host
 #	JM4LW_RUN     jm4lw-run (the preload agent's wrapper)
+#	LEAK_HOST     tests/host/leak_host
 # KEEP_TMP=1 keeps the scratch directory for a post-mortem.
 # JM4LWD_WRAP, if set, is a command prefix start_daemon puts before jm4lwd
 # (split on white space, e.g. "valgrind --error-exitcode=99 --quiet"); the
@@ -27,6 +28,7 @@ JM4LWD=${JM4LWD:-$ROOT/build/jm4lwd}
 JM4LW_CLIENT=${JM4LW_CLIENT:-$ROOT/build/jm4lw}
 JEPROF_HOST=${JEPROF_HOST:-$ROOT/build/tests/host/jeprof_host}
 JM4LW_RUN=${JM4LW_RUN:-$ROOT/build/jm4lw-run}
+LEAK_HOST=${LEAK_HOST:-$ROOT/build/tests/host/leak_host}
 JM4LWD_WRAP=${JM4LWD_WRAP:-}
 read -ra _wrap <<<"$JM4LWD_WRAP"
 SLOW=1
@@ -788,6 +790,32 @@ print("%.2f %s %d bytes: %r" % (time.monotonic() - t0, end, len(got), got[:40]))
 }
 
 # --- the agent in a real program --------------------------------------------------
+
+# start_leak_host DIR LG_SAMPLE: tests/host/leak_host with its config in
+# DIR/conf (the caller writes it), dumping into DIR/dumps, with
+# lg_prof_sample:LG_SAMPLE and sampling on; its stdout (the "listening on"
+# lines, a fork child's) in DIR/out, its log in DIR/err. Waits (10 s) for
+# both listeners. Sets LPID, LPORT (the words') and LHPORT (HTTP's);
+# returns 1 if it did not listen.
+start_leak_host() {
+	local dir=$1 lg=$2 host
+	[ -x "$LEAK_HOST" ] || die "$LEAK_HOST is not executable"
+	host=$(realpath "$LEAK_HOST") # it runs in $dir
+	mkdir -p "$dir/dumps"
+	(cd "$dir" && exec env JM4LW_CONF="$dir/conf" \
+		MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:$lg" \
+		"$host" "$dir/dumps") </dev/null >"$dir/out" 2>"$dir/err" &
+	LPID=$!
+	track "$LPID"
+	for _ in $(seq $((100 * SLOW))); do
+		LPORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$dir/out")
+		LHPORT=$(sed -n 's/^http on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$dir/out")
+		[ -n "$LPORT" ] && [ -n "$LHPORT" ] && return 0
+		_alive "$LPID" || break
+		sleep 0.1
+	done
+	return 1
+}
 
 # start_redis_agent NAME [VAR=VALUE...]: Debian's redis-server with the
 # preload agent (jm4lw-run --prof-active: sampling on), its words and its

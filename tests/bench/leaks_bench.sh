@@ -9,25 +9,15 @@
 #	bash tests/bench/leaks_bench.sh [N]      (default 100)
 . "$(dirname "$0")/../lib.sh"
 
-LEAK_HOST=${LEAK_HOST:-$ROOT/build/tests/host/leak_host}
 JM4LW_PROF=${JM4LW_PROF:-$ROOT/build/jm4lw-prof}
 N=${1:-100}
 need nc.openbsd curl
 d=$(scratch leaks_bench)
-mkdir -p "$d/dumps"
 printf 'dump_min_interval = 0\ndump_min_free = 0\n' >"$d/conf"
-(cd "$d" && exec env JM4LW_CONF="$d/conf" \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:12 \
-	"$LEAK_HOST" "$d/dumps") </dev/null >"$d/out" 2>"$d/err" &
-PID=$!
-track "$PID"
-for _ in $(seq 100); do
-	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/out")
-	HPORT=$(sed -n 's/^http on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/out")
-	[ -n "$PORT" ] && [ -n "$HPORT" ] && break
-	sleep 0.1
-done
-[ -n "$PORT" ] || die "leak_host"
+start_leak_host "$d" 12 || die "leak_host" "$(cat "$d/err")"
+PID=$LPID
+PORT=$LPORT
+HPORT=$LHPORT
 sleep 1
 
 # secs CMD...: CMD's wall time in seconds.

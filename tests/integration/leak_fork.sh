@@ -14,25 +14,13 @@
 #	bash leak_fork.sh   (LEAK_HOST=path/to/leak_host, else build/)
 . "$(dirname "$0")/../lib.sh"
 
-LEAK_HOST=${LEAK_HOST:-$ROOT/build/tests/host/leak_host}
-
 need nc.openbsd timeout
-[ -x "$LEAK_HOST" ] || die "$LEAK_HOST is not executable"
 
 D=$(scratch leak_fork)
-mkdir -p "$D/dumps"
 printf 'dump_min_interval = 0\ndump_min_free = 0\n' >"$D/conf"
-(cd "$D" && exec env JM4LW_CONF="$D/conf" \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10 \
-	"$LEAK_HOST" "$D/dumps") </dev/null >"$D/out" 2>"$D/err" &
-PID=$!
-track "$PID"
-for _ in $(seq 100); do
-	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
-	[ -n "$PORT" ] && break
-	sleep 0.1
-done
-[ -n "$PORT" ] || die "leak_host is listening" "$(cat "$D/err")"
+start_leak_host "$D" 10 || die "leak_host is listening" "$(cat "$D/err")"
+PID=$LPID
+PORT=$LPORT
 sleep 1 # a heap with stacks to dump
 
 # The parent's jmfp, then frk1 while its dump is out (~160 ms: the dump

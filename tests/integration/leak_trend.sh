@@ -21,17 +21,14 @@
 # Not run in sanitizer builds: the sanitizer's malloc serves the heap.
 . "$(dirname "$0")/../lib.sh"
 
-LEAK_HOST=${LEAK_HOST:-$ROOT/build/tests/host/leak_host}
 JM4LW_PROF=${JM4LW_PROF:-$ROOT/build/jm4lw-prof}
 LEAK=leak_host_steady_leak
 CACHE=leak_host_cache_fill
 CHURN=leak_host_churn
 
 need nc.openbsd curl jq timeout
-[ -x "$LEAK_HOST" ] || die "$LEAK_HOST is not executable"
 
 D=$(scratch leak_trend)
-mkdir -p "$D/dumps"
 cat >"$D/conf" <<CONF
 dump_interval = 2
 dump_min_interval = 1
@@ -39,18 +36,10 @@ dump_min_free = 0
 history_interval = 1
 history_points = 600
 CONF
-(cd "$D" && exec env JM4LW_CONF="$D/conf" \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:12 \
-	"$LEAK_HOST" "$D/dumps") </dev/null >"$D/out" 2>"$D/err" &
-PID=$!
-track "$PID"
-for _ in $(seq 100); do
-	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
-	HPORT=$(sed -n 's/^http on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
-	[ -n "$PORT" ] && [ -n "$HPORT" ] && break
-	sleep 0.1
-done
-if [ -z "$PORT" ] || [ -z "$HPORT" ]; then die "leak_host is listening" "$(cat "$D/err")"; fi
+start_leak_host "$D" 12 || die "leak_host is listening" "$(cat "$D/err")"
+PID=$LPID
+PORT=$LPORT
+HPORT=$LHPORT
 
 # ask_job WORD FILE: the word's reply into FILE, asked again while the
 # worker is busy with a scheduled dump (a refusal one retries).

@@ -26,7 +26,6 @@
 # line saying so.
 . "$(dirname "$0")/../lib.sh"
 
-LEAK_HOST=${LEAK_HOST:-$ROOT/build/tests/host/leak_host}
 MINUTES=2
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -39,11 +38,10 @@ SECONDS_TOTAL=$((MINUTES * 60))
 
 need redis-server redis-benchmark redis-cli nc.openbsd curl timeout
 [ -x "$JM4LW_RUN" ] || die "$JM4LW_RUN is not executable"
-[ -x "$LEAK_HOST" ] || die "$LEAK_HOST is not executable"
 
 W=$(scratch soak)
 DUMPS=$W/dumps
-mkdir -p "$DUMPS"
+mkdir -p "$DUMPS" "$W/leak"
 TMPFS=0
 if mount -t tmpfs -o size=48m,mode=0700 tmpfs "$DUMPS" 2>"$W/mount.err"; then
 	TMPFS=1
@@ -101,20 +99,8 @@ JPORT=$PORT
 JLOG=$DLOG
 
 # --- leak_host, for the fork -----------------------------------------------
-LDUMPS=$W/ldumps
-mkdir -p "$LDUMPS"
-printf 'dump_min_interval = 0\ndump_min_free = 0\ndump_keep = 4\n' >"$W/leak.conf"
-(cd "$W" && exec env JM4LW_CONF="$W/leak.conf" \
-	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:10 \
-	"$LEAK_HOST" "$LDUMPS") </dev/null >"$W/leak.out" 2>"$W/leak.err" &
-LPID=$!
-track "$LPID"
-for _ in $(seq 100); do
-	LPORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$W/leak.out")
-	[ -n "$LPORT" ] && break
-	sleep 0.1
-done
-[ -n "$LPORT" ] || die "leak_host" "$(cat "$W/leak.err")"
+printf 'dump_min_interval = 0\ndump_min_free = 0\ndump_keep = 4\n' >"$W/leak/conf"
+start_leak_host "$W/leak" 10 || die "leak_host" "$(cat "$W/leak/err")"
 
 # --- the clients -------------------------------------------------------------
 WORDS="ruok mntr srvr conf jmst jmsj jmfp jmtp jmcs jmfg jmdf jmep jmpg jmls jmrs jmhi jmlk"
@@ -262,20 +248,20 @@ kill_mid_dump() {
 forks=0
 fork_mid_dump() {
 	local cpid cport before
-	before=$(grep -c '^child ' "$W/leak.out")
+	before=$(grep -c '^child ' "$W/leak/out")
 	(ask jmfp "$LPORT" >/dev/null 2>&1 &)
 	sleep 0.05
 	ask frk1 "$LPORT" >/dev/null
 	# The child by its own line (the frk1 reply is both processes', and
 	# the child's half-close may end it before the parent's line).
 	for _ in $(seq 50); do
-		[ "$(grep -c '^child ' "$W/leak.out")" -gt "$before" ] && break
+		[ "$(grep -c '^child ' "$W/leak/out")" -gt "$before" ] && break
 		sleep 0.1
 	done
-	[ "$(grep -c '^child ' "$W/leak.out")" -gt "$before" ] || { bad "leak_host: frk1 did not fork"; return; }
-	cpid=$(sed -n 's/^child \([0-9]*\) listening on .*/\1/p' "$W/leak.out" | tail -1)
+	[ "$(grep -c '^child ' "$W/leak/out")" -gt "$before" ] || { bad "leak_host: frk1 did not fork"; return; }
+	cpid=$(sed -n 's/^child \([0-9]*\) listening on .*/\1/p' "$W/leak/out" | tail -1)
 	track "$cpid"
-	cport=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$W/leak.out")
+	cport=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$W/leak/out")
 	if [ -z "$cport" ]; then bad "leak_host: the child $cpid did not listen"; else
 		ask jmfp "$cport" >"$W/c.jmfp"
 		# An empty reply once (seen in CI under load, not explained yet:
@@ -379,7 +365,7 @@ missing=0
 inkill=0
 while IFS= read -r p; do
 	[ -e "$p" ] && continue
-	grep -qF "retention: deleted $p " "$ALOG" "$JLOG" "$W/leak.err" "$T"/*/jm4lwd.log 2>/dev/null && continue
+	grep -qF "retention: deleted $p " "$ALOG" "$JLOG" "$W/leak/err" "$T"/*/jm4lwd.log 2>/dev/null && continue
 	if grep -qxF "$p" "$W/killwin"; then
 		inkill=$((inkill + 1))
 		continue
@@ -428,7 +414,7 @@ else
 fi
 
 # The logs: nothing at WARN or worse but the expected refusals.
-errs=$(cat "$ALOG" "$W/leak.err" "$JLOG" | grep -Ei 'error|warn|fail' |
+errs=$(cat "$ALOG" "$W/leak/err" "$JLOG" | grep -Ei 'error|warn|fail' |
 	grep -Ev "$REFUSAL|retention: deleted|interval dump|growth dump|reloaded" | sort | uniq -c | sort -rn | head -10)
 assert_eq "no error line in the logs but the expected refusals" "" "$errs"
 echo "# dumps written by the agent: $(grep -c 'dump: /' "$ALOG"), deleted by retention: $(grep -c 'retention: deleted' "$ALOG")"
