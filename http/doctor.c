@@ -4,6 +4,7 @@
  * size class. core/doctor.c diagnoses; this file only renders.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,50 +261,58 @@ static unsigned metric_arenas(const struct doctor *d, struct doctor_arena *rows)
 	return n;
 }
 
-/* One per-arena sample: bytes, or (@p is_ratio) a ratio. */
-static void arena_sample(struct mbuf *m, const char *name,
-    const struct doctor_arena *a, uint64_t bytes, double ratio, int is_ratio)
-{
-	sample_head(m, name, "arena", a->index == DOCTOR_OTHER ? "other" : NULL,
-	    a->index);
-	if (is_ratio)
-		mb_ratio(m, ratio);
-	else
-		mb_u64(m, bytes);
-	mb_put(m, "\n", 1);
-}
+/* The per-arena families: a uint64_t field of struct doctor_arena, or
+ * (off == RATIO) the arena's utilization. */
+#define RATIO ((size_t)-1)
+static const struct {
+	const char *name, *help;
+	size_t off;
+} arena_families[] = {
+    {"jemalloc_arena_dirty_bytes",
+        "Dirty pages per arena: freed, kept until they decay (jmpg returns "
+        "them); arenas past 16 summed as arena=\"other\"",
+        offsetof(struct doctor_arena, dirty)},
+    {"jemalloc_arena_muzzy_bytes",
+        "Muzzy pages per arena: given back lazily (MADV_FREE), not in "
+        "resident",
+        offsetof(struct doctor_arena, muzzy)},
+    {"jemalloc_arena_fragmentation_bytes",
+        "Active less allocated per arena: free regions in small-class slabs "
+        "and large extents' padding",
+        offsetof(struct doctor_arena, frag)},
+    {"jemalloc_arena_utilization_ratio",
+        "Allocated share of each arena's active pages (1: none active)", RATIO},
+};
 
 /* The per-arena families. */
 static void metrics_arenas(const struct doctor *d, struct mbuf *b)
 {
 	struct doctor_arena rows[METRICS_ARENAS + 1];
+	const struct doctor_arena *a;
 	unsigned i, n;
+	size_t f, off;
+	uint64_t v;
 
 	memset(rows, 0, sizeof(rows));
 	n = metric_arenas(d, rows);
-	family(b, "jemalloc_arena_dirty_bytes",
-	    "Dirty pages per arena: freed, kept until they decay (jmpg "
-	    "returns them); arenas past 16 summed as arena=\"other\"");
-	for (i = 0; i < n; i++)
-		arena_sample(b, "jemalloc_arena_dirty_bytes", &rows[i],
-		    rows[i].dirty, 0, 0);
-	family(b, "jemalloc_arena_muzzy_bytes",
-	    "Muzzy pages per arena: given back lazily (MADV_FREE), not in "
-	    "resident");
-	for (i = 0; i < n; i++)
-		arena_sample(b, "jemalloc_arena_muzzy_bytes", &rows[i],
-		    rows[i].muzzy, 0, 0);
-	family(b, "jemalloc_arena_fragmentation_bytes",
-	    "Active less allocated per arena: free regions in small-class "
-	    "slabs and large extents' padding");
-	for (i = 0; i < n; i++)
-		arena_sample(b, "jemalloc_arena_fragmentation_bytes", &rows[i],
-		    rows[i].frag, 0, 0);
-	family(b, "jemalloc_arena_utilization_ratio",
-	    "Allocated share of each arena's active pages (1: none active)");
-	for (i = 0; i < n; i++)
-		arena_sample(b, "jemalloc_arena_utilization_ratio", &rows[i], 0,
-		    arena_util(&rows[i]), 1);
+	for (f = 0; f < sizeof(arena_families) / sizeof(arena_families[0]);
+	     f++) {
+		family(b, arena_families[f].name, arena_families[f].help);
+		off = arena_families[f].off;
+		for (i = 0; i < n; i++) {
+			a = &rows[i];
+			sample_head(b, arena_families[f].name, "arena",
+			    a->index == DOCTOR_OTHER ? "other" : NULL,
+			    a->index);
+			if (off == RATIO)
+				mb_ratio(b, arena_util(a));
+			else {
+				memcpy(&v, (const char *)a + off, sizeof(v));
+				mb_u64(b, v);
+			}
+			mb_put(b, "\n", 1);
+		}
+	}
 }
 
 /* The per-size-class families (jemalloc's small classes: bounded). */
