@@ -89,6 +89,10 @@ extern struct dw_funcs dw_funcs;
  * and unloading would race a symbolizer still open elsewhere. */
 int dw_load(char *err, size_t errlen);
 
+/* 1 if dw_load() ran and failed (libdw is missing or too old), without
+ * loading it: what conf and mntr name as the symbolizer then. */
+int dw_load_failed(void);
+
 /*
  * Calls through the pointers. Hand-written, one line per row of DW_FUNCS
  * (the preprocessor cannot define a macro from a list): a row without

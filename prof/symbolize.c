@@ -39,9 +39,14 @@ static const struct sym_backend_def {
                  "file:line"},
 };
 
-/* The name of this build's objects' backend, the table's first. */
+/* The name of this build's objects' backend, the table's first; the
+ * next once libdw failed to load (it is loaded on the first use). */
 const char *sym_backend(void)
 {
+#ifdef JM4LW_HAVE_LIBDW
+	if (dw_load_failed())
+		return sym_backends[1].name;
+#endif
 	return sym_backends[0].name;
 }
 

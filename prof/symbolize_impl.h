@@ -117,6 +117,7 @@ typedef struct symbolizer *sym_open_fn(const struct heap_profile *hp,
 /* The object backends (symbolize.c's table of them). */
 #ifdef JM4LW_HAVE_LIBDW
 sym_open_fn sym_dwfl_open;
+int dw_load_failed(void); /* dw_load.h: libdw's load ran and failed */
 #endif
 sym_open_fn sym_elf_open;
 

@@ -147,8 +147,9 @@ case_agent() {
 # [missing] libdw.so.1 that cannot be loaded (a file that is not one,
 # first on LD_LIBRARY_PATH): jm4lwd starts (nothing of it is needed at
 # start), jmtp and jmcs answer with names from the ELF symbol tables, jmtp
-# says why in one warning line, the log says it once per profile, and the
-# daemon keeps serving.
+# says why in one warning line, the log says it once per profile, conf and
+# mntr name the ELF tables as the symbolizer from then on, and the daemon
+# keeps serving.
 case_missing() {
 	local fake
 	fake=$(scratch fake)
@@ -156,6 +157,9 @@ case_missing() {
 	start_daemon -e MALLOC_CONF=prof:true,prof_active:true \
 		-e LD_LIBRARY_PATH="$fake" -- -f "$CONF" -l 127.0.0.1:0 -D "$T" ||
 		return 1
+	ask conf >"$T/miss.conf0"
+	assert_grep "[missing] before any profile, conf names libdw (not tried yet)" \
+		'^symbolizer=libdw$' "$T/miss.conf0"
 	ask jmtp >"$T/miss.jmtp"
 	assert_grep "[missing] jmtp answers its table" '^Total: ' "$T/miss.jmtp"
 	assert_eq "[missing] jmtp: one warning line" 1 "$(grep -c '^# warning' "$T/miss.jmtp")"
@@ -168,6 +172,11 @@ case_missing() {
 	assert_grep "[missing] the log says it in one line" \
 		'^jm4lwd: .*libdw\.so\.1 cannot be loaded: .*; names from the ELF symbol tables only' "$DLOG"
 	none_mapped "[missing] nothing of elfutils mapped" "$PID"
+	ask conf >"$T/miss.conf"
+	assert_grep "[missing] then conf names the symbolizer in use: elf" \
+		'^symbolizer=elf$' "$T/miss.conf"
+	ask mntr >"$T/miss.mntr"
+	assert_grep "[missing] and mntr" '^jm4lw_symbolizer	elf$' "$T/miss.mntr"
 	alive "[missing] still serving"
 	stop_daemon
 }
