@@ -210,6 +210,7 @@ enum core_reason {
 	REASON_BAD_REQUEST,  /* what was asked for is malformed */
 	REASON_FAILED,       /* tried and failed, or could not even ask */
 	REASON_NO_STATS,     /* jemalloc built with --disable-stats (doctor) */
+	REASON_NO_SAMPLES, /* a view that needs samples, of a profile without */
 	REASON_COUNT
 };
 
@@ -463,6 +464,11 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 /* profile_symbols' answer to a body that is no list of addresses
  * (REASON_BAD_REQUEST). */
 #define PROFILE_BAD_ADDRS (-3)
+
+/* profile_render's answer when a view that needs samples (collapsed
+ * stacks) meets a profile with none: sampling was off, or just reset
+ * (REASON_NO_SAMPLES). */
+#define PROFILE_NO_SAMPLES (-4)
 
 /* /pprof/symbol: "0x<addr> <names>" for each address of @p addrs (@p len
  * bytes, see core_symbols_admit), looked up in this process as call

@@ -351,6 +351,9 @@ static int dump_render(struct job *j, const char *dump, const char *dir)
 		if (r == PROFILE_NO_BASE) /* nothing kept to compare with */
 			dump_why(&j->res, DUMP_REFUSED, REASON_NO_BASE, ENODATA,
 			    "%s", err);
+		else if (r == PROFILE_NO_SAMPLES) /* a state, not a failure */
+			dump_why(&j->res, DUMP_REFUSED, REASON_NO_SAMPLES,
+			    ENODATA, "%s", err);
 		else if (r == PROFILE_BAD_ADDRS)
 			dump_why(&j->res, DUMP_FAILED, REASON_BAD_REQUEST,
 			    EINVAL, "%s", err);

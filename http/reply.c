@@ -108,7 +108,8 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 
 /* The status that says each reason, the one table of it: a refusal
  * the client can wait out (busy 409, rate 429, disk 503), one it cannot
- * (no profiling: 501), one that is its own doing (400, 403, 404, 409). */
+ * (no profiling: 501), one that is its own doing (400, 403, 404, 409),
+ * a state of the heap (no samples to draw: 409). */
 static const int http_status[REASON_COUNT] = {
     [REASON_NONE] = 200,
     [REASON_BUSY] = 409,
@@ -123,6 +124,7 @@ static const int http_status[REASON_COUNT] = {
     [REASON_BAD_REQUEST] = 400,
     [REASON_FAILED] = 500,
     [REASON_NO_STATS] = 501,
+    [REASON_NO_SAMPLES] = 409,
 };
 
 /* The table's status for @p why. */

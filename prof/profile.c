@@ -199,6 +199,7 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 		    "false?%s%s)",
 		    hints && hints->sampling_on ? " " : "",
 		    hints && hints->sampling_on ? hints->sampling_on : "");
+		r = PROFILE_NO_SAMPLES;
 		goto out;
 	}
 	/* The raw dump asks only which frames are the allocator's: no

@@ -120,6 +120,7 @@ case_words() {
 
 # The words are admitted like jmfp: the rate limit, and profiling off.
 case_refusals() {
+	local code
 	D=$(scratch refusals)
 	mkdir -p "$D/dumps"
 	start_daemon -C "$D" -e MALLOC_CONF=prof:true,prof_active:false -- -l 127.0.0.1:0 -D dumps || return 1
@@ -132,6 +133,12 @@ case_refusals() {
 	ask jmcs >"$D/jmcs2.out"
 	assert_grep "jmcs on a heap sampled before jmep: one error line" \
 		'^error: .*no samples.*jmep' "$D/jmcs2.out"
+	# Over HTTP a state of the heap, not a server error: 409, the line.
+	sleep 1.2
+	code=$(hreq nosamples /4lw/jmcs)
+	assert_eq "GET /4lw/jmcs on a heap without samples: 409" 409 "$code"
+	assert_grep "GET /4lw/jmcs: the same error line" \
+		'^error: .*no samples.*jmep' "$T/nosamples.body"
 	stop_daemon
 	start_daemon -C "$D" -- -l 127.0.0.1:0 -D dumps || return 1
 	for w in jmtp jmfg jmdf; do

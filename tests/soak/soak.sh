@@ -133,9 +133,8 @@ http_round() {
 		echo "$w" >>"$W/asked"
 		case $code in
 		200) reply_check "$w" "$f" http ;;
-		# 500 with "has no samples": jmcs right after jmrs (the module
-		# calls an empty profile a failure of the view).
-		409 | 429 | 503 | 500)
+		# 409 with "has no samples": jmcs right after jmrs.
+		409 | 429 | 503)
 			if grep -Eq "$REFUSAL" "$f"; then echo refusal >>"$W/tally"; else
 				bad "http $w: $code $(head -c 200 "$f")"
 			fi ;;
