@@ -43,6 +43,7 @@
 
 static void conn_read(evutil_socket_t, short, void *);
 static void conn_write(evutil_socket_t, short, void *);
+static int conn_ours(struct conn *c);
 
 /* Close a connection and free everything it holds. */
 void conn_close(struct conn *c)
@@ -147,6 +148,8 @@ static void conn_flush(struct conn *c)
 {
 	struct timeval tv;
 
+	if (!conn_ours(c)) /* a fork in the word's handler: the parent's */
+		return;
 	switch (conn_push(c)) {
 	case 1:
 		tv.tv_sec = c->m->cfg.write_timeout;
@@ -179,6 +182,8 @@ void conn_finish(struct conn *c)
 	char buf[512];
 	int i;
 
+	if (!conn_ours(c))
+		return;
 	if (c->state == CONN_WRITE && conn_push(c) == 1)
 		conn_log(c, JM4LW_LOG_WARN,
 		    "reply cut short: the module was freed with %zu bytes "
@@ -345,6 +350,22 @@ static void conn_on_write(evutil_socket_t fd, short what, void *arg)
 	conn_flush(c);
 }
 
+/*
+ * Whether @p c is this process's. A host that forks and runs its loop on
+ * in the child (event_reinit) has a copy of every connection of its
+ * parent: the socket is the parent's peer's, so the child must neither
+ * read it (the parent's bytes), write it, nor shut it down (the parent's
+ * reply cut short). The child lets go of its copy (close() alone, which
+ * leaves the parent's socket open) at its first event, or at jm4lw_free.
+ */
+static int conn_ours(struct conn *c)
+{
+	if (c->pid == getpid())
+		return 1;
+	conn_close(c);
+	return 0;
+}
+
 /* The loop's read callback: a host's jm4lw_free() in the word's handler
  * (or the log) waits until conn_on_read() is done with the connection. */
 static void conn_read(evutil_socket_t fd, short what, void *arg)
@@ -352,7 +373,8 @@ static void conn_read(evutil_socket_t fd, short what, void *arg)
 	struct jm4lw *m = ((struct conn *)arg)->m;
 
 	module_enter(m);
-	conn_on_read(fd, what, arg);
+	if (conn_ours(arg))
+		conn_on_read(fd, what, arg);
 	module_leave(m);
 }
 
@@ -362,7 +384,8 @@ static void conn_write(evutil_socket_t fd, short what, void *arg)
 	struct jm4lw *m = ((struct conn *)arg)->m;
 
 	module_enter(m);
-	conn_on_write(fd, what, arg);
+	if (conn_ours(arg))
+		conn_on_write(fd, what, arg);
 	module_leave(m);
 }
 
@@ -385,6 +408,7 @@ static struct conn *conn_new(struct jm4lw *m, evutil_socket_t fd,
 		return NULL;
 	c->m = m;
 	c->fd = fd;
+	c->pid = getpid();
 	if (salen > 0 && (size_t)salen <= sizeof(c->sa))
 		memcpy(&c->sa, sa, (size_t)salen);
 	c->rev = (struct event *)((char *)c + at);

@@ -26,6 +26,7 @@
 
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include <event2/util.h>
 
@@ -65,6 +66,7 @@ struct conn {
 	int rejecting;           /* over the caps: sending the refusal */
 	struct timeval deadline; /* for the word: accept + read_timeout */
 	struct sockaddr_storage sa; /* the peer, formatted only for a log line */
+	pid_t pid; /* the process that accepted it (conn_ours) */
 };
 
 struct listener {

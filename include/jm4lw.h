@@ -238,6 +238,14 @@ JM4LW_API const char *jm4lw_errmsg(const struct jm4lw *m);
  *   the same way and returns -1. Other calls on a freed module are
  *   undefined, as with any freed pointer; a new module that happens to
  *   get the freed one's address is taken for it.
+ * - **After fork():** a child that goes on with the module (serves on,
+ *   or calls jm4lw_free()) first calls event_reinit() on the base, as
+ *   libevent requires of any use of a base in a child. The connections
+ *   the child got from its parent stay the parent's: the child never
+ *   reads, writes or shuts them down, and closes its copies at their
+ *   first event or at jm4lw_free(). Its listeners are copies of the
+ *   parent's too (both processes accept on them): a child that should
+ *   answer apart calls jm4lw_listen() for a port of its own.
  */
 JM4LW_API void jm4lw_free(struct jm4lw *m);
 

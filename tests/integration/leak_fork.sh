@@ -44,9 +44,8 @@ fork_mid_dump() {
 		[ "$(wc -l <"$D/order")" -ge 2 ] && break
 		sleep 0.1
 	done
-	# The child's pid from its own line: the frk1 connection is both
-	# processes' after the fork, and the child's half-close may end the
-	# reply before the parent's "forked PID" is in it.
+	# The child's pid from its own line (the frk1 reply is checked
+	# below, once).
 	for _ in $(seq 100); do
 		[ "$(grep -c '^child ' "$D/out")" -gt "$before" ] && break
 		sleep 0.1
@@ -65,6 +64,10 @@ for _ in 1 2 3 4 5; do
 	fork_mid_dump && { ok=1; break; }
 done
 assert_eq "the fork came while the parent's dump was out" 1 "$ok"
+# The frk1 connection is both processes' after the fork; the child lets
+# go of its copy without a word or a shutdown, so the reply is the
+# parent's alone, whole.
+assert_eq "frk1's reply is the parent's \"forked PID\" alone" "forked $cpid" "$(cat "$D/fork")"
 assert_grep "the parent's jmfp: its path" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.heap\$" "$D/parent"
 
 for _ in $(seq 100); do
