@@ -357,7 +357,17 @@ int worker_free(struct worker *w, worker_orphan_fn orphan)
 		had = w->state != W_IDLE;
 		if (had)
 			orphan(w->job);
-		worker_destroy(w);
+		if (w->pid == getpid()) {
+			worker_destroy(w);
+			return had;
+		}
+		/* A fork child's copy of the parent's lock and cv: the
+		 * parent's thread, absent here, may hold the one and wait on
+		 * the other, and destroying a cv with a waiter waits for it
+		 * (glibc), forever: the child's jm4lw_free hung. Only the
+		 * descriptor and the memory are the child's. */
+		close(w->efd);
+		free(w);
 		return had;
 	}
 	pthread_mutex_lock(&w->lock);
