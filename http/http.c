@@ -31,7 +31,9 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -530,6 +532,7 @@ static struct http *http_get(struct jm4lw *m)
 		return NULL;
 	}
 	h->m = m;
+	h->pid = getpid();
 	TAILQ_INIT(&h->conns);
 	TAILQ_INIT(&h->pending);
 	TAILQ_INIT(&h->socks);
@@ -715,6 +718,21 @@ static void http_sock_finish(struct http_sock *sk)
 		;
 }
 
+/* In a fork child: its copies of the parent's sockets become /dev/null. */
+static void http_socks_disown(struct http *h)
+{
+	struct http_sock *sk;
+	evutil_socket_t fd;
+	int null;
+
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
+		return;
+	TAILQ_FOREACH(sk, &h->socks, entry)
+		if ((fd = bufferevent_getfd(sk->bev)) != -1 && fd != null)
+			(void)dup2(null, fd);
+	close(null);
+}
+
 void http_free(struct jm4lw *m)
 {
 	struct http *h = m->http, **pp;
@@ -743,8 +761,17 @@ void http_free(struct jm4lw *m)
 	for (i = 0; i < h->nls; i++)
 		if (h->ls[i].resume != NULL)
 			event_free(h->ls[i].resume);
-	TAILQ_FOREACH(sk, &h->socks, entry)
-		http_sock_finish(sk);
+	/* A fork child's connections are its parent's (conn_ours says why):
+	 * never written, read or shut down. evhttp_free shuts down every
+	 * socket it closes, so the child's copies become /dev/null first
+	 * (dup2 drops the copy as close() would; a shutdown of /dev/null
+	 * fails, harmlessly, and libevent takes the failed epoll delete for
+	 * one already done). */
+	if (h->pid == getpid())
+		TAILQ_FOREACH(sk, &h->socks, entry)
+			http_sock_finish(sk);
+	else
+		http_socks_disown(h);
 	/* Frees the listeners and connections; their close callbacks
 	 * empty our list. */
 	evhttp_free(h->eh);
@@ -766,6 +793,30 @@ void http_free(struct jm4lw *m)
 }
 
 /* Serve HTTP on @p addr, or on every address the configuration asked. */
+/*
+ * evhttp writes with writev() (and sendfile), which raise SIGPIPE on a
+ * peer that reset mid-reply; unlike the words (MSG_NOSIGNAL), there is no
+ * flag to pass it. Thread mode blocks every signal on its thread; a host
+ * serving HTTP on its own loop must ignore SIGPIPE (as servers do), or a
+ * reset would end it: said once, when it listens without.
+ */
+static void http_sigpipe_check(struct jm4lw *m)
+{
+	struct sigaction sa;
+	sigset_t cur;
+
+	if (m->own_loop || sigaction(SIGPIPE, NULL, &sa) == -1 ||
+	    sa.sa_handler != SIG_DFL ||
+	    (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 &&
+	        sigismember(&cur, SIGPIPE) == 1))
+		return;
+	log_msg(m, JM4LW_LOG_WARN,
+	    "SIGPIPE is not ignored: a peer that resets an HTTP reply would "
+	    "end the process (evhttp writes without MSG_NOSIGNAL); call "
+	    "signal(SIGPIPE, SIG_IGN) before jm4lw_http_listen, or use thread "
+	    "mode");
+}
+
 JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 {
 	int r, was;
@@ -779,6 +830,8 @@ JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr)
 	                 : listen_each(m, m->http_listen_req, http_bind);
 	/* conf shows what is bound, as for listen: nothing until a bind. */
 	http_bound(m, m->cfg.http_listen, sizeof(m->cfg.http_listen));
+	if (r == 0)
+		http_sigpipe_check(m);
 	module_unsampled_leave(m, was);
 	module_leave(m);
 	return r;

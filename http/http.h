@@ -9,6 +9,7 @@
 #define JM4LW_HTTP_H
 
 #include <sys/queue.h>
+#include <sys/types.h>
 
 #include <stddef.h>
 
@@ -78,6 +79,7 @@ struct http {
 	 * while it is answered; http_free forgets each before evhttp_free. */
 	TAILQ_HEAD(, http_pending) pending;
 	struct http *next; /* every module's, for listener errors */
+	pid_t pid;         /* the process whose connections these are */
 };
 
 /* --- routes.c: the paths ---------------------------------------------- */

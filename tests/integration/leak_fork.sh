@@ -21,6 +21,7 @@ printf 'dump_min_interval = 0\ndump_min_free = 0\n' >"$D/conf"
 start_leak_host "$D" 10 || die "leak_host is listening" "$(cat "$D/err")"
 PID=$LPID
 PORT=$LPORT
+HPORT=$LHPORT
 sleep 1 # a heap with stacks to dump
 
 # The parent's jmfp, then frk1 while its dump is out (~160 ms: the dump
@@ -80,10 +81,53 @@ ask jmfp "$CPORT" >"$D/child1"
 assert_grep "the child's jmfp succeeds (not \"in progress\")" "^$D/dumps/jm4lw\.$cpid\.[0-9]+\.heap\$" "$D/child1"
 ask jmfp "$CPORT" >"$D/child2"
 assert_grep "the child's second jmfp too" "^$D/dumps/jm4lw\.$cpid\.[0-9]+\.heap\$" "$D/child2"
+
 # The child shares the parent's listening socket: gone first, so the
 # parent answers.
 kill -TERM "$cpid"
 wait_exit "$cpid" 10 >/dev/null 2>&1
+
+# A keep-alive HTTP connection of the parent (the first child gone, so
+# the parent accepts it), open across a fork: the
+# child's jm4lw_free at its exit (SIGTERM) must not shut it down (evhttp
+# shuts down every socket it frees); the parent answers on it after.
+# ka_get PATH: one request on fd 5, the status code.
+ka_get() {
+	local line len=0
+	printf 'GET %s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n' "$1" "$HPORT" >&5 || return 1
+	IFS= read -r -t 10 line <&5 || return 1
+	set -- $line
+	local code=$2
+	while IFS= read -r -t 10 line <&5; do
+		line=${line%$'\r'}
+		[ -z "$line" ] && break
+		case ${line,,} in content-length:*) len=${line#*:}; len=${len// /} ;; esac
+	done
+	[ "$len" -gt 0 ] && { read -r -t 10 -N "$len" _ <&5 || return 1; }
+	echo "$code"
+}
+exec 5<>"/dev/tcp/127.0.0.1/$HPORT"
+assert_eq "a keep-alive HTTP connection to the parent: its first request" 200 "$(ka_get /jemalloc/status)"
+before=$(grep -c '^child ' "$D/out")
+ask frk1 >/dev/null
+for _ in $(seq 100); do
+	[ "$(grep -c '^child ' "$D/out")" -gt "$before" ] && break
+	sleep 0.1
+done
+kpid=$(sed -n 's/^child \([0-9]*\) listening on .*/\1/p' "$D/out" | tail -1)
+track "$kpid"
+kill -TERM "$kpid"
+# Gone, or a zombie (leak_host does not reap its children).
+for _ in $(seq 100); do
+	st=$(awk '{ print $3 }' "/proc/$kpid/stat" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ] && break
+	sleep 0.1
+done
+if [ -z "$st" ] || [ "$st" = Z ]; then pass "the fork child that held a copy of it has exited (SIGTERM: jm4lw_free)"; else
+	fail "the fork child that held a copy of it has exited (SIGTERM: jm4lw_free)" "state $st"
+fi
+assert_eq "the same connection answers after the child's exit" 200 "$(ka_get /jemalloc/status)"
+exec 5>&-
 ask jmfp >"$D/parent2"
 assert_grep "the parent dumps on after the fork" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.heap\$" "$D/parent2"
 
