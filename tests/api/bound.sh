@@ -11,12 +11,16 @@
 
 [ -n "${BOUND_HOST:-}" ] || die "BOUND_HOST not set"
 
-# start MODE: run the host, serving until fd 4 closes; its "words=" and
-# "http=" lines are left in $T/out.
+# start MODE [ign]: run the host (with SIGPIPE ignored: ign), serving
+# until fd 4 closes; its "words=" and "http=" lines are left in $T/out.
 start() {
 	local pid
 	rm -f "$T/in" && mkfifo "$T/in"
-	"$BOUND_HOST" "$1" <"$T/in" >"$T/out" 2>"$T/err" &
+	if [ "${2:-}" = ign ]; then
+		(trap '' PIPE && exec "$BOUND_HOST" "$1") <"$T/in" >"$T/out" 2>"$T/err" &
+	else
+		"$BOUND_HOST" "$1" <"$T/in" >"$T/out" 2>"$T/err" &
+	fi
 	pid=$!
 	track $pid
 	exec 4>"$T/in"
@@ -60,6 +64,14 @@ http)
 		"http://127.0.0.1:$HPORT/metrics" >"$T/code"
 	assert_eq "GET /metrics on the reported port: 200" 200 "$(cat "$T/code")"
 	assert_grep "/metrics: Prometheus text" '^jemalloc_allocated_bytes [0-9]+' "$T/metrics"
+	# evhttp writes without MSG_NOSIGNAL: a host on its own loop that
+	# does not ignore SIGPIPE is told so, once; one that does is not.
+	assert_eq "SIGPIPE not ignored: one warning line" 1 \
+		"$(grep -c '^jm4lw: SIGPIPE is not ignored: a peer that resets an HTTP reply would end the process .*signal(SIGPIPE, SIG_IGN)' "$T/err")"
+	exec 4>&-
+	wait
+	start http ign
+	assert_no_grep "SIGPIPE ignored: no warning" 'SIGPIPE' "$T/err"
 	;;
 *)
 	die "usage: bound.sh words|http"

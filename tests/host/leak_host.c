@@ -167,6 +167,9 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "usage: leak_host DUMP_DIR\n");
 		return 2;
 	}
+	/* A server's first line: a peer's reset must not end it (evhttp
+	 * writes without MSG_NOSIGNAL; jm4lw_http_listen says so). */
+	signal(SIGPIPE, SIG_IGN);
 	srandom(1);
 	if ((cfg = jm4lw_config_new()) == NULL)
 		return 2;
