@@ -282,6 +282,12 @@ JM4LW_API int jm4lw_listen_fd(struct jm4lw *m, int fd);
  * port for port 0; empty if this is never called), and
  * jm4lw_http_bound_addr() gives each address. Returns 0, or -1 with the
  * reason in jm4lw_errmsg() if an address could not be bound.
+ *
+ * evhttp writes with writev(), which raises SIGPIPE when a peer resets
+ * mid-reply: a host serving HTTP on its own loop ignores SIGPIPE (or
+ * blocks it on the loop's thread) first; this logs one warning line at
+ * JM4LW_LOG_WARN when it does neither. Thread mode needs nothing: its
+ * thread blocks every signal.
  */
 JM4LW_API int jm4lw_http_listen(struct jm4lw *m, const char *addr);
 
