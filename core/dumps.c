@@ -188,11 +188,12 @@ static int index_orphan(const char *prefix, int dfd, const char *name)
  * A process that ended without jm4lw_free() (killed, or a preloaded agent
  * at exit) leaves its empty staging directory behind; the next process to
  * stage in @p dir removes it. Only directories we own, of pids that do not
- * run (dumps_pid_gone), untouched for STAGE_STALE_SECONDS; only our dump files
- * inside them (a profile cut off by the crash) and their companions half
- * written (stage_leftover: the soak found one of a SIGKILLed jm4lwd's .symbolized
- * kept every such directory); a directory holding anything else stays. The leak
- * indexes such a process left without their dumps go too (index_orphan).
+ * run (dumps_pid_gone), untouched for STAGE_STALE_SECONDS; only our dump
+ * files inside them (a profile cut off by the crash) and their companions
+ * half written (stage_leftover: the soak found one of a SIGKILLed jm4lwd's
+ * .symbolized kept every such directory); a directory holding anything
+ * else stays. The leak indexes such a process left without their dumps go
+ * too (index_orphan).
  */
 void dumps_sweep_stages(const char *prefix, const char *dir,
     const struct core_log *log)
