@@ -668,7 +668,7 @@ static bool exists(const char *name)
 static void test_stage_sweep(void **state)
 {
 	char dead_stage[64], dead_file[64], young[64], foreign[64];
-	char live[64], link[64], odd[64], path[4400];
+	char live[64], mine[64], link[64], odd[64], path[4400];
 	long dead, pid;
 	pid_t child;
 
@@ -687,8 +687,13 @@ static void test_stage_sweep(void **state)
 	make_stage(young, NULL, 5); /* may be mid-dump elsewhere */
 	snprintf(foreign, sizeof(foreign), ".jm4lw.%ld.forgn1", dead);
 	make_stage(foreign, "notes.txt", 3600);
+	/* A live pid names the writer only if it started before the
+	 * directory was last written: ctest, started seconds ago, cannot
+	 * have written one an hour old (the pid was reused: swept). */
 	snprintf(live, sizeof(live), ".jm4lw.%ld.alive1", (long)getppid());
 	make_stage(live, NULL, 3600);
+	snprintf(mine, sizeof(mine), ".jm4lw.%ld.mine01", (long)getpid());
+	make_stage(mine, NULL, 3600);
 	snprintf(odd, sizeof(odd), ".jm4lw.%ld.abc12", dead); /* 5 chars */
 	make_stage(odd, NULL, 3600);
 	snprintf(link, sizeof(link), ".jm4lw.%ld.link01", dead);
@@ -701,7 +706,8 @@ static void test_stage_sweep(void **state)
 	assert_true(exists(foreign));
 	snprintf(path, sizeof(path), "%s/notes.txt", foreign);
 	assert_true(exists(path)); /* relative to the dump dir */
-	assert_true(exists(live));
+	assert_false(exists(live));
+	assert_true(exists(mine));
 	assert_true(exists(odd));
 	assert_true(exists(link));
 
