@@ -262,15 +262,16 @@ fork_mid_dump() {
 	track "$cpid"
 	cport=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$W/leak/out")
 	if [ -z "$cport" ]; then bad "leak_host: the child $cpid did not listen"; else
-		ask jmfp "$cport" >"$W/c.jmfp"
-		# An empty reply once (seen in CI under load, not explained yet:
-		# the closing note says so) is asked again and counted; a second
-		# empty or wrong reply is a failure.
-		if [ ! -s "$W/c.jmfp" ]; then
-			echo "fork child $cpid: empty jmfp reply, asked again" >>"$W/retries"
-			ask jmfp "$cport" >"$W/c.jmfp"
-		fi
-		grep -Eq "^/.*\.$cpid\.[0-9]+\.heap\$" "$W/c.jmfp" || bad "fork child: jmfp: $(head -1 "$W/c.jmfp")"
+		# The child's first dump starts its worker (SCHED_IDLE) and
+		# writes the leak index: on a loaded machine that took more
+		# than ask's 30 s, an empty reply. Its answer is what counts,
+		# not its time: up to 5 minutes, and the time is reported.
+		t0=$(date +%s)
+		printf 'jmfp\n' | timeout 300 nc.openbsd 127.0.0.1 "$cport" >"$W/c.jmfp"
+		t1=$(date +%s)
+		echo "$((t1 - t0))" >>"$W/childtimes"
+		grep -Eq "^/.*\.$cpid\.[0-9]+\.heap\$" "$W/c.jmfp" ||
+			bad "fork child: jmfp after $((t1 - t0)) s: $(head -1 "$W/c.jmfp")"
 		forks=$((forks + 1))
 	fi
 	kill -TERM "$cpid" 2>/dev/null
@@ -320,7 +321,7 @@ wait "$BENCH" "$POLL" 2>/dev/null
 # --- the checks --------------------------------------------------------------
 echo "# $rounds rounds, $(wc -l <"$W/asked") words asked, $(grep -c ok "$W/tally") answers, $(grep -c refusal "$W/tally") expected refusals, $(grep -c page "$W/tally") page polls"
 echo "# $kills SIGKILLs mid-dump, $forks forks mid-dump, $(wc -l <"$W/fills") disk fills, $MINUTES SIGHUPs"
-[ -s "$W/retries" ] && echo "# asked again after an empty reply: $(wc -l <"$W/retries") ($(head -3 "$W/retries" | tr '\n' ';'))"
+[ -s "$W/childtimes" ] && echo "# the fork children's first jmfp: $(sort -n "$W/childtimes" | awk '{ a[NR] = $1 } END { printf "median %d s, max %d s", a[int((NR + 1) / 2)], a[NR] }')"
 if [ -s "$W/bad" ]; then
 	fail "every reply well formed" "$(sort "$W/bad" | uniq -c | sort -rn | head -20)"
 else
