@@ -107,28 +107,37 @@ static void conn_want_read(struct conn *c, int seconds)
 	event_add(c->rev, seconds > 0 ? &tv : NULL);
 }
 
+ssize_t sock_send_buffer(evutil_socket_t fd, struct evbuffer *b, size_t off)
+{
+	struct evbuffer_iovec v[SEND_IOV];
+	struct iovec iov[SEND_IOV];
+	struct evbuffer_ptr pos;
+	struct msghdr msg;
+	int i, nv;
+
+	if (evbuffer_ptr_set(b, &pos, off, EVBUFFER_PTR_SET) == -1 ||
+	    (nv = evbuffer_peek(b, -1, &pos, v, SEND_IOV)) <= 0)
+		return 0;
+	if (nv > SEND_IOV)
+		nv = SEND_IOV;
+	for (i = 0; i < nv; i++) {
+		iov[i].iov_base = v[i].iov_base;
+		iov[i].iov_len = v[i].iov_len;
+	}
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = iov;
+	msg.msg_iovlen = (size_t)nv;
+	return sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 /* Send what is buffered, as far as the socket takes it: 0 all sent, 1
  * the socket is full, -1 the peer is gone (logged). */
 static int conn_push(struct conn *c)
 {
-	struct evbuffer_iovec v[SEND_IOV];
-	struct iovec iov[SEND_IOV];
-	struct msghdr msg;
 	ssize_t n;
-	int i, nv;
 
 	while (evbuffer_get_length(c->out) > 0) {
-		nv = evbuffer_peek(c->out, -1, NULL, v, SEND_IOV);
-		if (nv > SEND_IOV)
-			nv = SEND_IOV;
-		for (i = 0; i < nv; i++) {
-			iov[i].iov_base = v[i].iov_base;
-			iov[i].iov_len = v[i].iov_len;
-		}
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_iov = iov;
-		msg.msg_iovlen = (size_t)nv;
-		n = sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = sock_send_buffer(c->fd, c->out, 0);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;

@@ -201,6 +201,11 @@ void conn_accept(struct jm4lw *m, evutil_socket_t fd, const struct sockaddr *sa,
 void conn_close(struct conn *c);
 /* jm4lw_free: send what the socket takes now, then close with a FIN. */
 void conn_finish(struct conn *c);
+/* Send @p b's bytes from offset @p off (up to 16 pieces at once) on
+ * @p fd with sendmsg, MSG_NOSIGNAL | MSG_DONTWAIT, leaving @p b as it is:
+ * what sendmsg returns (-1 and errno; 0 when nothing is left from @p off).
+ * The words' replies and the HTTP face's last flush both send with it. */
+ssize_t sock_send_buffer(evutil_socket_t fd, struct evbuffer *b, size_t off);
 
 /* listen.c */
 int listen_init(struct jm4lw *m);

@@ -632,33 +632,14 @@ static void http_bound(const struct jm4lw *m, char *buf, size_t len)
 static int http_sock_flush(evutil_socket_t fd, struct evbuffer *out)
 {
 	size_t len = evbuffer_get_length(out), sent = 0;
-	struct evbuffer_iovec v[16];
-	struct evbuffer_ptr pos;
-	struct iovec iov[16];
-	struct msghdr msg;
 	ssize_t n;
-	int i, nv;
 
 	/* Walked by offset, not drained: on an idle keep-alive connection
 	 * evhttp's output buffer was seen not to drain (its start frozen),
 	 * and the same bytes went out again and again, megabytes of them. */
-	while (fd != -1 && sent < len &&
-	    evbuffer_ptr_set(out, &pos, sent, EVBUFFER_PTR_SET) == 0) {
-		nv = evbuffer_peek(out, -1, &pos, v, 16);
-		if (nv > 16)
-			nv = 16;
-		for (i = 0; i < nv; i++) {
-			iov[i].iov_base = v[i].iov_base;
-			iov[i].iov_len = v[i].iov_len;
-		}
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_iov = iov;
-		msg.msg_iovlen = (size_t)nv;
-		if (nv <= 0 ||
-		    (n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT)) <= 0)
-			break;
+	while (
+	    fd != -1 && sent < len && (n = sock_send_buffer(fd, out, sent)) > 0)
 		sent += (size_t)n;
-	}
 	return sent == len;
 }
 
