@@ -791,6 +791,28 @@ print("%.2f %s %d bytes: %r" % (time.monotonic() - t0, end, len(got), got[:40]))
 
 # --- the agent in a real program --------------------------------------------------
 
+# run_page SCRIPT MIN SECS ARGS...: tests/integration/SCRIPT (a browser
+# driver printing "ok|FAIL<TAB>what<TAB>detail" lines), given SECS, its
+# lines as this harness's passes and failures; fewer than MIN lines is a
+# failure of its own.
+run_page() {
+	local script=$1 min=$2 secs=$3 res line what detail n=0
+	shift 3
+	res=$T/$script.results
+	timeout "$secs" python3 "$TESTS_DIR/integration/$script" "$@" \
+		>"$res" 2>"$T/$script.log"
+	while IFS=$'\t' read -r line what detail; do
+		n=$((n + 1))
+		case $line in
+		ok) pass "page: $what" ;;
+		FAIL) fail "page: $what" "${detail:-}" ;;
+		*) fail "$script printed a line it should not have" "$line $what" ;;
+		esac
+	done <"$res"
+	[ "$n" -ge "$min" ] || fail "$script ran its checks (it printed $n)" \
+		"$(tail -20 "$T/$script.log")"
+}
+
 # start_leak_host DIR LG_SAMPLE: tests/host/leak_host with its config in
 # DIR/conf (the caller writes it), dumping into DIR/dumps, with
 # lg_prof_sample:LG_SAMPLE and sampling on; its stdout (the "listening on"

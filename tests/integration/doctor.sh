@@ -74,7 +74,6 @@ case_allow() {
 
 # The page, on redis fragmented with dirty pages waiting.
 case_page() {
-	local res line what detail n=0
 	start_redis_agent page MALLOC_CONF=dirty_decay_ms:600000,lg_prof_sample:16 || return
 	python3 - "$T/load.resp" "$T/del.resp" <<'PY'
 import random, sys
@@ -99,19 +98,7 @@ PY
 		fail "a first profile" "$(cat "$T/first.err")"
 	timeout 120 redis-cli -p "$RPORT" --pipe <"$T/load.resp" >/dev/null 2>&1
 	timeout 120 redis-cli -p "$RPORT" --pipe <"$T/del.resp" >/dev/null 2>&1
-	res=$T/doctor_page.results
-	timeout 180 python3 "$TESTS_DIR/integration/doctor_page.py" "$AHTTP" "$RDIR" \
-		>"$res" 2>"$T/doctor_page.log"
-	while IFS=$'\t' read -r line what detail; do
-		n=$((n + 1))
-		case $line in
-		ok) pass "page: $what" ;;
-		FAIL) fail "page: $what" "${detail:-}" ;;
-		*) fail "doctor_page.py printed a line it should not have" "$line $what" ;;
-		esac
-	done <"$res"
-	[ "$n" -ge 10 ] || fail "doctor_page.py ran its checks (it printed $n)" \
-		"$(tail -20 "$T/doctor_page.log")"
+	run_page doctor_page.py 10 180 "$AHTTP" "$RDIR"
 	if [ -n "${PAGE_SHOTS:-}" ]; then
 		mkdir -p "$PAGE_SHOTS" && cp "$RDIR/doctor.png" "$PAGE_SHOTS"/
 	fi

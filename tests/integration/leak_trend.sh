@@ -172,17 +172,7 @@ assert_grep "control: --base FIRST LAST shows the cache growing" "^ +[1-9][0-9.]
 # history ring drawn on opening, the leak in the Leaks section, not the
 # cache, its growth's flame graph linked.
 if command -v chromium >/dev/null; then
-	timeout 180 python3 "$(dirname "$0")/leak_page.py" "$HPORT" "$D" "$rows" "$LEAK" "$CACHE" \
-		>"$D/page.results" 2>"$D/page.log"
-	n=0
-	while IFS=$'\t' read -r line what detail; do
-		n=$((n + 1))
-		case $line in
-		ok) pass "page: $what" ;;
-		*) fail "page: $what" "${detail:-}" ;;
-		esac
-	done <"$D/page.results"
-	[ "$n" -ge 6 ] || fail "leak_page.py ran its checks ($n)" "$(tail -10 "$D/page.log")"
+	run_page leak_page.py 6 180 "$HPORT" "$D" "$rows" "$LEAK" "$CACHE"
 else
 	skip "the page in a browser: no chromium"
 fi

@@ -19,26 +19,6 @@
 need chromium firefox-esr python3 curl redis-server redis-cli redis-benchmark nc.openbsd
 [ -x "$JM4LW_RUN" ] || die "$JM4LW_RUN is not executable"
 
-# run_page SCRIPT MIN ARGS...: a driver's lines as this harness's passes
-# and failures; fewer than MIN lines is a failure of its own.
-run_page() {
-	local script=$1 min=$2 res line what detail n=0
-	shift 2
-	res=$T/$script.results
-	timeout 240 python3 "$TESTS_DIR/integration/$script" "$@" \
-		>"$res" 2>"$T/$script.log"
-	while IFS=$'\t' read -r line what detail; do
-		n=$((n + 1))
-		case $line in
-		ok) pass "page: $what" ;;
-		FAIL) fail "page: $what" "${detail:-}" ;;
-		*) fail "$script printed a line it should not have" "$line $what" ;;
-		esac
-	done <"$res"
-	[ "$n" -ge "$min" ] || fail "$script ran its checks (it printed $n)" \
-		"$(tail -20 "$T/$script.log")"
-}
-
 case_page() {
 	local shots urls f
 	start_redis_agent page MALLOC_CONF=lg_prof_sample:14 || return
@@ -68,8 +48,8 @@ case_page() {
 	track -g $!
 
 	shots=$(scratch shots)
-	run_page page.py 40 "$AHTTP" "$RPORT" "$shots"
-	run_page page_firefox.py 7 "$AHTTP" "$shots"
+	run_page page.py 40 240 "$AHTTP" "$RPORT" "$shots"
+	run_page page_firefox.py 7 240 "$AHTTP" "$shots"
 	for f in heap zoom search growth stats phone page firefox; do
 		if [ "$(head -c 8 "$shots/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; then
 			pass "screenshot $f.png ($(wc -c <"$shots/$f.png") bytes)"
@@ -93,7 +73,7 @@ case_noprof() {
 	local shots
 	start_daemon -- -l 127.0.0.1:0 || return
 	shots=$(scratch noprof)
-	run_page page.py 7 --noprof "$HTTP_PORT" "$shots"
+	run_page page.py 7 240 --noprof "$HTTP_PORT" "$shots"
 	[ -n "${PAGE_SHOTS:-}" ] && cp "$shots"/noprof.png "$PAGE_SHOTS"/
 	stop_daemon
 }
