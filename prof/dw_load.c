@@ -23,7 +23,7 @@ struct dw_funcs dw_funcs;
 static int dw_status = -1;
 static char dw_why[256];
 static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
-static int dw_tried; /* dw_load_once ran (atomic: read from any thread) */
+static int dw_tried; /* a dw_load() returned (atomic: read from any thread) */
 
 /* pthread_once: open libdw and fill dw_funcs, or say why not. A missing
  * function means a libdw older than the headers we were built with: then
@@ -37,7 +37,6 @@ static void dw_load_once(void)
 	if ((lib = dlopen(DW_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
 		snprintf(dw_why, sizeof(dw_why), "%s cannot be loaded: %s",
 		    DW_SONAME, dlerror());
-		__atomic_store_n(&dw_tried, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	/* dlsym on the handle searches libdw and its dependencies, so
@@ -58,17 +57,16 @@ static void dw_load_once(void)
 		    DW_SONAME, missing);
 		memset(&dw_funcs, 0, sizeof(dw_funcs));
 		dlclose(lib);
-		__atomic_store_n(&dw_tried, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	dw_status = 0;
-	__atomic_store_n(&dw_tried, 1, __ATOMIC_RELEASE);
 }
 
 /* The first call loads; every call gives the load's answer. */
 int dw_load(char *err, size_t errlen)
 {
 	(void)pthread_once(&dw_once, dw_load_once);
+	__atomic_store_n(&dw_tried, 1, __ATOMIC_RELEASE);
 	if (dw_status == -1)
 		snprintf(err, errlen, "%s", dw_why);
 	return dw_status;
