@@ -351,6 +351,10 @@ struct dump_result {
 	size_t loglen;
 };
 
+/* Kept dumps waiting for their leak index at most; beyond, the oldest
+ * wait for the first leak question (jmlk indexes what is missing). */
+#define DUMPER_UNINDEXED_MAX 16
+
 /* State that outlives one dump, touched only by whoever runs job_run(). */
 struct dumper {
 	unsigned long seq;
@@ -359,6 +363,12 @@ struct dumper {
 	/* Issue 20: set by dumper_cancel() from the loop's thread while a
 	 * job may run on the worker: stage no more, stop at the next step. */
 	int cancelled;
+	/* Issue 27: kept dumps whose leak index is still to be written,
+	 * after their answer (dumper_idle), oldest first; the process
+	 * that kept them. */
+	char *unindexed[DUMPER_UNINDEXED_MAX];
+	size_t nunindexed;
+	long unindexed_pid;
 };
 
 /* One job (a dump, a symbol lookup, a kept dump's view), as handed to
@@ -382,6 +392,14 @@ struct job {
 	long pid;                       /* JOB_LEAKS: whose dumps */
 	char **leaks; /* JOB_LEAKS: their paths, on the worker */
 	size_t nleaks;
+	/* Issue 27: how the job runs the part that holds jemalloc's
+	 * profiling locks (prof.dump): @c run(@c ctx, fn, arg) runs fn(arg)
+	 * at the host's priority and returns when it has (the shell's
+	 * worker_locked); NULL: right here. */
+	struct job_locked {
+		void (*run)(void *ctx, void (*fn)(void *), void *arg);
+		void *ctx;
+	} locked;
 	struct dump_result res;
 };
 
@@ -498,24 +516,32 @@ void profile_debug_from(const struct jm4lw_config *cfg);
  * with no room for a remark, the worker logs it. */
 const char *profile_debug_warning(void);
 
-/* Write "<dump>.trend", the leak index of the dump at @p dump taken at
- * @p t (seconds since the epoch), to the new file @p out. 0, or -1 with
- * @p err. On the worker. */
-int profile_trend_index(const char *dump, const char *out, double t, char *err,
+/* The leak index "<dump>.trend" of the kept dump at @p dump, written if it
+ * is missing (taken at the dump's mtime; made in the staging directory
+ * @p stage, then renamed in). 0 if it was there, 1 if written now, or -1
+ * with @p err. On the worker. */
+int profile_index_kept(const char *dump, const char *stage, char *err,
     size_t errlen);
 
 /* jmlk, /jemalloc/leaks: the leak suspects over the kept dumps @p dumps
- * of one process (their indexes, made where missing), as text or
- * (@p json) JSON. 0; PROFILE_NO_BASE with @p err when there are fewer
- * than 3; -1 with @p err. On the worker. */
-int profile_leaks(char *const *dumps, size_t n, int json, FILE *out, char *err,
-    size_t errlen);
+ * of one process (their indexes, made where missing through the staging
+ * directory @p stage), as text or (@p json) JSON. 0; PROFILE_NO_BASE with
+ * @p err when there are fewer than 3; -1 with @p err. On the worker. */
+int profile_leaks(char *const *dumps, size_t n, const char *stage, int json,
+    FILE *out, char *err, size_t errlen);
 
 /* Which symbolizer this build has ("libdw" or "elf"), for conf/mntr. */
 const char *profile_symbolizer(void);
 
-/* Remove the staging directory this process made, if any. */
+/* Remove the staging directory this process made, if any, and forget
+ * the dumps still to index. */
 void dumper_fini(struct dumper *d);
+
+/* On the worker, between jobs: write the leak index of one kept dump that
+ * has none yet (dumper.unindexed), the oldest. 1 if more wait, 0 when none
+ * does (or the dumper is cancelled). A failure is dropped: jmlk makes a
+ * missing index. */
+int dumper_idle(struct dumper *d);
 /*
  * Cancel the job running on @p d, from another thread (jm4lw_free): its
  * staging directory and every file in it go now, and no new one is made,

@@ -6,6 +6,8 @@
  * is run by job_run(), which touches nothing but the job, so the
  * module's worker thread can run it while the loop serves other peers.
  */
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -334,8 +336,8 @@ static int dump_render(struct job *j, const char *dump, const char *dir)
 		r = profile_symbols(j->addrs, j->addrs_len, f, err,
 		    sizeof(err));
 	else if (j->kind == JOB_LEAKS)
-		r = profile_leaks(j->leaks, j->nleaks, j->json, f, err,
-		    sizeof(err));
+		r = profile_leaks(j->leaks, j->nleaks, j->dumper->stage,
+		    j->json, f, err, sizeof(err));
 	else
 		r = profile_render(j->res.view, dump, j->with_base, j->base,
 		    j->hints, f, err, sizeof(err));
@@ -372,7 +374,7 @@ static int dump_render(struct job *j, const char *dump, const char *dir)
 static int stage_ready(struct job *j, const char *dir,
     const struct core_log *log);
 static void job_log(void *arg, int level, const char *msg);
-static void dump_write_index(const char *tmp, const struct core_log *log);
+static void dumper_unindexed(struct dumper *d, const char *path);
 
 /* The raw view: the dump file itself as the body. */
 static void dump_raw_body(struct job *j, const char *tmp, const char *dir)
@@ -499,25 +501,6 @@ static void dump_write_symbolized(const char *tmp, const struct core_log *log)
 	}
 }
 
-/*
- * The leak index: "<tmp>.trend" beside the dump in the staging directory
- * (the time, each function's live bytes and heaviest stack), renamed in
- * after it, so jmlk over a hundred dumps reads a hundred small files and
- * parses no profile. A failure is logged; jmlk makes a missing one.
- */
-static void dump_write_index(const char *tmp, const struct core_log *log)
-{
-	char err[CORE_PATH_MAX + 128], out[CORE_PATH_MAX + 160];
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	snprintf(out, sizeof(out), "%s.trend", tmp);
-	if (profile_trend_index(tmp, out,
-	        (double)now.tv_sec + (double)now.tv_nsec / 1e9, err,
-	        sizeof(err)) == -1)
-		core_logf(log, JM4LW_LOG_WARN, "no leak index: %s", err);
-}
-
 /* A job's log sink: lines wait in the result for the loop. */
 static void job_log(void *arg, int level, const char *msg)
 {
@@ -636,6 +619,13 @@ static void dumper_fini_locked(struct dumper *d)
 	d->stage[0] = '\0';
 }
 
+/* Forget the dumps still to index. */
+static void dumper_unindexed_clear(struct dumper *d)
+{
+	while (d->nunindexed > 0)
+		free(d->unindexed[--d->nunindexed]);
+}
+
 /* Remove the staging directory; a forked child's copy of the path is its
  * parent's to remove. */
 void dumper_fini(struct dumper *d)
@@ -643,6 +633,60 @@ void dumper_fini(struct dumper *d)
 	pthread_mutex_lock(&stage_lock);
 	dumper_fini_locked(d);
 	pthread_mutex_unlock(&stage_lock);
+	dumper_unindexed_clear(d);
+}
+
+/* The kept dump @p path waits for its leak index (dumper_idle); past
+ * DUMPER_UNINDEXED_MAX the oldest waits for the first leak question. */
+static void dumper_unindexed(struct dumper *d, const char *path)
+{
+	char *p;
+
+	if (d->unindexed_pid != (long)getpid()) { /* a fork's copy */
+		d->nunindexed = 0; /* the parent's strings, not freed here */
+		d->unindexed_pid = (long)getpid();
+	}
+	if ((p = strdup(path)) == NULL)
+		return;
+	if (d->nunindexed == DUMPER_UNINDEXED_MAX) {
+		free(d->unindexed[0]);
+		memmove(d->unindexed, d->unindexed + 1,
+		    (d->nunindexed - 1) * sizeof(d->unindexed[0]));
+		d->nunindexed--;
+	}
+	d->unindexed[d->nunindexed++] = p;
+}
+
+int dumper_idle(struct dumper *d)
+{
+	char err[CORE_PATH_MAX + 128], stage[sizeof(d->stage)];
+	char *path;
+
+	if (d->nunindexed == 0)
+		return 0;
+	if (d->unindexed_pid != (long)getpid()) {
+		d->nunindexed = 0; /* a fork's copy: the parent's dumps */
+		return 0;
+	}
+	/* The staging directory the dumps were kept through: the index is
+	 * made there, so a dumper_cancel (jm4lw_free) meanwhile takes it
+	 * with the directory and nothing is left half written. */
+	pthread_mutex_lock(&stage_lock);
+	snprintf(stage, sizeof(stage), "%s",
+	    d->cancelled || d->stage_pid != (long)getpid() ? "" : d->stage);
+	pthread_mutex_unlock(&stage_lock);
+	if (stage[0] == '\0') {
+		dumper_unindexed_clear(d);
+		return 0;
+	}
+	path = d->unindexed[0];
+	memmove(d->unindexed, d->unindexed + 1,
+	    (d->nunindexed - 1) * sizeof(d->unindexed[0]));
+	d->nunindexed--;
+	/* Gone (retention) or unreadable: jmlk says so if it matters. */
+	(void)profile_index_kept(path, stage, err, sizeof(err));
+	free(path);
+	return d->nunindexed > 0;
 }
 
 /*
@@ -790,6 +834,105 @@ static int dump_target(struct job *j, char *dir, size_t dirlen,
 	}
 }
 
+/* prof.dump's call, for the thread at the host's priority. */
+struct locked_dump {
+	const struct core_ops *ops;
+	const char *path;
+	int e;
+};
+
+static void locked_dump_run(void *arg)
+{
+	struct locked_dump *ld = arg;
+
+	ld->e = ld->ops->mallctl("prof.dump", NULL, NULL, &ld->path,
+	    sizeof(ld->path));
+}
+
+/* prof.dump of the heap to @p path, as the job runs its locked part. */
+static int job_prof_dump(struct job *j, const char *path)
+{
+	struct locked_dump ld = {.ops = j->ops, .path = path, .e = 0};
+
+	if (j->locked.run != NULL)
+		j->locked.run(j->locked.ctx, locked_dump_run, &ld);
+	else
+		locked_dump_run(&ld);
+	return ld.e;
+}
+
+/* Copy the @p fd (a memfd, at its start) into the new file @p path, ours
+ * only. 0, or -1 with errno (ENOSPC for a disk that filled) and no file. */
+static int dump_copy(int fd, const char *path)
+{
+	struct stat sb;
+	off_t off = 0;
+	ssize_t n;
+	int out, e;
+
+	if (fstat(fd, &sb) == -1)
+		return -1;
+	if ((out = open(path,
+	         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) ==
+	    -1)
+		return -1;
+	while (off < sb.st_size) {
+		/* sendfile: in the kernel, memfd pages to page cache. */
+		n = sendfile(out, fd, &off, (size_t)(sb.st_size - off));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n == 0 ? ENOSPC : errno;
+			goto fail;
+		}
+	}
+	if (close(out) == -1) {
+		e = errno;
+		out = -1;
+		goto fail;
+	}
+	return 0;
+fail:
+	if (out != -1)
+		close(out);
+	(void)unlink(path);
+	errno = e;
+	return -1;
+}
+
+/*
+ * prof.dump for the job, to @p tmp: the one step that holds jemalloc's
+ * profiling locks, and every host thread that samples, frees a sampled
+ * object or starts a thread waits on them (docs/ENGINE.md). So it runs
+ * on the thread at the host's priority (job->locked), and into memory, a
+ * memfd jemalloc opens by its /proc path, so no disk (a full page cache,
+ * writeback throttling) sits under the locks; the copy to the staging
+ * directory follows on the worker, niced. Where there is no memfd or no
+ * /proc, jemalloc writes @p tmp itself. prof.dump's answer (0 or an
+ * errno), or -1 with the job's result saying why (the copy failed).
+ */
+static int dump_locked(struct job *j, const char *tmp, const char *dir)
+{
+	char mpath[64];
+	int fd, e;
+
+	if ((fd = memfd_create("jm4lw-dump", MFD_CLOEXEC)) == -1)
+		return job_prof_dump(j, tmp);
+	snprintf(mpath, sizeof(mpath), "/proc/self/fd/%d", fd);
+	if (access(mpath, W_OK) == -1) { /* no /proc here */
+		close(fd);
+		return job_prof_dump(j, tmp);
+	}
+	if ((e = job_prof_dump(j, mpath)) == 0 && dump_copy(fd, tmp) == -1) {
+		e = errno;
+		close(fd);
+		FAIL(j, dir, e, strerror(e));
+		return -1;
+	}
+	close(fd);
+	return e;
+}
+
 /*
  * A dump's first step: its target (dump_target), then prof.dump to a
  * file in the staging directory (@p tmp), checked whole and made ours
@@ -801,7 +944,6 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 {
 	struct core_log log = {.fn = job_log, .arg = &j->res};
 	struct dumper *d = j->dumper;
-	const char *tp = tmp;
 	unsigned long seq;
 	long pid = (long)getpid();
 	int e, fd, whole;
@@ -827,7 +969,9 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 	snprintf(tmp, tmplen, "%s/%s.%ld.%lu.heap", d->stage,
 	    j->cfg.dump_prefix, pid, seq);
 
-	e = j->ops->mallctl("prof.dump", NULL, NULL, &tp, sizeof(tp));
+	e = dump_locked(j, tmp, dir);
+	if (e == -1)
+		return -1;
 	if (e != 0) {
 		/* jemalloc says only EFAULT; ask the directory why. */
 		int why = e;
@@ -894,23 +1038,15 @@ static int dump_publish(struct job *j, const char *tmp, const char *dir,
 
 	if (j->symbolized)
 		dump_write_symbolized(tmp, log);
-	dump_write_index(tmp, log);
-	/* The leak index before its dump: whoever lists the dump finds its
-	 * index (one that fails is made again when asked). */
-	snprintf(sym, sizeof(sym), "%s.trend", tmp);
-	snprintf(symto, sizeof(symto), "%s.trend", path);
-	if (access(sym, F_OK) == 0 && rename(sym, symto) == -1) {
-		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", symto,
-		    strerror(errno));
-		(void)unlink(sym);
-	}
 	if (rename(tmp, path) == -1) {
 		e = errno;
 		(void)unlink(tmp);
-		(void)unlink(symto); /* no dump, no index */
 		FAIL(j, dir, e, strerror(e));
 		return -1;
 	}
+	/* Its leak index is work nobody waits for: after the answer
+	 * (dumper_idle), or at the first leak question. */
+	dumper_unindexed(j->dumper, path);
 	if (j->symbolized) { /* its companion follows it in */
 		snprintf(sym, sizeof(sym), "%s.symbolized", tmp);
 		snprintf(symto, sizeof(symto), "%s.symbolized", path);

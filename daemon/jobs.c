@@ -80,6 +80,12 @@ static void module_job_run(void *job)
 	job_run(job);
 }
 
+/* The worker between jobs: one leak index (the block is the jobs'). */
+static int module_job_idle(void *arg)
+{
+	return dumper_idle(&((struct module_job *)arg)->dumper);
+}
+
 /* A job whose module is gone: the staging directory and the block. */
 static void module_job_orphan(void *job)
 {
@@ -97,12 +103,16 @@ static void module_submit(struct jm4lw *m, const struct job_waiter *w)
 	struct job *j = &m->mj->job;
 
 	m->waiter = w != NULL ? *w : (struct job_waiter){0};
+	/* prof.dump on the worker's thread at the host's priority. */
+	j->locked.run = worker_locked;
+	j->locked.ctx = m->worker;
 	if (worker_submit(m->worker, module_job_run, j) == 0)
 		return;
 	/* No thread to be had: the job still happens, on the loop. */
 	log_msg(m, JM4LW_LOG_WARN,
 	    "worker thread unavailable (%s); working on the event loop",
 	    strerror(errno));
+	j->locked.run = NULL;
 	job_run(j);
 	module_job_done(m, j);
 }
@@ -170,7 +180,11 @@ void module_symbols(struct jm4lw *m, const struct job_waiter *w,
 int jobs_init(struct jm4lw *m, const struct core_ops *ops)
 {
 	m->worker = worker_new(m->base, ops, module_job_done, m);
-	return m->worker != NULL ? 0 : -1;
+	if (m->worker == NULL)
+		return -1;
+	/* Between jobs, the leak indexes of the dumps kept (issue 27). */
+	worker_set_idle(m->worker, module_job_idle, m->mj);
+	return 0;
 }
 
 /* On the loop, under the worker's lock: the module is being freed while
@@ -233,6 +247,10 @@ void jobs_free(struct jm4lw *m)
 {
 	if (m->base_gone)
 		worker_forget_loop(m->worker);
+	/* The work nobody waits for (a leak index) stops here and leaves
+	 * nothing: its staging directory goes now. */
+	if (m->mj != NULL)
+		dumper_cancel(&m->mj->dumper);
 	if (!worker_free(m->worker, module_job_orphan) && m->mj != NULL)
 		module_job_orphan(m->mj);
 }

@@ -1,9 +1,21 @@
 /*
- * The worker thread. It sleeps on a condition variable until a job comes
- * (no timers: an idle module still never wakes up), runs it at the lowest
- * CPU priority with its own allocations unsampled, and tells the loop
- * through an eventfd, the one way to reach a libevent loop from another
- * thread without evthread locking (the loop may be the host's).
+ * The worker: two threads. "jm4lw-worker" sleeps on a condition variable
+ * until a job comes (no timers: an idle module still never wakes up),
+ * runs it niced (WORKER_NICE) with its own allocations unsampled, and
+ * tells the loop through an eventfd, the one way to reach a libevent loop
+ * from another thread without evthread locking (the loop may be the
+ * host's). Between jobs it does the work nobody waits for (the idle hook:
+ * leak indexes), one piece at a time, a queued job first.
+ *
+ * "jm4lw-dump" runs only the part of a job that holds jemalloc's
+ * profiling locks (prof.dump: worker_locked), at the priority of the
+ * thread that started the worker, the host's. Host threads that sample,
+ * free a sampled object or start a thread wait on those locks; behind a
+ * thread that gets no CPU they waited a minute on a busy machine (issue
+ * 27: SCHED_IDLE, a priority inversion). One thread cannot do both: an
+ * unprivileged thread may lower its priority but never raise it again
+ * (RLIMIT_NICE is 0 by default), so the high one is a thread of its own,
+ * started from the loop's thread so that it inherits the host's priority.
  *
  * Teardown must be prompt even mid-dump, and prof.dump cannot be
  * interrupted: worker_free() hands a running job to the thread, which
@@ -30,11 +42,14 @@
 
 enum worker_state { W_IDLE, W_QUEUED, W_RUNNING, W_DONE };
 
+/* The locked part's hand-off between the two threads. */
+enum locked_state { L_IDLE, L_ASKED, L_DONE };
+
 struct worker {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
-	pthread_t tid;
-	int started; /* tid runs */
+	pthread_t thread;
+	int started; /* thread runs */
 	pid_t pid;   /* the process it runs in */
 	enum worker_state state;
 	int stop;                /* leave when idle */
@@ -47,6 +62,21 @@ struct worker {
 	worker_done_fn done;
 	void *arg;
 	const struct core_ops *ops;
+	/* jm4lw-dump: the locked part, at the host's priority. */
+	pthread_t ltid;
+	int lstarted;
+	pthread_cond_t lcv; /* both ways, under lock */
+	enum locked_state lstate;
+	void (*lfn)(void *);
+	void *larg;
+	/* Work nobody waits for, between jobs (worker_set_idle). */
+	worker_idle_fn idle;
+	void *idle_arg;
+	int idle_more;    /* the hook may have something to do */
+	int idle_running; /* it runs now, without the lock */
+	/* What the last job ran on (worker_threads). */
+	long tid, ltid_os;
+	int nice;
 };
 
 /*
@@ -87,25 +117,101 @@ static void worker_release(const struct core_ops *ops, unsigned arena)
 static void worker_destroy(struct worker *w)
 {
 	close(w->efd);
+	pthread_cond_destroy(&w->lcv);
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }
 
 /*
- * The lowest CPU priority there is, so the loop and the host's threads
- * always win the CPU: SCHED_IDLE needs no privilege on Linux; nice 19 for
- * this thread alone where it is refused.
+ * Lower this thread's priority by WORKER_NICE from the host's: the loop
+ * and the host's threads win the CPU, yet on a machine whose every core
+ * is busy the worker still gets a share (a nice-10 thread beside a busy
+ * one at nice 0 gets about a tenth of the core), so a reply a person waits
+ * for comes in seconds. SCHED_IDLE, which it ran at before, gets 0.3 % and
+ * starved: jmtp took minutes on a busy machine (BENCHMARKS.md, issue 27).
+ * The value it reached, for worker_threads().
  */
-static void worker_lowest_priority(void)
+static int worker_yielding_priority(void)
 {
-	struct sched_param sp = {.sched_priority = 0};
+	id_t tid = (id_t)syscall(SYS_gettid);
+	int cur;
 
-	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
-		(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, tid);
+	if (cur == -1 && errno != 0)
+		return 0;
+	if (cur < 19)
+		(void)setpriority(PRIO_PROCESS, tid,
+		    cur + WORKER_NICE > 19 ? 19 : cur + WORKER_NICE);
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, tid);
+	return cur == -1 && errno != 0 ? 0 : cur;
 }
 
-/* The thread: wait for a job, run it, tell the loop; until stopped. */
+/* jm4lw-dump: run what worker_locked() hands over, until stopped. It
+ * keeps the priority it was started with, the host's. */
+static void *worker_locked_main(void *arg)
+{
+	struct worker *w = arg;
+	struct ctl_mib tpa = {.state = 0};
+
+	pthread_setname_np(pthread_self(), "jm4lw-dump");
+	(void)ctl_thread_sampling(w->ops, &tpa, 0);
+	pthread_mutex_lock(&w->lock);
+	w->ltid_os = (long)syscall(SYS_gettid);
+	for (;;) {
+		while (w->lstate != L_ASKED && w->lstarted != 2)
+			pthread_cond_wait(&w->lcv, &w->lock);
+		if (w->lstate != L_ASKED)
+			break; /* stopped, nothing asked */
+		pthread_mutex_unlock(&w->lock);
+		w->lfn(w->larg);
+		pthread_mutex_lock(&w->lock);
+		w->lstate = L_DONE;
+		pthread_cond_broadcast(&w->lcv);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+void worker_locked(void *ctx, void (*fn)(void *), void *arg)
+{
+	struct worker *w = ctx;
+
+	pthread_mutex_lock(&w->lock);
+	if (w->lstarted != 1 || w->pid != getpid()) {
+		/* No second thread (it could not start): here, niced. */
+		pthread_mutex_unlock(&w->lock);
+		fn(arg);
+		return;
+	}
+	w->lfn = fn;
+	w->larg = arg;
+	w->lstate = L_ASKED;
+	pthread_cond_broadcast(&w->lcv);
+	while (w->lstate != L_DONE)
+		pthread_cond_wait(&w->lcv, &w->lock);
+	w->lstate = L_IDLE;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Stop jm4lw-dump and wait for it (it is idle: no job runs). */
+static void worker_locked_stop(struct worker *w)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->lstarted != 1) {
+		pthread_mutex_unlock(&w->lock);
+		return;
+	}
+	w->lstarted = 2;
+	pthread_cond_broadcast(&w->lcv);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->ltid, NULL);
+}
+
+/* The thread: wait for a job, run it, tell the loop; between jobs, the
+ * idle hook; until stopped. */
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -113,16 +219,34 @@ static void *worker_main(void *arg)
 	unsigned arena;
 	struct ctl_mib tpa = {.state = 0};
 	void *job;
+	int more, nice;
 
 	pthread_setname_np(pthread_self(), "jm4lw-worker");
 	/* What a job allocates must not show up in the profiles it writes. */
 	(void)ctl_thread_sampling(w->ops, &tpa, 0);
-	worker_lowest_priority();
+	nice = worker_yielding_priority();
 	arena = worker_own_arena(w->ops);
 	pthread_mutex_lock(&w->lock);
+	w->tid = (long)syscall(SYS_gettid);
+	w->nice = nice;
 	for (;;) {
-		while (w->state != W_QUEUED && !w->stop)
-			pthread_cond_wait(&w->cv, &w->lock);
+		while (w->state != W_QUEUED && !w->stop) {
+			if (w->idle == NULL || !w->idle_more) {
+				pthread_cond_wait(&w->cv, &w->lock);
+				continue;
+			}
+			/* One piece, then look again: a job comes first. */
+			w->idle_running = 1;
+			pthread_mutex_unlock(&w->lock);
+			more = w->idle(w->idle_arg);
+			if (!more)
+				worker_release(w->ops, arena);
+			pthread_mutex_lock(&w->lock);
+			w->idle_running = 0;
+			w->idle_more = more;
+			if (w->orphan != NULL) /* freed meanwhile */
+				goto orphaned;
+		}
 		if (w->stop)
 			break;
 		w->state = W_RUNNING;
@@ -130,20 +254,23 @@ static void *worker_main(void *arg)
 		w->fn(w->job);
 		worker_release(w->ops, arena);
 		pthread_mutex_lock(&w->lock);
-		if (w->orphan != NULL) {
-			/* The module is gone: nobody to tell. */
-			job = w->job;
-			pthread_mutex_unlock(&w->lock);
-			w->orphan(job);
-			worker_destroy(w);
-			return NULL;
-		}
+		w->idle_more = 1; /* the job may have left some */
+		if (w->orphan != NULL)
+			goto orphaned;
 		w->state = W_DONE;
 		pthread_cond_broadcast(&w->cv); /* for worker_settle() */
 		while (write(w->efd, &one, sizeof(one)) == -1 && errno == EINTR)
 			;
 	}
 	pthread_mutex_unlock(&w->lock);
+	return NULL;
+orphaned:
+	/* The module is gone: nobody to tell. */
+	job = w->job;
+	pthread_mutex_unlock(&w->lock);
+	worker_locked_stop(w);
+	w->orphan(job);
+	worker_destroy(w);
 	return NULL;
 }
 
@@ -191,6 +318,7 @@ struct worker *worker_new(struct event_base *base, const struct core_ops *ops,
 	w->efd_pid = getpid();
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cv, NULL);
+	pthread_cond_init(&w->lcv, NULL);
 	w->ev = event_new(base, w->efd, EV_READ | EV_PERSIST, worker_ready, w);
 	if (w->ev == NULL || event_add(w->ev, NULL) == -1) {
 		if (w->ev != NULL)
@@ -215,17 +343,20 @@ int module_spawn(pthread_t *tid, void *(*fn)(void *), void *arg)
 	return e;
 }
 
-/* Start the worker's thread. */
+/* Start the worker's threads, from the loop's thread (jm4lw-dump takes
+ * its priority). Without jm4lw-dump, the worker does all (niced). */
 static int worker_start(struct worker *w)
 {
 	int e;
 
-	if ((e = module_spawn(&w->tid, worker_main, w)) != 0) {
+	if ((e = module_spawn(&w->thread, worker_main, w)) != 0) {
 		errno = e;
 		return -1;
 	}
 	w->started = 1;
 	w->pid = getpid();
+	w->lstate = L_IDLE;
+	w->lstarted = module_spawn(&w->ltid, worker_locked_main, w) == 0;
 	return 0;
 }
 
@@ -259,7 +390,12 @@ static int worker_forked(struct worker *w)
 	w->efd_pid = getpid();
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cv, NULL);
+	pthread_cond_init(&w->lcv, NULL);
 	w->started = 0;
+	w->lstarted = 0;
+	w->lstate = L_IDLE;
+	w->idle_running = 0;
+	w->tid = w->ltid_os = 0;
 	w->state = W_IDLE;
 	w->pid = getpid();
 	return 0;
@@ -371,13 +507,16 @@ int worker_free(struct worker *w, worker_orphan_fn orphan)
 		return had;
 	}
 	pthread_mutex_lock(&w->lock);
-	if (w->state == W_QUEUED || w->state == W_RUNNING) {
-		/* Not ended: the thread finishes it, frees all, exits. */
+	if (w->state == W_QUEUED || w->state == W_RUNNING || w->idle_running) {
+		/* Not ended: the thread finishes it (or the idle hook's
+		 * piece, which works in the same block), frees all, exits. */
+		if (w->job == NULL)
+			w->job = w->idle_arg;
 		w->orphan = orphan; /* a queued job still runs: it was
 		                       admitted, so it counts as begun */
 		pthread_cond_signal(&w->cv);
 		pthread_mutex_unlock(&w->lock);
-		pthread_detach(w->tid);
+		pthread_detach(w->thread);
 		return 1;
 	}
 	if (w->state == W_DONE)
@@ -385,9 +524,32 @@ int worker_free(struct worker *w, worker_orphan_fn orphan)
 	w->stop = 1;
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->tid, NULL);
+	pthread_join(w->thread, NULL);
+	worker_locked_stop(w);
 	if (job != NULL)
 		orphan(job);
 	worker_destroy(w);
 	return job != NULL;
+}
+
+void worker_set_idle(struct worker *w, worker_idle_fn fn, void *arg)
+{
+	pthread_mutex_lock(&w->lock);
+	w->idle = fn;
+	w->idle_arg = arg;
+	w->idle_more = fn != NULL;
+	pthread_mutex_unlock(&w->lock);
+}
+
+int worker_threads(struct worker *w, long *tid, long *ltid, int *nice)
+{
+	int rv;
+
+	pthread_mutex_lock(&w->lock);
+	rv = w->started && w->pid == getpid() && w->tid != 0 ? 0 : -1;
+	*tid = w->tid;
+	*ltid = w->lstarted == 1 ? w->ltid_os : 0;
+	*nice = w->nice;
+	pthread_mutex_unlock(&w->lock);
+	return rv;
 }

@@ -1,7 +1,9 @@
 /*
- * worker — the module's thread for heavy work (prof.dump and what comes
+ * worker — the module's threads for heavy work (prof.dump and what comes
  * with it), so the event loop, which may be the host's own, never waits on
  * it. One job at a time; the loop learns of its end through an eventfd.
+ * The part of a job that holds jemalloc's profiling locks runs on a thread
+ * at the host's priority (worker_locked), the rest niced (WORKER_NICE).
  */
 #ifndef JM4LW_WORKER_H
 #define JM4LW_WORKER_H
@@ -19,6 +21,18 @@ typedef void (*worker_fn)(void *job);
 typedef void (*worker_done_fn)(void *arg, void *job);
 /* Frees a job whose module went away before it ended. */
 typedef void (*worker_orphan_fn)(void *job);
+/* One piece of work nobody waits for, on the worker thread between jobs:
+ * 1 if there may be more, 0 when there is none. */
+typedef int (*worker_idle_fn)(void *arg);
+
+/*
+ * How far below the host's priority the worker runs its jobs. 10 leaves
+ * the host about nine tenths of a core it shares with the worker, and the
+ * worker a tenth of a saturated one: enough for a reply in seconds
+ * (BENCHMARKS.md, issue 27, has the figures for 5, 10, 15, 19 and
+ * SCHED_IDLE).
+ */
+#define WORKER_NICE 10
 
 /* A worker whose jobs end on @p base's loop. The thread starts with the
  * first job. NULL if the loop's end of it cannot be made. */
@@ -46,6 +60,26 @@ int worker_free(struct worker *w, worker_orphan_fn orphan);
  */
 int worker_settle(struct worker *w, int timeout_ms, worker_orphan_fn cancel,
     void **done);
+
+/*
+ * On the worker's thread, inside a job: run @p fn(@p arg) on jm4lw-dump, at
+ * the host's priority, and wait for it (@p ctx is the worker). For the
+ * part that holds jemalloc's profiling locks, kept short; where that thread
+ * could not be started, @p fn runs here. A core job_locked runner.
+ */
+void worker_locked(void *ctx, void (*fn)(void *), void *arg);
+
+/*
+ * Between jobs, the worker thread calls @p fn(@p arg) while it returns 1,
+ * a queued job always first. If the worker is freed while @p fn runs,
+ * @p arg is what the orphan function frees (so it is the jobs' block).
+ * NULL: none.
+ */
+void worker_set_idle(struct worker *w, worker_idle_fn fn, void *arg);
+
+/* The worker's thread ids (jm4lw-worker, jm4lw-dump or 0) and the nice
+ * value the first reached: 0, or -1 if no thread has started here. */
+int worker_threads(struct worker *w, long *tid, long *ltid, int *nice);
 
 /* The host freed the event_base under the worker's event (it is no
  * longer added, as event_base_free leaves it): 1, else 0. */

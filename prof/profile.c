@@ -6,6 +6,7 @@
  * before it returns, so nothing stays in the host between jobs.
  */
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include <ctype.h>
 #include <errno.h>
@@ -417,30 +418,18 @@ static int profile_index_file(const struct trend_point *p, const char *out,
 	return r;
 }
 
-/* A kept dump's leak index, written by the worker as it keeps it. */
-int profile_trend_index(const char *dump, const char *out, double t, char *err,
-    size_t errlen)
-{
-	struct trend_point p;
-	int r;
-
-	if (profile_point(dump, t, &p, err, errlen) == -1)
-		return -1;
-	r = profile_index_file(&p, out, err, errlen);
-	trend_point_free(&p);
-	return r;
-}
-
 /*
  * The point of kept dump @p dump: its index "<dump>.trend" when there is
  * one, else the dump read again and the index written for the next
- * question (to a temporary name renamed in: a reader never sees half of
- * one). 0, or -1 with @p err.
+ * question, first in the staging directory @p stage (a reader never sees
+ * half of one, and a module freed meanwhile removes it with the
+ * directory), then renamed in. 0 if read from its index, 1 if the index
+ * was made now, or -1 with @p err.
  */
-static int profile_kept_point(const char *dump, struct trend_point *p,
-    char *err, size_t errlen)
+static int profile_kept_point(const char *dump, const char *stage,
+    struct trend_point *p, char *err, size_t errlen)
 {
-	char ix[CORE_PATH_MAX + 16], tmp[CORE_PATH_MAX + 32];
+	char ix[CORE_PATH_MAX + 16], tmp[2 * CORE_PATH_MAX + 32];
 	const char *name = strrchr(dump, '/');
 	struct stat sb;
 	int fd, r;
@@ -462,28 +451,44 @@ static int profile_kept_point(const char *dump, struct trend_point *p,
 	        (double)sb.st_mtim.tv_sec + (double)sb.st_mtim.tv_nsec / 1e9, p,
 	        err, errlen) == -1)
 		return -1;
-	snprintf(tmp, sizeof(tmp), "%s.trend.%ld", dump, (long)getpid());
+	/* The thread: the worker's idle indexing and a host's own jmlk
+	 * (jm4lw_reply_builtin) may write the same one at once. */
+	snprintf(tmp, sizeof(tmp), "%s/%s.trend.%ld", stage, name,
+	    (long)syscall(SYS_gettid));
 	(void)unlink(tmp);
 	if (profile_index_file(p, tmp, err, errlen) == 0 &&
 	    rename(tmp, ix) == -1)
 		(void)unlink(tmp);
-	return 0;
+	return 1;
+}
+
+int profile_index_kept(const char *dump, const char *stage, char *err,
+    size_t errlen)
+{
+	struct trend_point p;
+	int r;
+
+	if ((r = profile_kept_point(dump, stage, &p, err, errlen)) != -1)
+		trend_point_free(&p);
+	return r;
 }
 
 /* jmlk over @p dumps: their points, the analysis, the answer. */
-int profile_leaks(char *const *dumps, size_t n, int json, FILE *out, char *err,
-    size_t errlen)
+int profile_leaks(char *const *dumps, size_t n, const char *stage, int json,
+    FILE *out, char *err, size_t errlen)
 {
 	struct trend t = {0};
 	struct trend_point p;
 	char why[CORE_PATH_MAX + 128];
 	size_t i;
-	int r = -1;
+	int k, r = -1;
 
 	for (i = 0; i < n; i++) {
 		/* A dump retention took meanwhile is not in the series. */
-		if (profile_kept_point(dumps[i], &p, why, sizeof(why)) == -1)
+		if ((k = profile_kept_point(dumps[i], stage, &p, why,
+		         sizeof(why))) == -1)
 			continue;
+		t.indexed += (size_t)k; /* made now: the answer says so */
 		if (trend_add(&t, &p) == -1) {
 			trend_point_free(&p);
 			snprintf(err, errlen, "%s", strerror(ENOMEM));

@@ -500,6 +500,11 @@ int trend_render_text(FILE *out, const struct trend *t)
 	    t->ns, t->n, t->pt[t->n - 1].t - t->pt[0].t,
 	    when(t0, sizeof(t0), t->pt[0].t),
 	    when(t1, sizeof(t1), t->pt[t->n - 1].t));
+	if (t->indexed > 0) /* the first question after a busy spell */
+		fprintf(out,
+		    "# indexed %zu of the %zu dumps now (their index "
+		    "was not written yet)\n",
+		    t->indexed, t->n);
 	if (t->ns > 0)
 		fprintf(out, "%12s %12s %7s %12s  %s\n", "rate/min", "growth",
 		    "grew", "now", "function");
@@ -541,9 +546,10 @@ int trend_render_json(FILE *out, const struct trend *t)
 
 	fprintf(out,
 	    "{\"dumps\": %zu, \"first\": %.3f, \"last\": %.3f, "
-	    "\"span\": %.3f, \"functions\": %zu, \"points\": [",
+	    "\"span\": %.3f, \"functions\": %zu, \"indexed\": %zu, "
+	    "\"points\": [",
 	    t->n, t->pt[0].t, t->pt[t->n - 1].t, t->pt[t->n - 1].t - t->pt[0].t,
-	    t->considered);
+	    t->considered, t->indexed);
 	for (i = 0; i < t->n; i++) {
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
 		json_str(out, t->pt[i].name);

@@ -61,6 +61,7 @@ struct trend {
 	struct trend_suspect *s; /* by rate, fastest first */
 	size_t ns;
 	size_t considered; /* functions looked at */
+	size_t indexed;    /* dumps whose index was made for this question */
 };
 
 /* Reduce @p hp (symbolized by @p sym) to a point at time @p t named

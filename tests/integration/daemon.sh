@@ -135,8 +135,13 @@ case_jmfp() {
 	assert_eq "jmfp: absolute path under the relative dump_dir, seq 0" \
 		"$D/dumps/jm4lw.$PID.0.heap" "$a"
 	assert_eq "jmfp: the next one is seq 1" "$D/dumps/jm4lw.$PID.1.heap" "$b"
-	# (each with its leak index, issue 23)
-	assert_eq "jmfp: both files exist, nothing else" \
+	# Each with its leak index (issue 23), written by the worker after
+	# the answer (issue 27): wait for it, bounded.
+	for _ in $(seq 100); do
+		[ "$(cd "$D/dumps" && ls | grep -c '\.trend$')" = 2 ] && break
+		sleep 0.1
+	done
+	assert_eq "jmfp: both files exist, and their leak indexes, nothing else" \
 		"jm4lw.$PID.0.heap jm4lw.$PID.0.heap.trend jm4lw.$PID.1.heap jm4lw.$PID.1.heap.trend" \
 		"$(cd "$D/dumps" && ls | tr '\n' ' ' | sed 's/ $//')"
 	assert_eq "jmfp: no temporary left" "" "$(leftovers "$D/dumps")"

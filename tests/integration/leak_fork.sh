@@ -3,8 +3,9 @@
 # copy of the module with "a dump is in progress" set, and no worker to
 # end it; its jmfp must still succeed (before the fix it said "in
 # progress" forever). tests/host/leak_host's word frk1 forks on the loop
-# right after a jmfp was handed to the worker (the dump writes its leak
-# index, which symbolizes: the worker is busy for a while), and the child
+# right after a jmfp was handed to the worker (the dump writes its
+# symbolized companion, dump_symbolized: the worker is busy for a while;
+# its leak index comes after the answer since issue 27), and the child
 # listens on a port of its own.
 #
 # Control: the parent's own jmfp, asked just before the fork, is
@@ -17,7 +18,7 @@
 need nc.openbsd timeout
 
 D=$(scratch leak_fork)
-printf 'dump_min_interval = 0\ndump_min_free = 0\n' >"$D/conf"
+printf 'dump_min_interval = 0\ndump_min_free = 0\ndump_symbolized = true\n' >"$D/conf"
 start_leak_host "$D" 10 || die "leak_host is listening" "$(cat "$D/err")"
 PID=$LPID
 PORT=$LPORT
@@ -25,7 +26,7 @@ HPORT=$LHPORT
 sleep 1 # a heap with stacks to dump
 
 # The parent's jmfp, then frk1 while its dump is out (~160 ms: the dump
-# writes its leak index): the order in which their first lines come says
+# writes its symbolized companion): the order in which their first lines come says
 # the fork came first. The child holds a copy of the parent's jmfp
 # connection (fork copies every descriptor), so that reply ends only when
 # the child is gone: it is read by its first line.

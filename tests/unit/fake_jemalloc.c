@@ -95,6 +95,43 @@ static int read_size(void *oldp, size_t *oldlenp, void *newp, size_t v)
 	return 0;
 }
 
+/* Fill @p f with the profile (the hook's or the default). */
+static int fake_profile_into(FILE *f, const char *path)
+{
+	int rv;
+
+	fake.dumps++;
+	snprintf(fake.dump_path, sizeof(fake.dump_path), "%s", path);
+	if (fake.profile != NULL)
+		rv = fake.profile(f, path);
+	else
+		rv = fputs(FAKE_PROFILE, f) == EOF ? EFAULT : 0;
+	FAKE_CHECK(fclose(f) == 0);
+	return rv;
+}
+
+/*
+ * prof.dump into memory (issue 27): a memfd of ours by its /proc path,
+ * opened again as creat() opens it.
+ */
+static int fake_dump_memfd(const char *path)
+{
+	char target[64];
+	ssize_t n;
+	FILE *f;
+	int fd;
+
+	n = readlink(path, target, sizeof(target) - 1);
+	FAKE_CHECK(n > 0);
+	target[n] = '\0';
+	FAKE_CHECK(strncmp(target, "/memfd:jm4lw-dump", 17) == 0);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	FAKE_CHECK(fd != -1);
+	FAKE_CHECK((f = fdopen(fd, "w")) != NULL);
+	fake.dump_memfd = 1;
+	return fake_profile_into(f, path);
+}
+
 /*
  * prof.dump: a new name directly in a 0700 directory of ours (the staging
  * directory, where jemalloc's creat() cannot be redirected), made as
@@ -106,12 +143,14 @@ static int fake_dump(void *newp, size_t newlen)
 	const char *path, *st = fake.stage;
 	struct stat sb;
 	FILE *f;
-	int fd, rv;
+	int fd;
 
 	FAKE_CHECK(newp != NULL && newlen == sizeof(const char *));
 	path = *(const char *const *)newp;
 	FAKE_CHECK(
 	    path != NULL && path[0] == '/' && strlen(path) < sizeof(dir));
+	if (strncmp(path, "/proc/self/fd/", 14) == 0)
+		return fake_dump_memfd(path);
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	FAKE_CHECK(slash[1] != '\0');
@@ -126,14 +165,8 @@ static int fake_dump(void *newp, size_t newlen)
 	    0644);
 	FAKE_CHECK(fd != -1);
 	FAKE_CHECK((f = fdopen(fd, "w")) != NULL);
-	fake.dumps++;
-	snprintf(fake.dump_path, sizeof(fake.dump_path), "%s", path);
-	if (fake.profile != NULL)
-		rv = fake.profile(f, path);
-	else
-		rv = fputs(FAKE_PROFILE, f) == EOF ? EFAULT : 0;
-	FAKE_CHECK(fclose(f) == 0);
-	return rv;
+	fake.dump_memfd = 0;
+	return fake_profile_into(f, path);
 }
 
 /* mallctl with jemalloc's signature, answering from the state. */

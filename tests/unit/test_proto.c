@@ -594,16 +594,20 @@ static void test_jmfp_writes_and_renames(void **state)
 	assert_string_equal(R.buf, want);
 	want[strlen(want) - 1] = '\0';
 	assert_int_equal(stat(want, &sb), 0);
-	/* jemalloc wrote in the staging directory: 0700, ours, empty again. */
+	/* jemalloc wrote into our memfd (issue 27: no disk under its
+	 * locks), gone with it; the copy went through the staging
+	 * directory: 0700, ours, empty again. */
+	assert_int_equal(fake.dump_memfd, 1);
+	assert_true(starts(fake.dump_path, "/proc/self/fd/"));
+	assert_int_equal(stat(fake.dump_path, &sb), -1);
 	snprintf(stage, sizeof(stage), "%s/.jm4lw.%ld.", tmpdir,
 	    (long)getpid());
 	assert_true(starts(dumper.stage, stage));
 	assert_int_equal(strlen(dumper.stage), strlen(stage) + 6);
-	assert_true(starts(fake.dump_path, dumper.stage));
-	assert_string_equal(fake.dump_path + strlen(dumper.stage),
-	    want + strlen(tmpdir));
-	assert_int_equal(fake.dump_dir_mode, 0700);
-	assert_int_equal(stat(fake.dump_path, &sb), -1);
+	assert_int_equal(lstat(dumper.stage, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	assert_int_equal(count_entries(dumper.stage, NULL), 0);
 	assert_int_equal(dir_entries(), 1);
 	assert_int_equal(core.st.dumps_written, 1);
 	assert_string_equal(core.last_dump, want);
@@ -722,6 +726,62 @@ static void test_stage_sweep(void **state)
 	assert_false(dumps_stage_match("jm4lw", ".jm4lw.12.abc-ef", &pid));
 }
 
+/* Count the leak indexes in the dump directory. */
+static int indexes(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(tmpdir);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL)
+		n += ends_with(de->d_name, ".heap.trend");
+	closedir(d);
+	return n;
+}
+
+/*
+ * Issue 27: jmfp answers once its dump is kept; the leak index is work
+ * nobody waits for, left for the worker between jobs (dumper_idle) or
+ * the first leak question, which says how many it made.
+ */
+static void test_jmfp_answers_before_its_index(void **state)
+{
+	int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(run("jmfp"), PROTO_OK);
+		assert_int_equal(indexes(), 0);
+	}
+	assert_int_equal(dumper.nunindexed, 3);
+	/* The worker's idle piece: one index, the oldest, at a time. */
+	assert_int_equal(dumper_idle(&dumper), 1);
+	assert_int_equal(indexes(), 1);
+	assert_int_equal(dumper.nunindexed, 2);
+	assert_int_equal(count_entries(dumper.stage, NULL), 0);
+	/* jmlk makes the other two, and says so. */
+	assert_int_equal(run("jmlk"), PROTO_OK);
+	assert_non_null(strstr(R.buf, "# indexed 2 of the 3 dumps now"));
+	assert_int_equal(indexes(), 3);
+	assert_int_equal(run("jmlk"), PROTO_OK);
+	assert_null(strstr(R.buf, "# indexed"));
+	/* Those the worker still lists are there: nothing more to do. */
+	assert_int_equal(dumper_idle(&dumper), 1);
+	assert_int_equal(dumper_idle(&dumper), 0);
+	assert_int_equal(indexes(), 3);
+	assert_int_equal(count_entries(dumper.stage, NULL), 0);
+	/* Past DUMPER_UNINDEXED_MAX the oldest wait for a question. */
+	for (i = 0; i < DUMPER_UNINDEXED_MAX + 2; i++)
+		assert_int_equal(run("jmfp"), PROTO_OK);
+	assert_int_equal(dumper.nunindexed, DUMPER_UNINDEXED_MAX);
+	/* Cancelled (jm4lw_free): nothing more, and the list is let go. */
+	dumper_cancel(&dumper);
+	assert_int_equal(dumper_idle(&dumper), 0);
+	assert_int_equal(dumper.nunindexed, 0);
+	assert_int_equal(indexes(), 3);
+}
+
 /* A staging directory someone replaced (a symlink now) is not used. */
 static void test_stage_replaced(void **state)
 {
@@ -736,7 +796,7 @@ static void test_stage_replaced(void **state)
 	assert_int_equal(symlink(aside, saved), 0);
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	assert_string_not_equal(dumper.stage, saved);
-	assert_true(starts(fake.dump_path, dumper.stage));
+	assert_int_equal(fake.dump_memfd, 1);
 	assert_int_equal(lstat(saved, &sb), 0);
 	assert_true(S_ISLNK(sb.st_mode));
 	assert_int_equal(count_entries(aside, NULL), 0);
@@ -1551,6 +1611,7 @@ int main(void)
 	    T(test_mntr_leaves_out_what_fails),
 	    T(test_srvr_and_conf),
 	    T(test_jmst_jmsj),
+	    T(test_jmfp_answers_before_its_index),
 	    T(test_jmfp_writes_and_renames),
 	    T(test_jmfp_cut_short),
 	    T(test_jmfp_long_profiles),

@@ -1,10 +1,12 @@
 /*
- * The worker thread (daemon/worker.c) under the real jemalloc and a real
+ * The worker threads (daemon/worker.c) under the real jemalloc and a real
  * libevent loop: jobs run off the loop and end on it, one at a time, on a
- * thread that samples none of its allocations, at the lowest priority,
- * asleep when idle; and freeing the worker mid-job returns at once, the
- * job being finished and freed by the thread. Run again under valgrind
- * and ThreadSanitizer by the suite.
+ * thread that samples none of its allocations, niced below the host,
+ * asleep when idle; the part a job hands to worker_locked runs on a second
+ * thread at the host's priority (issue 27); the idle hook runs between
+ * jobs, a job first; and freeing the worker mid-job (or mid-idle piece)
+ * returns at once, the job being finished and freed by the thread. Run again
+ * under valgrind and ThreadSanitizer by the suite.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,28 +216,192 @@ static void test_job_runs_off_the_loop(void **state)
 	assert_int_equal(G.orphaned, 0);
 }
 
-static void test_thread_is_unsampled_idle_and_named(void **state)
+/* What worker_locked ran on. */
+struct where {
+	char name[16];
+	int nice, policy, sampled;
+	long tid;
+};
+
+static struct worker *W;
+static struct where L;
+
+/* Note the thread's attributes into @p arg. */
+static void note_where(void *arg)
+{
+	struct where *x = arg;
+	struct sched_param sp;
+	bool active = true;
+	size_t len = sizeof(active);
+
+	x->sampled =
+	    mallctl("thread.prof.active", &active, &len, NULL, 0) == 0 &&
+	    active;
+	pthread_getschedparam(pthread_self(), &x->policy, &sp);
+	errno = 0;
+	x->nice = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	pthread_getname_np(pthread_self(), x->name, sizeof(x->name));
+	x->tid = (long)syscall(SYS_gettid);
+}
+
+/* A job that hands its locked part over, then runs as gated_job. */
+static void locked_job(void *job)
+{
+	worker_locked(W, note_where, &L);
+	gated_job(job);
+}
+
+static void test_threads_unsampled_niced_and_named(void **state)
 {
 	struct worker *w;
 	bool opt = false;
 	size_t len = sizeof(opt);
+	int host, want, nice;
+	long tid, ltid;
 
 	(void)state;
-	w = worker_new(G.base, core_jemalloc(), job_done, &G);
+	errno = 0;
+	host = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	want = host + WORKER_NICE > 19 ? 19 : host + WORKER_NICE;
+	W = w = worker_new(G.base, core_jemalloc(), job_done, &G);
 	assert_non_null(w);
+	assert_int_equal(worker_threads(w, &tid, &ltid, &nice), -1);
 	G.open = 1;
-	assert_int_equal(worker_submit(w, gated_job, &G), 0);
+	memset(&L, 0, sizeof(L));
+	assert_int_equal(worker_submit(w, locked_job, &G), 0);
 	event_base_dispatch(G.base);
 	assert_string_equal(G.name, "jm4lw-worker");
-	/* SCHED_IDLE, or nice 19 where that is refused. */
-	assert_true(G.policy == SCHED_IDLE || G.nice == 19);
-	/* Its allocations never show up in the profiles it writes (the
+	/* Niced, never SCHED_IDLE: it must get the CPU on a busy machine. */
+	assert_int_equal(G.policy, SCHED_OTHER);
+	assert_int_equal(G.nice, want);
+	/* The locked part: another thread, at the host's priority. */
+	assert_string_equal(L.name, "jm4lw-dump");
+	assert_int_equal(L.policy, SCHED_OTHER);
+	assert_int_equal(L.nice, host);
+	assert_int_not_equal(L.tid, G.tid);
+	assert_int_equal(worker_threads(w, &tid, &ltid, &nice), 0);
+	assert_int_equal(tid, G.tid);
+	assert_int_equal(ltid, L.tid);
+	assert_int_equal(nice, want);
+	/* Their allocations never show up in the profiles they write (the
 	 * suite runs this with MALLOC_CONF=prof:true). */
 	if (mallctl("opt.prof", &opt, &len, NULL, 0) == 0 && opt) {
 		assert_int_equal(G.sampled_err, 0);
 		assert_int_equal(G.sampled, 0);
+		assert_int_equal(L.sampled, 0);
 	}
 	assert_int_equal(worker_free(w, job_orphan), 0);
+}
+
+/* The idle hook: counts its pieces, each waiting while I.hold, and has
+ * IDLE_PIECES to do; notes how many jobs ran before each. */
+#define IDLE_PIECES 3
+static struct {
+	int hold, pieces, ended, runs;
+	int runs_at[IDLE_PIECES + 1];
+	pthread_t on;
+} I;
+
+static int idle_piece(void *arg)
+{
+	assert_ptr_equal(arg, &G);
+	pthread_mutex_lock(&G.mu);
+	I.on = pthread_self();
+	I.pieces++;
+	I.runs_at[I.pieces] = I.runs;
+	pthread_cond_broadcast(&G.cv);
+	while (I.hold)
+		pthread_cond_wait(&G.cv, &G.mu);
+	I.ended++;
+	pthread_cond_broadcast(&G.cv);
+	pthread_mutex_unlock(&G.mu);
+	return I.pieces < IDLE_PIECES;
+}
+
+/* gated_job, counted. */
+static void counted_job(void *job)
+{
+	gated_job(job);
+	pthread_mutex_lock(&G.mu);
+	I.runs++;
+	pthread_mutex_unlock(&G.mu);
+}
+
+/* Wait until the hook has begun @p n pieces. */
+static void wait_pieces(int n)
+{
+	pthread_mutex_lock(&G.mu);
+	while (I.pieces < n)
+		pthread_cond_wait(&G.cv, &G.mu);
+	pthread_mutex_unlock(&G.mu);
+}
+
+/* Let the hook's pieces go on. */
+static void release_pieces(void)
+{
+	pthread_mutex_lock(&G.mu);
+	I.hold = 0;
+	pthread_cond_broadcast(&G.cv);
+	pthread_mutex_unlock(&G.mu);
+}
+
+/* Between jobs the hook runs on the worker's thread until it has done
+ * all; a job submitted meanwhile runs before its next piece. */
+static void test_idle_hook_between_jobs(void **state)
+{
+	struct worker *w;
+
+	(void)state;
+	memset(&I, 0, sizeof(I));
+	I.hold = 1;
+	w = worker_new(G.base, core_jemalloc(), job_done, &G);
+	assert_non_null(w);
+	worker_set_idle(w, idle_piece, &G);
+	G.open = 1;
+	assert_int_equal(worker_submit(w, counted_job, &G), 0);
+	event_base_dispatch(G.base); /* the first job's end */
+	wait_pieces(1);              /* then its first piece, held */
+	assert_int_equal(I.runs_at[1], 1);
+	assert_true(pthread_equal(I.on, G.ran_on));
+	assert_int_equal(worker_submit(w, counted_job, &G), 0);
+	release_pieces();
+	event_base_dispatch(G.base); /* the second job's end */
+	pthread_mutex_lock(&G.mu);
+	while (I.ended < IDLE_PIECES)
+		pthread_cond_wait(&G.cv, &G.mu);
+	pthread_mutex_unlock(&G.mu);
+	/* The queued job ran before the second piece. */
+	assert_int_equal(I.runs_at[2], 2);
+	assert_int_equal(G.done, 2);
+	/* The last piece may be returning still: then the thread has it. */
+	if (worker_free(w, job_orphan) == 1)
+		wait_for(&G.orphaned);
+	usleep(100 * 1000);
+	assert_int_equal(I.pieces, IDLE_PIECES); /* and no more */
+}
+
+/* Freed while an idle piece runs: prompt, and the thread frees the
+ * hook's block (the jobs' block) with the orphan function. */
+static void test_free_mid_idle_is_prompt(void **state)
+{
+	struct worker *w;
+
+	(void)state;
+	memset(&I, 0, sizeof(I));
+	I.hold = 1;
+	w = worker_new(G.base, core_jemalloc(), job_done, &G);
+	assert_non_null(w);
+	worker_set_idle(w, idle_piece, &G);
+	G.open = 1;
+	assert_int_equal(worker_submit(w, counted_job, &G), 0);
+	event_base_dispatch(G.base);
+	wait_pieces(1);
+	assert_int_equal(worker_free(w, job_orphan), 1);
+	assert_int_equal(G.orphaned, 0);
+	release_pieces();
+	wait_for(&G.orphaned);
+	assert_int_equal(I.pieces, 1); /* no piece after the free */
+	usleep(100 * 1000);            /* the thread exits right after */
 }
 
 static void test_free_mid_job_is_prompt(void **state)
@@ -330,8 +496,12 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_job_runs_off_the_loop, setup,
 	        teardown),
-	    cmocka_unit_test_setup_teardown(test_thread_is_unsampled_idle_and_named,
+	    cmocka_unit_test_setup_teardown(test_threads_unsampled_niced_and_named,
 	        setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_idle_hook_between_jobs, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(test_free_mid_idle_is_prompt, setup,
+	        teardown),
 	    cmocka_unit_test_setup_teardown(test_free_mid_job_is_prompt, setup,
 	        teardown),
 	    cmocka_unit_test_setup_teardown(test_free_without_a_job, setup,
