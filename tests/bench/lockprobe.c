@@ -138,8 +138,12 @@ static void *probe_main(void *arg)
 	char *p;
 
 	(void)arg;
+	/* No jemalloc at all (jm4lw-run's own sh, ldd and awk inherit the
+	 * preload too): nothing to probe, nothing to say. */
 	ctl = (mallctl_fn)dlsym(RTLD_DEFAULT, "mallctl");
-	if (ctl == NULL || ctl("prof.lg_sample", &lg, &lglen, NULL, 0) != 0) {
+	if (ctl == NULL)
+		return NULL;
+	if (ctl("prof.lg_sample", &lg, &lglen, NULL, 0) != 0) {
 		fprintf(stderr,
 		    "lockprobe: no mallctl(\"prof.lg_sample\") "
 		    "(jemalloc with prof:true?); not probing\n");
