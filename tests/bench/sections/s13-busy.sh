@@ -18,7 +18,11 @@ if want busy; then
 	} >"$MD/$SECTION"
 	smoke=()
 	[ "$MODE" = smoke ] && smoke=(--smoke)
-	if JM4LW_BUILD=$BUILD "$BENCH_SRC/busy.sh" "${smoke[@]}" "$WORK/busy.md" >/dev/null; then
+	JM4LW_BUILD=$BUILD "$BENCH_SRC/busy.sh" "${smoke[@]}" "$WORK/busy.md" >/dev/null
+	# Its status is a result too (and R must not be empty: save_results
+	# cannot see an empty associative array, and the report needs one).
+	R[busy.rc]=$?
+	if [ "${R[busy.rc]}" = 0 ]; then
 		cat "$WORK/busy.md" >>"$MD/$SECTION"
 	else
 		cat "$WORK/busy.md" >>"$MD/$SECTION" 2>/dev/null
