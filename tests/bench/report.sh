@@ -79,7 +79,7 @@ done
 		printf -- '- %s\n' "${FAILURES[@]}"
 		echo ""
 	fi
-	for s in 1 2 3 4 5 6 10 11 12 13 http doctor 7 9 8; do
+	for s in 1 2 3 4 5 6 10 11 12 13 http doctor busy 7 9 8; do
 		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
 	done
 	cat <<'EOF2'
@@ -139,6 +139,7 @@ EOF2
 	echo "tests/bench/run.sh --smoke    # ~1 s per case, one round: proves the harness (CI)"
 	echo "ONLY=prof tests/bench/run.sh  # section 9 alone: jm4lw-prof against jeprof (minutes; llvm-14, time, clang-14)"
 	echo "ONLY=inproc tests/bench/run.sh  # section 10 alone: in-process profiles (~3 min; clangd and valgrind optional)"
+	echo "ONLY=busy tests/bench/run.sh  # section 13 alone: a busy machine (~10 min; JM4LW_BUILD=DIR tests/bench/busy.sh for another build)"
 	echo '```'
 	echo ""
 	echo "\`loadgen\` without \`-p\` lists its options; \`loadgen -p PORT -c 32 -d 5 -w mntr\` is the basic use, \`-k N\` holds N idle"

@@ -31,6 +31,11 @@
 #      (--smoke: bench_host only, one round, thread mode)
 #  11. the HTTP face: /metrics against mntr (latency, CPU per request),
 #      /debug/pprof/heap against jm4lw-prof -f pprof (tests/bench/http_bench.sh)
+#  12. the memory doctor's cost (tests/bench/doctor_bench.sh)
+#  13. a busy machine (issue 27): jmfp/jmtp/jmfg reply times, redis SET
+#      with jmfp back to back, the host's wait on jemalloc's profiling
+#      locks per dump (tests/bench/lockprobe.c), quiet and beside two busy
+#      loops (tests/bench/busy.sh; figures only; --smoke: quiet only)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
 # 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
 # order reversed every other round; a ratio is the median of the per-round
@@ -50,7 +55,7 @@
 # full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
 # KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
-# name: floor zk jmfp idle redis stall flood prof inproc http doctor; e.g. ONLY="stall flood"; the
+# name: floor zk jmfp idle redis stall flood prof inproc http doctor busy; e.g. ONLY="stall flood"; the
 # report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
 # then has dashes for the others). redis also brings the callgrind counts.
 #
@@ -154,7 +159,7 @@ trap 'exit 130' INT TERM
 # servers setup starts serve the sections up to callgrind, which stops
 # them; each section checks want() for itself.
 SECTIONS=(setup s1-floor s2-zk s4-jmfp s6-idle s7-stall s8-flood s10-inproc
-	s3s5-redis callgrind s9-prof s11-http s12-doctor)
+	s3s5-redis callgrind s9-prof s11-http s12-doctor s13-busy)
 for s in "${SECTIONS[@]}"; do
 	# shellcheck source=/dev/null
 	. "$BENCH_SRC/sections/$s.sh"
