@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,6 +78,7 @@ struct worker {
 	/* What the last job ran on (worker_threads). */
 	long tid, ltid_os;
 	int nice;
+	int nice_by; /* WORKER_NICE, or JM4LW_WORKER_NICE's */
 };
 
 /*
@@ -132,7 +134,7 @@ static void worker_destroy(struct worker *w)
  * starved: jmtp took minutes on a busy machine (BENCHMARKS.md, issue 27).
  * The value it reached, for worker_threads().
  */
-static int worker_yielding_priority(void)
+static int worker_yielding_priority(int by)
 {
 	id_t tid = (id_t)syscall(SYS_gettid);
 	int cur;
@@ -141,12 +143,33 @@ static int worker_yielding_priority(void)
 	cur = getpriority(PRIO_PROCESS, tid);
 	if (cur == -1 && errno != 0)
 		return 0;
-	if (cur < 19)
+	if (by < 0) { /* the old way, for comparison (BENCHMARKS.md) */
+		struct sched_param sp = {.sched_priority = 0};
+		(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	} else if (cur < 19 && by > 0)
 		(void)setpriority(PRIO_PROCESS, tid,
-		    cur + WORKER_NICE > 19 ? 19 : cur + WORKER_NICE);
+		    cur + by > 19 ? 19 : cur + by);
 	errno = 0;
 	cur = getpriority(PRIO_PROCESS, tid);
 	return cur == -1 && errno != 0 ? 0 : cur;
+}
+
+/* WORKER_NICE, or JM4LW_WORKER_NICE: 0 to 19, or "idle" for SCHED_IDLE
+ * (-1), to measure the choice on a machine (tests/bench/busy.sh). Read on
+ * the loop's thread, never the worker's: a host's setenv is not ours to
+ * race. */
+static int worker_nice_by(void)
+{
+	const char *e = getenv("JM4LW_WORKER_NICE");
+	char *end;
+	long v;
+
+	if (e == NULL || *e == '\0')
+		return WORKER_NICE;
+	if (strcmp(e, "idle") == 0)
+		return -1;
+	v = strtol(e, &end, 10);
+	return *end == '\0' && v >= 0 && v <= 19 ? (int)v : WORKER_NICE;
 }
 
 /* jm4lw-dump: run what worker_locked() hands over, until stopped. It
@@ -224,7 +247,7 @@ static void *worker_main(void *arg)
 	pthread_setname_np(pthread_self(), "jm4lw-worker");
 	/* What a job allocates must not show up in the profiles it writes. */
 	(void)ctl_thread_sampling(w->ops, &tpa, 0);
-	nice = worker_yielding_priority();
+	nice = worker_yielding_priority(w->nice_by);
 	arena = worker_own_arena(w->ops);
 	pthread_mutex_lock(&w->lock);
 	w->tid = (long)syscall(SYS_gettid);
@@ -311,6 +334,7 @@ struct worker *worker_new(struct event_base *base, const struct core_ops *ops,
 	w->done = done;
 	w->arg = arg;
 	w->ops = ops;
+	w->nice_by = worker_nice_by();
 	if ((w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) == -1) {
 		free(w);
 		return NULL;
