@@ -151,7 +151,7 @@ print("reply: %r" % got[:12])
 # count, from mntr, has moved: the job is admitted in that very
 # callback), the second, and reads both; then again with SIGTERM right
 # after the 409, the first render still running. The render runs on the
-# worker at SCHED_IDLE, which a loaded machine starves: the first reply
+# worker, niced, which a loaded machine slows down: the first reply
 # is waited for without a clock of its own (the case's outer bound is
 # the limit), so a slow render is late, not a failure.
 case_conflict_during_http_job() {

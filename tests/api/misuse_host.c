@@ -37,7 +37,7 @@
  * own, even where a sanitizer or valgrind owns malloc), so that a dump
  * has something to write. They are never freed: a sampled free waits on
  * jemalloc's profiling locks, which a cancelled prof.dump still holds on
- * the worker, a SCHED_IDLE thread that a loaded machine may starve for
+ * jm4lw-dump, a thread that a loaded machine may leave waiting for
  * seconds; the host is to exit at once (they stay reachable from held[]).
  */
 #include <signal.h>

@@ -262,8 +262,8 @@ fork_mid_dump() {
 	track "$cpid"
 	cport=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$W/leak/out")
 	if [ -z "$cport" ]; then bad "leak_host: the child $cpid did not listen"; else
-		# The child's first dump starts its worker (SCHED_IDLE) and
-		# writes the leak index: on a loaded machine that took more
+		# The child's first dump starts its worker (it was SCHED_IDLE,
+		# before issue 27, and wrote the leak index): on a loaded machine that took more
 		# than ask's 30 s, an empty reply. Its answer is what counts,
 		# not its time: up to 5 minutes, and the time is reported.
 		t0=$(date +%s)
