@@ -177,6 +177,7 @@ static int remove_entry(const char *path, const struct stat *sb, int type,
 static int teardown(void **state)
 {
 	(void)state;
+	dumper_fini(&dumper); /* as the module's end: the dumps to index */
 	assert_int_equal(nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS),
 	    0);
 	return 0;
