@@ -29,6 +29,7 @@ JM4LW_CLIENT=${JM4LW_CLIENT:-$ROOT/build/jm4lw}
 JEPROF_HOST=${JEPROF_HOST:-$ROOT/build/tests/host/jeprof_host}
 JM4LW_RUN=${JM4LW_RUN:-$ROOT/build/jm4lw-run}
 LEAK_HOST=${LEAK_HOST:-$ROOT/build/tests/host/leak_host}
+BENCH_HOST=${BENCH_HOST:-$ROOT/build/tests/bench/bench_host}
 JM4LWD_WRAP=${JM4LWD_WRAP:-}
 read -ra _wrap <<<"$JM4LWD_WRAP"
 SLOW=1
@@ -882,25 +883,49 @@ http_get() {
 	[ "$code" = 200 ]
 }
 
+# start_bench_host DIR MALLOC_CONF ARGS...: tests/bench/bench_host ARGS
+# DIR, run in DIR (its stdout and stderr in DIR/out and DIR/err); sets
+# PID and PORT, from its "listening on" line (building its heap may take
+# a while: up to 60 s, times $SLOW). Returns 1 after recording a failure.
+start_bench_host() {
+	local d=$1 conf=$2
+	shift 2
+	(cd "$d" && exec env MALLOC_CONF="$conf" "$BENCH_HOST" "$@" "$d") \
+		</dev/null >"$d/out" 2>"$d/err" &
+	PID=$!
+	track "$PID"
+	PORT=
+	for _ in $(seq $((600 * SLOW))); do
+		PORT=$(sed -n 's/^bench_host: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")
+		[ -n "$PORT" ] && break
+		_alive "$PID" || break
+		sleep 0.1
+	done
+	[ -n "$PORT" ] || { fail "bench_host started" "$(tail -3 "$d/err")"; return 1; }
+}
+
+# stop_host DESC [PID [LOG]]: SIGTERM the host PID (default $PID) and check
+# that it exits 0 within 10 s; LOG (default $D/err) is shown if not.
+stop_host() {
+	local pid=${2:-$PID}
+	kill -TERM "$pid"
+	if wait_exit "$pid" 10 && [ "$EXIT_STATUS" = 0 ]; then
+		pass "$1 exits 0 on SIGTERM"
+	else
+		fail "$1 exits 0 on SIGTERM" "status $EXIT_STATUS" "$(tail -5 "${3:-$D/err}")"
+	fi
+}
+
 # bench_dump NAME: a big real profile -- bench_host's 64 MiB over chains of
 # 8-16 frames, sampled every 8 KiB: thousands of distinct stacks -- taken
 # with jmfp in scratch dir NAME, the host stopped after. Its path in DUMP;
 # returns 1 after recording a failure.
 bench_dump() {
-	local d port
+	local d
 	d=$(scratch "$1")
 	DUMP=
-	(cd "$d" && exec env MALLOC_CONF=prof:true,lg_prof_sample:13 \
-		"$BENCH_HOST" -S -m 64 "$d") </dev/null >"$d/out" 2>"$d/err" &
-	PID=$!
-	track "$PID"
-	for _ in $(seq $((300 * SLOW))); do
-		port=$(sed -n 's/^bench_host: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
-	[ -n "$port" ] || { fail "bench_host started" "$(tail -3 "$d/err")"; return 1; }
-	DUMP=$(ask jmfp "$port")
+	start_bench_host "$d" prof:true,lg_prof_sample:13 -S -m 64 || return 1
+	DUMP=$(ask jmfp "$PORT")
 	kill "$PID"
 	wait_exit "$PID" 10 >/dev/null 2>&1
 	[ -s "$DUMP" ] || { fail "bench_host: jmfp wrote a profile" "$DUMP"; return 1; }

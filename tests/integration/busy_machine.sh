@@ -17,22 +17,9 @@
 #	bash busy_machine.sh   (BENCH_HOST=path/to/bench_host, else build/)
 . "$(dirname "$0")/../lib.sh"
 need nc.openbsd timeout
-BENCH_HOST=${BENCH_HOST:-$ROOT/build/tests/bench/bench_host}
-[ -x "$BENCH_HOST" ] || die "bench_host is built" "$BENCH_HOST"
-
 D=$(scratch busy_machine)
-(cd "$D" && exec env MALLOC_CONF=prof:true,lg_prof_sample:15 \
-	"$BENCH_HOST" -S -m 48 -A 1 -P 50 "$D") </dev/null >"$D/out" 2>"$D/err" &
-PID=$!
-track "$PID"
-PORT=
-for _ in $(seq $((600 * SLOW))); do
-	PORT=$(sed -n 's/^bench_host: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/err")
-	[ -n "$PORT" ] && break
-	kill -0 "$PID" 2>/dev/null || break
-	sleep 0.1
-done
-[ -n "$PORT" ] || die "bench_host is listening" "$(tail -5 "$D/err")"
+start_bench_host "$D" prof:true,lg_prof_sample:15 -S -m 48 -A 1 -P 50 ||
+	die "bench_host is listening" "$(tail -5 "$D/err")"
 
 # The busy loops: as many as the machine has cores.
 for _ in $(seq "$(nproc)"); do
@@ -104,10 +91,5 @@ assert_grep "busy: jmlk makes the missing indexes and says so" \
 [ -s "$dump" ] && pass "busy: the first dump is kept" || fail "busy: the first dump is kept" "$dump"
 
 alive "busy: bench_host still answers ruok"
-kill -TERM "$PID"
-if wait_exit "$PID" 30 && [ "$EXIT_STATUS" = 0 ]; then
-	pass "busy: bench_host exits 0 on SIGTERM"
-else
-	fail "busy: bench_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(tail -5 "$D/err")"
-fi
+stop_host "busy: bench_host"
 finish

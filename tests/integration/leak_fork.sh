@@ -132,10 +132,5 @@ exec 5>&-
 ask jmfp >"$D/parent2"
 assert_grep "the parent dumps on after the fork" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.heap\$" "$D/parent2"
 
-kill -TERM "$PID"
-if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
-	pass "leak_host exits 0 on SIGTERM"
-else
-	fail "leak_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(tail -5 "$D/err")"
-fi
+stop_host leak_host
 finish

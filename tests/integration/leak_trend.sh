@@ -194,12 +194,7 @@ fi
 
 alive_host() { kill -0 "$PID" 2>/dev/null; }
 if alive_host; then pass "leak_host is still up"; else fail "leak_host is still up" "$(tail -5 "$D/err")"; fi
-kill -TERM "$PID"
-if wait_exit "$PID" 10 && [ "$EXIT_STATUS" = 0 ]; then
-	pass "leak_host exits 0 on SIGTERM"
-else
-	fail "leak_host exits 0 on SIGTERM" "status $EXIT_STATUS" "$(tail -5 "$D/err")"
-fi
+stop_host leak_host
 # history_points = 0: no ring; jmhi says so in one line, the route is
 # a 404 with the same line, and the daemon serves on.
 printf 'history_points = 0\n' >"$D/nohist.conf"

@@ -345,13 +345,12 @@ static void release_pieces(void)
 	pthread_mutex_unlock(&G.mu);
 }
 
-/* Between jobs the hook runs on the worker's thread until it has done
- * all; a job submitted meanwhile runs before its next piece. */
-static void test_idle_hook_between_jobs(void **state)
+/* A worker with the idle hook: its first job ended on the loop, and the
+ * hook's first piece began after it and is held (I.hold). */
+static struct worker *worker_in_idle(void)
 {
 	struct worker *w;
 
-	(void)state;
 	memset(&I, 0, sizeof(I));
 	I.hold = 1;
 	w = worker_new(G.base, core_jemalloc(), job_done, &G);
@@ -359,8 +358,19 @@ static void test_idle_hook_between_jobs(void **state)
 	worker_set_idle(w, idle_piece, &G);
 	G.open = 1;
 	assert_int_equal(worker_submit(w, counted_job, &G), 0);
-	event_base_dispatch(G.base); /* the first job's end */
-	wait_pieces(1);              /* then its first piece, held */
+	event_base_dispatch(G.base); /* the job's end */
+	wait_pieces(1);
+	return w;
+}
+
+/* Between jobs the hook runs on the worker's thread until it has done
+ * all; a job submitted meanwhile runs before its next piece. */
+static void test_idle_hook_between_jobs(void **state)
+{
+	struct worker *w;
+
+	(void)state;
+	w = worker_in_idle();
 	assert_int_equal(I.runs_at[1], 1);
 	assert_true(pthread_equal(I.on, G.ran_on));
 	assert_int_equal(worker_submit(w, counted_job, &G), 0);
@@ -387,15 +397,7 @@ static void test_free_mid_idle_is_prompt(void **state)
 	struct worker *w;
 
 	(void)state;
-	memset(&I, 0, sizeof(I));
-	I.hold = 1;
-	w = worker_new(G.base, core_jemalloc(), job_done, &G);
-	assert_non_null(w);
-	worker_set_idle(w, idle_piece, &G);
-	G.open = 1;
-	assert_int_equal(worker_submit(w, counted_job, &G), 0);
-	event_base_dispatch(G.base);
-	wait_pieces(1);
+	w = worker_in_idle();
 	assert_int_equal(worker_free(w, job_orphan), 1);
 	assert_int_equal(G.orphaned, 0);
 	release_pieces();
