@@ -363,7 +363,7 @@ struct dumper {
 	/* Issue 20: set by dumper_cancel() from the loop's thread while a
 	 * job may run on the worker: stage no more, stop at the next step. */
 	int cancelled;
-	/* Issue 27: kept dumps whose leak index is still to be written,
+	/* Kept dumps whose leak index is still to be written,
 	 * after their answer (dumper_idle), oldest first; the process
 	 * that kept them. */
 	char *unindexed[DUMPER_UNINDEXED_MAX];
@@ -392,7 +392,7 @@ struct job {
 	long pid;                       /* JOB_LEAKS: whose dumps */
 	char **leaks; /* JOB_LEAKS: their paths, on the worker */
 	size_t nleaks;
-	/* Issue 27: how the job runs the part that holds jemalloc's
+	/* How the job runs the part that holds jemalloc's
 	 * profiling locks (prof.dump): @c run(@c ctx, fn, arg) runs fn(arg)
 	 * at the host's priority and returns when it has (the shell's
 	 * worker_locked); NULL: right here. */

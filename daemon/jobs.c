@@ -182,7 +182,7 @@ int jobs_init(struct jm4lw *m, const struct core_ops *ops)
 	m->worker = worker_new(m->base, ops, module_job_done, m);
 	if (m->worker == NULL)
 		return -1;
-	/* Between jobs, the leak indexes of the dumps kept (issue 27). */
+	/* Between jobs, the leak indexes of the dumps kept. */
 	worker_set_idle(m->worker, module_job_idle, m->mj);
 	return 0;
 }

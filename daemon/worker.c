@@ -11,8 +11,8 @@
  * profiling locks (prof.dump: worker_locked), at the priority of the
  * thread that started the worker, the host's. Host threads that sample,
  * free a sampled object or start a thread wait on those locks; behind a
- * thread that gets no CPU they waited a minute on a busy machine (issue
- * 27: SCHED_IDLE, a priority inversion). One thread cannot do both: an
+ * thread that gets no CPU they waited a minute on a busy machine
+ * (SCHED_IDLE, a priority inversion). One thread cannot do both: an
  * unprivileged thread may lower its priority but never raise it again
  * (RLIMIT_NICE is 0 by default), so the high one is a thread of its own,
  * started from the loop's thread so that it inherits the host's priority.
@@ -131,7 +131,7 @@ static void worker_destroy(struct worker *w)
  * is busy the worker still gets a share (a nice-10 thread beside a busy
  * one at nice 0 gets about a tenth of the core), so a reply a person waits
  * for comes in seconds. SCHED_IDLE, which it ran at before, gets 0.3 % and
- * starved: jmtp took minutes on a busy machine (BENCHMARKS.md, issue 27).
+ * starved: jmtp took minutes on a busy machine (BENCHMARKS.md, section 13).
  * The value it reached, for worker_threads().
  */
 static int worker_yielding_priority(int by)

@@ -29,7 +29,7 @@ typedef int (*worker_idle_fn)(void *arg);
  * How far below the host's priority the worker runs its jobs. 10 leaves
  * the host about nine tenths of a core it shares with the worker, and the
  * worker a tenth of a saturated one: enough for a reply in seconds
- * (BENCHMARKS.md, issue 27, has the figures for 0, 5, 10, 19 and
+ * (BENCHMARKS.md, section 13, has the figures for 0, 5, 10, 19 and
  * SCHED_IDLE). The environment's JM4LW_WORKER_NICE (0 to 19, or "idle")
  * overrides it when the module starts, to measure another choice.
  */
