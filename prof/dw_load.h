@@ -26,7 +26,6 @@
 #define DW_FUNCS(X)                                                            \
 	X(dwarf_attr)                                                          \
 	X(dwarf_attr_integrate)                                                \
-	X(dwarf_cfi_addrframe)                                                 \
 	X(dwarf_child)                                                         \
 	X(dwarf_cu_getdwarf)                                                   \
 	X(dwarf_diename)                                                       \
@@ -35,9 +34,9 @@
 	X(dwarf_formref_die)                                                   \
 	X(dwarf_formstring)                                                    \
 	X(dwarf_formudata)                                                     \
-	X(dwarf_frame_info)                                                    \
 	X(dwarf_getsrcfiles)                                                   \
 	X(dwarf_haschildren)                                                   \
+	X(dwarf_next_cfi)                                                      \
 	X(dwarf_offdie)                                                        \
 	X(dwarf_ranges)                                                        \
 	X(dwarf_siblingof)                                                     \
@@ -52,7 +51,6 @@
 	X(dwfl_lineinfo)                                                       \
 	X(dwfl_module_addrdie)                                                 \
 	X(dwfl_module_build_id)                                                \
-	X(dwfl_module_eh_cfi)                                                  \
 	X(dwfl_module_getdwarf)                                                \
 	X(dwfl_module_getelf)                                                  \
 	X(dwfl_module_getsrc)                                                  \
@@ -66,6 +64,7 @@
 	X(elf_begin)                                                           \
 	X(elf_end)                                                             \
 	X(elf_getdata_rawchunk)                                                \
+	X(elf_getident)                                                        \
 	X(elf_getphdrnum)                                                      \
 	X(elf_getscn)                                                          \
 	X(elf_version)                                                         \
@@ -103,7 +102,6 @@ int dw_load_failed(void);
 #ifndef DW_LOAD_NO_CALLS
 #define dwarf_attr (*dw_funcs.dwarf_attr)
 #define dwarf_attr_integrate (*dw_funcs.dwarf_attr_integrate)
-#define dwarf_cfi_addrframe (*dw_funcs.dwarf_cfi_addrframe)
 #define dwarf_child (*dw_funcs.dwarf_child)
 #define dwarf_cu_getdwarf (*dw_funcs.dwarf_cu_getdwarf)
 #define dwarf_diename (*dw_funcs.dwarf_diename)
@@ -112,9 +110,9 @@ int dw_load_failed(void);
 #define dwarf_formref_die (*dw_funcs.dwarf_formref_die)
 #define dwarf_formstring (*dw_funcs.dwarf_formstring)
 #define dwarf_formudata (*dw_funcs.dwarf_formudata)
-#define dwarf_frame_info (*dw_funcs.dwarf_frame_info)
 #define dwarf_getsrcfiles (*dw_funcs.dwarf_getsrcfiles)
 #define dwarf_haschildren (*dw_funcs.dwarf_haschildren)
+#define dwarf_next_cfi (*dw_funcs.dwarf_next_cfi)
 #define dwarf_offdie (*dw_funcs.dwarf_offdie)
 #define dwarf_ranges (*dw_funcs.dwarf_ranges)
 #define dwarf_siblingof (*dw_funcs.dwarf_siblingof)
@@ -129,7 +127,6 @@ int dw_load_failed(void);
 #define dwfl_lineinfo (*dw_funcs.dwfl_lineinfo)
 #define dwfl_module_addrdie (*dw_funcs.dwfl_module_addrdie)
 #define dwfl_module_build_id (*dw_funcs.dwfl_module_build_id)
-#define dwfl_module_eh_cfi (*dw_funcs.dwfl_module_eh_cfi)
 #define dwfl_module_getdwarf (*dw_funcs.dwfl_module_getdwarf)
 #define dwfl_module_getelf (*dw_funcs.dwfl_module_getelf)
 #define dwfl_module_getsrc (*dw_funcs.dwfl_module_getsrc)
@@ -143,6 +140,7 @@ int dw_load_failed(void);
 #define elf_begin (*dw_funcs.elf_begin)
 #define elf_end (*dw_funcs.elf_end)
 #define elf_getdata_rawchunk (*dw_funcs.elf_getdata_rawchunk)
+#define elf_getident (*dw_funcs.elf_getident)
 #define elf_getphdrnum (*dw_funcs.elf_getphdrnum)
 #define elf_getscn (*dw_funcs.elf_getscn)
 #define elf_version (*dw_funcs.elf_version)

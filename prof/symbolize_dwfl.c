@@ -51,11 +51,16 @@ struct sym_module {
 		int sized; /* st_size > 0 */
 	} * syms;
 	size_t n;
-	/* .eh_frame_hdr, read on first use (sym_fde_start): libelf makes
-	 * a new chunk at each elf_getdata_rawchunk. */
+	/* .eh_frame_hdr and .eh_frame, read on first use (sym_eh_read):
+	 * libelf makes a new chunk at each elf_getdata_rawchunk. */
 	const unsigned char *ehh; /* NULL: none, or not one we read */
 	size_t nehh;
 	GElf_Addr ehh_vaddr;
+	Elf_Data *eh; /* .eh_frame to its segment's end */
+	GElf_Addr eh_vaddr;
+	const unsigned char *ident; /* e_ident, for dwarf_next_cfi */
+	Dwarf_Off cie_off;          /* the last CIE read, and its */
+	int cie_enc;                /* FDEs' pointer encoding */
 	int ehh_read;
 };
 
@@ -782,105 +787,212 @@ static const char *sym_containing(struct sym_dwfl *d, Dwfl_Module *mod,
 	return NULL;
 }
 
-/*
- * The start of the FDE that covers @p a (an ELF virtual address of
- * @p mod's object): the last entry at or below @p a of .eh_frame_hdr's
- * sorted table of FDE starts, the table libdw searches itself. 0 with
- * *@p start set, or -1. libdw's CFI API finds the FDE
- * (dwarf_cfi_addrframe) but tells only the range of its row at the
- * address (dwarf_frame_info: from the last advance_loc, not the
- * function's start), so the start is read here: the header (version 1,
- * a 4-byte eh_frame_ptr, the count as udata4) and the table as datarel
- * sdata4 pairs, what GNU ld, gold, lld and mold write; any other table
- * is not read.
- */
-static int sym_fde_start(struct sym_module *m, Dwarf_Addr a, Dwarf_Addr *start)
+/* The size of a value of DWARF pointer encoding @p enc (its low four
+ * bits) in an object of ELF class @p cls; 0 for one we do not read. */
+static size_t sym_enc_size(unsigned char enc, int cls)
 {
-	GElf_Addr bias;
+	switch (enc & 0x0f) {
+	case 0x00: /* DW_EH_PE_absptr */
+		return cls == ELFCLASS64 ? 8 : 4;
+	case 0x02: /* udata2 */
+	case 0x0a: /* sdata2 */
+		return 2;
+	case 0x03: /* udata4 */
+	case 0x0b: /* sdata4 */
+		return 4;
+	case 0x04: /* udata8 */
+	case 0x0c: /* sdata8 */
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* The unsigned value of @p n bytes at @p p in the object's byte order. */
+static uint64_t sym_get_uint(const unsigned char *p, size_t n, int msb)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * (msb ? n - 1 - i : i));
+	return v;
+}
+
+/* Read @p m's .eh_frame_hdr and .eh_frame on first use (sym_fde_start);
+ * -1 when there is no table we read. */
+static int sym_eh_read(struct sym_module *m)
+{
+	GElf_Addr bias, ehv;
 	GElf_Phdr ph;
 	Elf_Data *d;
 	const unsigned char *b;
 	Elf *elf;
-	size_t n, i, lo = 0, hi, mid;
+	size_t n, i;
 	uint32_t count;
-	int32_t loc;
+	int32_t ptr;
 
-	if (!m->ehh_read) {
-		m->ehh_read = 1;
-		if ((elf = dwfl_module_getelf(m->mod, &bias)) == NULL ||
-		    elf_getphdrnum(elf, &n) != 0)
-			return -1;
-		for (i = 0; i < n; i++)
-			if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
-			    ph.p_type == PT_GNU_EH_FRAME)
-				break;
-		if (i == n ||
-		    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
-		         ph.p_filesz, ELF_T_BYTE)) == NULL ||
-		    d->d_size < 12)
-			return -1;
-		b = d->d_buf;
-		memcpy(&count, b + 8, 4);
-		if (b[0] != 1 ||
-		    ((b[1] & 0x0f) != 0x03 && (b[1] & 0x0f) != 0x0b) ||
-		    b[2] != 0x03 || b[3] != 0x3b || count == 0 ||
-		    count > (d->d_size - 12) / 8)
-			return -1;
-		m->ehh = b;
-		m->nehh = count;
-		m->ehh_vaddr = ph.p_vaddr;
-	}
-	if ((b = m->ehh) == NULL)
+	if (m->ehh_read)
+		return m->ehh != NULL && m->eh != NULL ? 0 : -1;
+	m->ehh_read = 1;
+	if ((elf = dwfl_module_getelf(m->mod, &bias)) == NULL ||
+	    elf_getphdrnum(elf, &n) != 0 ||
+	    (m->ident = (const unsigned char *)elf_getident(elf, NULL)) == NULL)
 		return -1;
-	hi = m->nehh;
-	while (hi - lo > 1) { /* entry lo starts at or below a */
-		mid = lo + (hi - lo) / 2;
-		memcpy(&loc, b + 12 + mid * 8, 4);
-		if (m->ehh_vaddr + (Dwarf_Addr)(int64_t)loc <= a)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	memcpy(&loc, b + 12 + lo * 8, 4);
-	if ((*start = m->ehh_vaddr + (Dwarf_Addr)(int64_t)loc) > a)
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
+		    ph.p_type == PT_GNU_EH_FRAME)
+			break;
+	if (i == n ||
+	    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+	         ELF_T_BYTE)) == NULL ||
+	    d->d_size < 12)
 		return -1;
+	b = d->d_buf;
+	memcpy(&count, b + 8, 4);
+	memcpy(&ptr, b + 4, 4);
+	if (b[0] != 1 || (b[1] != 0x1b && b[1] != 0x03 && b[1] != 0x0b) ||
+	    b[2] != 0x03 || b[3] != 0x3b || count == 0 ||
+	    count > (d->d_size - 12) / 8 || m->ident[EI_DATA] != ELFDATA2LSB)
+		return -1;
+	m->ehh_vaddr = ph.p_vaddr;
+	/* eh_frame_ptr: pcrel from its own field, or absolute. */
+	ehv = b[1] == 0x1b ? ph.p_vaddr + 4 + (GElf_Addr)(int64_t)ptr
+	                   : (GElf_Addr)(int64_t)ptr;
+	/* .eh_frame: to its segment's end (each entry's length is checked
+	 * against it by dwarf_next_cfi). */
+	for (i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) != NULL &&
+		    ph.p_type == PT_LOAD && ehv >= ph.p_vaddr &&
+		    ehv - ph.p_vaddr < ph.p_filesz)
+			break;
+	if (i == n ||
+	    (m->eh = elf_getdata_rawchunk(elf,
+	         (int64_t)(ph.p_offset + (ehv - ph.p_vaddr)),
+	         ph.p_filesz - (ehv - ph.p_vaddr), ELF_T_BYTE)) == NULL)
+		return -1;
+	m->eh_vaddr = ehv;
+	m->ehh = b;
+	m->nehh = count;
+	m->cie_off = (Dwarf_Off)-1;
 	return 0;
 }
 
 /*
+ * The pointer encoding of the FDEs of the CIE at @p off of .eh_frame
+ * (its augmentation 'R'), or -1. libdw parses the CIE (dwarf_next_cfi);
+ * the augmentation data is ours to read.
+ */
+static int sym_cie_enc(struct sym_module *m, Dwarf_Off off)
+{
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next;
+	const unsigned char *p, *end;
+	const char *aug;
+	size_t sz;
+	int enc = 0x00; /* DW_EH_PE_absptr where no 'R' says otherwise */
+
+	if (off == m->cie_off)
+		return m->cie_enc;
+	if (dwarf_next_cfi(m->ident, m->eh, true, off, &next, &e) != 0 ||
+	    !dwarf_cfi_cie_p(&e))
+		return -1;
+	aug = e.cie.augmentation;
+	p = e.cie.augmentation_data;
+	end = p + e.cie.augmentation_data_size;
+	if (aug[0] != '\0' && aug[0] != 'z')
+		return -1;
+	for (aug += aug[0] == 'z'; *aug != '\0'; aug++) {
+		if (*aug == 'R' && p < end)
+			enc = *p++;
+		else if (*aug == 'L' && p < end)
+			p++;
+		else if (*aug == 'P' && p < end &&
+		    (sz = sym_enc_size(*p, m->ident[EI_CLASS])) != 0 &&
+		    (size_t)(end - p) > sz)
+			p += 1 + sz;
+		else if (*aug != 'S' && *aug != 'B')
+			return -1;
+	}
+	m->cie_off = off;
+	m->cie_enc = enc;
+	return enc;
+}
+
+/*
+ * The start of the FDE that covers @p a (an ELF virtual address of
+ * @p mod's object), found through .eh_frame_hdr's sorted table of FDE
+ * starts: 0 with *@p start set, or -1 (no table we read, or no FDE
+ * covers @p a: the entry below it ends before it).
+ *
+ * Not libdw's dwarf_cfi_addrframe (issue 27): elfutils 0.188's
+ * dwarf_getcfi_elf takes .eh_frame_hdr's table only when that section
+ * comes before .eh_frame, and lld puts it after (Debian's libLLVM-14,
+ * libclang-cpp); libdw then reads and tree-inserts every FDE up to the
+ * address, 169k of them on a clang-14 profile, 42 % of jm4lw-prof's
+ * instructions. And its Dwarf_Frame tells the range of a CFI row, not
+ * the FDE's start. So the table is read here: the header (version 1,
+ * eh_frame_ptr pcrel or absolute sdata4/udata4, the count as udata4)
+ * and the table as datarel sdata4 pairs, what GNU ld, gold, lld and mold
+ * write; the FDE and its CIE are parsed by libdw (dwarf_next_cfi), and
+ * only the FDE's address_range is decoded here, whose size its CIE's
+ * pointer encoding gives.
+ */
+static int sym_fde_start(struct sym_module *m, Dwarf_Addr a, Dwarf_Addr *start)
+{
+	const unsigned char *b;
+	Dwarf_CFI_Entry e;
+	Dwarf_Off next, off;
+	GElf_Addr fde;
+	size_t lo = 0, hi, mid, sz;
+	int32_t pair[2];
+	int enc;
+
+	if (sym_eh_read(m) == -1)
+		return -1;
+	b = m->ehh;
+	hi = m->nehh;
+	while (hi - lo > 1) { /* entry lo starts at or below a */
+		mid = lo + (hi - lo) / 2;
+		memcpy(&pair[0], b + 12 + mid * 8, 4);
+		if (m->ehh_vaddr + (Dwarf_Addr)(int64_t)pair[0] <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	memcpy(pair, b + 12 + lo * 8, 8);
+	if ((*start = m->ehh_vaddr + (Dwarf_Addr)(int64_t)pair[0]) > a)
+		return -1;
+	fde = m->ehh_vaddr + (GElf_Addr)(int64_t)pair[1];
+	if (fde < m->eh_vaddr || (off = fde - m->eh_vaddr) >= m->eh->d_size ||
+	    dwarf_next_cfi(m->ident, m->eh, true, off, &next, &e) != 0 ||
+	    dwarf_cfi_cie_p(&e) ||
+	    (enc = sym_cie_enc(m, e.fde.CIE_pointer)) == -1 ||
+	    (sz = sym_enc_size((unsigned char)enc, m->ident[EI_CLASS])) == 0 ||
+	    e.fde.end - e.fde.start < (ptrdiff_t)(2 * sz))
+		return -1;
+	return a - *start < sym_get_uint(e.fde.start + sz, sz, 0) ? 0 : -1;
+}
+
+/*
  * The name of @p addr of @p mod where no symbol contains it:
- * "object+0xSTART", START the first byte of the function from its FDE,
- * so every address of one unnamed function is one frame: libdw's CFI
- * reader says whether an FDE of .eh_frame covers the address
- * (dwarf_cfi_addrframe), sym_fde_start where that FDE starts. Where no
- * FDE covers it, "object+0xADDR". Both as the object's ELF virtual
- * addresses.
+ * "object+0xSTART", START the first byte of the function from the FDE
+ * that covers it (sym_fde_start), so every address of one unnamed
+ * function is one frame; where no FDE covers it, "object+0xADDR". Both
+ * as the object's ELF virtual addresses.
  */
 static const struct sym_name *sym_unnamed(struct symbolizer *s,
     struct sym_dwfl *d, Dwfl_Module *mod, uint64_t addr)
 {
 	struct sym_module *m = sym_module(d, mod);
-	Dwarf_Addr bias = 0, start, rs, re;
-	Dwarf_Frame *fr;
-	Dwarf_CFI *cfi;
+	Dwarf_Addr bias = 0, start;
 	const char *modname;
-	int found = 0;
 
 	modname =
 	    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) != NULL &&
-	    dwarf_cfi_addrframe(cfi, addr - bias, &fr) == 0) {
-		/* The row's range is inside its FDE: the FDE found in the
-		 * table must hold it. */
-		found = dwarf_frame_info(fr, &rs, &re, NULL) >= 0 &&
-		    m != NULL && sym_fde_start(m, addr - bias, &start) == 0 &&
-		    start <= rs;
-		free(fr);
-	}
-	if (!found) {
-		(void)dwfl_module_getelf(mod, &bias);
+	(void)dwfl_module_getelf(mod, &bias);
+	if (m == NULL || sym_fde_start(m, addr - bias, &start) == -1)
 		start = addr - bias;
-	}
 	return sym_offset_name(s, modname != NULL ? modname : "?", start);
 }
 
