@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "dw_load.h" /* after libdw's headers: calls go through dw_funcs */
+#include "dw_part.h"
 #include "symbolize_impl.h"
 
 /* A module's function symbols by address, for the one that contains an
@@ -121,6 +122,16 @@ struct sym_dwfl {
 	int timed_out, no_lib;
 	size_t nmissing;
 	char missing[256];
+	/* The profile's frames (sym_part reads those in a module) and
+	 * each module's DWARF from dw_part, NULL where libdwfl's. */
+	const uint64_t *pcs;
+	size_t npcs;
+	struct sym_part {
+		Dwfl_Module *mod;
+		struct dw_part *part;
+	} * parts;
+	size_t nparts, cap_parts;
+	int no_dfd; /* sym_find_debuginfo: not debuginfod (sym_part) */
 };
 
 static int dw_resolve(struct symbolizer *s, uint64_t addr,
@@ -496,6 +507,7 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
 			return fd;
 	}
 	if (s != NULL && s->dbg.debuginfod &&
+	    !((struct sym_dwfl *)s->be)->no_dfd &&
 	    (urls = getenv("DEBUGINFOD_URLS")) != NULL && urls[0] != '\0')
 		return sym_dfd_find(s, mod, modname, debuginfo_name);
 	errno = 0;
@@ -574,6 +586,8 @@ struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
 		sym_free(s);
 		return NULL;
 	}
+	d->pcs = hp->pcs;
+	d->npcs = hp->npcs;
 	dwfl_report_begin(d->dwfl);
 	for (i = 0; i < hp->nmaps; i++) {
 		const struct hp_map *m = &hp->maps[i];
@@ -656,6 +670,9 @@ static void dw_free(struct symbolizer *s)
 	if (d->dfd != NULL)
 		sym_dfd.end(d->dfd);
 	free(d->asked);
+	for (i = 0; i < d->nparts; i++)
+		dw_part_free(d->parts[i].part);
+	free(d->parts);
 	for (i = 0; i < d->nmods; i++)
 		free(d->mods[i].syms);
 	free(d->mods);
@@ -1304,6 +1321,94 @@ static int cu_chain(const struct cu_index *ix, Dwarf_Addr addr,
 	return depth;
 }
 
+/* Has @p elf a section named @p name? Its address in *@p addr. */
+static int sym_has_section(Elf *elf, const char *name, GElf_Addr *addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *n;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) != NULL &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) != NULL &&
+		    strcmp(n, name) == 0) {
+			*addr = sh.sh_addr;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * @p mod's DWARF as dw_part gives it (issue 27): for an object without
+ * DWARF of its own whose separate debug file has it compressed (Debian's
+ * libc6-dbg), only as much as the profile's addresses in it need,
+ * instead of libdwfl's inflating all of it. Made on first use; NULL
+ * where libdwfl's is used: the object has DWARF, the debug file's is not
+ * compressed, or file:line is wanted (libdwfl's line lookup is kept).
+ */
+static struct dw_part *sym_part(struct symbolizer *s, struct sym_dwfl *d,
+    Dwfl_Module *mod)
+{
+	struct sym_part *p;
+	Dwarf_Addr start, end, bias;
+	GElf_Addr text = 0, dinfo;
+	GElf_Word crc = 0;
+	const char *name, *mainfile = NULL, *link;
+	char *dname = NULL;
+	uint64_t *addrs = NULL, last = 0;
+	void *ud = s;
+	size_t i, n = 0, cap = 0;
+	Elf *elf;
+	int fd;
+
+	for (i = 0; i < d->nparts; i++)
+		if (d->parts[i].mod == mod)
+			return d->parts[i].part;
+	if (hp_grow((void **)&d->parts, &d->cap_parts, d->nparts + 1,
+	        sizeof(*d->parts)) == -1)
+		return NULL;
+	p = &d->parts[d->nparts++];
+	p->mod = mod;
+	p->part = NULL;
+	if (s->lines || (elf = dwfl_module_getelf(mod, &bias)) == NULL ||
+	    sym_has_section(elf, ".debug_info", &dinfo) ||
+	    !sym_has_section(elf, ".text", &text))
+		return NULL;
+	name = dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, &mainfile,
+	    NULL);
+	/* Each frame as a return address and as the call before it. */
+	for (i = 0; i < d->npcs; i++) {
+		if (d->pcs[i] < start || d->pcs[i] >= end || d->pcs[i] == last)
+			continue;
+		last = d->pcs[i];
+		if (hp_grow((void **)&addrs, &cap, n + 2, sizeof(*addrs)) ==
+		    -1) {
+			free(addrs);
+			return NULL;
+		}
+		addrs[n++] = last - bias;
+		addrs[n++] = last - 1 - bias;
+	}
+	/* Where libdwfl would look, debuginfod aside: each module is asked
+	 * of it once, and that ask is libdwfl's (a file fetched there is
+	 * libdwfl's to open). */
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	d->no_dfd = 1;
+	if (n > 0 &&
+	    (fd = sym_find_debuginfo(mod, &ud, name, start, mainfile, link, crc,
+	         &dname)) >= 0) {
+		free(dname);
+		p->part = dw_part_open(fd, addrs, n, text);
+		close(fd);
+	}
+	d->no_dfd = 0;
+	free(addrs);
+	return p->part;
+}
+
 /* Look @p addr up: the inline chain, innermost first, into @p out. */
 static int dw_resolve(struct symbolizer *s, uint64_t addr,
     struct sym_frame *out, int max)
@@ -1319,13 +1424,21 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 	Dwfl_Line *l;
 	const char *file = NULL, *name;
 	const struct sym_name *nm;
-	int n = 0, depth = 0, i, lineno = 0;
+	struct dw_part *part;
+	Dwarf_Die cumem;
+	int n = 0, depth = 0, i, lineno = 0, own = 0, bad = 0;
 
 	if (mod == NULL)
 		return 0;
 	if (s->lines && (l = dwfl_module_getsrc(mod, addr)) != NULL)
 		file = dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL);
-	if ((cu = dwfl_module_addrdie(mod, addr, &bias)) != NULL &&
+	/* The unit from dw_part where it has it, else from libdwfl. */
+	if ((part = sym_part(s, d, mod)) != NULL) {
+		(void)dwfl_module_getelf(mod, &bias);
+		own = (cu = dw_part_cudie(part, addr - bias, &cumem)) != NULL;
+	}
+again:
+	if ((own || (cu = dwfl_module_addrdie(mod, addr, &bias)) != NULL) &&
 	    (ix = cu_index(d, cu)) != NULL)
 		depth = cu_chain(ix, addr - bias, chain,
 		    (int)(sizeof(chain) / sizeof(chain[0])));
@@ -1338,8 +1451,10 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 	for (i = depth; i-- > 0 && n < max;) {
 		if (dwarf_offdie(ix->dbg, chain[i], &die) == NULL ||
 		    (name = sym_qual_name(s, ix, &die)) == NULL ||
-		    (nm = sym_name(s, name)) == NULL)
+		    (nm = sym_name(s, name)) == NULL) {
+			bad = 1;
 			continue;
+		}
 		out[n].name = nm->full;
 		out[n].raw = nm->raw;
 		/* jeprof's mark for a function inlined at this pc. */
@@ -1356,6 +1471,12 @@ static int dw_resolve(struct symbolizer *s, uint64_t addr,
 		             &line) == 0
 		    ? (int)line
 		    : 0;
+	}
+	/* A name dw_part's cut DWARF could not give (a reference into a
+	 * unit past its cut): all of it from libdwfl. */
+	if (own && bad) {
+		own = bad = n = depth = 0;
+		goto again;
 	}
 	if (n > 0)
 		return n;
