@@ -703,6 +703,60 @@ static int sym_addr_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/*
+ * Sort @p n symbols as sym_addr_cmp orders them: a stable LSD radix sort
+ * on the address (a byte a pass, passes where every address has the
+ * same byte skipped), then each run of one address by sym_addr_cmp
+ * (insertion: aliases are few). Not qsort: glibc's merge sort of these
+ * 32-byte elements through a comparator was 27 % of jm4lw-prof's
+ * instructions on a clang-14 profile (libLLVM's and libclang-cpp's 73k
+ * symbols). Both are stable, so the order is qsort's. -1 when memory
+ * runs out (then qsort sorts them).
+ */
+static int sym_sort(struct sym_addr *a, size_t n)
+{
+	struct sym_addr *tmp, *src = a, *dst, *t, x;
+	size_t cnt[256], i, j, sh, pos, c;
+
+	if (n < 2)
+		return 0;
+	if ((tmp = malloc(n * sizeof(*tmp))) == NULL)
+		return -1;
+	dst = tmp;
+	for (sh = 0; sh < 64; sh += 8) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(src[i].addr >> sh) & 0xff]++;
+		if (cnt[(src[0].addr >> sh) & 0xff] == n)
+			continue;
+		for (i = 0, pos = 0; i < 256; i++) {
+			c = cnt[i];
+			cnt[i] = pos;
+			pos += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i].addr >> sh) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	for (i = 1; i < n; i++) {
+		if (a[i - 1].addr != a[i].addr ||
+		    sym_addr_cmp(&a[i - 1], &a[i]) <= 0)
+			continue;
+		x = a[i];
+		for (j = i; j > 0 && a[j - 1].addr == x.addr &&
+		     sym_addr_cmp(&a[j - 1], &x) > 0;
+		     j--)
+			a[j] = a[j - 1];
+		a[j] = x;
+	}
+	return 0;
+}
+
 /* Where the section @p shndx of @p elf ends, at run time (@p bias
  * added); the largest address if it is not a section of @p elf. */
 static GElf_Addr sym_section_end(Elf *elf, GElf_Word shndx, GElf_Addr bias)
@@ -764,7 +818,8 @@ static struct sym_module *sym_module(struct sym_dwfl *d, Dwfl_Module *mod)
 			m->n++;
 		}
 	}
-	qsort(m->syms, m->n, sizeof(*m->syms), sym_addr_cmp);
+	if (sym_sort(m->syms, m->n) == -1)
+		qsort(m->syms, m->n, sizeof(*m->syms), sym_addr_cmp);
 	/* A size-0 symbol stops at the next symbol above it, where that
 	 * comes before its section's end. */
 	for (i = m->n, above = (GElf_Addr)-1; i-- > 0;) {
