@@ -371,14 +371,20 @@ struct dw_part *dw_part_open(int fd, const uint64_t *addrs, size_t n,
 			last = cu;
 	if (last == -1)
 		goto out;
-	/* .debug_info to the end of that unit (its unit_length). */
-	if (dw_inflate_to(elf, scns[0], &f[0], (size_t)last + 12) == -1)
+	/* .debug_info to the end of that unit (its unit_length). A unit
+	 * the aranges place past the section's end: a file we do not read
+	 * (the files are hostile: ENGINE.md). */
+	(void)dw_inflate_to(elf, scns[0], &f[0], (size_t)last + 12);
+	if (f[0].have < (size_t)last + 4)
 		goto out;
 	ulen = dw_get(f[0].buf + last, 4);
-	if (ulen == 0xffffffff)
+	if (ulen == 0xffffffff) {
+		if (f[0].have < (size_t)last + 12)
+			goto out;
 		ulen = 12 + dw_get(f[0].buf + last + 4, 8);
-	else
+	} else {
 		ulen += 4;
+	}
 	if (ulen > f[0].size - (size_t)last)
 		goto out;
 	cut = (size_t)last + (size_t)ulen;
