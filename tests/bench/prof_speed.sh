@@ -31,6 +31,12 @@
 #   FLOOR_CAP   the same for eu-addr2line's floor runs (default 120)
 # Writes the report section (Markdown) to OUT.md; exit 1 when a tool
 # failed to produce output.
+#
+# libc's separate debug file (Debian's libc6-dbg, which valgrind pulls
+# in; `apt-get install -y libc6-dbg`) changes what jm4lw-prof reads: its
+# DWARF names libc's and ld.so's frames, compressed (SHF_COMPRESSED). The
+# report says whether it is installed, and measures jm4lw-prof once more
+# without it (--system-debug-dir /nonexistent) when it is.
 set -uo pipefail
 
 OUT=$1
@@ -122,11 +128,27 @@ instr() {
 	sed -n 's/^==[0-9]*== Collected : //p' <<<"$out"
 }
 
+# libc_dbg: the path of libc's separate debug file (libc6-dbg), by its
+# build ID, or nothing.
+libc_dbg() {
+	local libc id
+	libc=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null) || return 0
+	id=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ] && [ -r "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] &&
+		echo "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	return 0
+}
+LIBC_DBG=$(libc_dbg)
+
 # measure NAME BINARY DUMP: the three tools on DUMP; a table row each.
 measure() {
-	local name=$1 bin=$2 dump=$3 w0 r0 w1 r1 w2 r2 i0
+	local name=$1 bin=$2 dump=$3 w0 r0 w1 r1 w2 r2 i0 wn rn
 	run "$name.ours" "$JM4LW_PROF" -f collapsed "$dump"
 	w0=$WALL r0=$RSS
+	if [ -n "$LIBC_DBG" ]; then
+		run "$name.ours_nodbg" "$JM4LW_PROF" -f collapsed --system-debug-dir /nonexistent "$dump"
+		wn=$WALL rn=$RSS
+	fi
 	# The floor's rows are against this run.
 	W0=$w0
 	FLOOR+=("$name $dump")
@@ -138,6 +160,8 @@ measure() {
 	i0=$(instr "$w0" "$dump")
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ />/) printf "> %.2f×", substr(a, 3) / b; else if (b > 0) printf "%.2f×", a / b; else print "—" }'; }
 	o "| $name | jm4lw-prof -f collapsed | $w0 s | $r0 MB | 1× | $(awk -v i="$i0" 'BEGIN { gsub(",", "", i); if (i != "") printf "%.2f G", i / 1e9; else print "—" }') | $(sum "$name.ours") |"
+	[ -n "$LIBC_DBG" ] &&
+		o "| $name | jm4lw-prof -f collapsed --system-debug-dir /nonexistent (libc6-dbg not read) | $wn s | $rn MB | — | — | $(sum "$name.ours_nodbg") |"
 	o "| $name | jeprof --collapsed (binutils addr2line) | $w1 s | $r1 MB | $(ratio "$w1" "$w0") | — | $(sum "$name.jeprof") |"
 	o "| $name | jeprof --collapsed (llvm-addr2line-14) | $w2 s | $r2 MB | $(ratio "$w2" "$w0") | — | $(sum "$name.jeprof_llvm") |"
 }
@@ -331,6 +355,14 @@ else
 	rc=1
 fi
 
+if [ -n "$LIBC_DBG" ]; then
+	o "libc6-dbg is installed: libc's and ld.so's frames are named from their separate debug files' compressed DWARF"
+	o "(\`$LIBC_DBG\`, $(debug_mb "$LIBC_DBG") MB of \`.debug_*\` as stored). The row \"libc6-dbg not read\" is jm4lw-prof without them."
+else
+	o "libc6-dbg is not installed: libc's frames are named from its symbol table only (\`apt-get install -y libc6-dbg\` for the"
+	o "case the issue measures; valgrind pulls it in)."
+fi
+o ""
 o "| program | dump | objects mapped executable | their defined symbols (nm -D or nm, per object) | DWARF |"
 o "| --- | --- | --- | --- | --- |"
 if [ -n "${CLANG_DUMP:-}" ]; then
@@ -367,6 +399,7 @@ o "Commands (\`DUMP\` the profile, \`PROG\` the program; \`llvm/addr2line\` a sy
 o ""
 o '```'
 o "/usr/bin/time -v jm4lw-prof -f collapsed DUMP"
+o "/usr/bin/time -v jm4lw-prof -f collapsed --system-debug-dir /nonexistent DUMP   # with libc6-dbg: without its files"
 o "/usr/bin/time -v jeprof --collapsed PROG DUMP"
 o "PATH=\$PWD/llvm:\$PATH /usr/bin/time -v jeprof --collapsed PROG DUMP"
 o "valgrind --tool=callgrind jm4lw-prof -f collapsed DUMP"

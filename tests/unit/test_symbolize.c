@@ -576,6 +576,48 @@ static void test_elf_as_libdw(void **state)
 #endif
 }
 
+/*
+ * Issue 27: libc's frames through dw_part (its debug file's compressed
+ * DWARF inflated as far as the profile needs: the libdw backend without
+ * file:line) are the frames libdwfl's whole DWARF gives (the backend
+ * with file:line, which does not take dw_part), inline chains included,
+ * at addresses spread over several of libc's units. Without libc6-dbg
+ * both read libc's symbol table, and agree as well.
+ */
+static void test_dw_part_as_libdwfl(void **state)
+{
+#ifdef JM4LW_HAVE_LIBDW
+	static const int offs[] = {0, 5, 17, 40, 77, 130, 201};
+	const uintptr_t fns[] = {(uintptr_t)getpid, (uintptr_t)qsort,
+	    (uintptr_t)strtol, (uintptr_t)fopen, (uintptr_t)snprintf,
+	    (uintptr_t)atexit, (uintptr_t)open_memstream};
+	enum { NF = sizeof(fns) / sizeof(fns[0]), NO = 7 };
+	uint64_t pcs[NF * NO];
+	struct symbolizer *part, *whole;
+	char a[512];
+	int i, k;
+
+	(void)state;
+	for (i = 0; i < NF; i++)
+		for (k = 0; k < NO; k++)
+			pcs[i * NO + k] = fns[i] + (uintptr_t)offs[k];
+	self_profile(pcs, NF * NO);
+	assert_non_null(part = sym_dwfl_open(&hp, NULL, 0, err, sizeof(err)));
+	assert_non_null(whole = sym_dwfl_open(&hp, NULL, 0, err, sizeof(err)));
+	sym_want_lines(whole);
+	for (i = 0; i < NF * NO; i++) {
+		snprintf(a, sizeof(a), "%s", frames(part, pcs[i], 1));
+		assert_string_equal(a, frames(whole, pcs[i], 1));
+	}
+	sym_free(part);
+	sym_free(whole);
+	heapprof_free(&hp);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 /* A file that is no ELF, or not there: its addresses stay hex. */
 static void test_elf_missing(void **state)
 {
@@ -613,6 +655,7 @@ int main(void)
 	    cmocka_unit_test(test_elf_self),
 	    cmocka_unit_test(test_elf_as_libdw),
 	    cmocka_unit_test(test_elf_missing),
+	    cmocka_unit_test(test_dw_part_as_libdwfl),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
