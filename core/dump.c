@@ -160,6 +160,7 @@ void core_dump_prepare(struct core *c, struct job *j, struct dumper *d,
 	j->addrs_len = 0;
 	j->dumper = d;
 	j->hints = c->hints;
+	j->locked = (struct job_locked){0}; /* here, unless the shell says */
 	memset(&j->res, 0, sizeof(j->res));
 	j->res.view = view;
 	j->res.body_fd = -1;

@@ -187,9 +187,9 @@ static const char prof_tail[] = "\nMAPPED_LIBRARIES:\n"
                                 "5555-5556 r-xp 00000000 00:00 0 /bin/fake\n";
 
 /*
- * prof.dump's hook: the fake checked that @p path is new and directly in
- * the dumper's 0700 staging directory; that directory must be in this
- * input's dump directory. Fill the file with what c[14] says.
+ * prof.dump's hook: the fake checked that @p path is our memfd, or new
+ * and directly in the dumper's 0700 staging directory; that directory
+ * must be in this input's dump directory. Fill the file with what c[14] says.
  */
 static int write_profile(FILE *f, const char *path)
 {
@@ -199,8 +199,11 @@ static int write_profile(FILE *f, const char *path)
 	size_t n = strlen(B->real), i, len = 0;
 	int mode = W.c[14] & 3;
 
-	CHECK(strncmp(path, B->real, n) == 0 && path[n] == '/' &&
-	    path[n + 1] == '.');
+	/* Into our memfd (the fake checked it is one), or where there is
+	 * none, in the staging directory. */
+	CHECK(fake.dump_memfd ||
+	    (strncmp(path, B->real, n) == 0 && path[n] == '/' &&
+	        path[n + 1] == '.'));
 	CHECK(strncmp(s, B->real, n) == 0 && s[n] == '/' &&
 	    strchr(s + n + 1, '/') == NULL);
 	W.dump_whole = mode == 0;
