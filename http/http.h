@@ -175,6 +175,9 @@ void http_render(struct http_ctx *ctx, const char *name, const char *base,
 /* Is the word @p w allowed (the allow list governs both faces)? 1, or 0
  * with a 403 sent that names the word. */
 int http_word_allowed(struct http_ctx *ctx, const char *w);
+/* Does the allow list serve word @p w? No reply, no count: for a part of
+ * a reply that @p w reveals (the doctor's families on /metrics). */
+int http_word_serves(const struct http_ctx *ctx, const char *w);
 
 /* Why this request may not change state (NULL: it may). */
 const char *http_csrf_refusal(struct evhttp_request *req);
@@ -192,8 +195,9 @@ void http_route_leaks(struct http_ctx *ctx);
 
 /* --- metrics.c ------------------------------------------------------- */
 
-/* Prometheus' text format 0.0.4 of the figures. */
-void http_metrics(struct core *c, struct evbuffer *out);
+/* Prometheus' text format 0.0.4 of the figures (what mntr shows), and
+ * the doctor's families when @p doctor (jmdr is allowed). */
+void http_metrics(struct core *c, struct evbuffer *out, int doctor);
 
 /* --- doctor.c: the doctor's renderings (issue 22) -------------------- */
 

@@ -326,6 +326,14 @@ int http_word_allowed(struct http_ctx *ctx, const char *w)
 	return 0;
 }
 
+int http_word_serves(const struct http_ctx *ctx, const char *w)
+{
+	const struct proto_word *bw;
+	int flags = proto_word_flags(&ctx->m->proto, w, &bw);
+
+	return proto_allowed(ctx->m->cfg.allow, w, flags < 0 ? 0 : flags);
+}
+
 /* @p s as a JSON string, quotes and escapes added: the faces' one
  * writer of JSON text (figures, the doctor's labels and advice). */
 void json_str(struct evbuffer *b, const char *s)

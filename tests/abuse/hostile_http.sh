@@ -3,6 +3,8 @@
 # runs, a 409 during one, a flood of idle HTTP connections under a low
 # descriptor limit, HEAD, and requests two readers could take differently
 # (two Hosts, "Host :", absolute-form, two lengths).
+# Issue 28: #7 (metrics_allow: the doctor's families on /metrics only when
+# jmdr is allowed, promtool-valid either way, through a reload).
 # Raw requests go out from one python3 process per case (rawhttp below),
 # never a process per request.
 #
@@ -369,7 +371,79 @@ sys.exit(0 if ok_w and ok_h else 1)
 	stop_daemon
 }
 
+# doctor_families FILE: the samples of the doctor's families in FILE.
+doctor_families() {
+	grep -Ec '^jemalloc_(resident_part|purge_gain|prof_cost|arena_|size_class_)' "$1"
+}
+
+# metrics_valid DESC FILE: promtool check metrics finds no problem.
+metrics_valid() {
+	local rc
+	if ! command -v promtool >/dev/null; then
+		skip "$1" "no promtool (Debian's prometheus)"
+		return
+	fi
+	promtool check metrics <"$2" >"$T/promtool.out" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && [ ! -s "$T/promtool.out" ]; then
+		pass "$1 ($(grep -c '^[a-z]' "$2") samples)"
+	else
+		fail "$1" "exit status $rc" "$(head -20 "$T/promtool.out")"
+	fi
+}
+
+# Issue 28 #7: with allow = ruok,mntr, jmdr was refused and /jemalloc/doctor
+# 403, yet /metrics carried 85 of the doctor's samples (per arena, per size
+# class, purge gain, resident parts). What a word reveals is governed by
+# that word on every face: the families appear only when jmdr is allowed,
+# at the next scrape after a reload.
+case_metrics_allow() {
+	local d n
+	d=$(scratch metrics_allow)
+	conf_file "$d" "allow = ruok,mntr"
+	start_daemon -C "$d" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	assert_http "metrics_allow: jmdr refused: /jemalloc/doctor is 403" \
+		403 doc /jemalloc/doctor
+	assert_http "metrics_allow: /metrics is served (mntr)" 200 m1 /metrics
+	assert_eq "metrics_allow: no doctor's sample on /metrics without jmdr" \
+		0 "$(doctor_families "$T/m1.body")"
+	assert_grep "metrics_allow: mntr's figures are there" \
+		'^jemalloc_allocated_bytes [0-9]+$' "$T/m1.body"
+	metrics_valid "metrics_allow: promtool: /metrics without jmdr is valid" "$T/m1.body"
+	conf_file "$d" "allow = ruok,mntr,jmdr"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	assert_http "metrics_allow: after a reload with jmdr, /metrics" 200 m2 /metrics
+	n=$(doctor_families "$T/m2.body")
+	assert_cmd "metrics_allow: the doctor's families appear with jmdr ($n samples)" \
+		test "$n" -gt 10
+	metrics_valid "metrics_allow: promtool: /metrics with jmdr is valid" "$T/m2.body"
+	conf_file "$d" "allow = readonly"
+	: >"$DLOG"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	hreq m3 /metrics >/dev/null
+	assert_cmd "metrics_allow: allow = readonly serves jmdr: the families stay" \
+		test "$(doctor_families "$T/m3.body")" -gt 10
+	conf_file "$d" "allow = ruok,mntr"
+	: >"$DLOG"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	hreq m4 /metrics >/dev/null
+	assert_eq "metrics_allow: reloaded without jmdr, the families go" \
+		0 "$(doctor_families "$T/m4.body")"
+	metrics_valid "metrics_allow: promtool: and it is valid again" "$T/m4.body"
+	conf_file "$d" "allow = ruok,jmdr"
+	: >"$DLOG"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	assert_http "metrics_allow: without mntr, /metrics is 403" 403 m5 /metrics
+	probe_ruok "metrics_allow: the words still answer"
+	stop_daemon
+}
+
 case_head_no_body
+case_metrics_allow
 case_ambiguous
 case_error_bodies_one_line
 case_conflict_during_http_job
