@@ -137,9 +137,27 @@ const struct http_route *http_route_of(const char *path);
 int http_host_allowed(const char *allowed, const char *host);
 
 /* Why a request with target @p uri and headers @p in is ambiguous (two
- * Hosts, a blank before a header's ':', absolute-form, two lengths), or
- * NULL. (Not static: the fuzzer calls it.) */
+ * Hosts, Origins, X-Jm4lws or Sec-Fetch-Sites, a blank before a header's
+ * ':', absolute-form, two lengths), or NULL. (Not static: the fuzzer
+ * calls it.) */
 const char *http_ambiguity(const char *uri, const struct evkeyvalq *in);
+
+/* The longest path a route can have, and then some: a longer one is 404. */
+#define HTTP_PATH_MAX 128
+
+/* The path of request target @p target as sent, up to its '?', into @p
+ * buf (HTTP_PATH_MAX bytes); its query (after the '?') or NULL in @p
+ * query. -1 if the path is longer than a route's can be. Nothing is
+ * decoded or normalised: a path is a route's exactly or 404. (Not
+ * static: the fuzzer calls it.) */
+int http_target_split(const char *target, char *buf, const char **query);
+
+/* Parse query string @p q into @p out (evhttp's parser) and check it: no
+ * NUL (%00), every name and value of A-Z a-z 0-9 . _ - only, no name
+ * twice. 0, or -1 with one line in @p why (a 400). (Not static: the
+ * fuzzer calls it.) */
+int http_query_parse(const char *q, struct evkeyvalq *out, char *why,
+    size_t len);
 
 /* --- reply.c: what a route answers with, below both -------------------- */
 

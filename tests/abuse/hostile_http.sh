@@ -4,7 +4,8 @@
 # descriptor limit, HEAD, and requests two readers could take differently
 # (two Hosts, "Host :", absolute-form, two lengths).
 # Issue 28: #7 (metrics_allow: the doctor's families on /metrics only when
-# jmdr is allowed, promtool-valid either way, through a reload).
+# jmdr is allowed, promtool-valid either way, through a reload) and #9
+# (two_origins, x_jm4lw_value, query_tokens, path_as_sent).
 # Raw requests go out from one python3 process per case (rawhttp below),
 # never a process per request.
 #
@@ -371,6 +372,59 @@ sys.exit(0 if ok_w and ok_h else 1)
 	stop_daemon
 }
 
+# Issue 28 #9: a change of state with two Origins (a same-origin one first,
+# a foreign one after) was taken on the first; "X-Jm4lw: 0" counted as the
+# header; format=json%00 was served as json (evhttp decodes %00 to a NUL
+# that ends the C string); GET //metrics was the index page (evhttp's URI
+# parser reads //metrics as an authority and an empty path).
+case_csrf_query_path() {
+	local d
+	d=$(scratch csrf)
+	start_daemon -C "$d" -e "$PROF_ON" -- -l 127.0.0.1:0 -D "$d" || return
+	assert_raw "two_origins: a same-origin Origin and then a foreign one: 400" \
+		"HTTP/1.1 400 *|error: more than one Origin header|1 body lines closed" \
+		"POST /4lw/jmdp HTTP/1.1\\r\\nHost: 127.0.0.1:$HTTP_PORT\\r\\nOrigin: http://127.0.0.1:$HTTP_PORT\\r\\nOrigin: http://evil.example\\r\\nX-Jm4lw: 1\\r\\nContent-Length: 0\\r\\n\\r\\n"
+	assert_raw "two_origins: one same-origin Origin: served" \
+		"HTTP/1.1 200 *" \
+		"POST /4lw/jmdp HTTP/1.1\\r\\nHost: 127.0.0.1:$HTTP_PORT\\r\\nOrigin: http://127.0.0.1:$HTTP_PORT\\r\\nX-Jm4lw: 1\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n"
+	assert_raw "two_x_jm4lw: two X-Jm4lw headers: 400" \
+		"HTTP/1.1 400 *|error: more than one X-Jm4lw header|*" \
+		'POST /4lw/jmdp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Jm4lw: 0\r\nX-Jm4lw: 1\r\nContent-Length: 0\r\n\r\n'
+	assert_http "x_jm4lw_value: X-Jm4lw: 0 is refused as a missing header (403)" \
+		403 xj0 /4lw/jmdp -X POST -H 'X-Jm4lw: 0'
+	assert_grep "x_jm4lw_value: the line says what to send" \
+		'^error: this request changes state: send it as POST with the header X-Jm4lw: 1$' "$T/xj0.body"
+	assert_http "x_jm4lw_value: X-Jm4lw: yes is refused (403)" \
+		403 xjy /4lw/jmdp -X POST -H 'X-Jm4lw: yes'
+	assert_http "x_jm4lw_value: X-Jm4lw: 1 is taken" \
+		200 xj1 /4lw/jmdp -X POST -H 'X-Jm4lw: 1'
+	assert_http "query_tokens: format=json%00 is a 400, not json" \
+		400 qnul '/jemalloc/stats?format=json%00'
+	assert_grep "query_tokens: the line names the NUL" \
+		'^error: a NUL byte \(%00\) in the query string$' "$T/qnul.body"
+	assert_http "query_tokens: format=svg%00 is a 400, no job" \
+		400 qsvg '/jemalloc/profile?format=svg%00'
+	assert_http "query_tokens: a newline in a value is a 400" \
+		400 qnl '/jemalloc/stats?format=json%0a'
+	assert_http "query_tokens: a quote in a value is a 400" \
+		400 qq '/jemalloc/stats?format=%22json'
+	assert_http "query_tokens: format twice is a 400" \
+		400 q2 '/jemalloc/stats?format=json&format=text'
+	assert_http "query_tokens: format=json still served" \
+		200 qok '/jemalloc/stats?format=json'
+	assert_http "path_as_sent: GET //metrics is a 404, not the index" \
+		404 dslash //metrics
+	assert_grep "path_as_sent: the 404 names the path" \
+		'^error: no such path: //metrics \(see /\)$' "$T/dslash.body"
+	assert_http "path_as_sent: GET //jemalloc/doctor is a 404" \
+		404 dslash2 //jemalloc/doctor
+	assert_http "path_as_sent: GET /metrics%2f is a 404" 404 enc '/metrics%2f'
+	assert_http "path_as_sent: GET / is still the index" 200 index /
+	assert_http "path_as_sent: GET /metrics?x=1 is still /metrics" 200 mq '/metrics?x=1'
+	check_clean_http
+	stop_daemon
+}
+
 # doctor_families FILE: the samples of the doctor's families in FILE.
 doctor_families() {
 	grep -Ec '^jemalloc_(resident_part|purge_gain|prof_cost|arena_|size_class_)' "$1"
@@ -443,6 +497,7 @@ case_metrics_allow() {
 }
 
 case_head_no_body
+case_csrf_query_path
 case_metrics_allow
 case_ambiguous
 case_error_bodies_one_line
