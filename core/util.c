@@ -188,12 +188,18 @@ int core_dump_dir_safe(const char *dump_dir, char *buf, size_t len, char *why,
  * May dumps be written in @p st (named @p path)? Only if nobody but us or
  * root can change it: owned by one of them, and not writable by group or
  * others unless sticky (then others cannot rename what is ours). 0, or
- * -1 with @p why.
+ * -1 with @p why. Our own file where a directory should be passes: the
+ * dump then fails with the system's "Not a directory".
  */
 static int trusted_node(const char *dir, const char *path,
     const struct stat *st, char *why, size_t len)
 {
-	const char *what = S_ISLNK(st->st_mode) ? "a symlink" : "a directory";
+	/* Another user's file planted at the default path is no directory
+	 * (issue 28 #9: it was called "a directory owned by uid N"). */
+	const char *what = S_ISLNK(st->st_mode) ? "a symlink"
+	    : S_ISDIR(st->st_mode)              ? "a directory"
+	    : S_ISREG(st->st_mode)              ? "not a directory but a file"
+	                           : "not a directory but a special file";
 
 	if (st->st_uid != 0 && st->st_uid != geteuid()) {
 		snprintf(why, len,

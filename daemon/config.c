@@ -5,15 +5,18 @@
  * Every error is one line saying what is wrong and what is accepted.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -993,13 +996,13 @@ int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
 /* State of one jm4lw_config_load(). */
 struct config_load {
 	struct jm4lw_config cfg; /* filled here, copied out on success */
-	FILE *f;
-	int line;        /* lines read so far: inih's line number */
-	int line_long;   /* the current line did not fit inih's buffer */
-	int read_errno;  /* a read failed with this */
-	int seen[NKEYS]; /* line each key was set on */
-	int err_line;    /* first line we found wrong, 0 if none */
-	char err[512];   /* and why */
+	char *text;              /* the whole file, read before parsing */
+	size_t len, pos;         /* its length, and what inih has had */
+	int line;                /* lines read so far: inih's line number */
+	int line_bad;            /* the current line is already an error */
+	int seen[NKEYS];         /* line each key was set on */
+	int err_line;            /* first line we found wrong, 0 if none */
+	char err[512];           /* and why */
 };
 
 /* Note the first error we find; inih reports only the first as well. */
@@ -1018,29 +1021,38 @@ static void load_error(struct config_load *l, const char *fmt, ...)
 }
 
 /*
- * inih's reader: fgets that counts lines and catches what inih gets wrong.
- * A line longer than inih's buffer would reach the handler cut short and
- * its tail be read as more lines; we eat the tail and make it an error.
- * A section header is checked here so an empty unknown section is caught.
+ * inih's reader, over the file read whole (load_file): fgets's contract
+ * (a line and its newline, at most num - 1 bytes, NUL-terminated) plus
+ * what inih cannot see. A NUL byte would end the line where inih reads it
+ * and cut the value silently: an error. A line longer than inih's buffer
+ * would reach the handler cut short and its tail be read as more lines:
+ * the tail is skipped and that is an error. A section header is checked
+ * here so an empty unknown section is caught.
  */
 static char *load_read(char *str, int num, void *arg)
 {
 	struct config_load *l = arg;
-	const char *s, *end;
-	size_t n;
-	int c, cut = 0;
+	const char *s, *end, *nl;
+	size_t n, take;
+	int cut;
 	char q[96];
 
-	if (fgets(str, num, l->f) == NULL) {
-		if (ferror(l->f))
-			l->read_errno = errno;
+	if (l->pos >= l->len || num < 2)
 		return NULL;
-	}
+	s = l->text + l->pos;
+	nl = memchr(s, '\n', l->len - l->pos);
+	n = nl != NULL ? (size_t)(nl - s) + 1 : l->len - l->pos;
+	l->pos += n;
 	l->line++;
-	n = strlen(str);
-	if (n == (size_t)num - 1 && str[n - 1] != '\n') {
-		while ((c = getc(l->f)) != EOF && c != '\n')
-			cut = 1;
+	take = n < (size_t)num - 1 ? n : (size_t)num - 1;
+	cut = take < n;
+	memcpy(str, s, take);
+	str[take] = '\0';
+	l->line_bad = 0;
+	if (memchr(s, '\0', n) != NULL) {
+		l->line_bad = 1;
+		load_error(l, "a NUL byte in the line (the file must be text)");
+		return str;
 	}
 	s = str;
 	if (l->line == 1 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
@@ -1048,8 +1060,8 @@ static char *load_read(char *str, int num, void *arg)
 	while (is_blank((unsigned char)*s))
 		s++;
 	/* A long comment is harmless: inih ignores what it did read. */
-	l->line_long = cut && *s != '#' && *s != ';';
-	if (l->line_long)
+	l->line_bad = cut && *s != '#' && *s != ';';
+	if (l->line_bad)
 		load_error(l, "line too long (at most %d bytes)", num - 3);
 	else if (*s == '[' && (end = strchr(s, ']')) != NULL &&
 	    !(end - s - 1 == 5 && memcmp(s + 1, "jm4lw", 5) == 0))
@@ -1058,6 +1070,81 @@ static char *load_read(char *str, int num, void *arg)
 		    "file or under [jm4lw])",
 		    quote(q, sizeof(q), s + 1, (size_t)(end - s - 1)));
 	return str;
+}
+
+/* What kind of file @p mode is, for "not a regular file (a FIFO)". */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
+}
+
+/*
+ * Read the file at @p path whole into l->text: a regular file of at most
+ * JM4LW_CONFIG_MAX bytes, else one line in @p err. Opened non-blocking so
+ * that a FIFO (no writer) or a device does not block the open; the type is
+ * checked on the open descriptor (no race with a swap), and the size by
+ * what read() returns too, in case the file grows after fstat(). A
+ * regular file ignores O_NONBLOCK, so the reads need no change of flags.
+ */
+static int load_file(struct config_load *l, const char *path, char *err,
+    size_t errlen)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, rv = -1;
+
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return config_err(err, errlen, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) == -1) {
+		config_err(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		config_err(err, errlen, "%s: not a regular file (%s)", path,
+		    file_kind(st.st_mode));
+		goto out;
+	}
+	if (st.st_size > JM4LW_CONFIG_MAX)
+		goto big;
+	/* One byte more than the cap: a file that grew is caught too. */
+	if ((l->text = malloc(JM4LW_CONFIG_MAX + 1)) == NULL) {
+		config_err(err, errlen, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	while (l->len <= JM4LW_CONFIG_MAX &&
+	    (n = read(fd, l->text + l->len, JM4LW_CONFIG_MAX + 1 - l->len)) !=
+	        0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			config_err(err, errlen, "%s: %s", path,
+			    strerror(errno));
+			goto out;
+		}
+		l->len += (size_t)n;
+	}
+	if (l->len > JM4LW_CONFIG_MAX)
+		goto big;
+	rv = 0;
+	goto out;
+big:
+	config_err(err, errlen,
+	    "%s: larger than %d MiB (a configuration is "
+	    "a few KiB)",
+	    path, JM4LW_CONFIG_MAX >> 20);
+out:
+	close(fd);
+	return rv;
 }
 
 /* inih's handler: one key = value. Returns 1, or 0 after load_error(). */
@@ -1070,7 +1157,7 @@ static int load_key(void *arg, const char *section, const char *name,
 
 	if (name == NULL)
 		return 1; /* a section start, if inih was built to report it */
-	if (l->line_long)
+	if (l->line_bad)
 		return 0; /* the value was cut: already an error */
 	if (strcmp(section, "") != 0 && strcmp(section, "jm4lw") != 0) {
 		load_error(l,
@@ -1108,17 +1195,9 @@ JM4LW_API int jm4lw_config_load(struct jm4lw_config *cfg, const char *path,
 	if ((l = calloc(1, sizeof(*l))) == NULL)
 		return config_err(err, errlen, "%s: %s", path, strerror(errno));
 	l->cfg = *cfg;
-	if ((l->f = fopen(path, "re")) == NULL) {
-		config_err(err, errlen, "%s: %s", path, strerror(errno));
+	if (load_file(l, path, err, errlen) == -1)
 		goto out;
-	}
 	r = ini_parse_stream(load_read, l, load_key, l);
-	/* fopen() opens a directory; reading it is where that fails. */
-	if (l->read_errno != 0) {
-		config_err(err, errlen, "%s: %s", path,
-		    strerror(l->read_errno));
-		goto out;
-	}
 	if (r == -2) {
 		config_err(err, errlen, "%s: out of memory", path);
 		goto out;
@@ -1139,8 +1218,7 @@ JM4LW_API int jm4lw_config_load(struct jm4lw_config *cfg, const char *path,
 	*cfg = l->cfg;
 	rv = 0;
 out:
-	if (l->f != NULL)
-		fclose(l->f);
+	free(l->text);
 	free(l);
 	return rv;
 }

@@ -9,6 +9,10 @@
 #include "jm4lw.h"
 #include "proto.h"
 
+/* The largest configuration file jm4lw_config_load() reads (1 MiB; the
+ * sample with every key is 6 KiB): a bigger one is refused, not read. */
+#define JM4LW_CONFIG_MAX (1 << 20)
+
 /* Checker flag: allow may name words the host adds later. */
 #define CONFIG_HOST_WORDS 0x1
 

@@ -358,7 +358,7 @@ static int http_token(const char *key)
 const char *http_ambiguity(const char *uri, const struct evkeyvalq *in)
 {
 	struct evkeyval *kv;
-	int hosts = 0, lengths = 0, te = 0;
+	int hosts = 0, lengths = 0, te = 0, origins = 0, xs = 0, sites = 0;
 
 	if (uri == NULL || uri[0] != '/')
 		return "the request target must be a path (origin-form)";
@@ -367,16 +367,85 @@ const char *http_ambiguity(const char *uri, const struct evkeyvalq *in)
 			return "a header name is not a token (a blank before "
 			       "its ':'?)";
 		hosts += strcasecmp(kv->key, "Host") == 0;
+		origins += strcasecmp(kv->key, "Origin") == 0;
+		xs += strcasecmp(kv->key, "X-Jm4lw") == 0;
+		sites += strcasecmp(kv->key, "Sec-Fetch-Site") == 0;
 		lengths += strcasecmp(kv->key, "Content-Length") == 0;
 		te += strcasecmp(kv->key, "Transfer-Encoding") == 0;
 	}
 	if (hosts > 1)
 		return "more than one Host header";
+	/* evhttp_find_header takes the first: a same-origin Origin first
+	 * and a foreign one after passed the CSRF check (issue 28 #9). */
+	if (origins > 1)
+		return "more than one Origin header";
+	if (xs > 1)
+		return "more than one X-Jm4lw header";
+	if (sites > 1)
+		return "more than one Sec-Fetch-Site header";
 	if (lengths > 1)
 		return "more than one Content-Length header";
 	if (lengths > 0 && te > 0)
 		return "both Content-Length and Transfer-Encoding";
 	return NULL;
+}
+
+int http_target_split(const char *target, char *buf, const char **query)
+{
+	size_t n = strcspn(target, "?");
+
+	*query = target[n] == '?' ? target + n + 1 : NULL;
+	if (n >= HTTP_PATH_MAX)
+		return -1;
+	memcpy(buf, target, n);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Is @p s made of A-Z a-z 0-9 . _ - only (what every query name and
+ * value we take is: formats, "previous", dump names, seconds)? */
+static int http_query_token(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && strchr("._-", *s) == NULL)
+			return 0;
+	return 1;
+}
+
+int http_query_parse(const char *q, struct evkeyvalq *out, char *why,
+    size_t len)
+{
+	struct evkeyval *kv, *k2;
+
+	TAILQ_INIT(out);
+	/* evhttp decodes %00 to a NUL that ends the value where a C
+	 * string reads it: format=svg%00x was served as svg. */
+	if (strstr(q, "%00") != NULL) {
+		snprintf(why, len, "a NUL byte (%%00) in the query string");
+		return -1;
+	}
+	if (evhttp_parse_query_str(q, out) == -1) {
+		snprintf(why, len, "the query string is not name=value&...");
+		return -1;
+	}
+	TAILQ_FOREACH(kv, out, next) {
+		if (!http_query_token(kv->key) ||
+		    !http_query_token(kv->value)) {
+			snprintf(why, len,
+			    "the query's %.40s has a byte outside "
+			    "A-Z a-z 0-9 . _ -",
+			    http_query_token(kv->key) ? kv->key : "name");
+			return -1;
+		}
+		for (k2 = TAILQ_NEXT(kv, next); k2 != NULL;
+		     k2 = TAILQ_NEXT(k2, next))
+			if (strcmp(kv->key, k2->key) == 0) {
+				snprintf(why, len, "%.40s is given twice",
+				    kv->key);
+				return -1;
+			}
+	}
+	return 0;
 }
 
 /* Every request: the checks, then its route. */
@@ -385,7 +454,6 @@ static void http_on_request(struct evhttp_request *req, void *arg)
 	struct http *h = arg;
 	struct jm4lw *m = h->m;
 	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
-	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	struct evkeyvalq query;
 	const struct sockaddr *sa = evhttp_connection_get_addr(evcon);
@@ -393,8 +461,8 @@ static void http_on_request(struct evhttp_request *req, void *arg)
 	struct http_ctx ctx;
 	struct http_conn *hc;
 	struct http_sock *sk;
-	const char *host, *path, *q, *why, *allow;
-	char peer[64];
+	const char *host, *q, *why, *allow;
+	char peer[64], path[HTTP_PATH_MAX], qwhy[256];
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	int was = module_unsampled_enter(m);
 
@@ -443,11 +511,12 @@ static void http_on_request(struct evhttp_request *req, void *arg)
 		    host);
 		goto out;
 	}
-	path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
-	if (path == NULL || path[0] == '\0')
-		path = "/";
-	if ((r = http_route_of(path)) == NULL) {
-		http_error(req, 404, "no such path: %.200s (see /)", path);
+	/* The path as sent: evhttp's URI parser reads "//metrics" as an
+	 * authority and an empty path, which was "/" (issue 28 #9). */
+	if (http_target_split(evhttp_request_get_uri(req), path, &q) == -1 ||
+	    (r = http_route_of(path)) == NULL) {
+		http_error(req, 404, "no such path: %.200s (see /)",
+		    evhttp_request_get_uri(req));
 		goto out;
 	}
 	if (!(cmd == EVHTTP_REQ_POST && (r->flags & HTTP_POST)) &&
@@ -466,9 +535,10 @@ static void http_on_request(struct evhttp_request *req, void *arg)
 		goto out;
 	}
 	TAILQ_INIT(&query);
-	q = uri != NULL ? evhttp_uri_get_query(uri) : NULL;
-	if (q != NULL && evhttp_parse_query_str(q, &query) == -1) {
-		http_error(req, 400, "the query string is not name=value&...");
+	if (q != NULL &&
+	    http_query_parse(q, &query, qwhy, sizeof(qwhy)) == -1) {
+		evhttp_clear_headers(&query);
+		http_error(req, 400, "%s", qwhy);
 		goto out;
 	}
 	ctx.m = m;

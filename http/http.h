@@ -137,9 +137,27 @@ const struct http_route *http_route_of(const char *path);
 int http_host_allowed(const char *allowed, const char *host);
 
 /* Why a request with target @p uri and headers @p in is ambiguous (two
- * Hosts, a blank before a header's ':', absolute-form, two lengths), or
- * NULL. (Not static: the fuzzer calls it.) */
+ * Hosts, Origins, X-Jm4lws or Sec-Fetch-Sites, a blank before a header's
+ * ':', absolute-form, two lengths), or NULL. (Not static: the fuzzer
+ * calls it.) */
 const char *http_ambiguity(const char *uri, const struct evkeyvalq *in);
+
+/* The longest path a route can have, and then some: a longer one is 404. */
+#define HTTP_PATH_MAX 128
+
+/* The path of request target @p target as sent, up to its '?', into @p
+ * buf (HTTP_PATH_MAX bytes); its query (after the '?') or NULL in @p
+ * query. -1 if the path is longer than a route's can be. Nothing is
+ * decoded or normalised: a path is a route's exactly or 404. (Not
+ * static: the fuzzer calls it.) */
+int http_target_split(const char *target, char *buf, const char **query);
+
+/* Parse query string @p q into @p out (evhttp's parser) and check it: no
+ * NUL (%00), every name and value of A-Z a-z 0-9 . _ - only, no name
+ * twice. 0, or -1 with one line in @p why (a 400). (Not static: the
+ * fuzzer calls it.) */
+int http_query_parse(const char *q, struct evkeyvalq *out, char *why,
+    size_t len);
 
 /* --- reply.c: what a route answers with, below both -------------------- */
 
@@ -175,6 +193,9 @@ void http_render(struct http_ctx *ctx, const char *name, const char *base,
 /* Is the word @p w allowed (the allow list governs both faces)? 1, or 0
  * with a 403 sent that names the word. */
 int http_word_allowed(struct http_ctx *ctx, const char *w);
+/* Does the allow list serve word @p w? No reply, no count: for a part of
+ * a reply that @p w reveals (the doctor's families on /metrics). */
+int http_word_serves(const struct http_ctx *ctx, const char *w);
 
 /* Why this request may not change state (NULL: it may). */
 const char *http_csrf_refusal(struct evhttp_request *req);
@@ -192,8 +213,9 @@ void http_route_leaks(struct http_ctx *ctx);
 
 /* --- metrics.c ------------------------------------------------------- */
 
-/* Prometheus' text format 0.0.4 of the figures. */
-void http_metrics(struct core *c, struct evbuffer *out);
+/* Prometheus' text format 0.0.4 of the figures (what mntr shows), and
+ * the doctor's families when @p doctor (jmdr is allowed). */
+void http_metrics(struct core *c, struct evbuffer *out, int doctor);
 
 /* --- doctor.c: the doctor's renderings (issue 22) -------------------- */
 

@@ -2,6 +2,11 @@
  * /metrics: Prometheus' text exposition format 0.0.4, rendered from the
  * same figures table mntr renders, so a figure is defined once: each row
  * with a metric name becomes "# HELP", "# TYPE" and its sample.
+ * What a family reveals is governed by the word that reveals the same
+ * (issue 28 #7): the figures and jm4lw_build_info are mntr's (the route's
+ * word: mntr shows the versions and the symbolizer too); the doctor's
+ * families, per part, arena and size class, are jmdr's, and appear only
+ * when the allow list serves jmdr.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +28,7 @@ static void label(struct evbuffer *out, const char *v)
 	}
 }
 
-void http_metrics(struct core *c, struct evbuffer *out)
+void http_metrics(struct core *c, struct evbuffer *out, int doctor)
 {
 	struct figure_value v[FIGURES_MAX];
 	const struct figure *f;
@@ -51,8 +56,8 @@ void http_metrics(struct core *c, struct evbuffer *out)
 	evbuffer_add_printf(out, "\",symbolizer=\"");
 	label(out, sym_backend());
 	evbuffer_add_printf(out, "\"} 1\n");
-	/* Where resident goes, per arena and size class (issue 22). */
-	if ((d = malloc(sizeof(*d))) != NULL) {
+	/* Where resident goes, per arena and size class (issue 22): jmdr's. */
+	if (doctor && (d = malloc(sizeof(*d))) != NULL) {
 		core_doctor(c, d);
 		http_doctor_metrics(d, out);
 		free(d);

@@ -288,16 +288,20 @@ void http_render(struct http_ctx *ctx, const char *name, const char *base,
 	if (http_pending_new(ctx, ctype, 0, &w) != NULL)
 		module_render(ctx->m, &w, name, base, (enum dump_view)view);
 }
-/* May this request change state? The header a form cannot send, and
- * nothing saying it comes from another site. */
+/* May this request change state? The header a form cannot send, with
+ * the value 1 exactly (issue 28 #9: "X-Jm4lw: 0" counted; any other value
+ * is refused as a missing header is), and nothing saying it comes from
+ * another site. Two of any of these headers never get here
+ * (http_ambiguity). */
 const char *http_csrf_refusal(struct evhttp_request *req)
 {
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *origin = evhttp_find_header(in, "Origin");
 	const char *site = evhttp_find_header(in, "Sec-Fetch-Site");
 	const char *host = evhttp_find_header(in, "Host");
+	const char *x = evhttp_find_header(in, "X-Jm4lw");
 
-	if (evhttp_find_header(in, "X-Jm4lw") == NULL)
+	if (x == NULL || strcmp(x, "1") != 0)
 		return "this request changes state: send it as POST with the "
 		       "header X-Jm4lw: 1";
 	if (site != NULL && strcmp(site, "same-origin") != 0 &&
@@ -324,6 +328,14 @@ int http_word_allowed(struct http_ctx *ctx, const char *w)
 	http_error(ctx->req, 403,
 	    "%s is served as %s, which is not in the allow list", ctx->path, w);
 	return 0;
+}
+
+int http_word_serves(const struct http_ctx *ctx, const char *w)
+{
+	const struct proto_word *bw;
+	int flags = proto_word_flags(&ctx->m->proto, w, &bw);
+
+	return proto_allowed(ctx->m->cfg.allow, w, flags < 0 ? 0 : flags);
 }
 
 /* @p s as a JSON string, quotes and escapes added: the faces' one

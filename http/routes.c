@@ -140,7 +140,7 @@ static void route_metrics(struct http_ctx *ctx)
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
 		return;
 	}
-	http_metrics(&ctx->m->core, b);
+	http_metrics(&ctx->m->core, b, http_word_serves(ctx, "jmdr"));
 	http_reply(ctx->req, 200, "text/plain; version=0.0.4; charset=utf-8",
 	    b);
 }

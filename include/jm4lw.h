@@ -119,7 +119,9 @@ JM4LW_API int jm4lw_config_set(struct jm4lw_config *cfg, const char *key,
 
 /**
  * Read an INI config file into @p cfg (keys at top level or in a `[jm4lw]`
- * section). Unknown keys and bad values are errors. Returns 0, or -1 with
+ * section). Unknown keys and bad values are errors, as are a NUL byte in
+ * a line, a path that is not a regular file (a FIFO, a device: refused
+ * without blocking) and a file larger than 1 MiB. Returns 0, or -1 with
  * `path:line: reason` (or `path: reason`) in @p err; @p cfg is left
  * untouched on error.
  */

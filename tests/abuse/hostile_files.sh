@@ -11,6 +11,14 @@
 #   base_other_process    (#11: --base from another process, silently);
 #   symbolized_symlink_race (#2: format=symbolized followed a symlink swapped
 #      over a kept dump after the loop's check, and served the file).
+# Issue 28 #3: the configuration file, chosen by whoever can write where it is:
+#   config_check_not_regular (jm4lwd -n -f FIFO blocked in open for ever;
+#      -f /dev/zero read for ever);
+#   config_reload_not_regular (the config replaced by a FIFO, then by a
+#      symlink to /dev/zero, and SIGHUP: the loop blocked, ruok 0/5, or spun at
+#      100 % CPU deaf to SIGTERM; now the reload fails with one line, the old
+#      configuration stays and the words answer);
+#   config_too_big (a config over 1 MiB: refused, not read).
 # Every jm4lw-prof runs under timeout: a hang is a failure, not a stuck suite.
 #
 #	bash hostile_files.sh    (JM4LWD, JM4LW_PROF: paths to the binaries)
@@ -243,6 +251,95 @@ EOF
 	stop_daemon
 }
 
+# check_conf DESC FILE WANT: jm4lwd -n -f FILE ends within 20 s, exit 1, with
+# exactly the line WANT (a fixed string) on stderr.
+check_conf() {
+	local rc
+	timeout 20 "$JM4LWD" -n -f "$2" >"$T/n.out" 2>"$T/n.err" </dev/null
+	rc=$?
+	if [ "$rc" = 124 ]; then
+		fail "$1: jm4lwd -n returns" "still blocked after 20 s"
+		return
+	fi
+	assert_eq "$1: jm4lwd -n exits 1" 1 "$rc"
+	assert_eq "$1: one line says why" "$3" "$(cat "$T/n.err")"
+}
+
+case_config_check_not_regular() {
+	local d
+	d=$(scratch config_check)
+	mkfifo "$d/fifo"
+	ln -s /dev/zero "$d/zero"
+	check_conf "config_check FIFO" "$d/fifo" \
+		"$d/fifo: not a regular file (a FIFO)"
+	check_conf "config_check /dev/zero" /dev/zero \
+		"/dev/zero: not a regular file (a character device)"
+	check_conf "config_check symlink to /dev/zero" "$d/zero" \
+		"$d/zero: not a regular file (a character device)"
+	check_conf "config_check a directory" "$d" \
+		"$d: not a regular file (a directory)"
+}
+
+case_config_too_big() {
+	local d
+	d=$(scratch config_big)
+	printf 'allow = ruok\n' >"$d/big.conf"
+	# 1 MiB and one byte of comment lines.
+	yes '# ...............................................................' |
+		head -c $((1024 * 1024 + 1)) >>"$d/big.conf"
+	check_conf "config_too_big" "$d/big.conf" \
+		"$d/big.conf: larger than 1 MiB (a configuration is a few KiB)"
+}
+
+# reload_refused DESC WANT: after a SIGHUP, the log says the reload failed
+# with WANT, the words still answer, and the old allow list still holds.
+reload_refused() {
+	kill -HUP "$PID"
+	if wait_log "reload failed, configuration unchanged: $2" 20; then
+		pass "$1: the reload fails with one line"
+	else
+		fail "$1: the reload fails with one line" "$(show_tail "$DLOG")"
+	fi
+	probe_ruok "$1: ruok still answers"
+	assert_eq "$1: the old allow list stays (jmfp refused)" \
+		"jmfp is not executed because it is not in the whitelist." \
+		"$(ask jmfp)"
+	: >"$DLOG"
+}
+
+case_config_reload_not_regular() {
+	local d cpu0 cpu1
+	d=$(scratch config_reload)
+	conf_file "$d" "listen = 127.0.0.1:0" "allow = ruok,mntr" \
+		"dump_dir = $d/dumps"
+	start_daemon -f "$d/jm4lwd.conf" || return
+	baseline "config_reload" || { stop_daemon; return; }
+	mv "$d/jm4lwd.conf" "$d/good.conf"
+	mkfifo "$d/jm4lwd.conf"
+	reload_refused "config_reload FIFO" \
+		"$d/jm4lwd.conf: not a regular file \(a FIFO\)"
+	rm "$d/jm4lwd.conf"
+	ln -s /dev/zero "$d/jm4lwd.conf"
+	cpu0=$(cpu_ticks)
+	reload_refused "config_reload /dev/zero" \
+		"$d/jm4lwd.conf: not a regular file \(a character device\)"
+	sleep 1
+	cpu1=$(cpu_ticks)
+	# A spinning loop would burn ~100 ticks a second.
+	assert_cmd "config_reload /dev/zero: no spinning (cpu $cpu0 -> $cpu1 ticks)" \
+		test $((cpu1 - cpu0)) -lt 50
+	rm "$d/jm4lwd.conf"
+	mv "$d/good.conf" "$d/jm4lwd.conf"
+	kill -HUP "$PID"
+	if wait_log "configuration reloaded" 20; then
+		pass "config_reload: a regular file again reloads"
+	else
+		fail "config_reload: a regular file again reloads" "$(show_tail "$DLOG")"
+	fi
+	check_clean "config_reload"
+	stop_daemon
+}
+
 case_fifo_profile
 case_fifo_binary
 case_fifo_in_mapped_libraries
@@ -251,4 +348,7 @@ case_binary_mismatch
 case_cut_mapped_libraries
 case_base_other_process
 case_symbolized_symlink_race
+case_config_check_not_regular
+case_config_too_big
+case_config_reload_not_regular
 finish

@@ -3,6 +3,9 @@
 # runs, a 409 during one, a flood of idle HTTP connections under a low
 # descriptor limit, HEAD, and requests two readers could take differently
 # (two Hosts, "Host :", absolute-form, two lengths).
+# Issue 28: #7 (metrics_allow: the doctor's families on /metrics only when
+# jmdr is allowed, promtool-valid either way, through a reload) and #9
+# (two_origins, x_jm4lw_value, query_tokens, path_as_sent).
 # Raw requests go out from one python3 process per case (rawhttp below),
 # never a process per request.
 #
@@ -369,7 +372,133 @@ sys.exit(0 if ok_w and ok_h else 1)
 	stop_daemon
 }
 
+# Issue 28 #9: a change of state with two Origins (a same-origin one first,
+# a foreign one after) was taken on the first; "X-Jm4lw: 0" counted as the
+# header; format=json%00 was served as json (evhttp decodes %00 to a NUL
+# that ends the C string); GET //metrics was the index page (evhttp's URI
+# parser reads //metrics as an authority and an empty path).
+case_csrf_query_path() {
+	local d
+	d=$(scratch csrf)
+	start_daemon -C "$d" -e "$PROF_ON" -- -l 127.0.0.1:0 -D "$d" || return
+	assert_raw "two_origins: a same-origin Origin and then a foreign one: 400" \
+		"HTTP/1.1 400 *|error: more than one Origin header|1 body lines closed" \
+		"POST /4lw/jmdp HTTP/1.1\\r\\nHost: 127.0.0.1:$HTTP_PORT\\r\\nOrigin: http://127.0.0.1:$HTTP_PORT\\r\\nOrigin: http://evil.example\\r\\nX-Jm4lw: 1\\r\\nContent-Length: 0\\r\\n\\r\\n"
+	assert_raw "two_origins: one same-origin Origin: served" \
+		"HTTP/1.1 200 *" \
+		"POST /4lw/jmdp HTTP/1.1\\r\\nHost: 127.0.0.1:$HTTP_PORT\\r\\nOrigin: http://127.0.0.1:$HTTP_PORT\\r\\nX-Jm4lw: 1\\r\\nContent-Length: 0\\r\\nConnection: close\\r\\n\\r\\n"
+	assert_raw "two_x_jm4lw: two X-Jm4lw headers: 400" \
+		"HTTP/1.1 400 *|error: more than one X-Jm4lw header|*" \
+		'POST /4lw/jmdp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Jm4lw: 0\r\nX-Jm4lw: 1\r\nContent-Length: 0\r\n\r\n'
+	assert_http "x_jm4lw_value: X-Jm4lw: 0 is refused as a missing header (403)" \
+		403 xj0 /4lw/jmdp -X POST -H 'X-Jm4lw: 0'
+	assert_grep "x_jm4lw_value: the line says what to send" \
+		'^error: this request changes state: send it as POST with the header X-Jm4lw: 1$' "$T/xj0.body"
+	assert_http "x_jm4lw_value: X-Jm4lw: yes is refused (403)" \
+		403 xjy /4lw/jmdp -X POST -H 'X-Jm4lw: yes'
+	assert_http "x_jm4lw_value: X-Jm4lw: 1 is taken" \
+		200 xj1 /4lw/jmdp -X POST -H 'X-Jm4lw: 1'
+	assert_http "query_tokens: format=json%00 is a 400, not json" \
+		400 qnul '/jemalloc/stats?format=json%00'
+	assert_grep "query_tokens: the line names the NUL" \
+		'^error: a NUL byte \(%00\) in the query string$' "$T/qnul.body"
+	assert_http "query_tokens: format=svg%00 is a 400, no job" \
+		400 qsvg '/jemalloc/profile?format=svg%00'
+	assert_http "query_tokens: a newline in a value is a 400" \
+		400 qnl '/jemalloc/stats?format=json%0a'
+	assert_http "query_tokens: a quote in a value is a 400" \
+		400 qq '/jemalloc/stats?format=%22json'
+	assert_http "query_tokens: format twice is a 400" \
+		400 q2 '/jemalloc/stats?format=json&format=text'
+	assert_http "query_tokens: format=json still served" \
+		200 qok '/jemalloc/stats?format=json'
+	assert_http "path_as_sent: GET //metrics is a 404, not the index" \
+		404 dslash //metrics
+	assert_grep "path_as_sent: the 404 names the path" \
+		'^error: no such path: //metrics \(see /\)$' "$T/dslash.body"
+	assert_http "path_as_sent: GET //jemalloc/doctor is a 404" \
+		404 dslash2 //jemalloc/doctor
+	assert_http "path_as_sent: GET /metrics%2f is a 404" 404 enc '/metrics%2f'
+	assert_http "path_as_sent: GET / is still the index" 200 index /
+	assert_http "path_as_sent: GET /metrics?x=1 is still /metrics" 200 mq '/metrics?x=1'
+	check_clean_http
+	stop_daemon
+}
+
+# doctor_families FILE: the samples of the doctor's families in FILE.
+doctor_families() {
+	grep -Ec '^jemalloc_(resident_part|purge_gain|prof_cost|arena_|size_class_)' "$1"
+}
+
+# metrics_valid DESC FILE: promtool check metrics finds no problem.
+metrics_valid() {
+	local rc
+	if ! command -v promtool >/dev/null; then
+		skip "$1" "no promtool (Debian's prometheus)"
+		return
+	fi
+	promtool check metrics <"$2" >"$T/promtool.out" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && [ ! -s "$T/promtool.out" ]; then
+		pass "$1 ($(grep -c '^[a-z]' "$2") samples)"
+	else
+		fail "$1" "exit status $rc" "$(head -20 "$T/promtool.out")"
+	fi
+}
+
+# Issue 28 #7: with allow = ruok,mntr, jmdr was refused and /jemalloc/doctor
+# 403, yet /metrics carried 85 of the doctor's samples (per arena, per size
+# class, purge gain, resident parts). What a word reveals is governed by
+# that word on every face: the families appear only when jmdr is allowed,
+# at the next scrape after a reload.
+case_metrics_allow() {
+	local d n
+	d=$(scratch metrics_allow)
+	conf_file "$d" "allow = ruok,mntr"
+	start_daemon -C "$d" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	assert_http "metrics_allow: jmdr refused: /jemalloc/doctor is 403" \
+		403 doc /jemalloc/doctor
+	assert_http "metrics_allow: /metrics is served (mntr)" 200 m1 /metrics
+	assert_eq "metrics_allow: no doctor's sample on /metrics without jmdr" \
+		0 "$(doctor_families "$T/m1.body")"
+	assert_grep "metrics_allow: mntr's figures are there" \
+		'^jemalloc_allocated_bytes [0-9]+$' "$T/m1.body"
+	metrics_valid "metrics_allow: promtool: /metrics without jmdr is valid" "$T/m1.body"
+	conf_file "$d" "allow = ruok,mntr,jmdr"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	assert_http "metrics_allow: after a reload with jmdr, /metrics" 200 m2 /metrics
+	n=$(doctor_families "$T/m2.body")
+	assert_cmd "metrics_allow: the doctor's families appear with jmdr ($n samples)" \
+		test "$n" -gt 10
+	metrics_valid "metrics_allow: promtool: /metrics with jmdr is valid" "$T/m2.body"
+	conf_file "$d" "allow = readonly"
+	: >"$DLOG"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	hreq m3 /metrics >/dev/null
+	assert_cmd "metrics_allow: allow = readonly serves jmdr: the families stay" \
+		test "$(doctor_families "$T/m3.body")" -gt 10
+	conf_file "$d" "allow = ruok,mntr"
+	: >"$DLOG"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	hreq m4 /metrics >/dev/null
+	assert_eq "metrics_allow: reloaded without jmdr, the families go" \
+		0 "$(doctor_families "$T/m4.body")"
+	metrics_valid "metrics_allow: promtool: and it is valid again" "$T/m4.body"
+	conf_file "$d" "allow = ruok,jmdr"
+	: >"$DLOG"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	assert_http "metrics_allow: without mntr, /metrics is 403" 403 m5 /metrics
+	probe_ruok "metrics_allow: the words still answer"
+	stop_daemon
+}
+
 case_head_no_body
+case_csrf_query_path
+case_metrics_allow
 case_ambiguous
 case_error_bodies_one_line
 case_conflict_during_http_job

@@ -33,6 +33,18 @@ run_host LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_CONF="$T/bad.conf"
 assert_cmd "bad config: the program still works" test "$OUT" = host-works -a "$RC" -eq 0
 assert_cmd "bad config: file:line in the message" grep -q "bad.conf:2" <<<"$ERR"
 
+# Issue 28 #3: JM4LW_CONF naming a FIFO blocked the agent's constructor in
+# open() for ever: the program never reached its main. Bounded, so the old
+# hang is a failure, not a stuck suite.
+mkfifo "$T/fifo.conf"
+OUT=$(timeout 20 env LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_CONF="$T/fifo.conf" \
+	/bin/echo host-works 2>"$T/err")
+RC=$?
+ERR=$(cat "$T/err")
+assert_cmd "config a FIFO: the program reaches main and works" test "$OUT" = host-works -a "$RC" -eq 0
+assert_cmd "config a FIFO: the agent says it is no regular file" \
+	grep -q "fifo.conf: not a regular file (a FIFO)" <<<"$ERR"
+
 run_host LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_LISTEN=not-an-address
 assert_cmd "bad listen: the program still works" test "$OUT" = host-works -a "$RC" -eq 0
 

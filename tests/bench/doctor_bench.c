@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 	core_init(&c, ops, &cfg, &pol);
 	t0 = now_ns();
 	for (i = 0; i < calls; i++) {
-		http_metrics(&c, b);
+		http_metrics(&c, b, 1);
 		evbuffer_drain(b, evbuffer_get_length(b));
 	}
 	metrics = (now_ns() - t0) / calls / 1000;

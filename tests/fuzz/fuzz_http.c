@@ -1,8 +1,9 @@
 /*
  * libFuzzer target: what the HTTP face decides from a request's bytes
  * before any handler runs, with no socket and no module: the route of a
- * path (http_route_of), the Host check (http_host_allowed), the query of
- * /jemalloc/profile (evhttp's parser, then http_profile_args), the
+ * path as sent (http_target_split, http_route_of), the Host check
+ * (http_host_allowed), the query (http_query_parse: evhttp's parser and
+ * our token check, then http_profile_args), the
  * refusal of ambiguous requests (http_ambiguity: duplicate and spaced
  * headers) and the body of a /pprof/symbol POST (profile_parse_addrs).
  *
@@ -12,6 +13,7 @@
  * headers). A missing line is empty. Every violated invariant is an
  * abort().
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,12 +89,22 @@ static void check_route(const char *path)
 static void check_query(const char *query)
 {
 	struct evkeyvalq q;
+	struct evkeyval *kv;
 	enum dump_view view = DUMP_VIEW_NONE;
 	char why[256];
+	const char *c;
 	int base = -1, r;
 
-	TAILQ_INIT(&q);
-	if (evhttp_parse_query_str(query, &q) == 0) {
+	why[0] = '\0';
+	if (http_query_parse(query, &q, why, sizeof(why)) == -1)
+		CHECK(why[0] != '\0' && strchr(why, '\n') == NULL);
+	else {
+		/* What passes is tokens only: no NUL hid a tail. */
+		CHECK(strstr(query, "%00") == NULL);
+		TAILQ_FOREACH(kv, &q, next)
+			for (c = kv->value; *c != '\0'; c++)
+				CHECK(isalnum((unsigned char)*c) ||
+				    strchr("._-", *c) != NULL);
 		why[0] = '\0';
 		r = http_profile_args(&q, &view, &base, why, sizeof(why));
 		if (r == 0) {
@@ -167,12 +179,12 @@ static void check_addrs(const char *body, size_t len)
  * exported, so its rule is copied): the name is everything before the
  * first ':', blanks and all; the value what follows, leading blanks cut.
  * A line without ':' ends them. Then what http_ambiguity says must hold:
- * a name that is no token, two Hosts or two lengths are refused. */
+ * a name that is no token, two Hosts, Origins or lengths are refused. */
 static void check_headers(const char *target, const char *text, size_t len)
 {
 	struct evkeyvalq in;
 	char *copy = malloc(len + 1), *line, *save = NULL, *colon, *v;
-	int hosts = 0, lengths = 0, bad_name = 0;
+	int hosts = 0, lengths = 0, origins = 0, bad_name = 0;
 	const char *why, *k;
 
 	if (copy == NULL)
@@ -191,13 +203,15 @@ static void check_headers(const char *target, const char *text, size_t len)
 			break; /* evhttp refuses a CR or LF in a value */
 		hosts += strcasecmp(line, "Host") == 0;
 		lengths += strcasecmp(line, "Content-Length") == 0;
+		origins += strcasecmp(line, "Origin") == 0;
 		for (k = line; *k != '\0'; k++)
 			bad_name |= *k == ' ' || *k == '\t' || *k == '(' ||
 			    *k == '"' || *k == '/' || *k == '@';
 	}
 	why = http_ambiguity(target, &in);
 	CHECK(why == NULL || (why[0] != '\0' && strchr(why, '\n') == NULL));
-	if (hosts > 1 || lengths > 1 || bad_name || target[0] != '/')
+	if (hosts > 1 || lengths > 1 || origins > 1 || bad_name ||
+	    target[0] != '/')
 		CHECK(why != NULL);
 	evhttp_clear_headers(&in);
 	free(copy);
@@ -209,19 +223,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *target = next_line(&p, end);
 	char *host = next_line(&p, end);
 	char *allowed = next_line(&p, end);
-	struct evhttp_uri *uri;
-	const char *path, *query, *blank;
+	char path[HTTP_PATH_MAX];
+	const char *query, *blank;
 
-	/* As http_request() takes them: evhttp's URI parser, then ours. */
-	uri = evhttp_uri_parse_with_flags(target, 0);
-	if (uri != NULL) {
-		path = evhttp_uri_get_path(uri);
-		if (path == NULL || path[0] == '\0')
-			path = "/";
+	/* As http_request() takes them: the path as sent, up to '?'. */
+	if (http_target_split(target, path, &query) == 0) {
+		CHECK(strchr(path, '?') == NULL);
 		check_route(path);
-		if ((query = evhttp_uri_get_query(uri)) != NULL)
+		if (query != NULL)
 			check_query(query);
-		evhttp_uri_free(uri);
 	}
 	check_route(target);
 	check_query(target);

@@ -9,7 +9,10 @@
 
 #include <cmocka.h>
 
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -922,15 +925,123 @@ static void test_load_io_errors(void **state)
 	    "/nonexistent/jm4lwd.conf: No such file or directory");
 	assert_memory_equal(&cfg, &before, sizeof(cfg));
 
-	/* fopen() opens a directory; the read must still fail. */
+	/* A directory opens; it is refused by its type, not its read. */
 	if (dir == NULL || *dir == '\0')
 		dir = "/tmp";
 	assert_int_equal(jm4lw_config_load(&cfg, dir, err, sizeof(err)), -1);
-	snprintf(want, sizeof(want), "%s: %s", dir, strerror(EISDIR));
+	snprintf(want, sizeof(want), "%s: not a regular file (a directory)",
+	    dir);
 	assert_string_equal(err, want);
 	assert_memory_equal(&cfg, &before, sizeof(cfg));
 
 	assert_int_equal(jm4lw_config_load(&cfg, NULL, err, sizeof(err)), -1);
+}
+
+/* Load @p file, expect it refused with "<file>: <reason>", @p cfg kept. */
+static void load_refused(const char *file, const char *reason)
+{
+	struct jm4lw_config cfg, before;
+	char want[4200];
+
+	config_defaults(&cfg);
+	set_ok(&cfg, "allow", "ruok");
+	before = cfg;
+	err[0] = '\0';
+	assert_int_equal(jm4lw_config_load(&cfg, file, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s: %s", file, reason);
+	assert_string_equal(err, want);
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+}
+
+/*
+ * Issue 28 #3: a FIFO with no writer blocked jm4lw_config_load() in
+ * fopen() for ever, and /dev/zero (or a symlink to it) was read for ever
+ * at 100 % CPU: the daemon's reload, jm4lwd -n and the agent hung with
+ * it. Only a regular file of at most 1 MiB is read. The alarm turns the
+ * old hang into a failure rather than a stuck suite.
+ */
+static void test_load_not_regular(void **state)
+{
+	const char *dir = getenv("TMPDIR");
+	char fifo[4096], link[4096];
+
+	(void)state;
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	snprintf(fifo, sizeof(fifo), "%s/test_config.fifo.%ld", dir,
+	    (long)getpid());
+	snprintf(link, sizeof(link), "%s/test_config.zero.%ld", dir,
+	    (long)getpid());
+	unlink(fifo);
+	unlink(link);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(symlink("/dev/zero", link), 0);
+	alarm(20);
+	load_refused(fifo, "not a regular file (a FIFO)");
+	load_refused("/dev/zero", "not a regular file (a character device)");
+	load_refused(link, "not a regular file (a character device)");
+	alarm(0);
+	unlink(fifo);
+	unlink(link);
+}
+
+/* Issue 28 #3: the size cap, JM4LW_CONFIG_MAX (1 MiB), said in bytes. */
+static void test_load_too_big(void **state)
+{
+	FILE *f;
+
+	(void)state;
+	write_conf("allow = ruok\n");
+	/* A comment is harmless, but not 1 MiB of it. */
+	assert_non_null(f = fopen(path, "a"));
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	while (ftell(f) <= JM4LW_CONFIG_MAX)
+		assert_true(
+		    fputs("# padding padding padding padding\n", f) >= 0);
+	assert_int_equal(fclose(f), 0);
+	load_refused(path, "larger than 1 MiB (a configuration is a few KiB)");
+	/* At the cap itself: read. */
+	assert_int_equal(truncate(path, JM4LW_CONFIG_MAX), 0);
+	{
+		struct jm4lw_config cfg;
+
+		config_defaults(&cfg);
+		if (jm4lw_config_load(&cfg, path, err, sizeof(err)) != 0)
+			fail_msg("%s", err);
+		assert_string_equal(cfg.allow, "ruok");
+	}
+	unlink(path);
+}
+
+/* Issue 28 #9: a NUL byte inside a line cut the value where it was and
+ * the rest of the line was lost, silently: "allow = ruok\0,jmfp" served
+ * ruok alone. Now the line is refused, with its file and number. */
+static void test_load_nul_byte(void **state)
+{
+	static const char text[] = "allow = ruok\nlisten = 127.0.0.1:0\0junk\n";
+	static const char comment[] = "# a\0b\nallow = ruok\n";
+	struct jm4lw_config cfg, before;
+	FILE *f;
+
+	(void)state;
+	write_conf("");
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fwrite(text, 1, sizeof(text) - 1, f),
+	    sizeof(text) - 1);
+	assert_int_equal(fclose(f), 0);
+	config_defaults(&cfg);
+	before = cfg;
+	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), -1);
+	assert_at(2, "a NUL byte in the line (the file must be text)");
+	assert_memory_equal(&cfg, &before, sizeof(cfg));
+	/* In a comment too: the file is not text. */
+	assert_non_null(f = fopen(path, "w"));
+	assert_int_equal(fwrite(comment, 1, sizeof(comment) - 1, f),
+	    sizeof(comment) - 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(jm4lw_config_load(&cfg, path, err, sizeof(err)), -1);
+	assert_at(1, "a NUL byte in the line (the file must be text)");
+	unlink(path);
 }
 
 static void test_load_untouched_on_error(void **state)
@@ -1378,6 +1489,9 @@ int main(void)
 	    cmocka_unit_test(test_load_untouched_on_error),
 	    cmocka_unit_test(test_load_checks_whole),
 	    cmocka_unit_test(test_sample_conf),
+	    cmocka_unit_test(test_load_not_regular),
+	    cmocka_unit_test(test_load_too_big),
+	    cmocka_unit_test(test_load_nul_byte),
 	    cmocka_unit_test(test_key_table),
 	    cmocka_unit_test(test_policy),
 	    cmocka_unit_test(test_check_module),

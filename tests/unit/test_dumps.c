@@ -174,6 +174,33 @@ static void test_trusted_foreign_dir(void **state)
 	assert_non_null(strstr(why, "a directory owned by uid 65534"));
 }
 
+/* Issue 28 #9: another user's regular file where dump_dir (or a step to
+ * it) should be is "not a directory but a file"; it was "a directory owned
+ * by uid N". Our own file passes here: the dump fails with the system's
+ * "Not a directory" (test_proto's test_jmfp_dir_is_a_file). */
+static void test_trusted_not_directory(void **state)
+{
+	char p[PATH_MAX + 32], q[3 * PATH_MAX + 256];
+	int fd;
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/plain", dir);
+	assert_true((fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600)) != -1);
+	close(fd);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), 0);
+	NEED_ROOT();
+	assert_int_equal(chown(p, NOBODY, NOBODY), 0);
+	assert_int_equal(core_dump_dir_trusted(p, why, sizeof(why)), -1);
+	snprintf(q, sizeof(q),
+	    "dump_dir %s: %s is not a directory but a file owned by uid %u, "
+	    "neither us nor root: not trusted with dumps",
+	    p, p, (unsigned)NOBODY);
+	assert_string_equal(why, q);
+	snprintf(q, sizeof(q), "%s/plain/below", dir);
+	assert_int_equal(core_dump_dir_trusted(q, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "is not a directory but a file owned"));
+}
+
 /* retention_foreign_owner: files named like ours but another user's, with
  * mtimes in the future, are neither counted nor deleted; dump_keep keeps
  * our newest. */
@@ -345,6 +372,8 @@ int main(void)
 	        teardown),
 	    cmocka_unit_test_setup_teardown(test_dump_dir_foreign_symlink,
 	        setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trusted_not_directory, setup,
+	        teardown),
 	    cmocka_unit_test_setup_teardown(test_trusted_foreign_dir, setup,
 	        teardown),
 	    cmocka_unit_test_setup_teardown(test_retention_foreign_owner, setup,
