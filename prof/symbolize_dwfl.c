@@ -530,7 +530,7 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
     const char *debuglink, GElf_Word crc, char **debuginfo_name)
 {
 	struct symbolizer *s = *userdata;
-	char dir[4096], cand[2 * 4096 + 300], link[300], why[128], one[4096];
+	char dir[4096], cand[2 * 4096 + 300], link[300], one[4096];
 	const char *urls, *slash = NULL, *sys, *p, *q;
 	struct stat main_sb;
 	size_t i, n;
@@ -542,13 +542,18 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
 	if (file_name == NULL || stat(file_name, &main_sb) == -1)
 		memset(&main_sb, 0, sizeof(main_sb));
 	if (file_name != NULL && debuglink != NULL && debuglink[0] == '/') {
-		/* An absolute name (a dwz file's): that file only. */
-		if ((fd = prof_open_object(debuglink, why, sizeof(why))) !=
-		    -1) {
-			if ((*debuginfo_name = strdup(debuglink)) != NULL)
-				return fd;
-			close(fd);
-		}
+		/*
+		 * An absolute name: that file only, checked as a relative
+		 * link's target is (build ID, else the link's CRC). Unchecked,
+		 * another build's file put its symbols in place of the
+		 * object's own .dynsym; and one libdwfl then failed to open
+		 * as ELF left the name we gave it to be overwritten (leaked)
+		 * when it asked again. Refused, the object keeps its own
+		 * symbol table.
+		 */
+		if ((fd = sym_try_debug(mod, debuglink, crc, &main_sb,
+		         debuginfo_name)) >= 0)
+			return fd;
 		errno = 0;
 		return -1;
 	}

@@ -224,6 +224,62 @@ prof --no-debuginfod --system-debug-dir "$T/dd1"
 disagree "--system-debug-dir replaces the system's root (no build-ID tree there now)" \
 	"$T/truth.sym" "$T/out.sym"
 
+# ------------------------------------------ an absolute .gnu_debuglink
+# objcopy --add-gnu-debuglink keeps the file's base name only; a link to
+# an absolute path is written by hand (name, NUL, padding to 4, the
+# file's CRC32). Its target is checked as a relative link's is (build ID,
+# else the CRC the link gives): another build's file there is refused,
+# and the object keeps its own .dynsym names (names_host stripped as
+# Debian strips, --strip-unneeded); the right file gives its names
+# (the static functions .dynsym does not have). Also without a build ID
+# in the object, where the CRC decides.
+# abslink OBJ TARGET CRCFILE: OBJ gets a .gnu_debuglink naming TARGET
+# (absolute) with CRCFILE's CRC32.
+abslink() {
+	python3 -c 'import struct, sys, zlib
+n = sys.argv[1].encode() + b"\0"
+n += b"\0" * (-len(n) % 4)
+with open(sys.argv[2], "rb") as f:
+    crc = zlib.crc32(f.read())
+sys.stdout.buffer.write(n + struct.pack("<I", crc))' "$2" "$3" >"$1.link" &&
+		objcopy --add-section .gnu_debuglink="$1.link" "$1"
+}
+AL=$T/abslink
+mkdir -p "$AL/dbg"
+head -c 65536 /dev/urandom >"$T/random.bytes"
+objcopy --only-keep-debug "$NAMES_HOST" "$AL/right.debug"
+objcopy --only-keep-debug "$CXX_HOST" "$AL/wrong.debug"
+for id in with without; do
+	cp "$NAMES_HOST" "$AL/names_host"
+	strip --strip-unneeded "$AL/names_host"
+	[ "$id" = with ] || objcopy --remove-section .note.gnu.build-id "$AL/names_host"
+	abslink "$AL/names_host" "$AL/dbg/names_host.debug" "$AL/right.debug" ||
+		die "objcopy wrote an absolute .gnu_debuglink"
+	rm -f "$AL/p.heap"
+	if ! (cd "$AL" && MALLOC_CONF=prof:true,lg_prof_sample:0 timeout $((60 * SLOW)) \
+		"$AL/names_host" "$AL/p.heap" >/dev/null) || [ ! -s "$AL/p.heap" ]; then
+		fail "names_host with an absolute .gnu_debuglink ($id build ID) wrote its profile"
+		continue
+	fi
+	# Another build's debug file, then bytes that are no ELF; the
+	# status is 0 (under ASan: nothing leaked).
+	for wrong in "another build's file:$AL/wrong.debug" "random bytes:$T/random.bytes"; do
+		cp "${wrong#*:}" "$AL/dbg/names_host.debug"
+		rc=0
+		"$JM4LW_PROF" -f symbolized --no-debuginfod -o "$AL/wrong.sym" "$AL/p.heap" \
+			2>"$AL/wrong.err" || rc=$?
+		assert_eq "absolute .gnu_debuglink to ${wrong%%:*} ($id build ID): exit 0" 0 "$rc"
+		assert_grep "absolute .gnu_debuglink to ${wrong%%:*} ($id build ID): .dynsym's names kept" \
+			'^0x[0-9a-f]+ .*names_exported_first' "$AL/wrong.sym"
+		assert_no_grep "absolute .gnu_debuglink to ${wrong%%:*} ($id build ID): none of its names" \
+			'cxxhost::' "$AL/wrong.sym"
+	done
+	cp "$AL/right.debug" "$AL/dbg/names_host.debug"
+	"$JM4LW_PROF" -f symbolized --no-debuginfod -o "$AL/right.sym" "$AL/p.heap" 2>"$AL/right.err"
+	assert_grep "absolute .gnu_debuglink to the right file ($id build ID): its names (a static function)" \
+		'^0x[0-9a-f]+ .*names_static_fill' "$AL/right.sym"
+done
+
 # ------------------------------------------------------------ debuginfod
 SRV=$T/srv
 mkdir -p "$SRV"
@@ -393,7 +449,6 @@ for run in first second; do
 	assert_grep "another build's debug file ($run run): the server was asked (no cached answer used)" \
 		"^/buildid/$CXX_ID/debuginfo" "$LIAR_LOG"
 done
-head -c 65536 /dev/urandom >"$T/random.bytes"
 liar "$T/random.bytes"
 export DEBUGINFOD_URLS=$LIAR DEBUGINFOD_CACHE_PATH=$T/cache-random
 prof
