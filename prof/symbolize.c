@@ -117,13 +117,6 @@ static int sym_objinfo(int fd, struct sym_objinfo *oi)
 	return 0;
 }
 
-/* Keep warning @p w (one line) for sym_warning. */
-static void sym_warn(struct symbolizer *s, const char *w)
-{
-	if (s->nwarn < SYM_WARN_MAX)
-		s->warn[s->nwarn++] = sym_keep(s, w);
-}
-
 /* The extent of the executable mappings of @p path in @p hp. */
 static uint64_t sym_mapped_text(const struct heap_profile *hp, const char *path)
 {

@@ -198,6 +198,14 @@ const char *sym_keep(struct symbolizer *s, const char *str)
 	return s->strs[s->nstrs++];
 }
 
+/* Keep warning @p w (one line) for sym_warning; past SYM_WARN_MAX it is
+ * dropped. */
+void sym_warn(struct symbolizer *s, const char *w)
+{
+	if (s->nwarn < SYM_WARN_MAX)
+		s->warn[s->nwarn++] = sym_keep(s, w);
+}
+
 /* Where @p name's parameter list starts: the '(' matching its last ')',
  * so "ns::f<int>(char*) const" gives "(char*) const"; NULL if none, or
  * if that is a namespace's "(anonymous namespace)". */

@@ -121,8 +121,12 @@ struct sym_dwfl {
 	size_t nasked, cap_asked;
 	uint64_t deadline;
 	int timed_out, no_lib;
-	size_t nmissing;
+	size_t nmissing, nrefused;
 	char missing[256];
+	/* Answers not used (sym_dfd_refused): one in full, whether it is
+	 * the program's, its object's name, the others' names. */
+	char refused[400], refused_name[64], refused_more[160];
+	int refused_main;
 	/* The profile's frames (sym_part reads those in a module) and
 	 * each module's DWARF from dw_part, NULL where libdwfl's. */
 	const uint64_t *pcs;
@@ -301,21 +305,95 @@ static int sym_dfd_progress(debuginfod_client *c, long a, long b)
 	return 1;
 }
 
+/* Add @p modname's file name to the list in @p list (@p size bytes,
+ * ", " between names), cut short with "..." if long. */
+static void sym_list_add(char *list, size_t size, const char *modname)
+{
+	const char *base = strrchr(modname, '/');
+	size_t len = strlen(list);
+
+	base = base != NULL ? base + 1 : modname;
+	if (len + strlen(base) + 8 < size)
+		snprintf(list + len, size - len, "%s%s", len > 0 ? ", " : "",
+		    base);
+	else if (len > 0 && strcmp(list + len - 3, "...") != 0 &&
+	    len + 6 < size)
+		snprintf(list + len, size - len, ", ...");
+}
+
 /* Note @p mod's object as one debuginfod did not give, for the
  * warning: its file name, in a list cut short if long. */
 static void sym_dfd_missing(struct sym_dwfl *d, const char *modname)
 {
-	const char *base = strrchr(modname, '/');
-	size_t len = strlen(d->missing);
-
-	base = base != NULL ? base + 1 : modname;
 	d->nmissing++;
-	if (len + strlen(base) + 8 < sizeof(d->missing))
-		snprintf(d->missing + len, sizeof(d->missing) - len, "%s%s",
-		    len > 0 ? ", " : "", base);
-	else if (len > 0 && strcmp(d->missing + len - 3, "...") != 0 &&
-	    len + 6 < sizeof(d->missing))
-		snprintf(d->missing + len, sizeof(d->missing) - len, ", ...");
+	sym_list_add(d->missing, sizeof(d->missing), modname);
+}
+
+/* @p id (@p len bytes) in hex into @p out, cut at 64 bytes. */
+static void sym_hex_id(char *out, size_t outlen, const unsigned char *id,
+    size_t len)
+{
+	size_t i, n = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < len && i < 64 && n + 3 <= outlen; i++, n += 2)
+		snprintf(out + n, outlen - n, "%02x", id[i]);
+}
+
+/*
+ * Is debuginfod's answer for @p mod, open at @p fd, unfit: not an ELF
+ * file, or not the build asked for (its GNU build ID note, read by libdw,
+ * is not @p id, @p len bytes)? A server is checked as strictly as a file
+ * in a build-ID tree (sym_debug_matches): it can be wrong, misconfigured
+ * or hostile, and a wrong name is worse than none. Each unfit answer is
+ * noted for dw_prepare's warning: the program's own (else the first) in
+ * full, the others by their objects' names.
+ */
+static int sym_dfd_refused(struct sym_dwfl *d, Dwfl_Module *mod,
+    const char *modname, const unsigned char *id, size_t len, int fd)
+{
+	char want[2 * 64 + 1], got_hex[2 * 64 + 1], why[160];
+	const char *base;
+	const void *got = NULL;
+	ssize_t glen = -1;
+	int elf_ok;
+	Elf *elf;
+
+	elf_ok = (elf = elf_begin(fd, ELF_C_READ, NULL)) != NULL &&
+	    elf_getident(elf, NULL) != NULL;
+	if (elf_ok)
+		glen = dwelf_elf_gnu_build_id(elf, &got);
+	if (elf_ok && glen == (ssize_t)len && memcmp(got, id, len) == 0) {
+		elf_end(elf);
+		return 0;
+	}
+	if (!elf_ok)
+		snprintf(why, sizeof(why), "is not an ELF file");
+	else if (glen <= 0)
+		snprintf(why, sizeof(why), "has no build ID");
+	else {
+		sym_hex_id(got_hex, sizeof(got_hex), got, (size_t)glen);
+		snprintf(why, sizeof(why), "is another build (%s)", got_hex);
+	}
+	elf_end(elf);
+	d->nrefused++;
+	if (d->refused[0] != '\0' && (mod != d->main_mod || d->refused_main)) {
+		sym_list_add(d->refused_more, sizeof(d->refused_more), modname);
+		return 1;
+	}
+	/* The program's own answer displaces the first one into the list. */
+	if (d->refused[0] != '\0')
+		sym_list_add(d->refused_more, sizeof(d->refused_more),
+		    d->refused_name);
+	sym_hex_id(want, sizeof(want), id, len);
+	base = strrchr(modname, '/');
+	snprintf(d->refused_name, sizeof(d->refused_name), "%s",
+	    base != NULL ? base + 1 : modname);
+	snprintf(d->refused, sizeof(d->refused),
+	    "debuginfod: the answer for %s (%s) %s; not used", want,
+	    d->refused_name, why);
+	d->refused_main = mod == d->main_mod;
+	return 1;
 }
 
 /*
@@ -369,6 +447,21 @@ static int sym_dfd_find(struct symbolizer *s, Dwfl_Module *mod,
 	if ((fd = sym_dfd.find(d->dfd, id, len, &path)) < 0) {
 		free(path);
 		sym_dfd_missing(d, modname);
+		return -1;
+	}
+	if (sym_dfd_refused(d, mod, modname, id, (size_t)len, fd)) {
+		/*
+		 * Removed from libdebuginfod's cache rather than skipped each
+		 * time: a cached answer is not asked again, so kept it would
+		 * stand between us (and gdb, and every other client of that
+		 * cache) and a server that has since been fixed. The next
+		 * run asks again, and checks again. The path is the one
+		 * libdebuginfod returned for this ID, inside its cache.
+		 */
+		if (path != NULL)
+			(void)unlink(path);
+		free(path);
+		close(fd);
 		return -1;
 	}
 	*debuginfo_name = path;
@@ -437,7 +530,7 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
     const char *debuglink, GElf_Word crc, char **debuginfo_name)
 {
 	struct symbolizer *s = *userdata;
-	char dir[4096], cand[2 * 4096 + 300], link[300], why[128], one[4096];
+	char dir[4096], cand[2 * 4096 + 300], link[300], one[4096];
 	const char *urls, *slash = NULL, *sys, *p, *q;
 	struct stat main_sb;
 	size_t i, n;
@@ -449,13 +542,18 @@ static int sym_find_debuginfo(Dwfl_Module *mod, void **userdata,
 	if (file_name == NULL || stat(file_name, &main_sb) == -1)
 		memset(&main_sb, 0, sizeof(main_sb));
 	if (file_name != NULL && debuglink != NULL && debuglink[0] == '/') {
-		/* An absolute name (a dwz file's): that file only. */
-		if ((fd = prof_open_object(debuglink, why, sizeof(why))) !=
-		    -1) {
-			if ((*debuginfo_name = strdup(debuglink)) != NULL)
-				return fd;
-			close(fd);
-		}
+		/*
+		 * An absolute name: that file only, checked as a relative
+		 * link's target is (build ID, else the link's CRC). Unchecked,
+		 * another build's file put its symbols in place of the
+		 * object's own .dynsym; and one libdwfl then failed to open
+		 * as ELF left the name we gave it to be overwritten (leaked)
+		 * when it asked again. Refused, the object keeps its own
+		 * symbol table.
+		 */
+		if ((fd = sym_try_debug(mod, debuglink, crc, &main_sb,
+		         debuginfo_name)) >= 0)
+			return fd;
 		errno = 0;
 		return -1;
 	}
@@ -552,6 +650,16 @@ static void dw_prepare(struct symbolizer *s, const struct heap_profile *hp,
 		(void)dwfl_module_getdwarf(mod, &bias);
 		(void)dwfl_module_getsymtab(mod);
 	}
+	if (d->nrefused > 1) {
+		char line[640];
+
+		snprintf(line, sizeof(line),
+		    "%s; nor for %zu more object%s (%s)", d->refused,
+		    d->nrefused - 1, d->nrefused == 2 ? "" : "s",
+		    d->refused_more);
+		sym_warn(s, line);
+	} else if (d->nrefused == 1)
+		sym_warn(s, d->refused);
 	if (d->nmissing == 0)
 		return;
 	snprintf(warn, warnlen,

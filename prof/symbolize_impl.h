@@ -92,6 +92,10 @@ int sym_frame_of(const struct sym_name *nm, struct sym_frame *out);
 /* A copy of @p str owned by @p s until sym_free(). */
 const char *sym_keep(struct symbolizer *s, const char *str);
 
+/* Keep warning @p w (one line) for sym_warning (at most SYM_WARN_MAX:
+ * the rest are dropped). A backend's own, as it finds them. */
+void sym_warn(struct symbolizer *s, const char *w);
+
 /* Is @p m one of the profile's mappings an object backend reports (an
  * executable mapping of a file)? */
 int sym_reportable(const struct hp_map *m);

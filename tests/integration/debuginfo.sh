@@ -35,7 +35,7 @@
 	echo "0 passed, 0 failed"
 	exit 0
 }
-need debuginfod objcopy strip readelf curl perl go nc.openbsd timeout
+need debuginfod objcopy strip readelf nm curl perl go nc.openbsd timeout python3
 for b in "$JM4LW_PROF" "$CXX_HOST" "$JM4LWD"; do
 	[ -x "$b" ] || die "$b is not executable"
 done
@@ -224,6 +224,62 @@ prof --no-debuginfod --system-debug-dir "$T/dd1"
 disagree "--system-debug-dir replaces the system's root (no build-ID tree there now)" \
 	"$T/truth.sym" "$T/out.sym"
 
+# ------------------------------------------ an absolute .gnu_debuglink
+# objcopy --add-gnu-debuglink keeps the file's base name only; a link to
+# an absolute path is written by hand (name, NUL, padding to 4, the
+# file's CRC32). Its target is checked as a relative link's is (build ID,
+# else the CRC the link gives): another build's file there is refused,
+# and the object keeps its own .dynsym names (names_host stripped as
+# Debian strips, --strip-unneeded); the right file gives its names
+# (the static functions .dynsym does not have). Also without a build ID
+# in the object, where the CRC decides.
+# abslink OBJ TARGET CRCFILE: OBJ gets a .gnu_debuglink naming TARGET
+# (absolute) with CRCFILE's CRC32.
+abslink() {
+	python3 -c 'import struct, sys, zlib
+n = sys.argv[1].encode() + b"\0"
+n += b"\0" * (-len(n) % 4)
+with open(sys.argv[2], "rb") as f:
+    crc = zlib.crc32(f.read())
+sys.stdout.buffer.write(n + struct.pack("<I", crc))' "$2" "$3" >"$1.link" &&
+		objcopy --add-section .gnu_debuglink="$1.link" "$1"
+}
+AL=$T/abslink
+mkdir -p "$AL/dbg"
+head -c 65536 /dev/urandom >"$T/random.bytes"
+objcopy --only-keep-debug "$NAMES_HOST" "$AL/right.debug"
+objcopy --only-keep-debug "$CXX_HOST" "$AL/wrong.debug"
+for id in with without; do
+	cp "$NAMES_HOST" "$AL/names_host"
+	strip --strip-unneeded "$AL/names_host"
+	[ "$id" = with ] || objcopy --remove-section .note.gnu.build-id "$AL/names_host"
+	abslink "$AL/names_host" "$AL/dbg/names_host.debug" "$AL/right.debug" ||
+		die "objcopy wrote an absolute .gnu_debuglink"
+	rm -f "$AL/p.heap"
+	if ! (cd "$AL" && MALLOC_CONF=prof:true,lg_prof_sample:0 timeout $((60 * SLOW)) \
+		"$AL/names_host" "$AL/p.heap" >/dev/null) || [ ! -s "$AL/p.heap" ]; then
+		fail "names_host with an absolute .gnu_debuglink ($id build ID) wrote its profile"
+		continue
+	fi
+	# Another build's debug file, then bytes that are no ELF; the
+	# status is 0 (under ASan: nothing leaked).
+	for wrong in "another build's file:$AL/wrong.debug" "random bytes:$T/random.bytes"; do
+		cp "${wrong#*:}" "$AL/dbg/names_host.debug"
+		rc=0
+		"$JM4LW_PROF" -f symbolized --no-debuginfod -o "$AL/wrong.sym" "$AL/p.heap" \
+			2>"$AL/wrong.err" || rc=$?
+		assert_eq "absolute .gnu_debuglink to ${wrong%%:*} ($id build ID): exit 0" 0 "$rc"
+		assert_grep "absolute .gnu_debuglink to ${wrong%%:*} ($id build ID): .dynsym's names kept" \
+			'^0x[0-9a-f]+ .*names_exported_first' "$AL/wrong.sym"
+		assert_no_grep "absolute .gnu_debuglink to ${wrong%%:*} ($id build ID): none of its names" \
+			'cxxhost::' "$AL/wrong.sym"
+	done
+	cp "$AL/right.debug" "$AL/dbg/names_host.debug"
+	"$JM4LW_PROF" -f symbolized --no-debuginfod -o "$AL/right.sym" "$AL/p.heap" 2>"$AL/right.err"
+	assert_grep "absolute .gnu_debuglink to the right file ($id build ID): its names (a static function)" \
+		'^0x[0-9a-f]+ .*names_static_fill' "$AL/right.sym"
+done
+
 # ------------------------------------------------------------ debuginfod
 SRV=$T/srv
 mkdir -p "$SRV"
@@ -336,6 +392,93 @@ if inproc beside; then
 	stop_daemon
 fi
 rm -f "$S/jm4lwd.debug"
+
+# ------------------------------------------------ a debuginfod that lies
+# A server that answers every build ID with one file (lying_debuginfod.py:
+# a real debuginfod indexes files by the ID in them and cannot be made to
+# lie): its answer is checked as strictly as any other debug file. Another
+# build's debug file or bytes that are no ELF are not used, one warning
+# line says so, and the copy in libdebuginfod's cache is removed (asked
+# again, the server is asked again: a bad answer is never used from the
+# cache either).
+# liar FILE: the stand-in on a loopback port, serving FILE; its URL in
+# LIAR, the requests it was asked in $LIAR_LOG.
+liar() {
+	local log pid port _
+	log=$(mktemp "$T/liar.XXXX")
+	LIAR_LOG=$log.requests
+	python3 "$TESTS_DIR/integration/lying_debuginfod.py" "$1" \
+		--log "$LIAR_LOG" >"$log" 2>&1 &
+	pid=$!
+	track "$pid"
+	for _ in $(seq 200); do
+		port=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$log")
+		[ -n "$port" ] && break
+		_alive "$pid" || break
+		sleep 0.05
+	done
+	[ -n "$port" ] || die "lying_debuginfod.py listens on a loopback port" "$(cat "$log")"
+	LIAR=http://127.0.0.1:$port
+}
+
+# jm4lwd's function names (its unstripped symbol table): none of them may
+# name an address of cxx_host.
+nm --defined-only "$BIN/jm4lwd" | awk '$2 ~ /^[tTwW]$/ { print $3 }' | sort -u >"$T/jm4lwd.funcs"
+# no_foreign DESC SYM: no name in SYM is one of jm4lwd's functions.
+no_foreign() {
+	local bad
+	bad=$(awk 'NR == FNR { f[$0] = 1; next }
+		{ for (i = 2; i <= NF; i++) { n = $i; sub(/\(.*/, "", n); if (n in f) { print; break } } }' \
+		"$T/jm4lwd.funcs" "$2" | head -3)
+	assert_eq "$1" "" "$bad"
+}
+
+liar "$DBG/jm4lwd.debug"
+export DEBUGINFOD_URLS=$LIAR DEBUGINFOD_CACHE_PATH=$T/cache-liar
+for run in first second; do
+	: >"$LIAR_LOG"
+	prof
+	no_foreign "another build's debug file from debuginfod ($run run): no name of that build" "$T/out.sym"
+	disagree "another build's debug file from debuginfod ($run run): not used" \
+		"$T/truth.sym" "$T/out.sym"
+	assert_grep "another build's debug file from debuginfod ($run run): one warning line says so" \
+		"^jm4lw-prof: warning: debuginfod: the answer for $CXX_ID \(cxx_host\) is another build \($C_ID\); not used" \
+		"$T/out.err"
+	check "another build's debug file from debuginfod ($run run): not left in the cache" \
+		test ! -e "$T/cache-liar/$CXX_ID/debuginfo"
+	assert_grep "another build's debug file ($run run): the server was asked (no cached answer used)" \
+		"^/buildid/$CXX_ID/debuginfo" "$LIAR_LOG"
+done
+liar "$T/random.bytes"
+export DEBUGINFOD_URLS=$LIAR DEBUGINFOD_CACHE_PATH=$T/cache-random
+prof
+disagree "random bytes from debuginfod: not used" "$T/truth.sym" "$T/out.sym"
+assert_grep "random bytes from debuginfod: one warning line says so" \
+	"^jm4lw-prof: warning: debuginfod: the answer for $CXX_ID \(cxx_host\) is not an ELF file; not used" \
+	"$T/out.err"
+check "random bytes from debuginfod: not left in the cache" \
+	test ! -e "$T/cache-random/$CXX_ID/debuginfo"
+export DEBUGINFOD_URLS=$URLS DEBUGINFOD_CACHE_PATH=$T/cache2
+
+# In the process (symbolize_debuginfod = on): cxx_host's debug file for
+# jm4lwd's build ID.
+liar "$DBG/cxx_host.debug"
+IN_URLS=$LIAR
+if inproc liar "symbolize_debuginfod = on" "symbolize_timeout = 20"; then
+	disagree "in the process, another build's debug file from debuginfod: not used" \
+		"$T/liar.truth" "$T/liar.ours"
+	assert_no_grep "in the process, another build's debug file: no name of that build" \
+		'cxxhost::' "$T/liar.ours"
+	ask jmtp >"$T/liar.jmtp"
+	assert_no_grep "in the process: jmtp names nothing of that build" 'cxxhost::' "$T/liar.jmtp"
+	assert_grep "in the process: jmtp's warning says the answer is another build" \
+		"^# warning: debuginfod: the answer for $C_ID \(jm4lwd\) is another build \($CXX_ID\); not used; nor for [0-9]+ more objects \(.*libjemalloc" \
+		"$T/liar.jmtp"
+	check "in the process: the answer is not left in the cache" \
+		test ! -e "$T/liar.cache/$C_ID/debuginfo"
+	stop_daemon
+fi
+IN_URLS=
 
 # --------------------------------------------- debuginfod down or silent
 kill "$DPID"

@@ -15,6 +15,7 @@
 
 #include <link.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +24,10 @@
 #include "render.h"
 #include "symbolize.h"
 #include "symbolize_impl.h"
+
+#ifdef JM4LW_HAVE_LIBDW
+#include <zlib.h>
+#endif
 
 static struct heap_profile hp;
 static char err[256];
@@ -618,6 +623,152 @@ static void test_dw_part_as_libdwfl(void **state)
 #endif
 }
 
+#ifdef JM4LW_HAVE_LIBDW
+/* Run the shell command @p fmt, ...; assert it succeeded. */
+__attribute__((format(printf, 1, 2))) static void run(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* @p path's bytes, in a buffer of *@p len (malloc'd). */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	unsigned char *buf;
+	struct stat sb;
+	FILE *f;
+
+	assert_non_null(f = fopen(path, "rb"));
+	assert_int_equal(fstat(fileno(f), &sb), 0);
+	assert_non_null(buf = malloc((size_t)sb.st_size + 1));
+	assert_int_equal(fread(buf, 1, (size_t)sb.st_size, f), sb.st_size);
+	fclose(f);
+	*len = (size_t)sb.st_size;
+	return buf;
+}
+
+/* Write @p len bytes of @p buf to @p path. */
+static void spill(const char *path, const void *buf, size_t len)
+{
+	FILE *f;
+
+	assert_non_null(f = fopen(path, "wb"));
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+#endif
+
+/*
+ * Issue 28, item 5: an object whose .gnu_debuglink names an absolute
+ * path (written by hand: objcopy keeps a base name only). This program
+ * stripped of all but .dynsym (sym_test_target_a is not there), its
+ * debug file linked by absolute name: the right file names the
+ * function; a file of another build (the same one with a byte of its
+ * build ID changed) and random bytes are refused, so nothing names it,
+ * and nothing leaks (ASan's LSan).
+ */
+static void test_abs_debuglink(void **state)
+{
+#ifdef JM4LW_HAVE_LIBDW
+	struct {
+		const unsigned char *id;
+		size_t len;
+	} mem = {NULL, 0};
+	char dir[] = "/tmp/jm4lw-abslink.XXXXXX", exe[4096], obj[128],
+	     good[128], link[128], sect[128], line[4608], *text = NULL;
+	unsigned char *buf, *at, sec[256];
+	uint64_t pc = (uintptr_t)sym_test_target_a;
+	struct symbolizer *s;
+	size_t len, n, tlen = 0, k;
+	FILE *out, *maps;
+	ssize_t el;
+	uLong crc;
+	int c;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_true(
+	    (el = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0);
+	exe[el] = '\0';
+	snprintf(obj, sizeof(obj), "%s/obj", dir);
+	snprintf(good, sizeof(good), "%s/good.debug", dir);
+	snprintf(link, sizeof(link), "%s/linked.debug", dir);
+	snprintf(sect, sizeof(sect), "%s/section", dir);
+	run("objcopy --only-keep-debug '%s' '%s'", exe, good);
+	run("strip --strip-all -o '%s' '%s'", obj, exe);
+	/* The section: the name, NUL, padding to 4, the good file's CRC. */
+	buf = slurp(good, &len);
+	crc = crc32(crc32(0, Z_NULL, 0), buf, (uInt)len);
+	n = strlen(link) + 1;
+	memcpy(sec, link, n);
+	while (n % 4 != 0)
+		sec[n++] = '\0';
+	for (k = 0; k < 4; k++)
+		sec[n++] = (unsigned char)(crc >> (8 * k));
+	spill(sect, sec, n);
+	run("objcopy --add-section .gnu_debuglink='%s' '%s'", sect, obj);
+	/* This process's maps, the program's lines naming the copy. */
+	assert_non_null(out = open_memstream(&text, &tlen));
+	fprintf(out,
+	    "heap_v2/1\n@ 0x%llx\n  t*: 1: 8 [0: 0]\n"
+	    "MAPPED_LIBRARIES:\n",
+	    (unsigned long long)pc);
+	assert_non_null(maps = fopen("/proc/self/maps", "re"));
+	while (fgets(line, sizeof(line), maps) != NULL) {
+		n = strlen(line);
+		if (n > strlen(exe) + 1 &&
+		    strncmp(line + n - 1 - strlen(exe), exe, strlen(exe)) ==
+		        0 &&
+		    line[n - 1] == '\n')
+			fprintf(out, "%.*s%s\n", (int)(n - 1 - strlen(exe)),
+			    line, obj);
+		else
+			fputs(line, out);
+	}
+	fclose(maps);
+	fclose(out);
+	assert_int_equal(heapprof_parse(text, tlen, &hp, err, sizeof(err)), 0);
+	free(text);
+	for (c = 0; c < 3; c++) {
+		if (c == 0) {
+			spill(link, buf, len);
+		} else if (c == 1) {
+			/* Another build: one byte of its build ID changed. */
+			dl_iterate_phdr(self_build_id, &mem);
+			assert_true(mem.len >= 16);
+			at = memmem(buf, len, mem.id, mem.len);
+			assert_non_null(at);
+			at[mem.len - 1] ^= 0x5a;
+			spill(link, buf, len);
+		} else {
+			for (k = 0; k < len; k++)
+				buf[k] = (unsigned char)(k * 131 + 7);
+			spill(link, buf, len);
+		}
+		assert_non_null(
+		    s = sym_dwfl_open(&hp, NULL, 0, err, sizeof(err)));
+		if (c == 0)
+			assert_string_equal(frames(s, pc, 1),
+			    "sym_test_target_a");
+		else
+			assert_null(
+			    strstr(frames(s, pc, 1), "sym_test_target"));
+		sym_free(s);
+	}
+	free(buf);
+	heapprof_free(&hp);
+	run("rm -rf '%s'", dir);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 /* A file that is no ELF, or not there: its addresses stay hex. */
 static void test_elf_missing(void **state)
 {
@@ -656,6 +807,7 @@ int main(void)
 	    cmocka_unit_test(test_elf_as_libdw),
 	    cmocka_unit_test(test_elf_missing),
 	    cmocka_unit_test(test_dw_part_as_libdwfl),
+	    cmocka_unit_test(test_abs_debuglink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
