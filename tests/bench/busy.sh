@@ -16,7 +16,10 @@
 # done`, normal priority) beside it. In each, measures:
 #   a. jmfp, jmtp, jmfg reply times (TRIES each, one connection at a time,
 #      tests/bench/wordtime; a reply slower than REPLY_TIMEOUT is ">N s"
-#      and its word is not tried again), and the CPU time per job of the
+#      and its word is not tried again; the tries follow each other at
+#      once, so a try may wait for the leak index the module makes of the
+#      jmfp before it, between jobs; with SETTLE=1 each try waits for the
+#      module to be idle first), and the CPU time per job of the
 #      threads named jm4lw-worker and jm4lw-dump (utime+stime of
 #      /proc/PID/task/TID/stat, before and after the word's tries, once
 #      the job is done; "-" for a thread the build does not have);
@@ -50,7 +53,7 @@
 # Exit 0 when every server started and every reply was right (a timeout
 # is right only in the busy condition of a full run: it is the figure);
 # 1 otherwise. Environment: HOSTS, CONDITIONS, HEAP_MB, STACKS_MB, TRIES,
-# REPLY_TIMEOUT, RB_N, ALST_SECS, JM4LW_WORKER_NICE, KEEP=1.
+# REPLY_TIMEOUT, RB_N, ALST_SECS, SETTLE, JM4LW_WORKER_NICE, KEEP=1.
 # shellcheck disable=SC2034,SC2317 # lib.sh reads CLIENT_BIN, SECTION; start_$h, host_work_$h are called by name
 set -uo pipefail
 
@@ -73,6 +76,7 @@ else
 fi
 CONDITIONS=${CONDITIONS:-$DEF_CONDITIONS}
 HOSTS=${HOSTS:-redis stacks}
+SETTLE=${SETTLE:-0}
 for c in $CONDITIONS; do
 	case $c in quiet | busy) ;; *) echo "busy.sh: CONDITIONS: quiet and/or busy, not '$c'" >&2; exit 2 ;; esac
 done
@@ -385,6 +389,9 @@ measure() {
 		jobs=0 times=() timed_out=
 		note_cmd "wordtime -p \$${PORTNAME[$APORT]} -w $w -n 1 -t $REPLY_TIMEOUT -r $IDLE_WAIT -x '$(prefix_of $w)'   # x $TRIES"
 		for _ in $(seq 1 "$TRIES"); do
+			# SETTLE=1: each try asks an idle module (after the last
+			# dump's leak index, which runs between jobs).
+			[ "$SETTLE" = 1 ] && { wait_idle || fail "$k $w: a job still runs after ${IDLE_WAIT} s"; }
 			line=$("$WT" -p "$APORT" -w "$w" -n 1 -t "$REPLY_TIMEOUT" -r "$IDLE_WAIT" -x "$(prefix_of $w)")
 			read -r s e st _ <<<"$line"
 			case $st in
@@ -534,7 +541,7 @@ table() {
 
 {
 	src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
-	echo "Build \`$BUILD\` (commit $(git -C "${src:-$ROOT}" rev-parse --short HEAD 2>/dev/null), $(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt" 2>/dev/null) build); JM4LW_WORKER_NICE ${JM4LW_WORKER_NICE:-unset}; $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)); mode $MODE."
+	echo "Build \`$BUILD\` (commit $(git -C "${src:-$ROOT}" rev-parse --short HEAD 2>/dev/null), $(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt" 2>/dev/null) build); JM4LW_WORKER_NICE ${JM4LW_WORKER_NICE:-unset}$([ "$SETTLE" = 1 ] && echo "; SETTLE=1: each try asks an idle module"); $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)); mode $MODE."
 	for h in "${RAN[@]}"; do
 		echo ""
 		echo "**$h**: ${R[$h.desc]}."
