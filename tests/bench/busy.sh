@@ -442,7 +442,11 @@ measure() {
 	if grep -q ' timeout ' "$WORK/loop.$k" && { [ "$cond" != busy ] || [ "$MODE" != full ]; }; then
 		fail "$k: a jmfp of the loop timed out"
 	fi
-	[ "${R[$k.loop.ok]}" -gt 0 ] || fail "$k: no jmfp of the loop was answered"
+	# Beside busy loops a starved worker may answer none in the host's
+	# work's time: that is the figure (a full run's busy condition only).
+	if [ "${R[$k.loop.ok]}" = 0 ] && { [ "$cond" != busy ] || [ "$MODE" != full ]; }; then
+		fail "$k: no jmfp of the loop was answered"
+	fi
 	R[$k.loop.times]=$(awk '$3 == "ok" { print ($2 - $1) / 1e9 }' "$WORK/loop.$k" | medmax)
 
 	R[$k.t1]=$(mono)
