@@ -1,19 +1,35 @@
 #!/bin/bash
 # tests/bench/busy.sh [--smoke] [OUT.md] — a busy machine (issue 27).
 #
-# Debian's redis-server under the agent (jm4lw-run --prof-active,
-# lg_prof_sample 19, HEAP_MB of 4 KiB values), with tests/bench/lockprobe
-# preloaded beside it, in two conditions: quiet, and with two busy loops
-# (`while :; do :; done`, normal priority) beside it. In each, measures:
+# Two hosts, one after the other (HOSTS, default "redis stacks"):
+#   redis   Debian's redis-server under the agent (jm4lw-run --prof-active,
+#           lg_prof_sample 19, HEAP_MB of 4 KiB values): the issue's
+#           scenario, but its heap, written by one code path, makes a
+#           profile of a few stacks, so prof.dump's lock window is tiny;
+#   stacks  tests/bench/bench_host -S -m STACKS_MB -A 1 -P 50 (the module
+#           embedded, MALLOC_CONF=prof:true,lg_prof_sample:15): thousands
+#           of distinct stacks, so prep and the merges hold bt2gctx_mtx
+#           for milliseconds, and one host thread that allocates and frees
+#           sampled blocks and records each operation's latency (alst).
+# Each with tests/bench/lockprobe preloaded, in the conditions CONDITIONS
+# (default "quiet busy"): quiet, and busy: two busy loops (`while :; do :;
+# done`, normal priority) beside it. In each, measures:
 #   a. jmfp, jmtp, jmfg reply times (TRIES each, one connection at a time,
 #      tests/bench/wordtime; a reply slower than REPLY_TIMEOUT is ">N s"
-#      and its word is not tried again), and the CPU time per job of the
+#      and its word is not tried again; the tries follow each other at
+#      once, so a try may wait for the leak index the module makes of the
+#      jmfp before it, between jobs; with SETTLE=1 each try waits for the
+#      module to be idle first), and the CPU time per job of the
 #      threads named jm4lw-worker and jm4lw-dump (utime+stime of
 #      /proc/PID/task/TID/stat, before and after the word's tries, once
 #      the job is done; "-" for a thread the build does not have);
-#   b. redis SET (redis-benchmark -c 4 -d 4096 -t set -n RB_N --csv):
-#      throughput, p50, p99, max, without dumps and with jmfp asked back
-#      to back meanwhile (dump_min_interval = 0), and their ratios;
+#   b. the host's own work without dumps and with jmfp asked back to back
+#      meanwhile (dump_min_interval = 0), and their ratios:
+#      redis: SET (redis-benchmark -c 4 -d 4096 -t set -n RB_N --csv):
+#      throughput, p50, p99, max, one run each;
+#      stacks: the allocating thread's operations (alst: ops/s, p50, p99,
+#      max) over ALST_SECS s intervals in the order without, with, with,
+#      without, so a load that moves touches both sides alike;
 #   c. the lock window: lockprobe's longest malloc+free of a sampled
 #      object in 50 ms windows overlapping a dump (each word's interval
 #      from wordtime, on CLOCK_MONOTONIC like the probe) against the
@@ -21,17 +37,24 @@
 # Prints a Markdown section to OUT.md (default $JM4LW_BUILD/busy.md) and
 # to stdout.
 #
-# The build is JM4LW_BUILD (default build-bench): its jm4lw-run and agent.
-# lockprobe and wordtime come from $JM4LW_BUILD/tests/bench when it has
-# them, else they are compiled from this script's directory, so the same
-# script measures an older build (e.g. a worktree at e237666):
+# The build is JM4LW_BUILD (default build-bench): its jm4lw-run, agent,
+# jm4lw client and tests/bench/bench_host. lockprobe and wordtime come
+# from $JM4LW_BUILD/tests/bench when it has them, else they are compiled
+# from this script's directory, so the same script measures an older
+# build (e.g. a worktree at e237666; it needs bench_host for "stacks"):
 #	JM4LW_BUILD=/path/to/old/build tests/bench/busy.sh old.md
+# JM4LW_WORKER_NICE (0..19 or idle), when set, is exported into the hosts'
+# environment: the module reads it at start to nice its worker otherwise
+# than +10 (builds before issue 27 ignore it); the report says what the
+# worker thread ran at, read from /proc.
 #
-# --smoke: a 32 MiB heap, one try a word, quiet only, short runs (CI,
-# under a minute); the busy condition too with SMOKE_BUSY=1.
+# --smoke: small heaps (32 MiB), one try a word, quiet only, short runs
+# (CI, under a minute); the busy condition too with SMOKE_BUSY=1.
 # Exit 0 when every server started and every reply was right (a timeout
 # is right only in the busy condition of a full run: it is the figure);
-# 1 otherwise. Environment: HEAP_MB, TRIES, REPLY_TIMEOUT, RB_N, KEEP=1.
+# 1 otherwise. Environment: HOSTS, CONDITIONS, HEAP_MB, STACKS_MB, TRIES,
+# REPLY_TIMEOUT, RB_N, ALST_SECS, SETTLE, JM4LW_WORKER_NICE, KEEP=1.
+# shellcheck disable=SC2034,SC2317 # lib.sh reads CLIENT_BIN, SECTION; start_$h, host_work_$h are called by name
 set -uo pipefail
 
 MODE=full
@@ -44,14 +67,27 @@ BENCH_SRC=$(cd "$(dirname "$0")" && pwd)
 BUILD=${JM4LW_BUILD:-$ROOT/build-bench}
 OUT=${1:-$BUILD/busy.md}
 if [ "$MODE" = smoke ]; then
-	HEAP_MB=${HEAP_MB:-32} TRIES=${TRIES:-1} REPLY_TIMEOUT=${REPLY_TIMEOUT:-20}
-	RB_N=${RB_N:-60000} CONDITIONS="quiet"
-	[ "${SMOKE_BUSY:-0}" = 1 ] && CONDITIONS="quiet busy"
+	HEAP_MB=${HEAP_MB:-32} STACKS_MB=${STACKS_MB:-32} TRIES=${TRIES:-1} REPLY_TIMEOUT=${REPLY_TIMEOUT:-20}
+	RB_N=${RB_N:-60000} ALST_SECS=${ALST_SECS:-2} DEF_CONDITIONS="quiet"
+	[ "${SMOKE_BUSY:-0}" = 1 ] && DEF_CONDITIONS="quiet busy"
 else
-	HEAP_MB=${HEAP_MB:-300} TRIES=${TRIES:-3} REPLY_TIMEOUT=${REPLY_TIMEOUT:-40}
-	RB_N=${RB_N:-300000} CONDITIONS="quiet busy"
+	HEAP_MB=${HEAP_MB:-300} STACKS_MB=${STACKS_MB:-256} TRIES=${TRIES:-3} REPLY_TIMEOUT=${REPLY_TIMEOUT:-40}
+	RB_N=${RB_N:-300000} ALST_SECS=${ALST_SECS:-8} DEF_CONDITIONS="quiet busy"
 fi
-LG=19
+CONDITIONS=${CONDITIONS:-$DEF_CONDITIONS}
+HOSTS=${HOSTS:-redis stacks}
+SETTLE=${SETTLE:-0}
+for c in $CONDITIONS; do
+	case $c in quiet | busy) ;; *) echo "busy.sh: CONDITIONS: quiet and/or busy, not '$c'" >&2; exit 2 ;; esac
+done
+for h in $HOSTS; do
+	case $h in redis | stacks) ;; *) echo "busy.sh: HOSTS: redis and/or stacks, not '$h'" >&2; exit 2 ;; esac
+done
+if [ -n "${JM4LW_WORKER_NICE:-}" ]; then
+	export JM4LW_WORKER_NICE
+else
+	unset JM4LW_WORKER_NICE
+fi
 # How long to wait for a job in progress (a timed-out one) to finish.
 IDLE_WAIT=$((REPLY_TIMEOUT * 3))
 
@@ -74,11 +110,19 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # The tools.
-need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
-	need redis-cli "Debian package redis-tools" && need python3 "free ports" || exit 1
-for f in jm4lw-run libjm4lw_agent.so; do
+if [[ " $HOSTS " == *" redis "* ]]; then
+	need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
+		need redis-cli "Debian package redis-tools" || exit 1
+fi
+need python3 "free ports" || exit 1
+for f in jm4lw-run libjm4lw_agent.so jm4lw; do
 	[ -e "$BUILD/$f" ] || { log "FAIL: $BUILD/$f missing (build it, or set JM4LW_BUILD)"; exit 1; }
 done
+if [[ " $HOSTS " == *" stacks "* ]] && [ ! -x "$BUILD/tests/bench/bench_host" ]; then
+	log "FAIL: $BUILD/tests/bench/bench_host missing (configure with -DJM4LW_TESTS=ON, or HOSTS=redis)"
+	exit 1
+fi
+CLIENT_BIN=$BUILD/jm4lw # lib.sh's alst
 BIN=$BUILD/tests/bench
 if [ ! -x "$BIN/wordtime" ] || [ ! -e "$BIN/liblockprobe.so" ]; then
 	BIN=$WORK/bin
@@ -94,49 +138,91 @@ fi
 WT=$BIN/wordtime
 mono() { "$WT" -m; }
 
-# ---------------------------------------------------------------- redis
+# ---------------------------------------------------------------- hosts
+# start_HOST: start it, fill it, and set HPID (the host's pid), APORT
+# (its four-letter-word port), PROBE (lockprobe's file) and R[HOST.desc],
+# R[HOST.cmds] (what the report says of it); 1 when it did not start.
+# stop_HOST: stop it.
 
-RPORT=$(free_port)
-PORTNAME[$RPORT]=REDIS_PORT
-mkdir -p "$WORK/redis" "$WORK/dumps"
-cat >"$WORK/agent.conf" <<EOF
+start_redis() {
+	local up=0 n used keys
+	RPORT=$(free_port)
+	PORTNAME[$RPORT]=REDIS_PORT
+	mkdir -p "$WORK/redis" "$WORK/dumps"
+	cat >"$WORK/agent.conf" <<EOC
 # busy.sh: jmfp as fast as admitted, no HTTP port
 dump_min_interval = 0
 dump_dir = $WORK/dumps
 read_timeout = 600
 http_listen =
-EOF
-PROBE=$WORK/probe
-start redis env MALLOC_CONF=lg_prof_sample:$LG JM4LW_LOCKPROBE="$PROBE" LD_PRELOAD="$BIN/liblockprobe.so" \
-	"$BUILD/jm4lw-run" -l 127.0.0.1:0 -c "$WORK/agent.conf" --prof-active -- \
-	redis-server --port "$RPORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK/redis"
-RPID=$STARTED
-up=0
-for _ in $(seq 1 100); do
-	[ "$(redis-cli -p "$RPORT" ping 2>/dev/null)" = PONG ] && { up=1; break; }
-	sleep 0.1
-done
-[ $up = 1 ] || { log "FAIL: redis-server did not start: $(tail -3 "$WORK/redis.log")"; exit 1; }
-APORT=$(wait_listen redis "$RPID" "jm4lw agent\[[0-9]*\]: listening on" 10) ||
-	{ log "FAIL: the agent in redis-server did not listen"; exit 1; }
-grep -q "^lockprobe: .*lg_sample $LG" "$WORK/redis.log" ||
-	{ log "FAIL: lockprobe did not start in redis-server: $(grep lockprobe "$WORK/redis.log" | head -2)"; exit 1; }
+EOC
+	PROBE=$WORK/probe.redis
+	start redis env MALLOC_CONF=lg_prof_sample:19 JM4LW_LOCKPROBE="$PROBE" LD_PRELOAD="$BIN/liblockprobe.so" \
+		"$BUILD/jm4lw-run" -l 127.0.0.1:0 -c "$WORK/agent.conf" --prof-active -- \
+		redis-server --port "$RPORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK/redis"
+	HPID=$STARTED
+	for _ in $(seq 1 100); do
+		[ "$(redis-cli -p "$RPORT" ping 2>/dev/null)" = PONG ] && { up=1; break; }
+		sleep 0.1
+	done
+	[ "$up" = 1 ] || { fail "redis-server did not start: $(tail -3 "$WORK/redis.log")"; return 1; }
+	APORT=$(wait_listen redis "$HPID" "jm4lw agent\[[0-9]*\]: listening on" 10) ||
+		{ fail "the agent in redis-server did not listen"; return 1; }
+	grep -q "^lockprobe: .*lg_sample 19" "$WORK/redis.log" ||
+		{ fail "lockprobe did not start in redis-server: $(grep lockprobe "$WORK/redis.log" | head -2)"; return 1; }
+	# Fill: HEAP_MB of 4000-byte values (4 KiB with their sds header), random keys.
+	n=$((HEAP_MB * 1048576 / 4096))
+	redis-benchmark -h 127.0.0.1 -p "$RPORT" -t set -d 4000 -n "$n" -r 1000000000 -P 32 -c 4 -q >"$WORK/fill.log" 2>&1 ||
+		{ fail "filling redis: $(tail -2 "$WORK/fill.log")"; return 1; }
+	used=$(redis-cli -p "$RPORT" info memory | tr -d '\r' | sed -n 's/^used_memory_human://p')
+	keys=$(redis-cli -p "$RPORT" dbsize)
+	PORTNAME[$APORT]=AGENT_PORT
+	log "redis-server on $RPORT (agent on $APORT): $keys keys, used_memory $used"
+	R[redis.desc]="Redis $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') under \`jm4lw-run --prof-active\` (lg_prof_sample 19), $keys keys (used_memory $used), lockprobe preloaded beside the agent"
+	R[redis.cmds]="MALLOC_CONF=lg_prof_sample:19 JM4LW_LOCKPROBE=\$WORK/probe LD_PRELOAD=liblockprobe.so jm4lw-run -l 127.0.0.1:0 -c agent.conf --prof-active -- redis-server --port \$REDIS_PORT --bind 127.0.0.1 --save '' --appendonly no
+#   agent.conf: dump_min_interval = 0, dump_dir, read_timeout = 600, http_listen =
+redis-benchmark -p \$REDIS_PORT -t set -d 4000 -n $n -r 1000000000 -P 32 -c 4 -q   # the fill"
+}
+stop_redis() { stop "$HPID"; }
 
-# Fill: HEAP_MB of 4000-byte values (4 KiB with their sds header), random keys.
-n=$((HEAP_MB * 1048576 / 4096))
-redis-benchmark -h 127.0.0.1 -p "$RPORT" -t set -d 4000 -n "$n" -r 1000000000 -P 32 -c 4 -q >"$WORK/fill.log" 2>&1 ||
-	fail "filling redis: $(tail -2 "$WORK/fill.log")"
-USED=$(redis-cli -p "$RPORT" info memory | tr -d '\r' | sed -n 's/^used_memory_human://p')
-KEYS=$(redis-cli -p "$RPORT" dbsize)
-PORTNAME[$APORT]=AGENT_PORT
-log "redis-server on $RPORT (agent on $APORT): $KEYS keys, used_memory $USED"
+SWEEPER=
+start_stacks() {
+	local heap
+	mkdir -p "$WORK/sdumps"
+	PROBE=$WORK/probe.stacks
+	start stacks env MALLOC_CONF=prof:true,lg_prof_sample:15 JM4LW_LOCKPROBE="$PROBE" LD_PRELOAD="$BIN/liblockprobe.so" \
+		"$BUILD/tests/bench/bench_host" -S -m "$STACKS_MB" -A 1 -P 50 "$WORK/sdumps"
+	HPID=$STARTED
+	APORT=$(wait_listen stacks "$HPID" "bench_host: listening on" 300) ||
+		{ fail "bench_host did not start: $(tail -3 "$WORK/stacks.log")"; return 1; }
+	grep -q "^lockprobe: .*lg_sample 15" "$WORK/stacks.log" ||
+		{ fail "lockprobe did not start in bench_host: $(grep lockprobe "$WORK/stacks.log" | head -2)"; return 1; }
+	PORTNAME[$APORT]=BENCH_HOST_PORT
+	# The dumps of the back-to-back loops would fill the disk: each goes
+	# once it is 10 s old (its index, made after the answer, is made by then).
+	(while kill -0 "$HPID" 2>/dev/null; do
+		find "$WORK/sdumps" -maxdepth 1 -type f -not -newermt '10 seconds ago' -delete 2>/dev/null
+		sleep 1
+	done) &
+	SWEEPER=$!
+	PIDS+=("$SWEEPER")
+	heap=$(sed -n 's/^bench_host: \([0-9]*\) blocks, stats.allocated \([0-9]*\) MiB.*/\2 MiB, \1 blocks/p' "$WORK/stacks.log" | head -1)
+	log "bench_host on $APORT: $heap"
+	R[stacks.desc]="bench_host -S -A 1 -P 50 (the module embedded, on the host's loop; lg_prof_sample 15), $heap, one host thread allocating and freeing sampled blocks, lockprobe preloaded"
+	R[stacks.cmds]="MALLOC_CONF=prof:true,lg_prof_sample:15 JM4LW_LOCKPROBE=\$WORK/probe LD_PRELOAD=liblockprobe.so bench_host -S -m $STACKS_MB -A 1 -P 50 \$WORK/sdumps"
+}
+stop_stacks() {
+	stop "$HPID"
+	[ -n "$SWEEPER" ] && { kill "$SWEEPER" 2>/dev/null; wait "$SWEEPER" 2>/dev/null; }
+	rm -rf "$WORK/sdumps"
+}
 
 # ---------------------------------------------------------------- helpers
 
-# CPU ticks (utime+stime) of redis's thread named $1, or "-" when none.
+# CPU ticks (utime+stime) of the host's thread named $1, or "-" when none.
 thread_ticks() {
 	local t v=-
-	for t in /proc/"$RPID"/task/*; do
+	for t in /proc/"$HPID"/task/*; do
 		if [ "$(cat "$t/comm" 2>/dev/null)" = "$1" ]; then
 			v=$(sed 's/.*) //' "$t/stat" | awk '{ print $12 + $13 }')
 			break
@@ -144,11 +230,23 @@ thread_ticks() {
 	done
 	echo "$v"
 }
+# The host's thread named $1: "nice N, SCHED_X" (stat fields 19 and 41),
+# or "-" when none.
+thread_prio() {
+	local t
+	for t in /proc/"$HPID"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$1" ] || continue
+		sed 's/.*) //' "$t/stat" | awk '{ p = $39; n = p == 0 ? "SCHED_OTHER" : p == 3 ? "SCHED_BATCH" : p == 5 ? "SCHED_IDLE" : "policy " p
+			print "nice " $17 ", " n }'
+		return
+	done
+	echo -
+}
 # Is a job running: a jm4lw-worker or jm4lw-dump thread runnable or in
 # disk sleep? (Between jobs they sleep on a condition variable: S.)
 job_running() {
 	local t
-	for t in /proc/"$RPID"/task/*; do
+	for t in /proc/"$HPID"/task/*; do
 		case "$(cat "$t/comm" 2>/dev/null)" in
 		jm4lw-worker | jm4lw-dump)
 			case "$(sed 's/.*) //' "$t/stat" | cut -d' ' -f1)" in R | D) return 0 ;; esac ;;
@@ -184,6 +282,9 @@ medmax() {
 		m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
 		printf f " / " f "\n", m, a[NR] }'
 }
+# The largest of R[$1]'s values ("nan" for none).
+# shellcheck disable=SC2086 # R holds "v1 v2 ..."
+rmax() { printf '%s\n' ${R[$1]:-} | grep -v -e '^$' -e nan | sort -g | tail -1 | grep . || echo nan; }
 
 BUSY_PIDS=()
 busy_start() {
@@ -215,6 +316,52 @@ rbench() {
 	log "$key: ${R[$key.rps]} SET/s p50 ${R[$key.p50]} ms p99 ${R[$key.p99]} ms max ${R[$key.max]} ms"
 }
 
+# The jmfp loop: back to back on one connection at a time, into
+# $WORK/loop.$1 (START END STATUS BYTES lines); LOOP is its pid.
+loop_start() {
+	note_cmd "wordtime -p \$${PORTNAME[$APORT]} -w jmfp -d 3600 -t $REPLY_TIMEOUT -x / &   # then the host's work as above, then kill it"
+	"$WT" -p "$APORT" -w jmfp -d 3600 -t "$REPLY_TIMEOUT" -x / >"$WORK/loop.$1" 2>&1 &
+	LOOP=$!
+	PIDS+=("$LOOP")
+	sleep 0.2
+}
+loop_stop() {
+	kill -TERM "$LOOP" 2>/dev/null
+	wait "$LOOP" 2>/dev/null
+}
+
+# host_work_HOST KEY: the host's own work without dumps (KEY.nodump.*)
+# and with the jmfp loop running (KEY.dumps.*); the loop's lines in
+# $WORK/loop.KEY. Returns when the loop has stopped.
+host_work_redis() {
+	rbench "$1.nodump"
+	loop_start "$1"
+	rbench "$1.dumps"
+	loop_stop
+}
+host_work_stacks() {
+	note_cmd "jm4lw -p \$BENCH_HOST_PORT alst   # at each interval's start and end: $ALST_SECS s without dumps, $ALST_SECS s with, $ALST_SECS s with, $ALST_SECS s without"
+	alst "$1" "$APORT" && sleep "$ALST_SECS" && alst "$1" "$APORT" nodump
+	loop_start "$1"
+	alst "$1" "$APORT" && sleep "$ALST_SECS" && alst "$1" "$APORT" dumps && sleep "$ALST_SECS" &&
+		alst "$1" "$APORT" dumps
+	loop_stop
+	wait_idle || fail "$1: the last dump still runs ${IDLE_WAIT} s after the loop stopped"
+	alst "$1" "$APORT" && sleep "$ALST_SECS" && alst "$1" "$APORT" nodump
+	local k p
+	for p in nodump dumps; do
+		k=$1.alst.$p
+		R[$1.$p.rps]=$(fmt "$(med "$k.ops_per_s")")
+		R[$1.$p.p50]=$(fmt "$(div "$(med "$k.p50_ns")" 1000)" %.1f)
+		R[$1.$p.p99]=$(fmt "$(div "$(med "$k.p99_ns")" 1000)" %.1f)
+		R[$1.$p.max]=$(fmt "$(div "$(rmax "$k.max_ns")" 1000)" %.0f)
+		# shellcheck disable=SC2086 # R holds "v1 v2 ..."
+		R[$1.$p.p99s]=$(printf '%s\n' ${R[$k.p99_ns]:-} | awk '{ printf "%s%.1f", (NR > 1 ? ", " : ""), $1 / 1000 }')
+		# shellcheck disable=SC2086
+		R[$1.$p.maxs]=$(printf '%s\n' ${R[$k.max_ns]:-} | awk '{ printf "%s%.0f", (NR > 1 ? ", " : ""), $1 / 1000 }')
+	done
+}
+
 # ---------------------------------------------------------------- conditions
 
 prefix_of() {
@@ -225,90 +372,92 @@ prefix_of() {
 	esac
 }
 
-for cond in $CONDITIONS; do
-	log "condition: $cond"
-	: >"$WORK/dumps.$cond" # START END STATUS (every job's interval)
-	: >"$WORK/skip.$cond"  # intervals of no known state: not "without"
+# measure HOST COND: a, b and c above, into R[HOST.COND.*].
+measure() {
+	local h=$1 cond=$2 k=$1.$2 w w0 w1 d0 d1 jobs times timed_out line s e st last tkill
+	log "$h: condition $cond"
+	: >"$WORK/dumps.$k" # START END STATUS (every job's interval)
+	: >"$WORK/skip.$k"  # intervals of no known state: not "without"
 	[ "$cond" = busy ] && busy_start && sleep 1
-	R[$cond.t0]=$(mono)
-	R[$cond.load0]=$(cut -d' ' -f1 /proc/loadavg)
+	R[$k.t0]=$(mono)
+	R[$k.load0]=$(cut -d' ' -f1 /proc/loadavg)
 
 	# a. reply times and CPU per job
 	for w in jmfp jmtp jmfg; do
-		wait_idle || fail "$cond $w: a job still runs after ${IDLE_WAIT} s"
+		wait_idle || fail "$k $w: a job still runs after ${IDLE_WAIT} s"
 		w0=$(thread_ticks jm4lw-worker) d0=$(thread_ticks jm4lw-dump)
 		jobs=0 times=() timed_out=
-		note_cmd "wordtime -p \$AGENT_PORT -w $w -n 1 -t $REPLY_TIMEOUT -r $IDLE_WAIT -x '$(prefix_of $w)'   # x $TRIES"
+		note_cmd "wordtime -p \$${PORTNAME[$APORT]} -w $w -n 1 -t $REPLY_TIMEOUT -r $IDLE_WAIT -x '$(prefix_of $w)'   # x $TRIES"
 		for _ in $(seq 1 "$TRIES"); do
+			# SETTLE=1: each try asks an idle module (after the last
+			# dump's leak index, which runs between jobs).
+			[ "$SETTLE" = 1 ] && { wait_idle || fail "$k $w: a job still runs after ${IDLE_WAIT} s"; }
 			line=$("$WT" -p "$APORT" -w "$w" -n 1 -t "$REPLY_TIMEOUT" -r "$IDLE_WAIT" -x "$(prefix_of $w)")
 			read -r s e st _ <<<"$line"
 			case $st in
-			ok) times+=("$(secs "$s" "$e")") jobs=$((jobs + 1)); echo "$s $e $w" >>"$WORK/dumps.$cond" ;;
+			ok) times+=("$(secs "$s" "$e")") jobs=$((jobs + 1)); echo "$s $e $w" >>"$WORK/dumps.$k" ;;
 			timeout)
 				jobs=$((jobs + 1))
 				timed_out=">$REPLY_TIMEOUT"
 				if [ "$cond" != busy ] || [ "$MODE" != full ]; then
-					fail "$cond $w: no reply in $REPLY_TIMEOUT s"
+					fail "$k $w: no reply in $REPLY_TIMEOUT s"
 				fi
-				wait_idle || fail "$cond $w: the job still runs $IDLE_WAIT s after the timeout"
+				wait_idle || fail "$k $w: the job still runs $IDLE_WAIT s after the timeout"
 				# The job ran on past the timeout: its windows are a dump's
 				# but of no known end; count them as neither.
-				echo "$s $(mono) $w" >>"$WORK/skip.$cond"
+				echo "$s $(mono) $w" >>"$WORK/skip.$k"
 				break
 				;;
-			*) fail "$cond $w: reply $st ($line)" ;;
+			*) fail "$k $w: reply $st ($line)" ;;
 			esac
 		done
-		wait_idle || fail "$cond $w: a job still runs after ${IDLE_WAIT} s"
+		wait_idle || fail "$k $w: a job still runs after ${IDLE_WAIT} s"
 		w1=$(thread_ticks jm4lw-worker) d1=$(thread_ticks jm4lw-dump)
-		R[$cond.$w.time]=$(printf '%s\n' "${times[@]}" | grep . | medmax)
+		R[$k.$w.time]=$(printf '%s\n' "${times[@]}" | grep . | medmax)
 		if [ -n "$timed_out" ] && [ ${#times[@]} = 0 ]; then
-			R[$cond.$w.time]="$timed_out"
+			R[$k.$w.time]="$timed_out"
 		elif [ -n "$timed_out" ]; then
-			R[$cond.$w.time]+=", then $timed_out"
+			R[$k.$w.time]+=", then $timed_out"
 		fi
-		R[$cond.$w.cpu]="$(per_job "$w0" "$w1" "$jobs") / $(per_job "$d0" "$d1" "$jobs")"
-		log "$cond $w: ${R[$cond.$w.time]} s; CPU per job (worker / dump) ${R[$cond.$w.cpu]} ms"
+		R[$k.$w.cpu]="$(per_job "$w0" "$w1" "$jobs") / $(per_job "$d0" "$d1" "$jobs")"
+		log "$k $w: ${R[$k.$w.time]} s; CPU per job (worker / dump) ${R[$k.$w.cpu]} ms"
 	done
+	R[$k.prio]="$(thread_prio jm4lw-worker) / $(thread_prio jm4lw-dump)"
 
-	# b. redis SET without dumps, then with jmfp back to back
-	wait_idle || fail "$cond: a job still runs after ${IDLE_WAIT} s"
-	rbench "$cond.nodump"
-	note_cmd "wordtime -p \$AGENT_PORT -w jmfp -d 3600 -t $REPLY_TIMEOUT -x / &   # then redis-benchmark as above, then kill it"
-	"$WT" -p "$APORT" -w jmfp -d 3600 -t "$REPLY_TIMEOUT" -x / >"$WORK/loop.$cond" 2>&1 &
-	LOOP=$!
-	PIDS+=("$LOOP")
-	sleep 0.2
-	rbench "$cond.dumps"
-	kill -TERM "$LOOP" 2>/dev/null
-	wait "$LOOP" 2>/dev/null
+	# b. the host's work without dumps, then with jmfp back to back
+	wait_idle || fail "$k: a job still runs after ${IDLE_WAIT} s"
+	"host_work_$h" "$k"
 	tkill=$(mono)
-	wait_idle || fail "$cond: the last dump still runs ${IDLE_WAIT} s after the loop stopped"
+	wait_idle || fail "$k: the last dump still runs ${IDLE_WAIT} s after the loop stopped"
 	# The loop's replies are dumps; the one in flight when it stopped has
 	# no line: from the last reply's end to now, neither.
-	awk '$3 == "ok" || $3 == "busy" { print $1, $2, "loop-" $3 }' "$WORK/loop.$cond" >>"$WORK/dumps.$cond"
-	last=$(awk 'END { print $2 }' "$WORK/loop.$cond")
-	echo "${last:-$tkill} $(mono) inflight" >>"$WORK/skip.$cond"
-	R[$cond.loop.ok]=$(grep -c ' ok ' "$WORK/loop.$cond")
-	R[$cond.loop.busy]=$(grep -c ' busy ' "$WORK/loop.$cond")
-	if grep -qv -e ' ok ' -e ' busy ' -e ' timeout ' "$WORK/loop.$cond"; then
-		fail "$cond: a jmfp of the loop failed: $(grep -v -e ' ok ' -e ' busy ' "$WORK/loop.$cond" | head -1)"
+	awk '$3 == "ok" || $3 == "busy" { print $1, $2, "loop-" $3 }' "$WORK/loop.$k" >>"$WORK/dumps.$k"
+	last=$(awk 'END { print $2 }' "$WORK/loop.$k")
+	echo "${last:-$tkill} $(mono) inflight" >>"$WORK/skip.$k"
+	R[$k.loop.ok]=$(grep -c ' ok ' "$WORK/loop.$k")
+	R[$k.loop.busy]=$(grep -c ' busy ' "$WORK/loop.$k")
+	if grep -qv -e ' ok ' -e ' busy ' -e ' timeout ' "$WORK/loop.$k"; then
+		fail "$k: a jmfp of the loop failed: $(grep -v -e ' ok ' -e ' busy ' "$WORK/loop.$k" | head -1)"
 	fi
-	if grep -q ' timeout ' "$WORK/loop.$cond" && { [ "$cond" != busy ] || [ "$MODE" != full ]; }; then
-		fail "$cond: a jmfp of the loop timed out"
+	if grep -q ' timeout ' "$WORK/loop.$k" && { [ "$cond" != busy ] || [ "$MODE" != full ]; }; then
+		fail "$k: a jmfp of the loop timed out"
 	fi
-	[ "${R[$cond.loop.ok]}" -gt 0 ] || fail "$cond: no jmfp of the loop was answered"
-	R[$cond.loop.times]=$(awk '$3 == "ok" { print ($2 - $1) / 1e9 }' "$WORK/loop.$cond" | medmax)
+	# Beside busy loops a starved worker may answer none in the host's
+	# work's time: that is the figure (a full run's busy condition only).
+	if [ "${R[$k.loop.ok]}" = 0 ] && { [ "$cond" != busy ] || [ "$MODE" != full ]; }; then
+		fail "$k: no jmfp of the loop was answered"
+	fi
+	R[$k.loop.times]=$(awk '$3 == "ok" { print ($2 - $1) / 1e9 }' "$WORK/loop.$k" | medmax)
 
-	R[$cond.t1]=$(mono)
-	R[$cond.load1]=$(cut -d' ' -f1 /proc/loadavg)
+	R[$k.t1]=$(mono)
+	R[$k.load1]=$(cut -d' ' -f1 /proc/loadavg)
 	[ "$cond" = busy ] && busy_stop
 
 	# c. the lock window: per dump (only busy-free "ok" replies: a
 	# refused one never dumped), the longest probe operation in windows
 	# overlapping it; and the windows of the condition touching no job.
-	awk -v t0="${R[$cond.t0]}" -v t1="${R[$cond.t1]}" -v W=50000000 \
-		-v dumps="$WORK/dumps.$cond" -v skip="$WORK/skip.$cond" -v out="$WORK/lw.$cond" '
+	awk -v t0="${R[$k.t0]}" -v t1="${R[$k.t1]}" -v W=50000000 \
+		-v dumps="$WORK/dumps.$k" -v skip="$WORK/skip.$k" -v out="$WORK/lw.$k" '
 		BEGIN {
 			while ((getline l < dumps) > 0) { split(l, f, " "); if (f[3] == "loop-busy") { ns++; ss[ns] = f[1]; se[ns] = f[2]; continue }
 				nd++; ds[nd] = f[1]; de[nd] = f[2] }
@@ -325,29 +474,40 @@ for cond in $CONDITIONS; do
 			for (i = 1; i <= nd; i++) if (i in dmax) print "dump", dmax[i] / 1e6 > out
 			for (i = 1; i <= ndw; i++) print "dwin", dw[i] / 1e6 > out
 		}' "$PROBE"
-	touch "$WORK/lw.$cond"
-	R[$cond.lw.dump]=$(awk '$1 == "dump" { print $2 }' "$WORK/lw.$cond" | medmax %.2f)
-	R[$cond.lw.ndump]=$(grep -c '^dump ' "$WORK/lw.$cond")
-	R[$cond.lw.free]=$(awk '$1 == "free" { print $2 }' "$WORK/lw.$cond" | medmax %.2f)
-	R[$cond.lw.nfree]=$(grep -c '^free ' "$WORK/lw.$cond")
-	R[$cond.lw.free99]=$(awk '$1 == "free" { print $2 }' "$WORK/lw.$cond" | p99)
-	R[$cond.lw.dwin99]=$(awk '$1 == "dwin" { print $2 }' "$WORK/lw.$cond" | p99)
-	[ "${R[$cond.lw.ndump]}" -gt 0 ] || fail "$cond: no probe window overlapped a dump (is lockprobe writing $PROBE?)"
-	log "$cond lock window: per dump ${R[$cond.lw.dump]} ms (${R[$cond.lw.ndump]} dumps); without ${R[$cond.lw.free]} ms"
+	touch "$WORK/lw.$k"
+	R[$k.lw.dump]=$(awk '$1 == "dump" { print $2 }' "$WORK/lw.$k" | medmax %.2f)
+	R[$k.lw.ndump]=$(grep -c '^dump ' "$WORK/lw.$k")
+	R[$k.lw.free]=$(awk '$1 == "free" { print $2 }' "$WORK/lw.$k" | medmax %.2f)
+	R[$k.lw.nfree]=$(grep -c '^free ' "$WORK/lw.$k")
+	R[$k.lw.free99]=$(awk '$1 == "free" { print $2 }' "$WORK/lw.$k" | p99)
+	R[$k.lw.dwin99]=$(awk '$1 == "dwin" { print $2 }' "$WORK/lw.$k" | p99)
+	[ "${R[$k.lw.ndump]}" -gt 0 ] || fail "$k: no probe window overlapped a dump (is lockprobe writing $PROBE?)"
+	log "$k lock window: per dump ${R[$k.lw.dump]} ms (${R[$k.lw.ndump]} dumps); without ${R[$k.lw.free]} ms"
+}
+
+RAN=()
+for h in $HOSTS; do
+	SECTION=$h # note_cmd's commands, per host
+	if "start_$h"; then
+		RAN+=("$h")
+		for cond in $CONDITIONS; do measure "$h" "$cond"; done
+	fi
+	"stop_$h"
 done
 
 # ---------------------------------------------------------------- report
 
 # shellcheck disable=SC2317 # called through row's eval
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "—"; else printf "%.2f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "—" || b == "—" || b + 0 == 0) print "—"; else printf "%.2f", a / b }'; }
 row() {
 	local c line="| $1 |"
 	shift
 	for c in $CONDITIONS; do line+=" $(eval "echo \"$*\"") |"; done
 	echo "$line"
 }
-{
-	hdr="| |" sep="| --- |"
+# shellcheck disable=SC2016 # the rows' cells are eval'd by row, per condition
+table() {
+	local h=$1 hdr="| |" sep="| --- |" c w
 	for c in $CONDITIONS; do
 		case $c in
 		quiet) hdr+=" quiet |" ;;
@@ -358,42 +518,48 @@ row() {
 	echo "$hdr"
 	echo "$sep"
 	for w in jmfp jmtp jmfg; do
-		# shellcheck disable=SC2016
-		row "$w reply, median / max (s, $TRIES tries)" '${R[$c.$w.time]}'
+		row "$w reply, median / max (s, $TRIES tries)" '${R[$h.$c.$w.time]}'
 	done
-	# shellcheck disable=SC2016
-	{
-		row "redis SET without dumps: req/s; p50 / p99 / max (ms)" '${R[$c.nodump.rps]:-—}; ${R[$c.nodump.p50]:-—} / ${R[$c.nodump.p99]:-—} / ${R[$c.nodump.max]:-—}'
-		row "redis SET, jmfp back to back: req/s; p50 / p99 / max (ms)" '${R[$c.dumps.rps]:-—}; ${R[$c.dumps.p50]:-—} / ${R[$c.dumps.p99]:-—} / ${R[$c.dumps.max]:-—}'
-		row "with ÷ without: req/s; p99; max" '$(ratio "${R[$c.dumps.rps]:-}" "${R[$c.nodump.rps]:-}"); $(ratio "${R[$c.dumps.p99]:-}" "${R[$c.nodump.p99]:-}")×; $(ratio "${R[$c.dumps.max]:-}" "${R[$c.nodump.max]:-}")×'
-		row "jmfp of the loop: answered (refused busy); median / max (s)" '${R[$c.loop.ok]:-0} (${R[$c.loop.busy]:-0}); ${R[$c.loop.times]:-—}'
-		row "probe, longest malloc+free per dump: median / max (ms)" '${R[$c.lw.dump]} (${R[$c.lw.ndump]} dumps); p99 of their windows ${R[$c.lw.dwin99]}'
-		row "probe, 50 ms windows without a dump: median / p99 / max (ms)" '$(cut -d/ -f1 <<<"${R[$c.lw.free]}")/ ${R[$c.lw.free99]} /$(cut -s -d/ -f2 <<<"${R[$c.lw.free]}") (${R[$c.lw.nfree]} windows)'
-	}
+	case $h in
+	redis)
+		row "redis SET without dumps: req/s; p50 / p99 / max (ms)" '${R[$h.$c.nodump.rps]:-—}; ${R[$h.$c.nodump.p50]:-—} / ${R[$h.$c.nodump.p99]:-—} / ${R[$h.$c.nodump.max]:-—}'
+		row "redis SET, jmfp back to back: req/s; p50 / p99 / max (ms)" '${R[$h.$c.dumps.rps]:-—}; ${R[$h.$c.dumps.p50]:-—} / ${R[$h.$c.dumps.p99]:-—} / ${R[$h.$c.dumps.max]:-—}'
+		;;
+	stacks)
+		row "host thread without dumps: ops/s; p50 / p99 / max (µs; 2 × $ALST_SECS s: mean, mean, max)" '${R[$h.$c.nodump.rps]:-—}; ${R[$h.$c.nodump.p50]:-—} / ${R[$h.$c.nodump.p99]:-—} / ${R[$h.$c.nodump.max]:-—}'
+		row "host thread, jmfp back to back: ops/s; p50 / p99 / max (µs; same)" '${R[$h.$c.dumps.rps]:-—}; ${R[$h.$c.dumps.p50]:-—} / ${R[$h.$c.dumps.p99]:-—} / ${R[$h.$c.dumps.max]:-—}'
+		row "host thread p99 per interval, without; with (µs)" '${R[$h.$c.nodump.p99s]:-—}; ${R[$h.$c.dumps.p99s]:-—}'
+		row "host thread max per interval, without; with (µs)" '${R[$h.$c.nodump.maxs]:-—}; ${R[$h.$c.dumps.maxs]:-—}'
+		;;
+	esac
+	row "with ÷ without: throughput; p99; max" '$(ratio "${R[$h.$c.dumps.rps]:-}" "${R[$h.$c.nodump.rps]:-}"); $(ratio "${R[$h.$c.dumps.p99]:-}" "${R[$h.$c.nodump.p99]:-}")×; $(ratio "${R[$h.$c.dumps.max]:-}" "${R[$h.$c.nodump.max]:-}")×'
+	row "jmfp of the loop: answered (refused busy); median / max (s)" '${R[$h.$c.loop.ok]:-0} (${R[$h.$c.loop.busy]:-0}); ${R[$h.$c.loop.times]:-—}'
+	row "probe, longest malloc+free per dump: median / max (ms)" '${R[$h.$c.lw.dump]} (${R[$h.$c.lw.ndump]} dumps); p99 of their windows ${R[$h.$c.lw.dwin99]}'
+	row "probe, 50 ms windows without a dump: median / p99 / max (ms)" '$(cut -d/ -f1 <<<"${R[$h.$c.lw.free]}")/ ${R[$h.$c.lw.free99]} /$(cut -s -d/ -f2 <<<"${R[$h.$c.lw.free]}") (${R[$h.$c.lw.nfree]} windows)'
 	for w in jmfp jmtp jmfg; do
-		# shellcheck disable=SC2016
-		row "CPU per $w job, jm4lw-worker / jm4lw-dump (ms)" '${R[$c.$w.cpu]}'
+		row "CPU per $w job, jm4lw-worker / jm4lw-dump (ms)" '${R[$h.$c.$w.cpu]}'
 	done
-	# shellcheck disable=SC2016
-	row "load average (1 min) at start → end" '${R[$c.load0]} → ${R[$c.load1]}'
-} >"$WORK/table.md"
+	row "jm4lw-worker / jm4lw-dump ran at" '${R[$h.$c.prio]}'
+	row "load average (1 min) at start → end" '${R[$h.$c.load0]} → ${R[$h.$c.load1]}'
+}
 
 {
-	echo "Redis $(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p') under \`jm4lw-run --prof-active\` (lg_prof_sample $LG), $KEYS keys (used_memory $USED), lockprobe preloaded beside the agent;"
 	src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$BUILD/CMakeCache.txt" 2>/dev/null)
-	echo "build \`$BUILD\` (commit $(git -C "${src:-$ROOT}" rev-parse --short HEAD 2>/dev/null), $(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt" 2>/dev/null) build); $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)); mode $MODE."
-	echo ""
-	cat "$WORK/table.md"
-	echo ""
-	echo "Commands (\`\$REDIS_PORT\`, \`\$AGENT_PORT\`: free ports picked at run time):"
-	echo ""
-	echo '```'
-	echo "MALLOC_CONF=lg_prof_sample:$LG JM4LW_LOCKPROBE=\$WORK/probe LD_PRELOAD=liblockprobe.so jm4lw-run -l 127.0.0.1:0 -c agent.conf --prof-active -- redis-server --port \$REDIS_PORT --bind 127.0.0.1 --save '' --appendonly no"
-	echo "#   agent.conf: dump_min_interval = 0, dump_dir, read_timeout = 600, http_listen ="
-	echo "redis-benchmark -p \$REDIS_PORT -t set -d 4000 -n $n -r 1000000000 -P 32 -c 4 -q   # the fill"
-	echo "bash -c 'while :; do :; done' &  # x2, the busy condition only"
-	[ -s "$WORK/cmds.$SECTION" ] && sed "s/-p $RPORT /-p \$REDIS_PORT /" "$WORK/cmds.$SECTION"
-	echo '```'
+	echo "Build \`$BUILD\` (commit $(git -C "${src:-$ROOT}" rev-parse --short HEAD 2>/dev/null), $(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$BUILD/CMakeCache.txt" 2>/dev/null) build); JM4LW_WORKER_NICE ${JM4LW_WORKER_NICE:-unset}$([ "$SETTLE" = 1 ] && echo "; SETTLE=1: each try asks an idle module"); $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)); mode $MODE."
+	for h in "${RAN[@]}"; do
+		echo ""
+		echo "**$h**: ${R[$h.desc]}."
+		echo ""
+		table "$h"
+		echo ""
+		echo "Commands (\`\$..._PORT\`: free ports picked at run time):"
+		echo ""
+		echo '```'
+		echo "${R[$h.cmds]}"
+		echo "bash -c 'while :; do :; done' &  # x2, the busy condition only"
+		[ -s "$WORK/cmds.$h" ] && grep -v "alst   # before and after" "$WORK/cmds.$h" | sed "s/-p ${RPORT:-none} /-p \$REDIS_PORT /"
+		echo '```'
+	done
 } >"$OUT"
 cat "$OUT"
 

@@ -33,9 +33,11 @@
 #      /debug/pprof/heap against jm4lw-prof -f pprof (tests/bench/http_bench.sh)
 #  12. the memory doctor's cost (tests/bench/doctor_bench.sh)
 #  13. a busy machine (issue 27): jmfp/jmtp/jmfg reply times, redis SET
-#      with jmfp back to back, the host's wait on jemalloc's profiling
-#      locks per dump (tests/bench/lockprobe.c), quiet and beside two busy
-#      loops (tests/bench/busy.sh; figures only; --smoke: quiet only)
+#      and a bench_host of thousands of stacks (its allocating thread's
+#      latency) with jmfp back to back, the host's wait on jemalloc's
+#      profiling locks per dump (tests/bench/lockprobe.c), quiet and beside
+#      two busy loops (tests/bench/busy.sh; figures only; --smoke: quiet
+#      only; HOSTS, CONDITIONS, JM4LW_WORKER_NICE pass through to it)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
 # 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
 # order reversed every other round; a ratio is the median of the per-round

@@ -1,16 +1,17 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # (SC2034, SC2154: variables cross files; R is run.sh's associative array.)
 # 13. a busy machine (issue 27): jmfp/jmtp/jmfg reply times, redis SET
-# latency while dumps run back to back, and how long a host thread waits
-# on jemalloc's profiling locks during a dump (tests/bench/busy.sh,
-# tests/bench/lockprobe.c), quiet and beside two busy loops.
+# latency and a many-stacks bench_host's allocating thread while dumps run
+# back to back, and how long a host thread waits on jemalloc's profiling
+# locks during a dump (tests/bench/busy.sh, tests/bench/lockprobe.c),
+# quiet and beside two busy loops.
 # Sourced by tests/bench/run.sh (over tests/bench/lib.sh), never run.
 
 SECTION=busy
 if want busy; then
 	log "13. a busy machine: replies, redis SET and the lock window during dumps"
 	{
-		echo "## 13. A busy machine: replies, redis SET and the lock window during dumps (issue 27)"
+		echo "## 13. A busy machine: replies, the host's work and the lock window during dumps (issue 27)"
 		echo ""
 		echo "\`ONLY=busy tests/bench/run.sh\` (this section alone; \`tests/bench/busy.sh\` does the work;"
 		echo "\`JM4LW_BUILD=DIR tests/bench/busy.sh OUT.md\` measures another build)."
