@@ -106,6 +106,8 @@ static void module_submit(struct jm4lw *m, const struct job_waiter *w)
 	/* prof.dump on the worker's thread at the host's priority. */
 	j->locked.run = worker_locked;
 	j->locked.ctx = m->worker;
+	/* A person may ask again in a moment: the idle work waits. */
+	worker_idle_after(m->worker, w != NULL ? WORKER_IDLE_DELAY_MS : 0);
 	if (worker_submit(m->worker, module_job_run, j) == 0)
 		return;
 	/* No thread to be had: the job still happens, on the loop. */

@@ -73,8 +73,10 @@ struct worker {
 	/* Work nobody waits for, between jobs (worker_set_idle). */
 	worker_idle_fn idle;
 	void *idle_arg;
-	int idle_more;    /* the hook may have something to do */
-	int idle_running; /* it runs now, without the lock */
+	int idle_more;           /* the hook may have something to do */
+	struct timespec idle_at; /* not before (CLOCK_REALTIME, as cv's) */
+	int idle_delay_ms;       /* after the next job (worker_idle_after) */
+	int idle_running;        /* it runs now, without the lock */
 	/* What the last job ran on (worker_threads). */
 	long tid, ltid_os;
 	int nice;
@@ -128,8 +130,8 @@ static void worker_destroy(struct worker *w)
 /*
  * Lower this thread's priority by WORKER_NICE from the host's: the loop
  * and the host's threads win the CPU, yet on a machine whose every core
- * is busy the worker still gets a share (a nice-10 thread beside a busy
- * one at nice 0 gets about a tenth of the core), so a reply a person waits
+ * is busy the worker still gets a share (a nice-5 thread beside a busy
+ * one at nice 0 gets about a quarter of the core), so a reply a person waits
  * for comes in seconds. SCHED_IDLE, which it ran at before, gets 0.3 % and
  * starved: jmtp took minutes on a busy machine (BENCHMARKS.md, section 13).
  * The value it reached, for worker_threads().
@@ -233,6 +235,19 @@ static void worker_locked_stop(struct worker *w)
 	pthread_join(w->ltid, NULL);
 }
 
+/* The deadline @p ms from now on CLOCK_REALTIME, pthread_cond_timedwait's
+ * clock (the worker's cv is made with the default attributes). */
+static void worker_deadline(struct timespec *ts, int ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 /* The thread: wait for a job, run it, tell the loop; between jobs, the
  * idle hook; until stopped. */
 static void *worker_main(void *arg)
@@ -258,6 +273,10 @@ static void *worker_main(void *arg)
 				pthread_cond_wait(&w->cv, &w->lock);
 				continue;
 			}
+			/* Not while a person may be about to ask again. */
+			if (pthread_cond_timedwait(&w->cv, &w->lock,
+			        &w->idle_at) != ETIMEDOUT)
+				continue;
 			/* One piece, then look again: a job comes first. */
 			w->idle_running = 1;
 			pthread_mutex_unlock(&w->lock);
@@ -278,6 +297,7 @@ static void *worker_main(void *arg)
 		worker_release(w->ops, arena);
 		pthread_mutex_lock(&w->lock);
 		w->idle_more = 1; /* the job may have left some */
+		worker_deadline(&w->idle_at, w->idle_delay_ms);
 		if (w->orphan != NULL)
 			goto orphaned;
 		w->state = W_DONE;
@@ -448,19 +468,6 @@ int worker_submit(struct worker *w, worker_fn fn, void *job)
 	return rv;
 }
 
-/* The deadline @p ms from now on CLOCK_REALTIME, pthread_cond_timedwait's
- * clock (the worker's cv is made with the default attributes). */
-static void worker_deadline(struct timespec *ts, int ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 int worker_settle(struct worker *w, int timeout_ms, worker_orphan_fn cancel,
     void **done)
 {
@@ -554,6 +561,13 @@ int worker_free(struct worker *w, worker_orphan_fn orphan)
 		orphan(job);
 	worker_destroy(w);
 	return job != NULL;
+}
+
+void worker_idle_after(struct worker *w, int ms)
+{
+	pthread_mutex_lock(&w->lock);
+	w->idle_delay_ms = ms;
+	pthread_mutex_unlock(&w->lock);
 }
 
 void worker_set_idle(struct worker *w, worker_idle_fn fn, void *arg)

@@ -26,14 +26,28 @@ typedef void (*worker_orphan_fn)(void *job);
 typedef int (*worker_idle_fn)(void *arg);
 
 /*
- * How far below the host's priority the worker runs its jobs. 10 leaves
- * the host about nine tenths of a core it shares with the worker, and the
- * worker a tenth of a saturated one: enough for a reply in seconds
- * (BENCHMARKS.md, section 13, has the figures for 0, 5, 10, 19 and
- * SCHED_IDLE). The environment's JM4LW_WORKER_NICE (0 to 19, or "idle")
- * overrides it when the module starts, to measure another choice.
+ * How far below the host's priority the worker runs its jobs. At +5 it
+ * gets a quarter of a core it shares with a busy thread at the host's
+ * priority, and the host three quarters. The sweep in BENCHMARKS.md
+ * (section 13: 0, 5, 10, 19 and SCHED_IDLE, two busy loops on 2 cores,
+ * thousands of stacks) chose it: every jmtp within 2.8 s at +5, up to
+ * 6.7 s at +10 and 21 s at +19, and no cost to the host that the bench
+ * could tell from its noise at any of them. The environment's
+ * JM4LW_WORKER_NICE (0 to 19, or "idle") overrides it when the module
+ * starts, to measure another choice.
  */
-#define WORKER_NICE 10
+#define WORKER_NICE 5
+
+/*
+ * After a job a person asked for, work nobody waits for (the idle hook)
+ * starts only once the worker has had no job for this long: the person's
+ * next word (jmtp after jmfp) comes within a second or two, and must not
+ * wait behind a leak index that takes seconds at the worker's priority on
+ * a busy machine (the bench measured jmfp at 2.6 s right after another
+ * jmfp, 0.3 s without). After a scheduled dump it starts at once: a
+ * schedule as often as this delay would otherwise never leave room.
+ */
+#define WORKER_IDLE_DELAY_MS 2000
 
 /* A worker whose jobs end on @p base's loop. The thread starts with the
  * first job. NULL if the loop's end of it cannot be made. */
@@ -77,6 +91,9 @@ void worker_locked(void *ctx, void (*fn)(void *), void *arg);
  * NULL: none.
  */
 void worker_set_idle(struct worker *w, worker_idle_fn fn, void *arg);
+
+/* The idle hook waits @p ms after the next job ends (0: at once). */
+void worker_idle_after(struct worker *w, int ms);
 
 /* The worker's thread ids (jm4lw-worker, jm4lw-dump or 0) and the nice
  * value the first reached: 0, or -1 if no thread has started here. */

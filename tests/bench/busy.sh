@@ -45,7 +45,7 @@
 #	JM4LW_BUILD=/path/to/old/build tests/bench/busy.sh old.md
 # JM4LW_WORKER_NICE (0..19 or idle), when set, is exported into the hosts'
 # environment: the module reads it at start to nice its worker otherwise
-# than +10 (builds before issue 27 ignore it); the report says what the
+# than +5 (builds before issue 27 ignore it); the report says what the
 # worker thread ran at, read from /proc.
 #
 # --smoke: small heaps (32 MiB), one try a word, quiet only, short runs

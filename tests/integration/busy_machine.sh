@@ -71,8 +71,8 @@ thread() {
 host_nice=$(awk '{ print $19 }' "/proc/$PID/stat")
 assert_eq "busy: jm4lw-dump runs at the host's priority (nice, SCHED_OTHER)" \
 	"$host_nice 0" "$(thread jm4lw-dump)"
-assert_eq "busy: jm4lw-worker runs niced by 10, SCHED_OTHER (not SCHED_IDLE)" \
-	"$((host_nice + 10 > 19 ? 19 : host_nice + 10)) 0" "$(thread jm4lw-worker)"
+assert_eq "busy: jm4lw-worker runs niced by 5, SCHED_OTHER (not SCHED_IDLE)" \
+	"$((host_nice + 5 > 19 ? 19 : host_nice + 5)) 0" "$(thread jm4lw-worker)"
 
 # jmfp answers once its dump is kept; its index comes after, between
 # jobs. Two more dumps, then the indexes taken away: jmlk makes them.

@@ -30,7 +30,7 @@ sleep 1 # a heap with stacks to dump
 # the fork came first. The child holds a copy of the parent's jmfp
 # connection (fork copies every descriptor), so that reply ends only when
 # the child is gone: it is read by its first line.
-# fork_mid_dump: jmfp, then frk1 50 ms later; sets cpid. 0 when frk1's
+# fork_mid_dump: jmfp, then frk1 10 ms later; sets cpid. 0 when frk1's
 # answer came first (the fork met the dump out), else 1 (the child is
 # stopped: the load let the dump end first; try again).
 fork_mid_dump() {
@@ -39,7 +39,7 @@ fork_mid_dump() {
 	: >"$D/order"
 	(printf 'jmfp\n' | timeout 20 nc.openbsd 127.0.0.1 "$PORT" |
 		{ IFS= read -r l; printf '%s\n' "$l" >"$D/parent"; echo jmfp >>"$D/order"; }) &
-	sleep 0.05
+	sleep 0.01
 	ask frk1 >"$D/fork"
 	echo frk1 >>"$D/order"
 	for _ in $(seq 100); do
@@ -62,7 +62,7 @@ fork_mid_dump() {
 	return 1
 }
 ok=0
-for _ in 1 2 3 4 5; do
+for _ in $(seq 10); do
 	fork_mid_dump && { ok=1; break; }
 done
 assert_eq "the fork came while the parent's dump was out" 1 "$ok"

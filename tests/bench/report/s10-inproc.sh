@@ -11,7 +11,7 @@ if want inproc; then
 	out "## 10. In-process profiles: the host's memory and its other threads"
 	out ""
 	out "\`jmtp\`, \`jmcs\` and \`jmfg\` dump the heap, parse the dump, symbolize it in the process (libdw) and render it, on the"
-	out "module's worker thread (nice +10, \`prof.dump\` on a thread at the host's priority; its allocations unsampled, in an arena of its own purged after each job)."
+	out "module's worker thread (nice +5, \`prof.dump\` on a thread at the host's priority; its allocations unsampled, in an arena of its own purged after each job)."
 	out "The requirement: the host's extra anonymous memory (RssAnon in \`/proc/PID/status\`) during the job ≤ 16 MiB and"
 	out "back to its baseline after, and the host's other threads keep allocating unhindered."
 	out ""

@@ -27,7 +27,7 @@ if want stall; then
 	done
 	out ""
 	out "Target, thread mode: ruok p99 ≤ 2 ms and max ≤ 10 ms while each dump takes ≥ 50 ms; reported, not judged. The"
-	out "dump runs on the module's worker threads (nice +10, \`prof.dump\` at the host's priority; their allocations unsampled), so the loop keeps answering;"
+	out "dump runs on the module's worker threads (nice +5, \`prof.dump\` at the host's priority; their allocations unsampled), so the loop keeps answering;"
 	out "the last column is the same prober on the same host with no dump running, the floor this machine allows. In"
 	out "embedded mode the loop is the host's thread: the module's own allocations there are unsampled; the host's"
 	out "own sampled allocations, on any thread, would still wait on jemalloc's profiling locks while a dump merges"
