@@ -57,7 +57,9 @@ struct hp_parse {
 	size_t *first; /* each stack's first pc, as an index while pcs grows */
 	size_t *sym_off, cap_syms, cap_sym_off; /* symbols' names in text */
 	size_t binary_off;                      /* binary=, if hp->binary */
-	double u_accum_objs, u_accum_bytes;     /* totals, for HP_TOTAL_MAX */
+	size_t cap_threads, cap_tname, cap_tcounts;
+	size_t *tname_off; /* each thread's name in text, or SIZE_MAX */
+	double u_accum_objs, u_accum_bytes; /* totals, for HP_TOTAL_MAX */
 	char *err;
 	size_t errlen;
 };
@@ -155,15 +157,21 @@ static int hp_hex(const char *s, size_t n, size_t *i, uint64_t *v)
  * most), and allocate the arrays for that many. */
 static int hp_presize(struct hp_parse *p)
 {
-	const char *s = p->s, *end = p->end, *nl;
-	size_t stacks = 0, frames = 0;
+	const char *s = p->s, *end = p->end, *nl, *t;
+	size_t stacks = 0, frames = 0, tlines = 0;
 	int word;
 
 	for (; s < end; s = nl + 1) {
 		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			nl = end;
-		if (*s != '@')
+		if (*s != '@') {
+			/* "  tN:", a thread's line: at most that many. */
+			for (t = s; t < nl && (*t == ' ' || *t == '\t'); t++)
+				;
+			tlines += nl - t > 1 && t[0] == 't' && t[1] >= '0' &&
+			    t[1] <= '9';
 			continue;
+		}
 		stacks++;
 		for (word = 0, s++; s < nl; s++) {
 			if (*s == ' ' || *s == '\t')
@@ -173,6 +181,12 @@ static int hp_presize(struct hp_parse *p)
 				frames++;
 			}
 		}
+	}
+	if (tlines > 0) {
+		if ((p->hp->tcounts =
+		            calloc(tlines, sizeof(*p->hp->tcounts))) == NULL)
+			return -1;
+		p->cap_tcounts = tlines;
 	}
 	if (stacks == 0)
 		return 0;
@@ -221,15 +235,18 @@ static int hp_stack(struct hp_parse *p, const char *s, size_t n)
 }
 
 /*
- * "t*: N: B [N: B]" or "tK: ...": the counts. *@p all is set for t*.
- * 0 and the four numbers, 1 when the line is not a count line at all.
+ * "t*: N: B [N: B]" or "tK: ... [NAME]": the counts. *@p all is set for
+ * t*, else *@p tid is K. jemalloc 5.3 writes a thread's name after the
+ * header's tK: counts, one blank first (prof_tdata_dump_iter): any bytes
+ * but a newline, blanks included. *@p name and *@p namelen say where it
+ * is (0 bytes: no name). 0 and the four numbers, 1 when the line is not
+ * a count line at all.
  */
 static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
-    uint64_t v[4])
+    uint64_t *tid, uint64_t v[4], const char **name, size_t *namelen)
 {
 	const char *shape;
 	size_t i = 0, k;
-	uint64_t tid;
 
 	hp_blanks(s, n, &i);
 	if (i + 1 >= n || s[i] != 't')
@@ -240,7 +257,7 @@ static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
 		i++;
 	} else {
 		*all = 0;
-		if (hp_dec(s, n, &i, &tid) == -1)
+		if (hp_dec(s, n, &i, tid) == -1)
 			return 1;
 	}
 	if (i >= n || s[i++] != ':')
@@ -254,9 +271,50 @@ static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
 			return hp_err(p,
 			    "bad counts (want N: BYTES [N: BYTES])");
 	}
+	*name = NULL;
+	*namelen = 0;
+	if (!*all && i < n && (s[i] == ' ' || s[i] == '\t')) {
+		*name = s + i + 1;
+		*namelen = n - i - 1;
+	}
 	hp_blanks(s, n, &i);
-	if (i != n)
+	if (i != n && *name == NULL)
 		return hp_err(p, "bad counts (junk after ])");
+	if (i == n) /* blanks only: no name */
+		*namelen = 0;
+	return 0;
+}
+
+/* Keep @p n bytes of @p s (a path) in the profile's text; its offset. */
+static int hp_text(struct hp_parse *p, const char *s, size_t n, size_t *off);
+
+/*
+ * A tN: line: under a stack, its share of that stack (at most as many as
+ * hp_presize counted); in the header, a thread with its name if any.
+ */
+static int hp_thread_line(struct hp_parse *p, uint64_t tid, const uint64_t v[4],
+    const char *name, size_t namelen)
+{
+	struct heap_profile *hp = p->hp;
+	struct hp_tcount c = {tid, v[0], v[1], v[2], v[3]};
+	size_t off = SIZE_MAX;
+
+	if (hp->nstacks > 0) {
+		if (hp->ntcounts >= p->cap_tcounts) /* hp_presize counted */
+			return hp_err(p, "more thread lines than counted");
+		hp->tcounts[hp->ntcounts++] = c;
+		hp->stacks[hp->nstacks - 1].ntc++;
+		return 0;
+	}
+	if (hp_grow((void **)&hp->threads, &p->cap_threads, hp->nthreads + 1,
+	        sizeof(*hp->threads)) == -1 ||
+	    hp_grow((void **)&p->tname_off, &p->cap_tname, hp->nthreads + 1,
+	        sizeof(*p->tname_off)) == -1 ||
+	    (namelen > 0 && hp_text(p, name, namelen, &off) == -1))
+		return hp_err(p, "out of memory");
+	hp->threads[hp->nthreads].c = c;
+	hp->threads[hp->nthreads].name = NULL;
+	p->tname_off[hp->nthreads++] = off;
 	return 0;
 }
 
@@ -464,6 +522,8 @@ void heapprof_free(struct heap_profile *hp)
 	free(hp->maps);
 	free(hp->text);
 	free(hp->syms);
+	free(hp->threads);
+	free(hp->tcounts);
 	memset(hp, 0, sizeof(*hp));
 }
 
@@ -502,10 +562,19 @@ static int hp_unsample(struct hp_parse *p, struct hp_stack *st)
 static void hp_finish(struct hp_parse *p, size_t *path_off)
 {
 	struct heap_profile *hp = p->hp;
-	size_t k;
+	size_t k, tc = 0;
 
-	for (k = 0; k < hp->nstacks; k++)
+	for (k = 0; k < hp->nstacks; k++) {
 		hp->stacks[k].pc = hp->pcs + p->first[k];
+		/* NULL + 0 is undefined: no tN: line, no array. */
+		hp->stacks[k].tc =
+		    hp->tcounts != NULL ? hp->tcounts + tc : NULL;
+		tc += hp->stacks[k].ntc;
+	}
+	for (k = 0; k < hp->nthreads; k++)
+		hp->threads[k].name = p->tname_off[k] == SIZE_MAX
+		    ? NULL
+		    : hp->text + p->tname_off[k];
 	for (k = 0; k < hp->nmaps; k++)
 		hp->maps[k].path = hp->text + path_off[k];
 	hp_finish_symbols(p);
@@ -577,8 +646,9 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 	    .err = err,
 	    .errlen = errlen};
 	size_t n, i, *path_off = NULL, cap_off = 0;
-	const char *s;
-	uint64_t v[4] = {0, 0, 0, 0};
+	const char *s, *name = NULL;
+	uint64_t v[4] = {0, 0, 0, 0}, tid = 0;
+	size_t namelen = 0;
 	int all, r, maps = 0, counted = 1;
 
 	memset(hp, 0, sizeof(*hp));
@@ -640,11 +710,14 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 			counted = 0;
 			continue;
 		}
-		r = hp_counts(&p, s, n, &all, v);
+		r = hp_counts(&p, s, n, &all, &tid, v, &name, &namelen);
 		if (r == -1)
 			goto fail;
-		/* Per-thread lines and the header's totals: not the
-		 * profile's (jeprof's reading, too). */
+		if (r == 0 && !all &&
+		    (r = hp_thread_line(&p, tid, v, name, namelen)) != 0)
+			goto fail;
+		/* The header's totals: not the profile's (jeprof's
+		 * reading, too); per-thread lines kept apart, above. */
 		if (r == 0 && all && hp->nstacks > 0 && !counted) {
 			struct hp_stack *st = &hp->stacks[hp->nstacks - 1];
 			st->objs = v[0];
@@ -669,6 +742,7 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 		hp_warn(hp, hp_cut_maps);
 	free(p.first);
 	free(p.sym_off);
+	free(p.tname_off);
 	free(path_off);
 	return 0;
 fail:
@@ -682,6 +756,7 @@ fail:
 	}
 	free(p.first);
 	free(p.sym_off);
+	free(p.tname_off);
 	free(path_off);
 	heapprof_free(hp);
 	return -1;

@@ -5,7 +5,7 @@
  *
  *	heap_v2/<period>
  *	  t*: <objs>: <bytes> [<accum objs>: <accum bytes>]   (totals)
- *	  t<N>: ...                                            (per thread)
+ *	  t<N>: ... <its name, if it has one>                  (per thread)
  *	@ 0x<pc> 0x<pc> ...
  *	  t*: <objs>: <bytes> [<accum objs>: <accum bytes>]
  *	  t<N>: ...
@@ -44,6 +44,21 @@
  * past this is refused before it is read. */
 #define HEAPPROF_MAX_BYTES ((size_t)2 << 30)
 
+/* One thread's counts on a tN: line, as dumped (sampled): in the header
+ * its totals, under a stack its share of the stack. */
+struct hp_tcount {
+	uint64_t tid; /* jemalloc's thr_uid */
+	uint64_t objs, bytes, accum_objs, accum_bytes;
+};
+
+/* A thread of the header's tN: lines. jemalloc 5.3 writes its name
+ * (prof_sys_thread_name, thread.prof.name) after the counts: any bytes
+ * but a newline, spaces included. */
+struct hp_thread {
+	struct hp_tcount c;
+	const char *name; /* NULL: none; else into heap_profile.text */
+};
+
 /* One stack: its frames (leaf first, as dumped) and its counts. */
 struct hp_stack {
 	const uint64_t *pc; /* into heap_profile.pcs */
@@ -52,8 +67,11 @@ struct hp_stack {
 	uint64_t accum_objs, accum_bytes; /* since start, when prof_accum */
 	double u_objs, u_bytes;           /* unsampled, as jeprof does */
 	double u_accum_objs, u_accum_bytes;
-	double b_objs, b_bytes; /* the base's unsampled counts, after
-	                           heapprof_subtract (0 otherwise) */
+	double b_objs, b_bytes;     /* the base's unsampled counts, after
+	                               heapprof_subtract (0 otherwise) */
+	const struct hp_tcount *tc; /* its tN: lines, into
+	                               heap_profile.tcounts */
+	size_t ntc;
 };
 
 /* One line of MAPPED_LIBRARIES. */
@@ -79,7 +97,11 @@ struct heap_profile {
 	size_t npcs;
 	struct hp_map *maps;
 	size_t nmaps;
-	char *text;             /* the mappings' paths */
+	struct hp_thread *threads; /* the header's tN: lines, as dumped */
+	size_t nthreads;
+	struct hp_tcount *tcounts; /* every stack's tN: lines, one array */
+	size_t ntcounts;
+	char *text;             /* the mappings' paths, the threads' names */
 	double u_objs, u_bytes; /* totals of the unsampled counts */
 	int diff;               /* heapprof_subtract made it a difference */
 	int symbolized;         /* a symbolized profile: syms name its pcs */
