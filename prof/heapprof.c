@@ -5,7 +5,6 @@
  * one line with its line number. The unsampling is jeprof's (and Go's
  * pprof's) per-stack formula, applied to each stack before any sum.
  */
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -803,7 +802,7 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 	char *buf = NULL;
 	size_t size = 0;
 	ssize_t got = 0;
-	int mapped = 0, rv = -1;
+	int rv = -1;
 
 	memset(hp, 0, sizeof(*hp));
 	if (fstat(fd, &sb) == -1) {
@@ -833,20 +832,15 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 		return -1;
 	}
 	size = (size_t)sb.st_size;
-	/* Mapped when only we can change it (the dumper's staging
-	 * directory): a profile runs to tens of MB, and in a host's worker
-	 * its pages are then the page cache's, not the host's anonymous
-	 * memory. Any other file is copied: truncated under a mapping it
-	 * would raise SIGBUS, and the module installs no signal handler. */
-	if (size > 0 && prof_file_private(fd, path)) {
-		if ((buf = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
-		    MAP_FAILED) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			return -1;
-		}
-		mapped = 1;
-		got = (ssize_t)size;
-	} else if (size > 0) {
+	/* Read, never mapped: a mapped file that anyone truncates meanwhile
+	 * (another user in a shared dump_dir, or our own user or root in
+	 * our 0700 one: retention, an operator's truncate) faults the next
+	 * read of a page past its new end with SIGBUS, and that kills the
+	 * process we live in (the host, under the agent), since the module
+	 * installs no signal handler. A read() of a file that shrinks just
+	 * returns less, and a profile cut short is one error line (issue 28
+	 * item 2; BENCHMARKS.md has the memory it costs). */
+	if (size > 0) {
 		if ((buf = malloc(size)) == NULL) {
 			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 			return -1;
@@ -865,10 +859,7 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 	}
 	rv = 0;
 out:
-	if (mapped)
-		munmap(buf, size);
-	else
-		free(buf);
+	free(buf);
 	return rv;
 }
 

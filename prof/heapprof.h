@@ -136,15 +136,15 @@ int heapprof_load(const char *path, struct heap_profile *hp, char *err,
 
 /*
  * Read and parse the profile open at @p fd, a regular file (open it with
- * prof_open_file), @p path its name in messages and for
- * prof_file_private: 0, or -1 with one line in @p err. The descriptor is
+ * prof_open_file), @p path its name in messages: 0, or -1 with one line
+ * in @p err. The descriptor is
  * neither closed nor moved (pread only): a caller that goes on to copy
  * the file (profile_symbolized) reads the very file that was parsed.
  * The header is checked on the first bytes before anything else is read.
- * A file only we can change is mapped; any other is read into memory,
- * up to the size fstat gave (a file that shrinks meanwhile is read as
- * far as it goes, and parses as cut short): a mapping of a file another
- * user truncates faults with SIGBUS on its next read.
+ * The file is read into memory, never mapped, up to the size fstat gave
+ * (a file that shrinks meanwhile is read as far as it goes, and parses
+ * as cut short): a mapping of a file anyone truncates, our own user
+ * included, faults with SIGBUS on its next read.
  */
 int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
     char *err, size_t errlen);
