@@ -5,6 +5,10 @@
 #   - item 2: a big dump in our own 0700 dump_dir truncated while the
 #     worker renders it: the daemon lives on (it died of SIGBUS while the
 #     dump was mapped), answers each request, and leaves nothing behind;
+#   - item 6: leak indexes with NaN, infinite or absurd numbers are made
+#     again from their dumps: /jemalloc/leaks is JSON a strict reader
+#     takes, jmlk prints real years; a function name that is not UTF-8
+#     gives valid JSON.
 #
 #	bash hostile_dumps.sh   (JM4LWD, else build/)
 . "$(dirname "$0")/../lib.sh"
@@ -34,6 +38,11 @@ with open(path, "w") as f:
     f.write("".join(chunk))
     f.write("\nMAPPED_LIBRARIES:\n7f0000000000-7f0100000000 r-xp 00000000 00:00 0 \n")
 EOF
+}
+
+# small_dump FILE: a small valid dump.
+small_dump() {
+	printf 'heap_v2/524288\n  t*: 1: 4096 [0: 0]\n@ 0x7f0000001000 0x7f0000002000\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\n7f0000000000-7f0000100000 r-xp 00000000 00:00 0 \n' >"$1"
 }
 
 # Item 2: truncate -s 4096 a 64 MiB dump 0.1 s into its rendering, a
@@ -69,5 +78,79 @@ case_truncated() {
 	assert_eq "... and leaves nothing behind in dump_dir" "" "$(leftovers "$d")"
 }
 
+# json_ok FILE: FILE is strict JSON (no NaN, no Infinity) in valid UTF-8;
+# prints its "first" and "last" times.
+json_ok() {
+	python3 - "$1" <<'EOF'
+import json, sys
+def bad(c):
+    raise ValueError("not JSON: " + c)
+with open(sys.argv[1], "rb") as f:
+    doc = json.loads(f.read().decode("utf-8"), parse_constant=bad)
+print(doc["first"], doc["last"])
+EOF
+}
+
+# Item 6: indexes beside three real dumps with numbers no dump has.
+case_bad_index() {
+	local d now i code t0 t1 years bad
+	d=$(scratch bad_index)
+	chmod 700 "$d"
+	start_daemon -C "$d" -- -l 127.0.0.1:0 -D "$d" || return
+	now=$(date +%s)
+	bad=("time nan\ntotal 1" "time inf\ntotal 1e300" "time 1e300\ntotal nan")
+	for i in 0 1 2; do
+		small_dump "$d/jm4lw.$PID.$i.heap"
+		touch -d "@$((now - 300 + 100 * i))" "$d/jm4lw.$PID.$i.heap"
+		printf "jm4lw-trend 1\n${bad[$i]}\n4096\tf\t\n" >"$d/jm4lw.$PID.$i.heap.trend"
+		chmod 600 "$d/jm4lw.$PID.$i.heap" "$d/jm4lw.$PID.$i.heap.trend"
+	done
+	code=$(timeout $((60 * SLOW)) curl -s -o "$T/leaks.json" -w '%{http_code}' \
+		"http://127.0.0.1:$HTTP_PORT/jemalloc/leaks")
+	assert_eq "/jemalloc/leaks over indexes saying nan, inf, 1e300: 200" 200 "$code"
+	if times=$(json_ok "$T/leaks.json" 2>&1); then
+		pass "... strict JSON (python3 json, NaN refused)"
+		read -r t0 t1 <<<"$times"
+		assert_cmd "... its times are the dumps' (made again from them): $t0 to $t1" \
+			python3 -c "import sys; a, b, n = map(float, sys.argv[1:]); sys.exit(not (abs(a - (n - 300)) < 2 and abs(b - (n - 100)) < 2))" \
+			"$t0" "$t1" "$now"
+	else
+		fail "... strict JSON" "$times" "$(head -c 300 "$T/leaks.json")"
+	fi
+	ask jmlk >"$T/jmlk.txt"
+	years=$(grep -oE '\(-?[0-9]+-[0-9]{2}-[0-9]{2}T' "$T/jmlk.txt" | tr -d '(T' | cut -d- -f1 | sort -u | tr '\n' ' ')
+	if [ -n "$years" ] && ! grep -qE '(^| )-|[0-9]{5}' <<<"$years"; then
+		pass "jmlk: real years ($years)"
+	else
+		fail "jmlk: real years" "years: ${years:-none}" "$(head -3 "$T/jmlk.txt")"
+	fi
+	# A dump that is no profile, with a bad index: left out, and the
+	# answer says so with its reason.
+	printf 'not a profile\n' >"$d/jm4lw.$PID.9.heap"
+	printf 'jm4lw-trend 1\ntime nan\ntotal 1\n' >"$d/jm4lw.$PID.9.heap.trend"
+	chmod 600 "$d/jm4lw.$PID.9.heap" "$d/jm4lw.$PID.9.heap.trend"
+	ask jmlk >"$T/jmlk2.txt"
+	assert_grep "jmlk: a dump neither its index nor itself reads is left out, saying why" \
+		"^# skipped 1 dumps \\(the first: .*jm4lw\\.$PID\\.9\\.heap.*not a jemalloc heap profile" "$T/jmlk2.txt"
+	rm -f "$d/jm4lw.$PID.9.heap" "$d/jm4lw.$PID.9.heap.trend"
+	# A function name that is not UTF-8, growing in every interval.
+	for i in 0 1 2; do
+		printf 'jm4lw-trend 1\ntime %d\ntotal %d\n%d\tleak\377\376 \200name\tmain;leak\377\n' \
+			$((now - 300 + 100 * i)) $((1048576 * (i + 1))) $((1048576 * (i + 1))) \
+			>"$d/jm4lw.$PID.$i.heap.trend"
+	done
+	code=$(timeout $((60 * SLOW)) curl -s -o "$T/utf8.json" -w '%{http_code}' \
+		"http://127.0.0.1:$HTTP_PORT/jemalloc/leaks")
+	assert_eq "/jemalloc/leaks with a name not UTF-8: 200" 200 "$code"
+	if out=$(json_ok "$T/utf8.json" 2>&1); then
+		pass "... valid UTF-8 JSON"
+	else
+		fail "... valid UTF-8 JSON" "$out"
+	fi
+	assert_grep_F "... the name's bad bytes as U+FFFD" 'leak\ufffd\ufffd \ufffdname' "$T/utf8.json"
+	stop_daemon
+}
+
 case_truncated
+case_bad_index
 finish
