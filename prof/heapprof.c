@@ -924,23 +924,6 @@ static const char hp_other_process[] =
     "the base profile is of another process (its main program, or where "
     "it is mapped, differs): the difference mixes two heaps";
 
-/* The start of the first mapping of @p path in @p hp, and the end of its
- * [stack] (which grows down: its end stays); 0 for either not there. */
-static void hp_landmarks(const struct heap_profile *hp, const char *path,
-    uint64_t *main_start, uint64_t *stack_end)
-{
-	size_t i;
-
-	*main_start = *stack_end = 0;
-	for (i = 0; i < hp->nmaps; i++) {
-		if (*main_start == 0 && path != NULL &&
-		    strcmp(hp->maps[i].path, path) == 0)
-			*main_start = hp->maps[i].start;
-		if (*stack_end == 0 && strcmp(hp->maps[i].path, "[stack]") == 0)
-			*stack_end = hp->maps[i].end;
-	}
-}
-
 /* The first mapping with a path: jeprof's main program. */
 static const char *hp_main_path(const struct heap_profile *hp)
 {
@@ -952,23 +935,44 @@ static const char *hp_main_path(const struct heap_profile *hp)
 	return NULL;
 }
 
-/* Are @p a and @p b dumps of one process, as far as their mappings tell
- * (the same main program at the same place, the same stack)? A profile
- * without mappings (a symbolized file may have none) is given the
- * benefit of the doubt. */
+void heapprof_origin(const struct heap_profile *hp, struct hp_origin *o)
+{
+	const char *path = hp_main_path(hp);
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	if (path == NULL)
+		return;
+	o->known = 1;
+	snprintf(o->main, sizeof(o->main), "%s", path);
+	for (i = 0; i < hp->nmaps; i++) {
+		if (o->main_start == 0 && strcmp(hp->maps[i].path, path) == 0)
+			o->main_start = hp->maps[i].start;
+		if (o->stack_end == 0 &&
+		    strcmp(hp->maps[i].path, "[stack]") == 0)
+			o->stack_end = hp->maps[i].end;
+	}
+}
+
+int heapprof_origin_same(const struct hp_origin *a, const struct hp_origin *b)
+{
+	if (!a->known || !b->known)
+		return 1;
+	return strcmp(a->main, b->main) == 0 &&
+	    a->main_start == b->main_start &&
+	    (a->stack_end == 0 || b->stack_end == 0 ||
+	        a->stack_end == b->stack_end);
+}
+
+/* Are @p a and @p b dumps of one process, as far as their mappings tell? */
 static int hp_same_process(const struct heap_profile *a,
     const struct heap_profile *b)
 {
-	const char *pa = hp_main_path(a), *pb = hp_main_path(b);
-	uint64_t ma, sa, mb, sb;
+	struct hp_origin oa, ob;
 
-	if (pa == NULL || pb == NULL)
-		return 1;
-	if (strcmp(pa, pb) != 0)
-		return 0;
-	hp_landmarks(a, pa, &ma, &sa);
-	hp_landmarks(b, pb, &mb, &sb);
-	return ma == mb && (sa == 0 || sb == 0 || sa == sb);
+	heapprof_origin(a, &oa);
+	heapprof_origin(b, &ob);
+	return heapprof_origin_same(&oa, &ob);
 }
 
 int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)

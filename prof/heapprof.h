@@ -151,6 +151,24 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 
 void heapprof_free(struct heap_profile *hp);
 
+/* What tells one process's dumps from another's, as far as their
+ * mappings tell: the main program (the first mapping with a path, as
+ * jeprof takes it), where it starts, and where the [stack] ends (it
+ * grows down: its end stays). */
+struct hp_origin {
+	int known; /* 0: no mapping with a path (a symbolized file may
+	              have none): the benefit of the doubt */
+	char main[4096];
+	uint64_t main_start, stack_end;
+};
+
+/* @p hp's origin into *@p o (kept when @p hp is freed). */
+void heapprof_origin(const struct heap_profile *hp, struct hp_origin *o);
+
+/* Can @p a and @p b be one process's? The same main program at the same
+ * place and the same stack; 1 when either is not known. */
+int heapprof_origin_same(const struct hp_origin *a, const struct hp_origin *b);
+
 /*
  * @p hp minus @p base, stack by stack (the same frames, in order): what
  * grew is positive, what shrank negative, and a stack only in @p base is

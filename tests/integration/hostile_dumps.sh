@@ -8,7 +8,9 @@
 #   - item 6: leak indexes with NaN, infinite or absurd numbers are made
 #     again from their dumps: /jemalloc/leaks is JSON a strict reader
 #     takes, jmlk prints real years; a function name that is not UTF-8
-#     gives valid JSON.
+#     gives valid JSON;
+#   - item 8: jm4lw-prof --trend warns of dumps of two processes and of a
+#     file given more than once (counted once).
 #
 #	bash hostile_dumps.sh   (JM4LWD, else build/)
 . "$(dirname "$0")/../lib.sh"
@@ -40,9 +42,10 @@ with open(path, "w") as f:
 EOF
 }
 
-# small_dump FILE: a small valid dump.
+# small_dump FILE [PROGRAM]: a small valid dump (of PROGRAM, mapped at
+# 0x7f0000000000, if given).
 small_dump() {
-	printf 'heap_v2/524288\n  t*: 1: 4096 [0: 0]\n@ 0x7f0000001000 0x7f0000002000\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\n7f0000000000-7f0000100000 r-xp 00000000 00:00 0 \n' >"$1"
+	printf 'heap_v2/524288\n  t*: 1: 4096 [0: 0]\n@ 0x7f0000001000 0x7f0000002000\n  t*: 1: 4096 [1: 4096]\n\nMAPPED_LIBRARIES:\n7f0000000000-7f0000100000 r-xp 00000000 00:00 0 %s\n' "${2:-}" >"$1"
 }
 
 # Item 2: truncate -s 4096 a 64 MiB dump 0.1 s into its rendering, a
@@ -151,6 +154,45 @@ case_bad_index() {
 	stop_daemon
 }
 
+# Item 8: jm4lw-prof --trend over dumps of two processes (by the pids in
+# their names, or by their mappings), or one file given several times:
+# one warning line each, as --base warns; a repeated file counts once.
+case_trend_warnings() {
+	local d i
+	d=$(scratch trend)
+	for i in 0 1 2 3; do
+		small_dump "$d/jm4lw.7.$i.heap" /usr/bin/prog
+		touch -d "@$(($(date +%s) - 400 + 100 * i))" "$d/jm4lw.7.$i.heap"
+	done
+	cp -p "$d/jm4lw.7.3.heap" "$d/jm4lw.9.0.heap"
+	small_dump "$d/app.heap" /usr/bin/other
+	cp -p "$d/jm4lw.7.3.heap" "$d/plain.heap"
+	"$JM4LW_PROF" --trend "$d"/jm4lw.7.[0-3].heap >/dev/null 2>"$T/one.err"
+	assert_eq "--trend over one process's dumps: no warning" "" "$(cat "$T/one.err")"
+	"$JM4LW_PROF" --trend "$d"/jm4lw.7.[0-2].heap "$d/jm4lw.9.0.heap" \
+		>/dev/null 2>"$T/pids.err"
+	assert_eq "--trend over two pids' dumps: one warning line" \
+		"jm4lw-prof: warning: the dumps are of more than one process (pids 7 and 9 in their names): the trend mixes their heaps" \
+		"$(cat "$T/pids.err")"
+	"$JM4LW_PROF" --trend "$d"/jm4lw.7.[0-2].heap "$d/app.heap" \
+		>/dev/null 2>"$T/maps.err"
+	assert_eq "--trend over another program's dump: one warning line" \
+		"jm4lw-prof: warning: $d/app.heap is of another process than $d/jm4lw.7.0.heap (its main program, or where it is mapped, differs): the trend mixes their heaps" \
+		"$(cat "$T/maps.err")"
+	"$JM4LW_PROF" --trend "$d/jm4lw.7.0.heap" "$d/jm4lw.7.1.heap" \
+		"$d/jm4lw.7.2.heap" "$d/jm4lw.7.2.heap" "$d/./jm4lw.7.2.heap" \
+		>"$T/dup.out" 2>"$T/dup.err"
+	assert_eq "--trend with one file three times: one warning line" \
+		"jm4lw-prof: warning: $d/jm4lw.7.2.heap was given 3 times: counted once" \
+		"$(cat "$T/dup.err")"
+	assert_grep "... and it counts once (3 dumps, not 5)" '^# 0 leak suspects over 3 dumps' "$T/dup.out"
+	"$JM4LW_PROF" --trend "$d/jm4lw.7.0.heap" "$d/jm4lw.7.0.heap" \
+		"$d/jm4lw.7.1.heap" >/dev/null 2>"$T/few.err"
+	assert_grep "... so two files given as three are too few" \
+		'^jm4lw-prof: .*need at least 3 dumps' "$T/few.err"
+}
+
 case_truncated
 case_bad_index
+case_trend_warnings
 finish
