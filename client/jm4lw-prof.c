@@ -136,9 +136,62 @@ static long parse_timeout(const char *v)
 }
 
 /*
+ * The pid in a dump's name, as jemalloc and the module name dumps:
+ * PREFIX.PID.SEQ.heap (ours), PREFIX.PID.SEQ.{i,m,u}N.heap and
+ * PREFIX.PID.SEQ.f.heap (jemalloc's): the last two numeric fields before
+ * those tails. -1 for a name of another shape.
+ */
+static long dump_pid(const char *path)
+{
+	const char *name = strrchr(path, '/'), *f[64];
+	char buf[1024], *s, *e;
+	size_t n = 0, k, len;
+	long pid;
+
+	name = name != NULL ? name + 1 : path;
+	len = strlen(name);
+	if (len < 5 || len >= sizeof(buf) ||
+	    strcmp(name + len - 5, ".heap") != 0)
+		return -1;
+	memcpy(buf, name, len - 5);
+	buf[len - 5] = '\0';
+	for (s = buf; n < 64; s = e + 1) {
+		f[n++] = s;
+		if ((e = strchr(s, '.')) == NULL)
+			break;
+		*e = '\0';
+	}
+	/* jemalloc's tails: "f", or one of i, m, u and digits. */
+	k = n;
+	if (k > 0 &&
+	    (strcmp(f[k - 1], "f") == 0 ||
+	        (strchr("imu", f[k - 1][0]) != NULL && f[k - 1][0] != '\0' &&
+	            f[k - 1][1] != '\0' &&
+	            strspn(f[k - 1] + 1, "0123456789") == strlen(f[k - 1] + 1))))
+		k--;
+	if (k < 3 || f[k - 1][0] == '\0' || f[k - 2][0] == '\0' ||
+	    strspn(f[k - 1], "0123456789") != strlen(f[k - 1]) ||
+	    strspn(f[k - 2], "0123456789") != strlen(f[k - 2]))
+		return -1;
+	errno = 0;
+	pid = strtol(f[k - 2], &e, 10);
+	return errno == 0 && *e == '\0' ? pid : -1;
+}
+
+/* A file given to --trend: which one, and how many times. */
+struct trend_file {
+	dev_t dev;
+	ino_t ino;
+	const char *path;
+	int times;
+};
+
+/*
  * --trend: each dump reduced to a point (its file's time, each function's
- * live bytes), then prof/trend.c's analysis, the one jmlk runs. Exit
- * status as main's.
+ * live bytes), then prof/trend.c's analysis, the one jmlk runs. A file
+ * given more than once counts once; dumps of more than one process (pids
+ * in their names, or their mappings) are analysed but warned of, as
+ * --base warns: one line on stderr per problem. Exit status as main's.
  */
 static int trend_main(char *const *dumps, int n, const char *binary,
     const char *format, FILE *out, const char *outpath)
@@ -147,20 +200,51 @@ static int trend_main(char *const *dumps, int n, const char *binary,
 	struct trend_point p;
 	struct heap_profile hp;
 	struct symbolizer *sym;
+	struct trend_file *files;
+	struct hp_origin *first = NULL, *o = NULL;
+	const char *other_maps = NULL;
 	struct stat sb;
 	char err[512];
-	int i, r = 1;
+	long pid, pid0 = -1, pid1 = -1;
+	int i, j, nfiles = 0, r = 1;
 
+	if ((files = calloc((size_t)n, sizeof(*files))) == NULL ||
+	    (first = calloc(2, sizeof(*first))) == NULL) {
+		fprintf(stderr, "jm4lw-prof: %s\n", strerror(ENOMEM));
+		free(files);
+		return 1;
+	}
+	o = first + 1;
 	for (i = 0; i < n; i++) {
 		if (stat(dumps[i], &sb) == -1) {
 			fprintf(stderr, "jm4lw-prof: %s: %s\n", dumps[i],
 			    strerror(errno));
 			goto out;
 		}
+		for (j = 0; j < nfiles; j++)
+			if (files[j].dev == sb.st_dev &&
+			    files[j].ino == sb.st_ino)
+				break;
+		if (j < nfiles) { /* again: counted once */
+			files[j].times++;
+			continue;
+		}
+		files[nfiles++] =
+		    (struct trend_file){sb.st_dev, sb.st_ino, dumps[i], 1};
+		if ((pid = dump_pid(dumps[i])) != -1) {
+			if (pid0 == -1)
+				pid0 = pid;
+			else if (pid != pid0 && pid1 == -1)
+				pid1 = pid;
+		}
 		if (heapprof_load(dumps[i], &hp, err, sizeof(err)) == -1) {
 			fprintf(stderr, "jm4lw-prof: %s\n", err);
 			goto out;
 		}
+		heapprof_origin(&hp, nfiles == 1 ? first : o);
+		if (nfiles > 1 && other_maps == NULL &&
+		    !heapprof_origin_same(first, o))
+			other_maps = dumps[i];
 		if ((sym = sym_new(&hp, binary, err, sizeof(err))) == NULL) {
 			fprintf(stderr, "jm4lw-prof: %s\n", err);
 			heapprof_free(&hp);
@@ -180,6 +264,24 @@ static int trend_main(char *const *dumps, int n, const char *binary,
 		sym_free(sym);
 		heapprof_free(&hp);
 	}
+	for (j = 0; j < nfiles; j++)
+		if (files[j].times > 1)
+			fprintf(stderr,
+			    "jm4lw-prof: warning: %s was given %d times: "
+			    "counted once\n",
+			    files[j].path, files[j].times);
+	if (pid1 != -1)
+		fprintf(stderr,
+		    "jm4lw-prof: warning: the dumps are of more than one "
+		    "process (pids %ld and %ld in their names): the trend "
+		    "mixes their heaps\n",
+		    pid0, pid1);
+	else if (other_maps != NULL)
+		fprintf(stderr,
+		    "jm4lw-prof: warning: %s is of another process than %s "
+		    "(its main program, or where it is mapped, differs): the "
+		    "trend mixes their heaps\n",
+		    other_maps, files[0].path);
 	if (trend_analyze(&t) == -1) {
 		fprintf(stderr, "jm4lw-prof: %s\n", strerror(errno));
 		goto out;
@@ -198,6 +300,8 @@ static int trend_main(char *const *dumps, int n, const char *binary,
 		r = 0;
 out:
 	trend_free(&t);
+	free(files);
+	free(first);
 	return r;
 }
 

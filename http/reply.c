@@ -14,6 +14,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "http.h"
+#include "json.h"
 #include "module.h"
 
 /* Headers every reply carries: nothing cached, no type sniffing. */
@@ -338,18 +339,16 @@ int http_word_serves(const struct http_ctx *ctx, const char *w)
 	return proto_allowed(ctx->m->cfg.allow, w, flags < 0 ? 0 : flags);
 }
 
-/* @p s as a JSON string, quotes and escapes added: the faces' one
- * writer of JSON text (figures, the doctor's labels and advice). */
+/* json_put_fn onto an evbuffer. */
+static void json_put_evbuffer(void *arg, const char *p, size_t n)
+{
+	evbuffer_add(arg, p, n);
+}
+
+/* @p s as a JSON string, quotes and escapes added, invalid UTF-8
+ * replaced: lib/json.c's writer, the one every face shares (figures,
+ * the doctor's labels and advice, dump names). */
 void json_str(struct evbuffer *b, const char *s)
 {
-	evbuffer_add(b, "\"", 1);
-	for (; *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\')
-			evbuffer_add_printf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			evbuffer_add_printf(b, "\\u%04x", (unsigned char)*s);
-		else
-			evbuffer_add(b, s, 1);
-	}
-	evbuffer_add(b, "\"", 1);
+	json_string(s, json_put_evbuffer, b);
 }

@@ -5,7 +5,6 @@
  * one line with its line number. The unsampling is jeprof's (and Go's
  * pprof's) per-stack formula, applied to each stack before any sum.
  */
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -57,7 +56,9 @@ struct hp_parse {
 	size_t *first; /* each stack's first pc, as an index while pcs grows */
 	size_t *sym_off, cap_syms, cap_sym_off; /* symbols' names in text */
 	size_t binary_off;                      /* binary=, if hp->binary */
-	double u_accum_objs, u_accum_bytes;     /* totals, for HP_TOTAL_MAX */
+	size_t cap_threads, cap_tname, cap_tcounts;
+	size_t *tname_off; /* each thread's name in text, or SIZE_MAX */
+	double u_accum_objs, u_accum_bytes; /* totals, for HP_TOTAL_MAX */
 	char *err;
 	size_t errlen;
 };
@@ -155,15 +156,21 @@ static int hp_hex(const char *s, size_t n, size_t *i, uint64_t *v)
  * most), and allocate the arrays for that many. */
 static int hp_presize(struct hp_parse *p)
 {
-	const char *s = p->s, *end = p->end, *nl;
-	size_t stacks = 0, frames = 0;
+	const char *s = p->s, *end = p->end, *nl, *t;
+	size_t stacks = 0, frames = 0, tlines = 0;
 	int word;
 
 	for (; s < end; s = nl + 1) {
 		if ((nl = memchr(s, '\n', (size_t)(end - s))) == NULL)
 			nl = end;
-		if (*s != '@')
+		if (*s != '@') {
+			/* "  tN:", a thread's line: at most that many. */
+			for (t = s; t < nl && (*t == ' ' || *t == '\t'); t++)
+				;
+			tlines += nl - t > 1 && t[0] == 't' && t[1] >= '0' &&
+			    t[1] <= '9';
 			continue;
+		}
 		stacks++;
 		for (word = 0, s++; s < nl; s++) {
 			if (*s == ' ' || *s == '\t')
@@ -173,6 +180,12 @@ static int hp_presize(struct hp_parse *p)
 				frames++;
 			}
 		}
+	}
+	if (tlines > 0) {
+		if ((p->hp->tcounts =
+		            calloc(tlines, sizeof(*p->hp->tcounts))) == NULL)
+			return -1;
+		p->cap_tcounts = tlines;
 	}
 	if (stacks == 0)
 		return 0;
@@ -221,15 +234,18 @@ static int hp_stack(struct hp_parse *p, const char *s, size_t n)
 }
 
 /*
- * "t*: N: B [N: B]" or "tK: ...": the counts. *@p all is set for t*.
- * 0 and the four numbers, 1 when the line is not a count line at all.
+ * "t*: N: B [N: B]" or "tK: ... [NAME]": the counts. *@p all is set for
+ * t*, else *@p tid is K. jemalloc 5.3 writes a thread's name after the
+ * header's tK: counts, one blank first (prof_tdata_dump_iter): any bytes
+ * but a newline, blanks included. *@p name and *@p namelen say where it
+ * is (0 bytes: no name). 0 and the four numbers, 1 when the line is not
+ * a count line at all.
  */
 static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
-    uint64_t v[4])
+    uint64_t *tid, uint64_t v[4], const char **name, size_t *namelen)
 {
 	const char *shape;
 	size_t i = 0, k;
-	uint64_t tid;
 
 	hp_blanks(s, n, &i);
 	if (i + 1 >= n || s[i] != 't')
@@ -240,7 +256,7 @@ static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
 		i++;
 	} else {
 		*all = 0;
-		if (hp_dec(s, n, &i, &tid) == -1)
+		if (hp_dec(s, n, &i, tid) == -1)
 			return 1;
 	}
 	if (i >= n || s[i++] != ':')
@@ -254,9 +270,50 @@ static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
 			return hp_err(p,
 			    "bad counts (want N: BYTES [N: BYTES])");
 	}
+	*name = NULL;
+	*namelen = 0;
+	if (!*all && i < n && (s[i] == ' ' || s[i] == '\t')) {
+		*name = s + i + 1;
+		*namelen = n - i - 1;
+	}
 	hp_blanks(s, n, &i);
-	if (i != n)
+	if (i != n && *name == NULL)
 		return hp_err(p, "bad counts (junk after ])");
+	if (i == n) /* blanks only: no name */
+		*namelen = 0;
+	return 0;
+}
+
+/* Keep @p n bytes of @p s (a path) in the profile's text; its offset. */
+static int hp_text(struct hp_parse *p, const char *s, size_t n, size_t *off);
+
+/*
+ * A tN: line: under a stack, its share of that stack (at most as many as
+ * hp_presize counted); in the header, a thread with its name if any.
+ */
+static int hp_thread_line(struct hp_parse *p, uint64_t tid, const uint64_t v[4],
+    const char *name, size_t namelen)
+{
+	struct heap_profile *hp = p->hp;
+	struct hp_tcount c = {tid, v[0], v[1], v[2], v[3]};
+	size_t off = SIZE_MAX;
+
+	if (hp->nstacks > 0) {
+		if (hp->ntcounts >= p->cap_tcounts) /* hp_presize counted */
+			return hp_err(p, "more thread lines than counted");
+		hp->tcounts[hp->ntcounts++] = c;
+		hp->stacks[hp->nstacks - 1].ntc++;
+		return 0;
+	}
+	if (hp_grow((void **)&hp->threads, &p->cap_threads, hp->nthreads + 1,
+	        sizeof(*hp->threads)) == -1 ||
+	    hp_grow((void **)&p->tname_off, &p->cap_tname, hp->nthreads + 1,
+	        sizeof(*p->tname_off)) == -1 ||
+	    (namelen > 0 && hp_text(p, name, namelen, &off) == -1))
+		return hp_err(p, "out of memory");
+	hp->threads[hp->nthreads].c = c;
+	hp->threads[hp->nthreads].name = NULL;
+	p->tname_off[hp->nthreads++] = off;
 	return 0;
 }
 
@@ -464,6 +521,8 @@ void heapprof_free(struct heap_profile *hp)
 	free(hp->maps);
 	free(hp->text);
 	free(hp->syms);
+	free(hp->threads);
+	free(hp->tcounts);
 	memset(hp, 0, sizeof(*hp));
 }
 
@@ -502,10 +561,19 @@ static int hp_unsample(struct hp_parse *p, struct hp_stack *st)
 static void hp_finish(struct hp_parse *p, size_t *path_off)
 {
 	struct heap_profile *hp = p->hp;
-	size_t k;
+	size_t k, tc = 0;
 
-	for (k = 0; k < hp->nstacks; k++)
+	for (k = 0; k < hp->nstacks; k++) {
 		hp->stacks[k].pc = hp->pcs + p->first[k];
+		/* NULL + 0 is undefined: no tN: line, no array. */
+		hp->stacks[k].tc =
+		    hp->tcounts != NULL ? hp->tcounts + tc : NULL;
+		tc += hp->stacks[k].ntc;
+	}
+	for (k = 0; k < hp->nthreads; k++)
+		hp->threads[k].name = p->tname_off[k] == SIZE_MAX
+		    ? NULL
+		    : hp->text + p->tname_off[k];
 	for (k = 0; k < hp->nmaps; k++)
 		hp->maps[k].path = hp->text + path_off[k];
 	hp_finish_symbols(p);
@@ -577,8 +645,9 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 	    .err = err,
 	    .errlen = errlen};
 	size_t n, i, *path_off = NULL, cap_off = 0;
-	const char *s;
-	uint64_t v[4] = {0, 0, 0, 0};
+	const char *s, *name = NULL;
+	uint64_t v[4] = {0, 0, 0, 0}, tid = 0;
+	size_t namelen = 0;
 	int all, r, maps = 0, counted = 1;
 
 	memset(hp, 0, sizeof(*hp));
@@ -640,11 +709,14 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 			counted = 0;
 			continue;
 		}
-		r = hp_counts(&p, s, n, &all, v);
+		r = hp_counts(&p, s, n, &all, &tid, v, &name, &namelen);
 		if (r == -1)
 			goto fail;
-		/* Per-thread lines and the header's totals: not the
-		 * profile's (jeprof's reading, too). */
+		if (r == 0 && !all &&
+		    (r = hp_thread_line(&p, tid, v, name, namelen)) != 0)
+			goto fail;
+		/* The header's totals: not the profile's (jeprof's
+		 * reading, too); per-thread lines kept apart, above. */
 		if (r == 0 && all && hp->nstacks > 0 && !counted) {
 			struct hp_stack *st = &hp->stacks[hp->nstacks - 1];
 			st->objs = v[0];
@@ -669,6 +741,7 @@ int heapprof_parse(const char *buf, size_t len, struct heap_profile *hp,
 		hp_warn(hp, hp_cut_maps);
 	free(p.first);
 	free(p.sym_off);
+	free(p.tname_off);
 	free(path_off);
 	return 0;
 fail:
@@ -682,6 +755,7 @@ fail:
 	}
 	free(p.first);
 	free(p.sym_off);
+	free(p.tname_off);
 	free(path_off);
 	heapprof_free(hp);
 	return -1;
@@ -728,7 +802,7 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 	char *buf = NULL;
 	size_t size = 0;
 	ssize_t got = 0;
-	int mapped = 0, rv = -1;
+	int rv = -1;
 
 	memset(hp, 0, sizeof(*hp));
 	if (fstat(fd, &sb) == -1) {
@@ -758,20 +832,15 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 		return -1;
 	}
 	size = (size_t)sb.st_size;
-	/* Mapped when only we can change it (the dumper's staging
-	 * directory): a profile runs to tens of MB, and in a host's worker
-	 * its pages are then the page cache's, not the host's anonymous
-	 * memory. Any other file is copied: truncated under a mapping it
-	 * would raise SIGBUS, and the module installs no signal handler. */
-	if (size > 0 && prof_file_private(fd, path)) {
-		if ((buf = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
-		    MAP_FAILED) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			return -1;
-		}
-		mapped = 1;
-		got = (ssize_t)size;
-	} else if (size > 0) {
+	/* Read, never mapped: a mapped file that anyone truncates meanwhile
+	 * (another user in a shared dump_dir, or our own user or root in
+	 * our 0700 one: retention, an operator's truncate) faults the next
+	 * read of a page past its new end with SIGBUS, and that kills the
+	 * process we live in (the host, under the agent), since the module
+	 * installs no signal handler. A read() of a file that shrinks just
+	 * returns less, and a profile cut short is one error line (issue 28
+	 * item 2; BENCHMARKS.md has the memory it costs). */
+	if (size > 0) {
 		if ((buf = malloc(size)) == NULL) {
 			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 			return -1;
@@ -790,10 +859,7 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 	}
 	rv = 0;
 out:
-	if (mapped)
-		munmap(buf, size);
-	else
-		free(buf);
+	free(buf);
 	return rv;
 }
 
@@ -858,23 +924,6 @@ static const char hp_other_process[] =
     "the base profile is of another process (its main program, or where "
     "it is mapped, differs): the difference mixes two heaps";
 
-/* The start of the first mapping of @p path in @p hp, and the end of its
- * [stack] (which grows down: its end stays); 0 for either not there. */
-static void hp_landmarks(const struct heap_profile *hp, const char *path,
-    uint64_t *main_start, uint64_t *stack_end)
-{
-	size_t i;
-
-	*main_start = *stack_end = 0;
-	for (i = 0; i < hp->nmaps; i++) {
-		if (*main_start == 0 && path != NULL &&
-		    strcmp(hp->maps[i].path, path) == 0)
-			*main_start = hp->maps[i].start;
-		if (*stack_end == 0 && strcmp(hp->maps[i].path, "[stack]") == 0)
-			*stack_end = hp->maps[i].end;
-	}
-}
-
 /* The first mapping with a path: jeprof's main program. */
 static const char *hp_main_path(const struct heap_profile *hp)
 {
@@ -886,23 +935,44 @@ static const char *hp_main_path(const struct heap_profile *hp)
 	return NULL;
 }
 
-/* Are @p a and @p b dumps of one process, as far as their mappings tell
- * (the same main program at the same place, the same stack)? A profile
- * without mappings (a symbolized file may have none) is given the
- * benefit of the doubt. */
+void heapprof_origin(const struct heap_profile *hp, struct hp_origin *o)
+{
+	const char *path = hp_main_path(hp);
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	if (path == NULL)
+		return;
+	o->known = 1;
+	snprintf(o->main, sizeof(o->main), "%s", path);
+	for (i = 0; i < hp->nmaps; i++) {
+		if (o->main_start == 0 && strcmp(hp->maps[i].path, path) == 0)
+			o->main_start = hp->maps[i].start;
+		if (o->stack_end == 0 &&
+		    strcmp(hp->maps[i].path, "[stack]") == 0)
+			o->stack_end = hp->maps[i].end;
+	}
+}
+
+int heapprof_origin_same(const struct hp_origin *a, const struct hp_origin *b)
+{
+	if (!a->known || !b->known)
+		return 1;
+	return strcmp(a->main, b->main) == 0 &&
+	    a->main_start == b->main_start &&
+	    (a->stack_end == 0 || b->stack_end == 0 ||
+	        a->stack_end == b->stack_end);
+}
+
+/* Are @p a and @p b dumps of one process, as far as their mappings tell? */
 static int hp_same_process(const struct heap_profile *a,
     const struct heap_profile *b)
 {
-	const char *pa = hp_main_path(a), *pb = hp_main_path(b);
-	uint64_t ma, sa, mb, sb;
+	struct hp_origin oa, ob;
 
-	if (pa == NULL || pb == NULL)
-		return 1;
-	if (strcmp(pa, pb) != 0)
-		return 0;
-	hp_landmarks(a, pa, &ma, &sa);
-	hp_landmarks(b, pb, &mb, &sb);
-	return ma == mb && (sa == 0 || sb == 0 || sa == sb);
+	heapprof_origin(a, &oa);
+	heapprof_origin(b, &ob);
+	return heapprof_origin_same(&oa, &ob);
 }
 
 int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)

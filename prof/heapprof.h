@@ -5,7 +5,7 @@
  *
  *	heap_v2/<period>
  *	  t*: <objs>: <bytes> [<accum objs>: <accum bytes>]   (totals)
- *	  t<N>: ...                                            (per thread)
+ *	  t<N>: ... <its name, if it has one>                  (per thread)
  *	@ 0x<pc> 0x<pc> ...
  *	  t*: <objs>: <bytes> [<accum objs>: <accum bytes>]
  *	  t<N>: ...
@@ -44,6 +44,21 @@
  * past this is refused before it is read. */
 #define HEAPPROF_MAX_BYTES ((size_t)2 << 30)
 
+/* One thread's counts on a tN: line, as dumped (sampled): in the header
+ * its totals, under a stack its share of the stack. */
+struct hp_tcount {
+	uint64_t tid; /* jemalloc's thr_uid */
+	uint64_t objs, bytes, accum_objs, accum_bytes;
+};
+
+/* A thread of the header's tN: lines. jemalloc 5.3 writes its name
+ * (prof_sys_thread_name, thread.prof.name) after the counts: any bytes
+ * but a newline, spaces included. */
+struct hp_thread {
+	struct hp_tcount c;
+	const char *name; /* NULL: none; else into heap_profile.text */
+};
+
 /* One stack: its frames (leaf first, as dumped) and its counts. */
 struct hp_stack {
 	const uint64_t *pc; /* into heap_profile.pcs */
@@ -52,8 +67,11 @@ struct hp_stack {
 	uint64_t accum_objs, accum_bytes; /* since start, when prof_accum */
 	double u_objs, u_bytes;           /* unsampled, as jeprof does */
 	double u_accum_objs, u_accum_bytes;
-	double b_objs, b_bytes; /* the base's unsampled counts, after
-	                           heapprof_subtract (0 otherwise) */
+	double b_objs, b_bytes;     /* the base's unsampled counts, after
+	                               heapprof_subtract (0 otherwise) */
+	const struct hp_tcount *tc; /* its tN: lines, into
+	                               heap_profile.tcounts */
+	size_t ntc;
 };
 
 /* One line of MAPPED_LIBRARIES. */
@@ -79,7 +97,11 @@ struct heap_profile {
 	size_t npcs;
 	struct hp_map *maps;
 	size_t nmaps;
-	char *text;             /* the mappings' paths */
+	struct hp_thread *threads; /* the header's tN: lines, as dumped */
+	size_t nthreads;
+	struct hp_tcount *tcounts; /* every stack's tN: lines, one array */
+	size_t ntcounts;
+	char *text;             /* the mappings' paths, the threads' names */
 	double u_objs, u_bytes; /* totals of the unsampled counts */
 	int diff;               /* heapprof_subtract made it a difference */
 	int symbolized;         /* a symbolized profile: syms name its pcs */
@@ -114,20 +136,38 @@ int heapprof_load(const char *path, struct heap_profile *hp, char *err,
 
 /*
  * Read and parse the profile open at @p fd, a regular file (open it with
- * prof_open_file), @p path its name in messages and for
- * prof_file_private: 0, or -1 with one line in @p err. The descriptor is
+ * prof_open_file), @p path its name in messages: 0, or -1 with one line
+ * in @p err. The descriptor is
  * neither closed nor moved (pread only): a caller that goes on to copy
  * the file (profile_symbolized) reads the very file that was parsed.
  * The header is checked on the first bytes before anything else is read.
- * A file only we can change is mapped; any other is read into memory,
- * up to the size fstat gave (a file that shrinks meanwhile is read as
- * far as it goes, and parses as cut short): a mapping of a file another
- * user truncates faults with SIGBUS on its next read.
+ * The file is read into memory, never mapped, up to the size fstat gave
+ * (a file that shrinks meanwhile is read as far as it goes, and parses
+ * as cut short): a mapping of a file anyone truncates, our own user
+ * included, faults with SIGBUS on its next read.
  */
 int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
     char *err, size_t errlen);
 
 void heapprof_free(struct heap_profile *hp);
+
+/* What tells one process's dumps from another's, as far as their
+ * mappings tell: the main program (the first mapping with a path, as
+ * jeprof takes it), where it starts, and where the [stack] ends (it
+ * grows down: its end stays). */
+struct hp_origin {
+	int known; /* 0: no mapping with a path (a symbolized file may
+	              have none): the benefit of the doubt */
+	char main[4096];
+	uint64_t main_start, stack_end;
+};
+
+/* @p hp's origin into *@p o (kept when @p hp is freed). */
+void heapprof_origin(const struct heap_profile *hp, struct hp_origin *o);
+
+/* Can @p a and @p b be one process's? The same main program at the same
+ * place and the same stack; 1 when either is not known. */
+int heapprof_origin_same(const struct hp_origin *a, const struct hp_origin *b);
 
 /*
  * @p hp minus @p base, stack by stack (the same frames, in order): what

@@ -257,33 +257,3 @@ int prof_open_object(const char *path, char *err, size_t errlen)
 	close(fd);
 	return mfd;
 }
-
-/* Ours alone to change (see prof_util.h). */
-int prof_file_private(int fd, const char *path)
-{
-	struct stat st, dst, lst;
-	const char *slash;
-	char dir[4096];
-	int dfd, r = 0;
-
-	if (path == NULL || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return 0;
-	if ((slash = strrchr(path, '/')) == NULL)
-		snprintf(dir, sizeof(dir), ".");
-	else if ((size_t)snprintf(dir, sizeof(dir), "%.*s",
-	             (int)(slash == path ? 1 : slash - path),
-	             path) >= sizeof(dir))
-		return 0;
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return 0;
-	/* The directory is private, and the file open at fd is in it. */
-	if (fstat(dfd, &dst) == 0 && dst.st_uid == geteuid() &&
-	    (dst.st_mode & 077) == 0 &&
-	    fstatat(dfd, slash != NULL ? slash + 1 : path, &lst,
-	        AT_SYMLINK_NOFOLLOW) == 0 &&
-	    lst.st_dev == st.st_dev && lst.st_ino == st.st_ino)
-		r = 1;
-	close(dfd);
-	return r;
-}

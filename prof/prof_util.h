@@ -132,12 +132,4 @@ int prof_open_file(const char *path, int flags, struct stat *sb, char *err,
  */
 int prof_open_object(const char *path, char *err, size_t errlen);
 
-/* Can nobody but our own user (and root) truncate or write the file open
- * at @p fd, known by @p path: ours, with no write bit for group or others,
- * in a directory (the one @p path names, checked to hold that very file)
- * that is ours and closed to everybody else, as the dumper's staging
- * directory is? Only such a file is safe to map: a file another user can
- * truncate turns a read of its mapping into SIGBUS. 1 or 0. */
-int prof_file_private(int fd, const char *path);
-
 #endif

@@ -484,10 +484,16 @@ int profile_leaks(char *const *dumps, size_t n, const char *stage, int json,
 	int k, r = -1;
 
 	for (i = 0; i < n; i++) {
-		/* A dump retention took meanwhile is not in the series. */
+		/* A dump retention took meanwhile is not in the series;
+		 * neither is one whose index and dump both fail to read
+		 * (the answer counts it and says the first reason). */
 		if ((k = profile_kept_point(dumps[i], stage, &p, why,
-		         sizeof(why))) == -1)
+		         sizeof(why))) == -1) {
+			if (access(dumps[i], F_OK) == 0 && t.skipped++ == 0)
+				snprintf(t.skip_why, sizeof(t.skip_why), "%.*s",
+				    (int)sizeof(t.skip_why) - 1, why);
 			continue;
+		}
 		t.indexed += (size_t)k; /* made now: the answer says so */
 		if (trend_add(&t, &p) == -1) {
 			trend_point_free(&p);

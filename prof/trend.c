@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "prof_util.h"
 #include "render.h"
 #include "trend.h"
@@ -27,6 +28,27 @@
 #define TREND_LINE_MAX 8192
 
 static const char index_magic[] = "jm4lw-trend 1";
+
+/* An index's times lie in [0, this]: the year 9999 (a time_t and
+ * gmtime's year stay in range; a dump is never older than 1970). */
+#define TREND_TIME_MAX 253402300799.0
+/* Its byte counts lie in [0, this]: 2^62, heapprof's bound on a
+ * profile's totals (HP_TOTAL_MAX). */
+#define TREND_BYTES_MAX 0x1p62
+
+/* The number that is all of @p s, in [0, @p max]: 0 with it in *@p v,
+ * or -1 (not a number, trailing bytes, NaN, infinite, out of range). */
+static int index_number(const char *s, double max, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !isfinite(*v) || *v < 0 ||
+	    *v > max)
+		return -1;
+	return 0;
+}
 
 /* One function while a profile is reduced: its bytes, and its heaviest
  * stack's index and bytes. */
@@ -196,16 +218,14 @@ int trend_index_write(FILE *out, const struct trend_point *p)
 /* One "bytes<TAB>name<TAB>stack" line into @p f; 0, or -1. */
 static int index_fn(char *line, struct trend_fn *f)
 {
-	char *name, *stack, *end;
+	char *name, *stack;
 
 	if ((name = strchr(line, '\t')) == NULL ||
 	    (stack = strchr(name + 1, '\t')) == NULL)
 		return -1;
 	*name++ = '\0';
 	*stack++ = '\0';
-	errno = 0;
-	f->bytes = strtod(line, &end);
-	if (errno != 0 || *end != '\0' || end == line || !isfinite(f->bytes))
+	if (index_number(line, TREND_BYTES_MAX, &f->bytes) == -1)
 		return -1;
 	f->name = strdup(name);
 	f->stack = strdup(stack);
@@ -213,14 +233,17 @@ static int index_fn(char *line, struct trend_fn *f)
 }
 
 /* An index read back through @p fd (pread, at most TREND_INDEX_MAX):
- * anything else is one line in @p err. */
+ * anything else is one line in @p err. Strictly: one time and one total,
+ * each a finite number in range (an index with "time nan" made JSON with
+ * NaN in it and a time_t out of NaN, issue 28 item 6); the caller then
+ * makes the index again from its dump. */
 int trend_index_read(int fd, const char *name, struct trend_point *p, char *err,
     size_t errlen)
 {
-	char *buf = NULL, *line, *next, *end;
+	char *buf = NULL, *line, *next;
 	size_t got = 0, cap;
 	ssize_t r;
-	int nl = 0;
+	int nl = 0, have_t = 0, have_total = 0;
 
 	memset(p, 0, sizeof(*p));
 	cap = 65536;
@@ -257,27 +280,37 @@ int trend_index_read(int fd, const char *name, struct trend_point *p, char *err,
 			if (strcmp(line, index_magic) != 0)
 				break;
 		} else if (strncmp(line, "time ", 5) == 0) {
-			p->t = strtod(line + 5, &end);
+			if (have_t++ ||
+			    index_number(line + 5, TREND_TIME_MAX, &p->t) == -1)
+				goto bad_line;
 		} else if (strncmp(line, "total ", 6) == 0) {
-			p->total = strtod(line + 6, &end);
+			if (have_total++ ||
+			    index_number(line + 6, TREND_BYTES_MAX,
+			        &p->total) == -1)
+				goto bad_line;
 		} else if (p->nfn < TREND_FNS_MAX) {
 			if (p->fn == NULL &&
 			    (p->fn = calloc(TREND_FNS_MAX, sizeof(*p->fn))) ==
 			        NULL)
 				goto nomem;
-			if (index_fn(line, &p->fn[p->nfn++]) == -1) {
-				snprintf(err, errlen,
-				    "%s.trend: line %d is bad", name, nl + 1);
-				goto bad;
-			}
+			if (index_fn(line, &p->fn[p->nfn++]) == -1)
+				goto bad_line;
 		}
 	}
 	if (nl == 0 || strncmp(buf, index_magic, sizeof(index_magic) - 1)) {
 		snprintf(err, errlen, "%s.trend: not an index", name);
 		goto bad;
 	}
+	if (!have_t || !have_total) {
+		snprintf(err, errlen, "%s.trend: no %s line", name,
+		    have_t ? "total" : "time");
+		goto bad;
+	}
 	free(buf);
 	return 0;
+bad_line:
+	snprintf(err, errlen, "%s.trend: line %d is bad", name, nl + 1);
+	goto bad;
 nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));
 bad:
@@ -477,14 +510,21 @@ static const char *human(char *buf, size_t len, double x)
 	return buf;
 }
 
-/* "2026-11-21T23:40:12Z" */
+/* "2026-11-21T23:40:12Z"; "?" for a time no index holds (converting
+ * NaN or a huge double to time_t is undefined). */
 static const char *when(char *buf, size_t len, double t)
 {
-	time_t s = (time_t)t;
+	time_t s;
 	struct tm tm;
 
-	gmtime_r(&s, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!(t >= 0 && t <= TREND_TIME_MAX)) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	s = (time_t)t;
+	if (gmtime_r(&s, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "?");
 	return buf;
 }
 
@@ -505,6 +545,9 @@ int trend_render_text(FILE *out, const struct trend *t)
 		    "# indexed %zu of the %zu dumps now (their index "
 		    "was not written yet)\n",
 		    t->indexed, t->n);
+	if (t->skipped > 0)
+		fprintf(out, "# skipped %zu dumps (the first: %s)\n",
+		    t->skipped, t->skip_why);
 	if (t->ns > 0)
 		fprintf(out, "%12s %12s %7s %12s  %s\n", "rate/min", "growth",
 		    "grew", "now", "function");
@@ -524,21 +567,6 @@ int trend_render_text(FILE *out, const struct trend *t)
 	return ferror(out) ? -1 : 0;
 }
 
-/* @p s as a JSON string. */
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s != '\0'; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /* /jemalloc/leaks, --trend -f json: the points and the suspects. */
 int trend_render_json(FILE *out, const struct trend *t)
 {
@@ -547,12 +575,14 @@ int trend_render_json(FILE *out, const struct trend *t)
 	fprintf(out,
 	    "{\"dumps\": %zu, \"first\": %.3f, \"last\": %.3f, "
 	    "\"span\": %.3f, \"functions\": %zu, \"indexed\": %zu, "
-	    "\"points\": [",
+	    "\"skipped\": %zu, \"skip_reason\": ",
 	    t->n, t->pt[0].t, t->pt[t->n - 1].t, t->pt[t->n - 1].t - t->pt[0].t,
-	    t->considered, t->indexed);
+	    t->considered, t->indexed, t->skipped);
+	json_string_file(out, t->skip_why);
+	fprintf(out, ", \"points\": [");
 	for (i = 0; i < t->n; i++) {
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
-		json_str(out, t->pt[i].name);
+		json_string_file(out, t->pt[i].name);
 		fprintf(out, ", \"time\": %.3f, \"total\": %.0f}", t->pt[i].t,
 		    render_clamp(t->pt[i].total));
 	}
@@ -560,17 +590,17 @@ int trend_render_json(FILE *out, const struct trend *t)
 	for (i = 0; i < t->ns; i++) {
 		const struct trend_suspect *s = &t->s[i];
 		fprintf(out, "%s\n{\"function\": ", i ? "," : "");
-		json_str(out, s->name);
+		json_string_file(out, s->name);
 		fprintf(out, ", \"stack\": ");
-		json_str(out, s->stack != NULL ? s->stack : "");
+		json_string_file(out, s->stack != NULL ? s->stack : "");
 		fprintf(out,
 		    ", \"rate_per_min\": %.0f, \"growth\": %.0f, \"bytes\": "
 		    "%.0f, \"grown\": %zu, \"intervals\": %zu, \"from\": ",
 		    render_clamp(s->rate), render_clamp(s->growth),
 		    render_clamp(s->now), s->grown, s->intervals);
-		json_str(out, t->pt[s->from].name);
+		json_string_file(out, t->pt[s->from].name);
 		fprintf(out, ", \"to\": ");
-		json_str(out, t->pt[s->to].name);
+		json_string_file(out, t->pt[s->to].name);
 		fprintf(out, ", \"series\": [");
 		for (j = 0; j < t->n; j++)
 			fprintf(out, "%s%.0f", j ? ", " : "",

@@ -60,8 +60,10 @@ struct trend {
 	size_t n;
 	struct trend_suspect *s; /* by rate, fastest first */
 	size_t ns;
-	size_t considered; /* functions looked at */
-	size_t indexed;    /* dumps whose index was made for this question */
+	size_t considered;  /* functions looked at */
+	size_t indexed;     /* dumps whose index was made for this question */
+	size_t skipped;     /* dumps left out: neither index nor dump read */
+	char skip_why[256]; /* the first one's reason */
 };
 
 /* Reduce @p hp (symbolized by @p sym) to a point at time @p t named

@@ -2,7 +2,8 @@
  * libFuzzer target: prof/heapprof.c on any bytes. It must never crash,
  * leak or read out of bounds; a parse either fails with one line of error
  * and an empty profile, or yields a profile whose every stack points into
- * its frames and whose totals are the sums of its stacks. A symbolized
+ * its frames and its thread lines, whose threads' names are lines, and
+ * whose totals are the sums of its stacks. A symbolized
  * profile's table then answers every address of it through the table
  * backend (prof/symbolize_table.c): at least one named frame each. (No
  * object backend: that would open whatever files the input names.)
@@ -82,6 +83,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    hp.maps[i].path != NULL && strlen(hp.maps[i].path) < size);
 	for (i = 1; i < hp.nsyms; i++)
 		CHECK(hp.syms[i - 1].addr < hp.syms[i].addr);
+	/* Threads' names (any bytes but a newline) and each stack's tN:
+	 * lines, all within the one array. */
+	for (i = 0; i < hp.nthreads; i++)
+		CHECK(hp.threads[i].name == NULL ||
+		    (strlen(hp.threads[i].name) < size &&
+		        strchr(hp.threads[i].name, '\n') == NULL));
+	for (i = 0, frames = 0; i < hp.nstacks; i++) {
+		const struct hp_stack *st = &hp.stacks[i];
+		CHECK(st->ntc == 0 ||
+		    (st->tc >= hp.tcounts &&
+		        st->tc + st->ntc <= hp.tcounts + hp.ntcounts));
+		frames += st->ntc;
+	}
+	CHECK(frames == hp.ntcounts);
 	if (hp.symbolized)
 		check_table(&hp);
 	heapprof_free(&hp);

@@ -8,7 +8,9 @@
  * then the unsampled totals, "inuse_objects X" and "inuse_space X", with
  * six decimals; or one line on stderr and exit 1. With --base, the totals
  * are of PROFILE minus OLD (heapprof_subtract, jeprof's --base), to the
- * byte, which jm4lw-prof's text table in MB cannot show.
+ * byte, which jm4lw-prof's text table in MB cannot show. Then a line per
+ * thread of the header, "thread TID BYTES NAME" (NAME "-" for none), and
+ * "thread_lines N", the stacks' tN: lines kept.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +51,12 @@ int main(int argc, char *argv[])
 	       "executable)\ninuse_objects %.6f\ninuse_space %.6f\n",
 	    (unsigned long long)hp.period, hp.nstacks, hp.npcs, hp.nmaps, exec,
 	    hp.u_objs, hp.u_bytes);
+	for (i = 0; i < hp.nthreads; i++)
+		printf("thread %llu %llu %s\n",
+		    (unsigned long long)hp.threads[i].c.tid,
+		    (unsigned long long)hp.threads[i].c.bytes,
+		    hp.threads[i].name != NULL ? hp.threads[i].name : "-");
+	printf("thread_lines %zu\n", hp.ntcounts);
 	heapprof_free(&hp);
 	heapprof_free(&base);
 	return 0;

@@ -12,6 +12,15 @@
  *	                     (jm4lw_config_load; DUMP_DIR still wins); without
  *	                     it, the defaults
  *	JM4LW_TEST_LEAK=1    leak from the start (see below)
+ *	JM4LW_TEST_THREAD_NAME=NAME
+ *	                     a thread named NAME that holds 8 MiB allocated
+ *	                     through jm4lw_test_distinctive_alloc(), made
+ *	                     before the port is printed, living until exit.
+ *	                     Named twice: the system's name first (its first
+ *	                     15 bytes, pthread_setname_np: what jemalloc's
+ *	                     prof_sys_thread_name reads at each sample), then
+ *	                     thread.prof.name after its allocations (refused
+ *	                     with ENOENT under prof_sys_thread_name)
  *
  * Two allocators run on the module's event loop:
  *   - the ring: every 5 ms, free the oldest 256 KiB block and allocate a
@@ -28,12 +37,15 @@
  * on SIGTERM or SIGINT. The module logs (scheduled dumps, retention) go to
  * stderr as "jm4lw: ..." lines.
  */
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <event2/event.h>
+#include <jemalloc/jemalloc.h>
 
 #include "jm4lw.h"
 
@@ -52,6 +64,12 @@ static size_t ring_next;
 static void *leaked[LEAK_BLOCKS];
 static size_t nleaked;
 static int leaking;
+
+#define NAMED_BLOCKS 32 /* 8 MiB through the named thread */
+static void *named[NAMED_BLOCKS];
+static pthread_mutex_t named_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t named_cv = PTHREAD_COND_INITIALIZER;
+static int named_state; /* 1: named; 2: the host is done */
 
 /*
  * The one allocation site the test looks for in jeprof's output. noinline
@@ -119,6 +137,32 @@ static void leak_tick(evutil_socket_t fd, short what, void *arg)
 	nleaked++;
 }
 
+/* JM4LW_TEST_THREAD_NAME's thread: allocate, take the name, wait. */
+static void *named_thread(void *arg)
+{
+	const char *name = arg;
+	size_t i;
+	int e;
+
+	char sys[16];
+
+	snprintf(sys, sizeof(sys), "%s", name);
+	(void)pthread_setname_np(pthread_self(), sys);
+	for (i = 0; i < NAMED_BLOCKS; i++)
+		named[i] = jm4lw_test_distinctive_alloc(BLOCK_SIZE, 7);
+	if ((e = mallctl("thread.prof.name", NULL, NULL, (void *)&name,
+	         sizeof(name))) != 0 &&
+	    e != ENOENT)
+		fprintf(stderr, "jeprof_host: thread.prof.name: error %d\n", e);
+	pthread_mutex_lock(&named_mu);
+	named_state = 1;
+	pthread_cond_broadcast(&named_cv);
+	while (named_state != 2)
+		pthread_cond_wait(&named_cv, &named_mu);
+	pthread_mutex_unlock(&named_mu);
+	return NULL;
+}
+
 /* SIGUSR1: the leak on or off. */
 static void leak_toggle(evutil_socket_t sig, short what, void *arg)
 {
@@ -147,7 +191,10 @@ int main(int argc, char *argv[])
 	struct jm4lw *m = NULL;
 	struct jm4lw_config *cfg = NULL;
 	const char *conf = getenv("JM4LW_CONF"),
-	           *leak = getenv("JM4LW_TEST_LEAK");
+	           *leak = getenv("JM4LW_TEST_LEAK"),
+	           *tname = getenv("JM4LW_TEST_THREAD_NAME");
+	pthread_t named_tid;
+	int named_on = 0;
 	char err[256], addr[128];
 	int status = 1;
 	size_t i;
@@ -207,6 +254,15 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "jeprof_host: cannot set up events\n");
 		goto done;
 	}
+	if (tname != NULL &&
+	    pthread_create(&named_tid, NULL, named_thread, (void *)tname) ==
+	        0) {
+		named_on = 1;
+		pthread_mutex_lock(&named_mu);
+		while (named_state != 1)
+			pthread_cond_wait(&named_cv, &named_mu);
+		pthread_mutex_unlock(&named_mu);
+	}
 	printf("listening on %s\n", addr);
 	if (leaking)
 		printf("leak: on\n");
@@ -217,6 +273,15 @@ int main(int argc, char *argv[])
 	}
 	status = 0;
 done:
+	if (named_on) {
+		pthread_mutex_lock(&named_mu);
+		named_state = 2;
+		pthread_cond_broadcast(&named_cv);
+		pthread_mutex_unlock(&named_mu);
+		pthread_join(named_tid, NULL);
+		for (i = 0; i < NAMED_BLOCKS; i++)
+			free(named[i]);
+	}
 	if (timer != NULL)
 		event_free(timer);
 	if (ltimer != NULL)

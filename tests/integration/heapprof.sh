@@ -206,6 +206,48 @@ case_jeprof_host() {
 	stop_jeprof_host
 }
 
+# Issue 28 item 1: threads with names. jemalloc 5.3 writes a thread's name
+# after its counts in the header: with prof_sys_thread_name, the system's
+# names (here the program's, and one with blanks set by
+# pthread_setname_np); without it, those given by thread.prof.name (here
+# one with blanks). jeprof reads such a dump; so must heapprof, jm4lw-prof
+# and the host's own words, with the names kept.
+#
+# thread_names NAME MALLOC_CONF THREAD_NAME [tables]: one host, one dump.
+thread_names() {
+	local p out what=$1 conf=$2 name=$3
+	start_jeprof_host "$what" JM4LW_TEST_THREAD_NAME="$name" \
+		MALLOC_CONF="$conf" || return
+	p=$(ask jmfp)
+	[ -s "$p" ] || { fail "$what: jmfp wrote a profile" "$p"; stop_jeprof_host; return; }
+	assert_grep "$what: the dump names the thread \"$name\"" \
+		"^  t[0-9]+: [0-9]+: [0-9]+ \\[[0-9]+: [0-9]+\\] $name\$" "$p"
+	out=$("$HEAPPROF_DUMP" "$p" 2>&1)
+	assert_grep "$what: heapprof keeps the name with its blanks" \
+		"^thread [0-9]+ [1-9][0-9]* $name\$" <(printf '%s\n' "$out")
+	assert_grep "$what: ... and each stack's thread lines" \
+		"^thread_lines [1-9]" <(printf '%s\n' "$out")
+	same_totals "$what" "$JEPROF_HOST" "$p"
+	[ "${4:-}" = tables ] && same_tables "$what" "$JEPROF_HOST" "$p"
+	out=$(ask jmtp)
+	assert_no_grep "$what: jmtp in the host reads its own dump" \
+		'^error: ' <(printf '%s\n' "$out")
+	assert_grep "$what: ... and shows the named thread's allocations" \
+		'jm4lw_test_distinctive_alloc' <(printf '%s\n' "$out")
+	stop_jeprof_host
+}
+
+case_thread_names() {
+	thread_names sys_thread_names \
+		prof:true,prof_active:true,lg_prof_sample:16,prof_sys_thread_name:true \
+		"jm4lw thread 2" tables
+	assert_grep "sys_thread_names: ... and the program's own name" \
+		"^  t[0-9]+: [0-9]+: [0-9]+ \\[[0-9]+: [0-9]+\\] jeprof_host\$" \
+		"$(ls "$D"/dumps/*.heap | head -1)"
+	thread_names prof_thread_names \
+		prof:true,prof_active:true,lg_prof_sample:16 "jm4lw named thread 2"
+}
+
 # The leak hunt: two dumps of jeprof_host leaking ~25 MiB/s, and
 # jm4lw-prof --base against jeprof --base: the same Total: of the growth
 # and the same functions at the top.
@@ -259,6 +301,7 @@ case_base() {
 }
 
 case_many_stacks
+case_thread_names
 case_base
 case_unknown_lines
 case_bad_files

@@ -118,6 +118,54 @@ static void test_stack_without_counts(void **state)
 	heapprof_free(&hp);
 }
 
+/* Issue 28 item 1: jemalloc 5.3 writes a thread's name after the header's
+ * tN: counts (prof_sys_thread_name, thread.prof.name); jeprof reads such
+ * a dump, and so must we, keeping each thread's name and each stack's
+ * tN: lines. Names hold blanks and any byte but a newline. */
+static void test_thread_names(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("heap_v2/524288\n"
+	                       "  t*: 3: 1536 [0: 0]\n"
+	                       "  t0: 2: 1024 [0: 0] redis-server\n"
+	                       "  t1: 1: 512 [0: 0] io thr\xe9"
+	                       "ad  2\n"
+	                       "  t7: 0: 0 [0: 0]\n"
+	                       "  t9: 0: 0 [0: 0]   \n"
+	                       "@ 0x1 0x2\n"
+	                       "  t*: 3: 1536 [3: 1536]\n"
+	                       "  t0: 2: 1024 [2: 1024]\n"
+	                       "  t1: 1: 512 [1: 512]\n"
+	                       "@ 0x3\n"
+	                       "  t*: 1: 8 [1: 8]\n"
+	                       "@ 0x4\n"
+	                       "  t*: 1: 8 [1: 8]\n"
+	                       "  t7: 1: 8 [1: 8]\n" MAPS),
+	    0);
+	assert_int_equal(hp.nthreads, 4);
+	assert_int_equal(hp.threads[0].c.tid, 0);
+	assert_int_equal(hp.threads[0].c.bytes, 1024);
+	assert_string_equal(hp.threads[0].name, "redis-server");
+	assert_int_equal(hp.threads[1].c.tid, 1);
+	assert_string_equal(hp.threads[1].name,
+	    "io thr\xe9"
+	    "ad  2");
+	assert_int_equal(hp.threads[2].c.tid, 7);
+	assert_null(hp.threads[2].name);
+	assert_null(hp.threads[3].name); /* trailing blanks: none */
+	assert_int_equal(hp.nstacks, 3);
+	assert_int_equal(hp.stacks[0].bytes, 1536);
+	assert_int_equal(hp.stacks[0].ntc, 2);
+	assert_int_equal(hp.stacks[0].tc[1].tid, 1);
+	assert_int_equal(hp.stacks[0].tc[1].objs, 1);
+	assert_int_equal(hp.stacks[0].tc[1].accum_bytes, 512);
+	assert_int_equal(hp.stacks[1].ntc, 0);
+	assert_int_equal(hp.stacks[2].ntc, 1);
+	assert_int_equal(hp.stacks[2].tc[0].tid, 7);
+	assert_int_equal(hp.ntcounts, 3);
+	heapprof_free(&hp);
+}
+
 /* Each broken input: -1, one line, the profile left empty. */
 static void test_errors(void **state)
 {
@@ -185,6 +233,7 @@ int main(void)
 	    cmocka_unit_test(test_unsamples_as_jeprof),
 	    cmocka_unit_test(test_skips_unknown_lines),
 	    cmocka_unit_test(test_stack_without_counts),
+	    cmocka_unit_test(test_thread_names),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_load_errors),
 	};

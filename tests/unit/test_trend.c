@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "trend.h"
 
 /* A point at @p t of @p n functions "name", bytes. */
@@ -169,9 +170,37 @@ static void test_index_hostile(void **state)
 	assert_string_equal(read_text("jm4lw-trend 1\n1e999\tf\ts\n", err,
 	                        sizeof(err)),
 	    "x.heap.trend: line 2 is bad");
-	assert_string_equal(read_text("jm4lw-trend 1\ntime 5\n3\tf\t\n", err,
-	                        sizeof(err)),
+	assert_string_equal(read_text("jm4lw-trend 1\ntime 5\ntotal 3\n3\tf\t\n",
+	                        err, sizeof(err)),
 	    "");
+	/* Issue 28 item 6: numbers no dump has, which made JSON with NaN
+	 * in it and a time_t out of NaN, are a bad index (then made again
+	 * from its dump); so is one without its time or total. */
+	{
+		static const char *const bad[] = {"time nan\ntotal 1\n",
+		    "time inf\ntotal 1\n", "time 1e300\ntotal 1\n",
+		    "time -5\ntotal 1\n", "time 5x\ntotal 1\n",
+		    "time \ntotal 1\n", "time 5\ntotal nan\n",
+		    "time 5\ntotal -inf\n", "time 5\ntotal 1e300\n",
+		    "time 5\ntime 6\ntotal 1\n", "time 5\ntotal 1\nnan\tf\t\n",
+		    "time 5\ntotal 1\n-3\tf\t\n"};
+		char text[128];
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(text, sizeof(text), "jm4lw-trend 1\n%s",
+			    bad[i]);
+			read_text(text, err, sizeof(err));
+			if (strstr(err, "is bad") == NULL)
+				fail_msg("index %zu read: \"%s\"", i, err);
+		}
+	}
+	assert_string_equal(read_text("jm4lw-trend 1\ntotal 3\n", err,
+	                        sizeof(err)),
+	    "x.heap.trend: no time line");
+	assert_string_equal(read_text("jm4lw-trend 1\ntime 3\n", err,
+	                        sizeof(err)),
+	    "x.heap.trend: no total line");
 	big = malloc(n + 1);
 	memset(big, 'a', n);
 	memcpy(big, "jm4lw-trend 1\n", 14);
@@ -179,6 +208,45 @@ static void test_index_hostile(void **state)
 	assert_string_equal(read_text(big, err, sizeof(err)),
 	    "x.heap.trend: too big");
 	free(big);
+}
+
+/* lib/json.c's string writer: escapes, valid UTF-8 through, anything
+ * else as U+FFFD (issue 28 item 6: names went into JSON raw). */
+static void test_json_string(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} c[] = {
+	    {"", "\"\""},
+	    {"a\"b\\c", "\"a\\\"b\\\\c\""},
+	    {"\n\t\r\x01\x1f\x7f", "\"\\n\\t\\r\\u0001\\u001f\x7f\""},
+	    {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+	        "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+	    {"a\xff"
+	     "b",
+	        "\"a\\ufffdb\""},
+	    {"\x80", "\"\\ufffd\""},
+	    {"\xc0\xaf", "\"\\ufffd\\ufffd\""},            /* overlong '/' */
+	    {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""}, /* surrogate */
+	    {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},
+	    {"\xe2\x82", "\"\\ufffd\\ufffd\""}, /* cut short */
+	    {"x\xe2\x80\xa8"
+	     "y",
+	        "\"x\\u2028y\""},
+	};
+	char *buf;
+	size_t i, len;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		json_string_file(f, c[i].in);
+		fclose(f);
+		assert_string_equal(buf, c[i].out);
+		free(buf);
+	}
 }
 
 /* Text and JSON say the counts and name the suspect. */
@@ -219,6 +287,7 @@ int main(void)
 	    cmocka_unit_test(test_too_few),
 	    cmocka_unit_test(test_index_roundtrip),
 	    cmocka_unit_test(test_index_hostile),
+	    cmocka_unit_test(test_json_string),
 	    cmocka_unit_test(test_render),
 	};
 
