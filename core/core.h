@@ -400,6 +400,7 @@ struct job {
 		void (*run)(void *ctx, void (*fn)(void *), void *arg);
 		void *ctx;
 	} locked;
+	int dump_fd; /* a view's dump, in a sealed memfd, or -1 */
 	struct dump_result res;
 };
 
@@ -474,6 +475,12 @@ void dump_result_release(struct dump_result *r);
 int profile_render(enum dump_view view, const char *dump, int with_base,
     const char *base, const struct core_hints *hints, FILE *out, char *err,
     size_t errlen);
+
+/* profile_render of the profile open at @p fd (@p name in messages),
+ * which stays open: the worker's fresh dump in its sealed memfd. */
+int profile_render_fd(enum dump_view view, int fd, const char *name,
+    int with_base, const char *base, const struct core_hints *hints, FILE *out,
+    char *err, size_t errlen);
 
 /* profile_render's answer when there is no base to compare with: not a
  * failure of the dump, a request that cannot be met (REASON_NO_BASE). */

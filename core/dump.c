@@ -161,6 +161,7 @@ void core_dump_prepare(struct core *c, struct job *j, struct dumper *d,
 	j->dumper = d;
 	j->hints = c->hints;
 	j->locked = (struct job_locked){0}; /* here, unless the shell says */
+	j->dump_fd = -1;
 	memset(&j->res, 0, sizeof(j->res));
 	j->res.view = view;
 	j->res.body_fd = -1;
@@ -184,6 +185,7 @@ static int core_job_admit(struct core *c, struct job *j, struct dumper *d,
 		return -1;
 	}
 	memset(j, 0, sizeof(*j));
+	j->dump_fd = -1;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->kind = kind;
@@ -339,6 +341,10 @@ static int dump_render(struct job *j, const char *dump, const char *dir)
 	else if (j->kind == JOB_LEAKS)
 		r = profile_leaks(j->leaks, j->nleaks, j->dumper->stage,
 		    j->json, f, err, sizeof(err));
+	else if (dump == NULL)
+		r = profile_render_fd(j->res.view, j->dump_fd,
+		    "the heap profile", j->with_base, j->base, j->hints, f, err,
+		    sizeof(err));
 	else
 		r = profile_render(j->res.view, dump, j->with_base, j->base,
 		    j->hints, f, err, sizeof(err));
@@ -559,7 +565,8 @@ static int dump_whole(int fd, const char *dir)
 			return 0; /* cut inside a line */
 		found = memmem(buf, got, mark, mlen) != NULL;
 	}
-	return found && !(statvfs(dir, &fs) == 0 && fs.f_bavail == 0);
+	return found &&
+	    !(dir != NULL && statvfs(dir, &fs) == 0 && fs.f_bavail == 0);
 }
 
 /* dump_min_free: never be the one that fills the disk. */
@@ -902,36 +909,40 @@ fail:
 }
 
 /*
- * prof.dump for the job, to @p tmp: the one step that holds jemalloc's
- * profiling locks, and every host thread that samples, frees a sampled
- * object or starts a thread waits on them (docs/ENGINE.md). So it runs
- * on the thread at the host's priority (job->locked), and into memory, a
- * memfd jemalloc opens by its /proc path, so no disk (a full page cache,
- * writeback throttling) sits under the locks; the copy to the staging
- * directory follows on the worker, niced. Where there is no memfd or no
- * /proc, jemalloc writes @p tmp itself. prof.dump's answer (0 or an
- * errno), or -1 with the job's result saying why (the copy failed).
+ * prof.dump for the job: the one step that holds jemalloc's profiling
+ * locks, and every host thread that samples, frees a sampled object or
+ * starts a thread waits on them (docs/ENGINE.md). So it runs on the
+ * thread at the host's priority (job->locked), and into memory, a memfd
+ * jemalloc opens by its /proc path, so no disk (a full page cache,
+ * writeback throttling) sits under the locks. The memfd is then sealed:
+ * nobody, not even through /proc, can shrink it, so the view is parsed
+ * from a mapping of it that cannot fault, with no second copy. Where
+ * there is no memfd or no /proc, jemalloc writes @p tmp itself.
+ * prof.dump's answer (0 or an errno); *@p mfd is the memfd on 0, or -1
+ * when the dump is in @p tmp.
  */
-static int dump_locked(struct job *j, const char *tmp, const char *dir)
+static int dump_locked(struct job *j, const char *tmp, int *mfd)
 {
 	char mpath[64];
 	int fd, e;
 
-	if ((fd = memfd_create("jm4lw-dump", MFD_CLOEXEC)) == -1)
+	*mfd = -1;
+	if ((fd = memfd_create("jm4lw-dump",
+	         MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1)
 		return job_prof_dump(j, tmp);
 	snprintf(mpath, sizeof(mpath), "/proc/self/fd/%d", fd);
 	if (access(mpath, W_OK) == -1) { /* no /proc here */
 		close(fd);
 		return job_prof_dump(j, tmp);
 	}
-	if ((e = job_prof_dump(j, mpath)) == 0 && dump_copy(fd, tmp) == -1) {
-		e = errno;
+	if ((e = job_prof_dump(j, mpath)) != 0) {
 		close(fd);
-		FAIL(j, dir, e, strerror(e));
-		return -1;
+		return e;
 	}
-	close(fd);
-	return e;
+	(void)fcntl(fd, F_ADD_SEALS,
+	    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	*mfd = fd;
+	return 0;
 }
 
 /*
@@ -947,7 +958,7 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 	struct dumper *d = j->dumper;
 	unsigned long seq;
 	long pid = (long)getpid();
-	int e, fd, whole;
+	int e, fd, whole, mfd;
 
 	if (dump_target(j, dir, dirlen, &seq) == -1)
 		return -1;
@@ -970,9 +981,26 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 	snprintf(tmp, tmplen, "%s/%s.%ld.%lu.heap", d->stage,
 	    j->cfg.dump_prefix, pid, seq);
 
-	e = dump_locked(j, tmp, dir);
-	if (e == -1)
-		return -1;
+	e = dump_locked(j, tmp, &mfd);
+	if (e == 0 && mfd != -1 && !views[j->res.view].keeps) {
+		/* A view's dump never goes to disk: parsed from memory. */
+		if (!dump_whole(mfd, NULL)) {
+			close(mfd);
+			FAIL(j, dir, EIO, "the profile was cut short");
+			return -1;
+		}
+		j->dump_fd = mfd;
+		return 0;
+	}
+	if (e == 0 && mfd != -1) { /* kept: into the staging directory */
+		if (dump_copy(mfd, tmp) == -1) {
+			e = errno;
+			close(mfd);
+			FAIL(j, dir, e, strerror(e));
+			return -1;
+		}
+		close(mfd);
+	}
 	if (e != 0) {
 		/* jemalloc says only EFAULT; ask the directory why. */
 		int why = e;
@@ -1014,13 +1042,33 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
  */
 static void dump_answer_view(struct job *j, const char *tmp, const char *dir)
 {
+	struct stat sb;
+	int raw = views[j->res.view].render == NULL &&
+	    !views[j->res.view].carries_dump;
+
 	j->res.path[0] = '\0';
-	if (views[j->res.view].render == NULL &&
-	    !views[j->res.view].carries_dump)
-		dump_raw_body(j, tmp, dir);
-	else if (dump_render(j, tmp, dir) == 0)
+	if (j->dump_fd == -1) { /* on disk: no memfd here */
+		if (raw)
+			dump_raw_body(j, tmp, dir);
+		else if (dump_render(j, tmp, dir) == 0)
+			j->res.status = DUMP_OK;
+		(void)unlink(tmp);
+		return;
+	}
+	if (raw && fstat(j->dump_fd, &sb) == 0) { /* the memfd is the body */
+		j->res.body = 1;
+		j->res.body_fd = j->dump_fd;
+		j->res.body_len = (size_t)sb.st_size;
 		j->res.status = DUMP_OK;
-	(void)unlink(tmp);
+		j->dump_fd = -1;
+		return;
+	}
+	if (!raw && dump_render(j, NULL, dir) == 0)
+		j->res.status = DUMP_OK;
+	else if (raw)
+		FAIL_E(j, dir, errno);
+	close(j->dump_fd);
+	j->dump_fd = -1;
 }
 
 /*
@@ -1102,6 +1150,9 @@ static void dump_run(struct job *j)
 	/* Cancelled during prof.dump (jm4lw_free): no rendering, which
 	 * can take seconds, and no new file in dump_dir. */
 	if (dumper_cancelled(j->dumper)) {
+		if (j->dump_fd != -1)
+			close(j->dump_fd);
+		j->dump_fd = -1;
 		(void)unlink(tmp);
 		FAIL(j, dir, ECANCELED, "cancelled: the module was freed");
 		return;

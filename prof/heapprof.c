@@ -5,6 +5,7 @@
  * one line with its line number. The unsampling is jeprof's (and Go's
  * pprof's) per-stack formula, applied to each stack before any sum.
  */
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -794,6 +795,17 @@ static ssize_t hp_pread(int fd, char *buf, size_t len, off_t off)
 	return (ssize_t)got;
 }
 
+/* Can the file at @p fd neither shrink nor grow, whoever holds it (memfd
+ * seals, F_SEAL_SHRINK and F_SEAL_GROW)? */
+static int hp_sealed(int fd)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	return seals != -1 &&
+	    (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) ==
+	    (F_SEAL_SHRINK | F_SEAL_GROW);
+}
+
 int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
     char *err, size_t errlen)
 {
@@ -802,7 +814,7 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 	char *buf = NULL;
 	size_t size = 0;
 	ssize_t got = 0;
-	int rv = -1;
+	int rv = -1, mapped = 0;
 
 	memset(hp, 0, sizeof(*hp));
 	if (fstat(fd, &sb) == -1) {
@@ -840,7 +852,17 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 	 * installs no signal handler. A read() of a file that shrinks just
 	 * returns less, and a profile cut short is one error line (issue 28
 	 * item 2; BENCHMARKS.md has the memory it costs). */
-	if (size > 0) {
+	if (size > 0 && hp_sealed(fd)) {
+		/* A file sealed against shrinking (the worker's fresh dump in
+		 * its memfd) cannot fault: mapped, it costs no second copy. */
+		if ((buf = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0)) ==
+		    MAP_FAILED) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		mapped = 1;
+		got = (ssize_t)size;
+	} else if (size > 0) {
 		if ((buf = malloc(size)) == NULL) {
 			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
 			return -1;
@@ -859,7 +881,10 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 	}
 	rv = 0;
 out:
-	free(buf);
+	if (mapped)
+		munmap(buf, size);
+	else
+		free(buf);
 	return rv;
 }
 

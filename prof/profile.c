@@ -151,21 +151,34 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
     size_t errlen)
 {
 	const struct view *vw = &views[view];
-	struct view_args args = {.limit = PROFILE_TOP_ROWS};
-	struct heap_profile hp, old = {0};
-	struct symbolizer *sym = NULL;
-	char why[512], hint[128];
-	int r = -1, have_base = 0, fd;
-	size_t i;
+	int fd, r;
 
 	if (vw->render == NULL && !vw->carries_dump)
 		return 0; /* nothing to draw from it */
 	if ((fd = profile_open(dump, err, errlen)) == -1)
 		return -1;
-	if (heapprof_load_fd(fd, dump, &hp, err, errlen) == -1) {
-		close(fd);
+	r = profile_render_fd(view, fd, dump, with_base, base, hints, out, err,
+	    errlen);
+	close(fd);
+	return r;
+}
+
+int profile_render_fd(enum dump_view view, int fd, const char *dump,
+    int with_base, const char *base, const struct core_hints *hints, FILE *out,
+    char *err, size_t errlen)
+{
+	const struct view *vw = &views[view];
+	struct view_args args = {.limit = PROFILE_TOP_ROWS};
+	struct heap_profile hp, old = {0};
+	struct symbolizer *sym = NULL;
+	char why[512], hint[128];
+	int r = -1, have_base = 0;
+	size_t i;
+
+	if (vw->render == NULL && !vw->carries_dump)
+		return 0; /* nothing to draw from it */
+	if (heapprof_load_fd(fd, dump, &hp, err, errlen) == -1)
 		return -1;
-	}
 	if (with_base) {
 		/* No earlier dump, or retention took it: jmdf shows the live
 		 * heap with a line saying why; the others cannot. */
@@ -226,7 +239,6 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 	else if (vw->carries_dump)
 		r = profile_copy(fd, sym, out, err, errlen);
 out:
-	close(fd);
 	sym_free(sym);
 	heapprof_free(&hp);
 	heapprof_free(&old);
