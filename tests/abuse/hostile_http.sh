@@ -451,6 +451,15 @@ metrics_valid() {
 # class, purge gain, resident parts). What a word reveals is governed by
 # that word on every face: the families appear only when jmdr is allowed,
 # at the next scrape after a reload.
+# reload_allow DIR LIST: jm4lwd's configuration in DIR says allow = LIST;
+# SIGHUP, and wait for the reload's log line.
+reload_allow() {
+	conf_file "$1" "allow = $2"
+	: >"$DLOG"
+	kill -HUP "$PID"
+	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload to $2" "$(show_tail "$DLOG")"
+}
+
 case_metrics_allow() {
 	local d n
 	d=$(scratch metrics_allow)
@@ -464,33 +473,22 @@ case_metrics_allow() {
 	assert_grep "metrics_allow: mntr's figures are there" \
 		'^jemalloc_allocated_bytes [0-9]+$' "$T/m1.body"
 	metrics_valid "metrics_allow: promtool: /metrics without jmdr is valid" "$T/m1.body"
-	conf_file "$d" "allow = ruok,mntr,jmdr"
-	kill -HUP "$PID"
-	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	reload_allow "$d" ruok,mntr,jmdr
 	assert_http "metrics_allow: after a reload with jmdr, /metrics" 200 m2 /metrics
 	n=$(doctor_families "$T/m2.body")
 	assert_cmd "metrics_allow: the doctor's families appear with jmdr ($n samples)" \
 		test "$n" -gt 10
 	metrics_valid "metrics_allow: promtool: /metrics with jmdr is valid" "$T/m2.body"
-	conf_file "$d" "allow = readonly"
-	: >"$DLOG"
-	kill -HUP "$PID"
-	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	reload_allow "$d" readonly
 	hreq m3 /metrics >/dev/null
 	assert_cmd "metrics_allow: allow = readonly serves jmdr: the families stay" \
 		test "$(doctor_families "$T/m3.body")" -gt 10
-	conf_file "$d" "allow = ruok,mntr"
-	: >"$DLOG"
-	kill -HUP "$PID"
-	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	reload_allow "$d" ruok,mntr
 	hreq m4 /metrics >/dev/null
 	assert_eq "metrics_allow: reloaded without jmdr, the families go" \
 		0 "$(doctor_families "$T/m4.body")"
 	metrics_valid "metrics_allow: promtool: and it is valid again" "$T/m4.body"
-	conf_file "$d" "allow = ruok,jmdr"
-	: >"$DLOG"
-	kill -HUP "$PID"
-	wait_log "configuration reloaded" 20 || fail "metrics_allow: reload" "$(show_tail "$DLOG")"
+	reload_allow "$d" ruok,jmdr
 	assert_http "metrics_allow: without mntr, /metrics is 403" 403 m5 /metrics
 	probe_ruok "metrics_allow: the words still answer"
 	stop_daemon
