@@ -999,7 +999,7 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 			FAIL(j, dir, e, strerror(e));
 			return -1;
 		}
-		close(mfd);
+		j->dump_fd = mfd; /* for its view (jmdf); dump_run closes it */
 	}
 	if (e != 0) {
 		/* jemalloc says only EFAULT; ask the directory why. */
@@ -1120,8 +1120,10 @@ static void dump_answer(struct job *j, const char *dir,
 	size_t n;
 
 	j->res.kept = 1;
+	/* jmdf's view from the sealed memfd, where there is one: the
+	 * kept file would be read into memory. */
 	if (views[j->res.view].render != NULL &&
-	    dump_render(j, path, dir) == -1) {
+	    dump_render(j, j->dump_fd != -1 ? NULL : path, dir) == -1) {
 		n = strlen(j->res.reason);
 		snprintf(j->res.reason + n, sizeof(j->res.reason) - n,
 		    " (the dump is kept: %s)", path);
@@ -1146,21 +1148,22 @@ static void dump_run(struct job *j)
 	char dir[PATH_MAX], tmp[sizeof(j->dumper->stage) + 128];
 
 	if (dump_stage(j, dir, sizeof(dir), tmp, sizeof(tmp)) == -1)
-		return;
+		goto out;
 	/* Cancelled during prof.dump (jm4lw_free): no rendering, which
 	 * can take seconds, and no new file in dump_dir. */
 	if (dumper_cancelled(j->dumper)) {
-		if (j->dump_fd != -1)
-			close(j->dump_fd);
-		j->dump_fd = -1;
 		(void)unlink(tmp);
 		FAIL(j, dir, ECANCELED, "cancelled: the module was freed");
-		return;
+		goto out;
 	}
 	if (!views[j->res.view].keeps)
 		dump_answer_view(j, tmp, dir);
 	else if (dump_publish(j, tmp, dir, &log) == 0)
 		dump_answer(j, dir, &log);
+out:
+	if (j->dump_fd != -1) /* the memfd, unless it became the body */
+		close(j->dump_fd);
+	j->dump_fd = -1;
 }
 
 /* What the worker runs for each kind of job. */
