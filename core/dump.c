@@ -317,7 +317,8 @@ static void dump_debug_note(struct job *j)
 }
 
 /*
- * Render the job's view of the profile at @p dump into a body file (or,
+ * Render the job's view of the profile at @p dump (or in the job's sealed
+ * memfd, when it has one) into a body file (or,
  * with @p symbolized, write "<path>.symbolized" next to @p path). 0, or
  * -1 with the job's result saying why.
  */
@@ -341,7 +342,7 @@ static int dump_render(struct job *j, const char *dump, const char *dir)
 	else if (j->kind == JOB_LEAKS)
 		r = profile_leaks(j->leaks, j->nleaks, j->dumper->stage,
 		    j->json, f, err, sizeof(err));
-	else if (dump == NULL)
+	else if (j->dump_fd != -1) /* the dump in its sealed memfd */
 		r = profile_render_fd(j->res.view, j->dump_fd,
 		    "the heap profile", j->with_base, j->base, j->hints, f, err,
 		    sizeof(err));
@@ -383,13 +384,16 @@ static int stage_ready(struct job *j, const char *dir,
 static void job_log(void *arg, int level, const char *msg);
 static void dumper_unindexed(struct dumper *d, const char *path);
 
-/* The raw view: the dump file itself as the body. */
-static void dump_raw_body(struct job *j, const char *tmp, const char *dir)
+/* The raw view: the dump itself as the body, the job's memfd (taken) when
+ * it has one, else the file at @p path. */
+static void dump_raw_body(struct job *j, const char *path, const char *dir)
 {
 	struct stat sb;
-	int fd;
+	int fd = j->dump_fd;
 
-	if ((fd = open(tmp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
+	j->dump_fd = -1;
+	if ((fd == -1 &&
+	        (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) ||
 	    fstat(fd, &sb) == -1) {
 		FAIL_E(j, dir, errno);
 		if (fd != -1)
@@ -644,24 +648,38 @@ void dumper_fini(struct dumper *d)
 	dumper_unindexed_clear(d);
 }
 
+/* The list of dumps to index is this process's: a fork child's copy
+ * (the parent's dumps, its strings) is dropped, not freed. */
+static void dumper_unindexed_ours(struct dumper *d)
+{
+	if (d->unindexed_pid != (long)getpid()) {
+		d->nunindexed = 0;
+		d->unindexed_pid = (long)getpid();
+	}
+}
+
+/* The oldest dump to index, taken off the list (the caller frees it). */
+static char *dumper_unindexed_pop(struct dumper *d)
+{
+	char *path = d->unindexed[0];
+
+	memmove(d->unindexed, d->unindexed + 1,
+	    (d->nunindexed - 1) * sizeof(d->unindexed[0]));
+	d->nunindexed--;
+	return path;
+}
+
 /* The kept dump @p path waits for its leak index (dumper_idle); past
  * DUMPER_UNINDEXED_MAX the oldest waits for the first leak question. */
 static void dumper_unindexed(struct dumper *d, const char *path)
 {
 	char *p;
 
-	if (d->unindexed_pid != (long)getpid()) { /* a fork's copy */
-		d->nunindexed = 0; /* the parent's strings, not freed here */
-		d->unindexed_pid = (long)getpid();
-	}
+	dumper_unindexed_ours(d);
 	if ((p = strdup(path)) == NULL)
 		return;
-	if (d->nunindexed == DUMPER_UNINDEXED_MAX) {
-		free(d->unindexed[0]);
-		memmove(d->unindexed, d->unindexed + 1,
-		    (d->nunindexed - 1) * sizeof(d->unindexed[0]));
-		d->nunindexed--;
-	}
+	if (d->nunindexed == DUMPER_UNINDEXED_MAX)
+		free(dumper_unindexed_pop(d));
 	d->unindexed[d->nunindexed++] = p;
 }
 
@@ -670,12 +688,9 @@ int dumper_idle(struct dumper *d)
 	char err[CORE_PATH_MAX + 128], stage[sizeof(d->stage)];
 	char *path;
 
+	dumper_unindexed_ours(d);
 	if (d->nunindexed == 0)
 		return 0;
-	if (d->unindexed_pid != (long)getpid()) {
-		d->nunindexed = 0; /* a fork's copy: the parent's dumps */
-		return 0;
-	}
 	/* The staging directory the dumps were kept through: the index is
 	 * made there, so a dumper_cancel (jm4lw_free) meanwhile takes it
 	 * with the directory and nothing is left half written. */
@@ -687,10 +702,7 @@ int dumper_idle(struct dumper *d)
 		dumper_unindexed_clear(d);
 		return 0;
 	}
-	path = d->unindexed[0];
-	memmove(d->unindexed, d->unindexed + 1,
-	    (d->nunindexed - 1) * sizeof(d->unindexed[0]));
-	d->nunindexed--;
+	path = dumper_unindexed_pop(d);
 	/* Gone (retention) or unreadable: jmlk says so if it matters. */
 	(void)profile_index_kept(path, stage, err, sizeof(err));
 	free(path);
@@ -1036,39 +1048,20 @@ static int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 
 /*
  * jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
- * answer, read where it was written and never shown in dump_dir (raw
+ * answer, read where it was written (its memfd, or the staging file where
+ * there is none) and never shown in dump_dir (raw
  * is the dump with its stacks cut, render_dump); a view with neither a
  * renderer nor the dump answers with the dump itself, unlinked but open.
  */
 static void dump_answer_view(struct job *j, const char *tmp, const char *dir)
 {
-	struct stat sb;
-	int raw = views[j->res.view].render == NULL &&
-	    !views[j->res.view].carries_dump;
-
 	j->res.path[0] = '\0';
-	if (j->dump_fd == -1) { /* on disk: no memfd here */
-		if (raw)
-			dump_raw_body(j, tmp, dir);
-		else if (dump_render(j, tmp, dir) == 0)
-			j->res.status = DUMP_OK;
-		(void)unlink(tmp);
-		return;
-	}
-	if (raw && fstat(j->dump_fd, &sb) == 0) { /* the memfd is the body */
-		j->res.body = 1;
-		j->res.body_fd = j->dump_fd;
-		j->res.body_len = (size_t)sb.st_size;
+	if (views[j->res.view].render == NULL &&
+	    !views[j->res.view].carries_dump)
+		dump_raw_body(j, tmp, dir);
+	else if (dump_render(j, tmp, dir) == 0)
 		j->res.status = DUMP_OK;
-		j->dump_fd = -1;
-		return;
-	}
-	if (!raw && dump_render(j, NULL, dir) == 0)
-		j->res.status = DUMP_OK;
-	else if (raw)
-		FAIL_E(j, dir, errno);
-	close(j->dump_fd);
-	j->dump_fd = -1;
+	(void)unlink(tmp); /* if the dump went there: no memfd here */
 }
 
 /*
@@ -1120,10 +1113,10 @@ static void dump_answer(struct job *j, const char *dir,
 	size_t n;
 
 	j->res.kept = 1;
-	/* jmdf's view from the sealed memfd, where there is one: the
-	 * kept file would be read into memory. */
+	/* jmdf's view, from the sealed memfd where there is one (the kept
+	 * file would be read into memory: dump_render). */
 	if (views[j->res.view].render != NULL &&
-	    dump_render(j, j->dump_fd != -1 ? NULL : path, dir) == -1) {
+	    dump_render(j, path, dir) == -1) {
 		n = strlen(j->res.reason);
 		snprintf(j->res.reason + n, sizeof(j->res.reason) - n,
 		    " (the dump is kept: %s)", path);
