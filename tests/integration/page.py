@@ -296,10 +296,23 @@ def reply_of(c, word, before):
 
 
 def press(c, word):
-    before = c.ev("document.querySelectorAll('#replies li[data-word=%s]').length" % word)
-    if not c.click("document.querySelector('#controls button[data-word=%s]')" % word):
-        return None
-    return reply_of(c, word, before)
+    """Click WORD's button as a person would, and its reply line.
+
+    A mouse click lands where the button was measured; on a loaded machine
+    the page can still move under it (a status poll, a list that loads)
+    or have the button disabled for a moment. The page adds the word's
+    line to #replies in the click's own handler, so a click that pressed
+    nothing is seen at once, and is made again (at most three times)."""
+    btn = "document.querySelector('#controls button[data-word=%s]')" % word
+    count = "document.querySelectorAll('#replies li[data-word=%s]').length" % word
+    before = c.ev(count)
+    for _ in range(3):
+        c.wait("(b => b && !b.disabled)(%s)" % btn, 30)
+        if not c.click(btn):
+            return None
+        if c.wait("%s > %d" % (count, before), 5):
+            return reply_of(c, word, before)
+    return None
 
 
 def noprof(c):
