@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""loops.py BUILD_DIR: which source files call each other in a loop.
+"""loops.py BUILD_DIR: which source files call each other in a loop, and
+which call a layer above their own.
 
 The linker already knows who calls whom: every object file lists the
 symbols it defines and the ones it needs (nm). A file A "calls" file B
@@ -8,7 +9,14 @@ The files that reach each other through such edges form a loop; this
 prints each loop (a strongly connected set of two or more files) with
 the symbols on its edges, and exits 1 if there is one.
 
-Only the objects of the module's library (jm4lw_core and the allocator
+The folders are layers, low to high (LAYERS below, as CMakeLists.txt
+builds them): a file may call its own folder and the ones below, never
+one above. The compiler already refuses an include that runs back up
+(each layer sees only the headers below it); a call needs no include
+(a declaration written by hand), so this checks the calls too, and
+exits 1 on either.
+
+Only the objects of the module's library (its layers and the allocator
 table) are read: tests, fuzzers and programs sit on top and may call
 anything below them. Static functions never cross files, so they cannot
 make a loop and are not seen.
@@ -19,10 +27,26 @@ import subprocess
 import sys
 
 
+LAYERS = ("lib", "prof", "core", "proto", "daemon", "http", "module")
+
+
+def layer(src):
+    """The rank of the folder @p src is in; a generated file (the page,
+    in the build directory) is the layer of the one its object is in."""
+    top = src.split("/", 1)[0]
+    if top not in LAYERS:
+        top = GENERATED.get(src, "")
+    return LAYERS.index(top) if top in LAYERS else len(LAYERS)
+
+
+GENERATED = {}
+
+
 def objects(build):
     """The object files of the library's own sources, by source path."""
     out = {}
-    for d in ("jm4lw_core.dir", "jm4lw_ops_linked.dir"):
+    dirs = ["jm4lw_objs_%s.dir" % layer for layer in LAYERS]
+    for d in dirs + ["jm4lw_ops_linked.dir"]:
         top = os.path.join(build, "CMakeFiles", d)
         for root, _, files in os.walk(top):
             for f in files:
@@ -31,6 +55,8 @@ def objects(build):
                 src = os.path.relpath(os.path.join(root, f), top)[:-2]
                 if src.startswith(".."):
                     continue
+                if "/" not in src and d.startswith("jm4lw_objs_"):
+                    GENERATED[src] = d[len("jm4lw_objs_"):-len(".dir")]
                 out[src] = os.path.join(root, f)
     return out
 
@@ -97,7 +123,8 @@ def main():
         sys.exit("usage: loops.py BUILD_DIR")
     objs = objects(sys.argv[1])
     if not objs:
-        sys.exit("loops.py: no objects of jm4lw_core under " + sys.argv[1])
+        sys.exit("loops.py: no objects of the library's layers under " +
+                 sys.argv[1])
     defs, needs = {}, {}
     for src, obj in objs.items():
         d, n = symbols(obj)
@@ -120,9 +147,14 @@ def main():
             for b in sorted(graph[a]):
                 if b in c:
                     print("  %s -> %s: %s" % (a, b, " ".join(sorted(why[(a, b)]))))
-    print("%d files, %d edges, %d loops" %
-          (len(objs), sum(len(v) for v in graph.values()), len(loops)))
-    sys.exit(1 if loops else 0)
+    up = sorted((a, b) for a in graph for b in graph[a]
+                if layer(b) > layer(a))
+    for a, b in up:
+        print("up: %s -> %s: %s" % (a, b, " ".join(sorted(why[(a, b)]))))
+    print("%d files, %d edges, %d loops, %d calls up a layer" %
+          (len(objs), sum(len(v) for v in graph.values()), len(loops),
+           len(up)))
+    sys.exit(1 if loops or up else 0)
 
 
 if __name__ == "__main__":
