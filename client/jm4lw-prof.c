@@ -33,7 +33,7 @@
 #ifndef JM4LW_HAVE_LIBIBERTY
 /* libstdc++'s demangler, linked in: C++ names as people read them. Built
  * with libiberty, the symbolizer's own default is libiberty's, which
- * reads what this one refuses (issue 21). */
+ * reads what this one refuses. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
     int *status);
 #endif
@@ -459,7 +459,7 @@ int main(int argc, char *argv[])
 		heapprof_free(&base);
 		return 1;
 	}
-	/* What is doubtful in the answer, before it (issue 19, #11). */
+	/* What is doubtful in the answer, before it. */
 	for (w = 0; w < hp.nwarn; w++)
 		fprintf(stderr, "jm4lw-prof: warning: %s\n", hp.warn[w]);
 	for (w = 0; sym_warning(sym, w) != NULL; w++)

@@ -133,7 +133,7 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(http_keepalive_requests, 1, 100000, ""), .def = "100",
         .help = "requests one HTTP connection may make before it is "
                 "closed"},
-    /* Issue 21: where in-process symbolization finds debug info. */
+    /* Where in-process symbolization finds debug info. */
     {STRING_KEY(debug_dirs, check_debug_dirs), .def = "",
         .help = "debug file directories besides `/usr/lib/debug`, `:` or "
                 "`,` between them: build-ID trees and `.gnu_debuglink` dirs"},
@@ -143,7 +143,7 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(symbolize_timeout, 1, 3600, " seconds"), .def = "10",
         .help = "seconds debuginfod may take in all per symbolization; "
                 "then frames keep `object+0x...` names"},
-    /* issue 23: the figures' history ring */
+    /* The figures' history ring. */
     {NUMBER_KEY(history_interval, 1, 86400, " seconds"), .def = "10",
         .help = "seconds between two rows of the figures' history "
                 "(`/jemalloc/history`, `jmhi`)"},
@@ -826,8 +826,8 @@ static int key_set(struct jm4lw_config *cfg, const struct config_key *k,
 /*
  * Fill cfg with the defaults (also what `conf` shows when nothing is set),
  * read from the key table as a file's values are; test_config checks that
- * every default is accepted. Private since the struct is (issue 20):
- * hosts get a filled one from jm4lw_config_new().
+ * every default is accepted. Private, as the struct
+ * is: hosts get a filled one from jm4lw_config_new().
  */
 void config_defaults(struct jm4lw_config *cfg)
 {

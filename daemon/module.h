@@ -121,9 +121,9 @@ struct jm4lw {
 	int sampled;       /* jm4lwd: the module's allocations are the host's */
 	struct http *http; /* the HTTP face, once bound (http/http.c) */
 	/* jm4lw_errmsg(): why the last listen, add_word or reconfigure call
-	 * failed (issue 20), so a host learns it without a log callback. */
+	 * failed, so a host learns it without a log callback. */
 	char errmsg[256];
-	/* Issue 20, the lifecycle (life.c): callbacks of the module on the
+	/* The lifecycle (life.c): callbacks of the module on the
 	 * stack; a jm4lw_free() asked for inside one waits for the last to
 	 * return, then server.c's teardown runs through @destroy. */
 	int depth;
@@ -219,7 +219,7 @@ int server_listen_fds(const struct jm4lw *m, int *fds, int max);
 struct timers {
 	struct event *dump, *growth; /* new ones, or NULL */
 	int keep_dump, keep_growth;  /* the running one stays */
-	struct event *hist;          /* history_interval's (issue 23) */
+	struct event *hist;          /* history_interval's */
 	int keep_hist;
 	unsigned hist_points, hist_interval;
 };

@@ -407,7 +407,7 @@ static int worker_start(struct worker *w)
 /*
  * In a fork child, the worker's state as the parent left it: no thread,
  * and an eventfd shared with the parent, whose loop would as likely read
- * the child's "done" as the child's own loop (issue 23: the child's jmfp
+ * the child's "done" as the child's own loop (the child's jmfp
  * then hung, and every later one was refused as in progress). The child
  * takes a new eventfd of its own. 0, or -1 with errno.
  */

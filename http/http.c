@@ -376,7 +376,7 @@ const char *http_ambiguity(const char *uri, const struct evkeyvalq *in)
 	if (hosts > 1)
 		return "more than one Host header";
 	/* evhttp_find_header takes the first: a same-origin Origin first
-	 * and a foreign one after passed the CSRF check (issue 28 #9). */
+	 * and a foreign one after passed the CSRF check. */
 	if (origins > 1)
 		return "more than one Origin header";
 	if (xs > 1)
@@ -512,7 +512,7 @@ static void http_on_request(struct evhttp_request *req, void *arg)
 		goto out;
 	}
 	/* The path as sent: evhttp's URI parser reads "//metrics" as an
-	 * authority and an empty path, which was "/" (issue 28 #9). */
+	 * authority and an empty path, which was "/". */
 	if (http_target_split(evhttp_request_get_uri(req), path, &q) == -1 ||
 	    (r = http_route_of(path)) == NULL) {
 		http_error(req, 404, "no such path: %.200s (see /)",

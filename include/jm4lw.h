@@ -212,7 +212,7 @@ JM4LW_API const char *jm4lw_errmsg(const struct jm4lw *m);
  * be interrupted: the worker thread finishes it into the removed
  * directory and exits by itself (use jm4lw_free_wait() to wait for it).
  *
- * Lifecycle rules (issue 20):
+ * Lifecycle rules:
  * - **Order with the event_base:** call jm4lw_free() *before*
  *   event_base_free() of the base the module was made on; the module's
  *   events live in that base. The mistake is caught in every build: the

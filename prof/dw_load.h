@@ -1,6 +1,6 @@
 /*
  * dw_load — elfutils' libdw (and the libelf it needs), loaded on the
- * first symbolization rather than linked (issue 21, item 5): linked,
+ * first symbolization rather than linked: linked,
  * libdw.so.1, libelf.so.1, liblzma and libbz2 are mapped into every host
  * at start, their relocations, data and TLS with them, where most hosts
  * never ask for a profile. Loaded by dw_load() on the worker, once.

@@ -1,6 +1,6 @@
 /*
  * dw_part — a separate debug file's compressed DWARF, inflated only as
- * far as a profile needs (issue 27).
+ * far as a profile needs.
  *
  * Debian's libc6-dbg (which valgrind pulls in) keeps libc's and ld.so's
  * DWARF SHF_COMPRESSED. elfutils 0.188's dwarf_begin_elf inflates every

@@ -1,6 +1,6 @@
 /*
  * dw_part — a separate debug file's compressed DWARF, inflated only as
- * far as a profile needs (issue 27). Include after <elfutils/libdw.h>.
+ * far as a profile needs. Include after <elfutils/libdw.h>.
  */
 #ifndef JM4LW_DW_PART_H
 #define JM4LW_DW_PART_H

@@ -850,8 +850,8 @@ int heapprof_load_fd(int fd, const char *path, struct heap_profile *hp,
 	 * read of a page past its new end with SIGBUS, and that kills the
 	 * process we live in (the host, under the agent), since the module
 	 * installs no signal handler. A read() of a file that shrinks just
-	 * returns less, and a profile cut short is one error line (issue 28
-	 * item 2; BENCHMARKS.md has the memory it costs). */
+	 * returns less, and a profile cut short is one error line
+	 * (BENCHMARKS.md has the memory it costs). */
 	if (size > 0 && hp_sealed(fd)) {
 		/* A file sealed against shrinking (the worker's fresh dump in
 		 * its memfd) cannot fault: mapped, it costs no second copy. */

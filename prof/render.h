@@ -93,7 +93,7 @@ int render_symbolized(FILE *out, const struct heap_profile *hp,
  * which are cut, the new leaf written as its address - 1: the stacks
  * every format of ours shows (render_view_stack), for jeprof, which
  * cuts the allocator's frames by name only and finds none in a stripped
- * libjemalloc's internal functions (issue 21). A stack all of whose
+ * libjemalloc's internal functions. A stack all of whose
  * frames are the allocator's stays as it is. 0, or -1 with errno.
  */
 int render_dump(FILE *out, FILE *in, struct symbolizer *sym);

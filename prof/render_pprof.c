@@ -325,7 +325,7 @@ static struct pp_kv *pp_tab_get(struct pp_tab *t, uint64_t a, uint64_t b,
  * hex (an address in no object): such a frame is left to whoever reads
  * the profile, with the mapping and build ID to do it (no Line, as pprof
  * has it for an unsymbolized address). A function no symbol contains is
- * named, "object+0xSTART" (issue 21), and keeps its address in the
+ * named, "object+0xSTART", and keeps its address in the
  * Location and its object in the Mapping, so a symbolizer given the
  * unstripped object names it later (go tool pprof -symbolize=force). */
 static int pp_named(const struct sym_frame *f)

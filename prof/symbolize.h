@@ -49,8 +49,8 @@ struct symbolizer *sym_new(const struct heap_profile *hp, const char *binary,
     char *err, size_t errlen);
 
 /*
- * Where a symbolizer looks for debug info beyond the object itself
- * (issue 21), in this order: build ID under @p system_dir, the
+ * Where a symbolizer looks for debug info beyond the object itself,
+ * in this order: build ID under @p system_dir, the
  * object's .gnu_debuglink beside it, in its .debug/ and under
  * @p system_dir; each of @p dirs as a build-ID tree
  * (DIR/.build-id/xx/rest.debug) and as a debuglink directory

@@ -38,7 +38,7 @@
 #include "symbolize_impl.h"
 
 /* A module's function symbols by address, for the one that contains an
- * address (issue 21): never jeprof's nearest one below, which names a
+ * address: never jeprof's nearest one below, which names a
  * stripped library's static functions after the exported one before
  * them. */
 struct sym_module {
@@ -1110,7 +1110,7 @@ static int sym_cie_enc(struct sym_module *m, Dwarf_Off off)
  * starts: 0 with *@p start set, or -1 (no table we read, or no FDE
  * covers @p a: the entry below it ends before it).
  *
- * Not libdw's dwarf_cfi_addrframe (issue 27): elfutils 0.188's
+ * Not libdw's dwarf_cfi_addrframe: elfutils 0.188's
  * dwarf_getcfi_elf takes .eh_frame_hdr's table only when that section
  * comes before .eh_frame, and lld puts it after (Debian's libLLVM-14,
  * libclang-cpp); libdw then reads and tree-inserts every FDE up to the
@@ -1510,7 +1510,7 @@ static int sym_has_section(Elf *elf, const char *name, GElf_Addr *addr)
 }
 
 /*
- * @p mod's DWARF as dw_part gives it (issue 27): for an object without
+ * @p mod's DWARF as dw_part gives it: for an object without
  * DWARF of its own whose separate debug file has it compressed (Debian's
  * libc6-dbg), only as much as the profile's addresses in it need,
  * instead of libdwfl's inflating all of it. Made on first use; NULL
@@ -1649,7 +1649,7 @@ again:
 	if (n > 0)
 		return n;
 	/* No DWARF: the symbol that contains it, else the function's start
-	 * from its FDE, else the address itself (issue 21). */
+	 * from its FDE, else the address itself. */
 	if ((name = sym_containing(d, mod, addr)) != NULL)
 		nm = sym_name(s, name);
 	else

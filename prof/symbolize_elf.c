@@ -1,7 +1,7 @@
 /*
  * The ELF backend: each object's function symbols from its .symtab and
  * .dynsym (or a separate debuginfo file's .symtab, found by build ID);
- * an address gets the symbol that contains it (issue 21: never jeprof's
+ * an address gets the symbol that contains it (never jeprof's
  * nearest one below, which names a stripped object's static functions
  * after the exported one before them), else "object+0xSTART", START the
  * function's first byte from .eh_frame_hdr's table. No inline frames, no

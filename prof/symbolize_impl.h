@@ -71,7 +71,7 @@ struct symbolizer *sym_alloc(const struct sym_ops *ops, char *err,
 const struct sym_name *sym_name(struct symbolizer *s, const char *raw);
 
 /*
- * The name of an address no symbol contains (issue 21): "object+0xOFF",
+ * The name of an address no symbol contains: "object+0xOFF",
  * object the file name of @p path, OFF the function's first byte from
  * .eh_frame (or the address itself where no FDE holds it) as an ELF
  * virtual address of the object, the address nm, eu-addr2line -e and
