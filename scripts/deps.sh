@@ -10,10 +10,13 @@
 #                          font) for the SVG flame graph and the /jemalloc
 #                          page, firefox-esr for the page's other engine,
 #                          go (go tool pprof) and elfutils (eu-readelf) for
-#                          pprof.sh, prometheus (with promtool) and curl for
-#                          the HTTP face; abidiff (abigail-tools) for the
-#                          ABI check, debuginfod for the symbolizer's
-#                          debug-info tests, llvm-14 for llvm-symbolizer
+#                          pprof.sh, google/pprof's Go source
+#                          (golang-github-google-pprof-dev) for
+#                          pprof_check.sh's parser, prometheus (with
+#                          promtool) and curl for the HTTP face; abidiff
+#                          (abigail-tools) for the ABI check, debuginfod
+#                          for the symbolizer's debug-info tests, llvm-14
+#                          for llvm-symbolizer
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev \
@@ -22,7 +25,7 @@ if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
 valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium firefox-esr fonts-dejavu-core \
-golang-go elfutils prometheus curl abigail-tools debuginfod llvm-14"
+golang-go golang-github-google-pprof-dev elfutils prometheus curl abigail-tools debuginfod llvm-14"
 fi
 
 missing=""
