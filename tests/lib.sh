@@ -11,7 +11,7 @@
 # parallel. Everything started here is killed on exit.
 #
 # The helpers live by topic in tests/lib/ and this file sources them all:
-#	base.sh      free_port, have_ipv6, wait_port (no state; taken alone too)
+#	base.sh      log, free_port, wait_port (no state; the benchmarks take it too)
 #	core.sh      pass/fail/skip/finish, assert_*, need, track, wait_exit
 #	daemon.sh    start_daemon/stop_daemon, wait_log, ask, alive, mntr_value
 #	http.sh      hreq, assert_http, http_get, closed_after, run_page

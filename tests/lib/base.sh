@@ -3,6 +3,9 @@
 # test harness (tests/lib.sh) and the benchmarks (tests/bench/) both use.
 # Sourcing it only defines functions, so a script may take it alone.
 
+# log MESSAGE...: MESSAGE on stderr, after the running script's name.
+log() { echo "${0##*/}: $*" >&2; }
+
 # free_port [HOST]: a port nobody listens on right now on HOST (default
 # 127.0.0.1; "::1" for IPv6), as the kernel picks it.
 free_port() {
@@ -18,12 +21,13 @@ have_ipv6() {
 		2>/dev/null
 }
 
-# wait_port FILE: the port of the first "listening on 127.0.0.1:PORT" line
-# a program wrote to FILE (up to 20 s), or nothing and status 1.
+# wait_port FILE [PATTERN [SECONDS]]: the port of the first "PATTERN
+# 127.0.0.1:PORT" line (PATTERN a sed regex, "listening on" unless given) a
+# program wrote to FILE, within SECONDS (20); or nothing and status 1.
 wait_port() {
-	local port
-	for _ in $(seq 1 200); do
-		port=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p' "$1" | head -1)
+	local pat=${2:-listening on} port
+	for _ in $(seq 1 $((${3:-20} * 10))); do
+		port=$(sed -n "s/.*$pat 127\.0\.0\.1:\([0-9][0-9]*\).*/\1/p" "$1" | head -1)
 		if [ -n "$port" ]; then echo "$port"; return 0; fi
 		sleep 0.1
 	done
