@@ -54,7 +54,7 @@
 # is right only in the busy condition of a full run: it is the figure);
 # 1 otherwise. Environment: HOSTS, CONDITIONS, HEAP_MB, STACKS_MB, TRIES,
 # REPLY_TIMEOUT, RB_N, ALST_SECS, SETTLE, JM4LW_WORKER_NICE, KEEP=1.
-# shellcheck disable=SC2034,SC2317 # lib.sh reads CLIENT_BIN, SECTION; start_$h, host_work_$h are called by name
+# shellcheck disable=SC2034,SC2119,SC2317 # lib.sh reads CLIENT_BIN, SECTION; free_port's argument is optional; start_$h, host_work_$h are called by name
 set -uo pipefail
 
 MODE=full
@@ -97,7 +97,6 @@ FAILURES=()
 declare -A R PORTNAME
 # shellcheck source=lib.sh
 . "$BENCH_SRC/lib.sh"
-log() { echo "busy.sh: $*" >&2; }
 # shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	local p
@@ -111,10 +110,10 @@ trap 'exit 130' INT TERM
 
 # The tools.
 if [[ " $HOSTS " == *" redis "* ]]; then
-	need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
-		need redis-cli "Debian package redis-tools" || exit 1
+	bench_need redis-server "Debian package redis-server" && bench_need redis-benchmark "Debian package redis-tools" &&
+		bench_need redis-cli "Debian package redis-tools" || exit 1
 fi
-need python3 "free ports" || exit 1
+bench_need python3 "free ports" || exit 1
 for f in jm4lw-run libjm4lw_agent.so jm4lw; do
 	[ -e "$BUILD/$f" ] || { log "FAIL: $BUILD/$f missing (build it, or set JM4LW_BUILD)"; exit 1; }
 done
@@ -165,15 +164,15 @@ EOC
 		[ "$(redis-cli -p "$RPORT" ping 2>/dev/null)" = PONG ] && { up=1; break; }
 		sleep 0.1
 	done
-	[ "$up" = 1 ] || { fail "redis-server did not start: $(tail -3 "$WORK/redis.log")"; return 1; }
+	[ "$up" = 1 ] || { bench_fail "redis-server did not start: $(tail -3 "$WORK/redis.log")"; return 1; }
 	APORT=$(wait_listen redis "$HPID" "jm4lw agent\[[0-9]*\]: listening on" 10) ||
-		{ fail "the agent in redis-server did not listen"; return 1; }
+		{ bench_fail "the agent in redis-server did not listen"; return 1; }
 	grep -q "^lockprobe: .*lg_sample 19" "$WORK/redis.log" ||
-		{ fail "lockprobe did not start in redis-server: $(grep lockprobe "$WORK/redis.log" | head -2)"; return 1; }
+		{ bench_fail "lockprobe did not start in redis-server: $(grep lockprobe "$WORK/redis.log" | head -2)"; return 1; }
 	# Fill: HEAP_MB of 4000-byte values (4 KiB with their sds header), random keys.
 	n=$((HEAP_MB * 1048576 / 4096))
 	redis-benchmark -h 127.0.0.1 -p "$RPORT" -t set -d 4000 -n "$n" -r 1000000000 -P 32 -c 4 -q >"$WORK/fill.log" 2>&1 ||
-		{ fail "filling redis: $(tail -2 "$WORK/fill.log")"; return 1; }
+		{ bench_fail "filling redis: $(tail -2 "$WORK/fill.log")"; return 1; }
 	used=$(redis-cli -p "$RPORT" info memory | tr -d '\r' | sed -n 's/^used_memory_human://p')
 	keys=$(redis-cli -p "$RPORT" dbsize)
 	PORTNAME[$APORT]=AGENT_PORT
@@ -194,9 +193,9 @@ start_stacks() {
 		"$BUILD/tests/bench/bench_host" -S -m "$STACKS_MB" -A 1 -P 50 "$WORK/sdumps"
 	HPID=$STARTED
 	APORT=$(wait_listen stacks "$HPID" "bench_host: listening on" 300) ||
-		{ fail "bench_host did not start: $(tail -3 "$WORK/stacks.log")"; return 1; }
+		{ bench_fail "bench_host did not start: $(tail -3 "$WORK/stacks.log")"; return 1; }
 	grep -q "^lockprobe: .*lg_sample 15" "$WORK/stacks.log" ||
-		{ fail "lockprobe did not start in bench_host: $(grep lockprobe "$WORK/stacks.log" | head -2)"; return 1; }
+		{ bench_fail "lockprobe did not start in bench_host: $(grep lockprobe "$WORK/stacks.log" | head -2)"; return 1; }
 	PORTNAME[$APORT]=BENCH_HOST_PORT
 	# The dumps of the back-to-back loops would fill the disk: each goes
 	# once it is 10 s old (its index, made after the answer, is made by then).
@@ -306,7 +305,7 @@ rbench() {
 	note_cmd "redis-benchmark -p $RPORT -c 4 -d 4096 -t set -n $RB_N --csv"
 	if ! line=$(redis-benchmark -h 127.0.0.1 -p "$RPORT" -c 4 -d 4096 -t set -n "$RB_N" --csv 2>"$WORK/rb.err" |
 		grep '^"SET"'); then
-		fail "$key: redis-benchmark: $(head -2 "$WORK/rb.err" | tr '\n' ' ')"
+		bench_fail "$key: redis-benchmark: $(head -2 "$WORK/rb.err" | tr '\n' ' ')"
 		return 1
 	fi
 	R[$key.rps]=$(awk -F'","' '{ printf "%.0f", $2 }' <<<"$line")
@@ -346,7 +345,7 @@ host_work_stacks() {
 	alst "$1" "$APORT" && sleep "$ALST_SECS" && alst "$1" "$APORT" dumps && sleep "$ALST_SECS" &&
 		alst "$1" "$APORT" dumps
 	loop_stop
-	wait_idle || fail "$1: the last dump still runs ${IDLE_WAIT} s after the loop stopped"
+	wait_idle || bench_fail "$1: the last dump still runs ${IDLE_WAIT} s after the loop stopped"
 	alst "$1" "$APORT" && sleep "$ALST_SECS" && alst "$1" "$APORT" nodump
 	local k p
 	for p in nodump dumps; do
@@ -384,14 +383,14 @@ measure() {
 
 	# a. reply times and CPU per job
 	for w in jmfp jmtp jmfg; do
-		wait_idle || fail "$k $w: a job still runs after ${IDLE_WAIT} s"
+		wait_idle || bench_fail "$k $w: a job still runs after ${IDLE_WAIT} s"
 		w0=$(thread_ticks jm4lw-worker) d0=$(thread_ticks jm4lw-dump)
 		jobs=0 times=() timed_out=
 		note_cmd "wordtime -p \$${PORTNAME[$APORT]} -w $w -n 1 -t $REPLY_TIMEOUT -r $IDLE_WAIT -x '$(prefix_of $w)'   # x $TRIES"
 		for _ in $(seq 1 "$TRIES"); do
 			# SETTLE=1: each try asks an idle module (after the last
 			# dump's leak index, which runs between jobs).
-			[ "$SETTLE" = 1 ] && { wait_idle || fail "$k $w: a job still runs after ${IDLE_WAIT} s"; }
+			[ "$SETTLE" = 1 ] && { wait_idle || bench_fail "$k $w: a job still runs after ${IDLE_WAIT} s"; }
 			line=$("$WT" -p "$APORT" -w "$w" -n 1 -t "$REPLY_TIMEOUT" -r "$IDLE_WAIT" -x "$(prefix_of $w)")
 			read -r s e st _ <<<"$line"
 			case $st in
@@ -400,18 +399,18 @@ measure() {
 				jobs=$((jobs + 1))
 				timed_out=">$REPLY_TIMEOUT"
 				if [ "$cond" != busy ] || [ "$MODE" != full ]; then
-					fail "$k $w: no reply in $REPLY_TIMEOUT s"
+					bench_fail "$k $w: no reply in $REPLY_TIMEOUT s"
 				fi
-				wait_idle || fail "$k $w: the job still runs $IDLE_WAIT s after the timeout"
+				wait_idle || bench_fail "$k $w: the job still runs $IDLE_WAIT s after the timeout"
 				# The job ran on past the timeout: its windows are a dump's
 				# but of no known end; count them as neither.
 				echo "$s $(mono) $w" >>"$WORK/skip.$k"
 				break
 				;;
-			*) fail "$k $w: reply $st ($line)" ;;
+			*) bench_fail "$k $w: reply $st ($line)" ;;
 			esac
 		done
-		wait_idle || fail "$k $w: a job still runs after ${IDLE_WAIT} s"
+		wait_idle || bench_fail "$k $w: a job still runs after ${IDLE_WAIT} s"
 		w1=$(thread_ticks jm4lw-worker) d1=$(thread_ticks jm4lw-dump)
 		R[$k.$w.time]=$(printf '%s\n' "${times[@]}" | grep . | medmax)
 		if [ -n "$timed_out" ] && [ ${#times[@]} = 0 ]; then
@@ -425,10 +424,10 @@ measure() {
 	R[$k.prio]="$(thread_prio jm4lw-worker) / $(thread_prio jm4lw-dump)"
 
 	# b. the host's work without dumps, then with jmfp back to back
-	wait_idle || fail "$k: a job still runs after ${IDLE_WAIT} s"
+	wait_idle || bench_fail "$k: a job still runs after ${IDLE_WAIT} s"
 	"host_work_$h" "$k"
 	tkill=$(mono)
-	wait_idle || fail "$k: the last dump still runs ${IDLE_WAIT} s after the loop stopped"
+	wait_idle || bench_fail "$k: the last dump still runs ${IDLE_WAIT} s after the loop stopped"
 	# The loop's replies are dumps; the one in flight when it stopped has
 	# no line: from the last reply's end to now, neither.
 	awk '$3 == "ok" || $3 == "busy" { print $1, $2, "loop-" $3 }' "$WORK/loop.$k" >>"$WORK/dumps.$k"
@@ -437,15 +436,15 @@ measure() {
 	R[$k.loop.ok]=$(grep -c ' ok ' "$WORK/loop.$k")
 	R[$k.loop.busy]=$(grep -c ' busy ' "$WORK/loop.$k")
 	if grep -qv -e ' ok ' -e ' busy ' -e ' timeout ' "$WORK/loop.$k"; then
-		fail "$k: a jmfp of the loop failed: $(grep -v -e ' ok ' -e ' busy ' "$WORK/loop.$k" | head -1)"
+		bench_fail "$k: a jmfp of the loop failed: $(grep -v -e ' ok ' -e ' busy ' "$WORK/loop.$k" | head -1)"
 	fi
 	if grep -q ' timeout ' "$WORK/loop.$k" && { [ "$cond" != busy ] || [ "$MODE" != full ]; }; then
-		fail "$k: a jmfp of the loop timed out"
+		bench_fail "$k: a jmfp of the loop timed out"
 	fi
 	# Beside busy loops a starved worker may answer none in the host's
 	# work's time: that is the figure (a full run's busy condition only).
 	if [ "${R[$k.loop.ok]}" = 0 ] && { [ "$cond" != busy ] || [ "$MODE" != full ]; }; then
-		fail "$k: no jmfp of the loop was answered"
+		bench_fail "$k: no jmfp of the loop was answered"
 	fi
 	R[$k.loop.times]=$(awk '$3 == "ok" { print ($2 - $1) / 1e9 }' "$WORK/loop.$k" | medmax)
 
@@ -481,7 +480,7 @@ measure() {
 	R[$k.lw.nfree]=$(grep -c '^free ' "$WORK/lw.$k")
 	R[$k.lw.free99]=$(awk '$1 == "free" { print $2 }' "$WORK/lw.$k" | p99)
 	R[$k.lw.dwin99]=$(awk '$1 == "dwin" { print $2 }' "$WORK/lw.$k" | p99)
-	[ "${R[$k.lw.ndump]}" -gt 0 ] || fail "$k: no probe window overlapped a dump (is lockprobe writing $PROBE?)"
+	[ "${R[$k.lw.ndump]}" -gt 0 ] || bench_fail "$k: no probe window overlapped a dump (is lockprobe writing $PROBE?)"
 	log "$k lock window: per dump ${R[$k.lw.dump]} ms (${R[$k.lw.ndump]} dumps); without ${R[$k.lw.free]} ms"
 }
 

@@ -18,13 +18,15 @@ ROUNDS=${ROUNDS:-5}
 N=${N:-2000}
 W=$(mktemp -d "${TMPDIR:-/tmp}/doctor-bench.XXXXXX") || exit 2
 PIDS=()
+# shellcheck disable=SC2154 # p is the trap's own loop variable
 trap 'for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$W"' EXIT
 : >"$OUT"
-o() { echo "$*" >>"$OUT"; }
-log() { echo "doctor_bench.sh: $*" >&2; }
-# med: the median of the numbers on stdin.
-med() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-kv() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
+# The helpers the test harness shares: log, wait_port (base.sh); o, kv,
+# median (figures.sh).
+# shellcheck source=../lib/base.sh
+. "$ROOT/tests/lib/base.sh"
+# shellcheck source=../lib/figures.sh
+. "$ROOT/tests/lib/figures.sh"
 
 # ---------------------------------------------------------------- a. in the process
 for _ in $(seq 1 "$ROUNDS"); do
@@ -37,7 +39,7 @@ if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; t
 		>/dev/null 2>&1 &&
 		ins=$(awk '$1 == "totals:" || $1 == "summary:" { print int($2 / 201); exit }' "$W/cg.out")
 fi
-am() { while read -r l; do kv "$1" <<<"$l"; done <"$W/a.lines" | med; }
+am() { while read -r l; do kv "$l" "$1"; done <"$W/a.lines" | median; }
 
 # ---------------------------------------------------------------- b. /metrics end to end
 # thread_cpu_us PID NAME: CPU (user + system) of PID's thread NAME, in µs.
@@ -49,16 +51,6 @@ thread_cpu_us() {
 		return
 	done
 	echo 0
-}
-# wait_port LOG PATTERN: the port of PATTERN 127.0.0.1:PORT in LOG.
-wait_port() {
-	local p
-	for _ in $(seq 1 300); do
-		p=$(sed -n "s/.*$2 127\.0\.0\.1:\([0-9]*\).*/\1/p" "$1" | head -1)
-		[ -n "$p" ] && { echo "$p"; return 0; }
-		sleep 0.1
-	done
-	return 1
 }
 # scrape NAME PID THREAD PORT: N kept-alive /metrics; µs CPU a request.
 scrape() {
@@ -77,7 +69,7 @@ serve() {
 		>"$W/jm4lwd.$which.log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
-	if port=$(wait_port "$W/jm4lwd.$which.log" "HTTP listening on"); then
+	if port=$(wait_port "$W/jm4lwd.$which.log" "HTTP listening on" 30); then
 		scrape "jm4lwd.$which" "$pid" jm4lwd "$port"
 	else
 		log "jm4lwd ($which) did not start"
@@ -89,7 +81,7 @@ serve() {
 		-l 127.0.0.1:0 -W 127.0.0.1:0 "$W/dumps" >"$W/host.$which.log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
-	if port=$(wait_port "$W/host.$which.log" "HTTP listening on"); then
+	if port=$(wait_port "$W/host.$which.log" "HTTP listening on" 30); then
 		sleep 1
 		scrape "host.$which" "$pid" jm4lw "$port"
 		curl -s "http://127.0.0.1:$port/jemalloc/doctor" >"$W/host.$which.doctor" 2>/dev/null
@@ -103,11 +95,11 @@ for _ in $(seq 1 "$ROUNDS"); do
 	serve new "$BUILD"
 	[ -n "$BASE_BUILD" ] && serve base "$BASE_BUILD"
 done
-bm() { med <"$W/$1" 2>/dev/null || echo nan; }
+bm() { median <"$W/$1" 2>/dev/null || echo nan; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b + 0 == 0) print "—"; else printf "%.2f", a / b }'; }
 narenas=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["narenas"])' "$W/host.new.doctor" 2>/dev/null || echo "?")
 
-o "### a. The diagnosis in the process (doctor_bench: $(head -1 "$W/a.lines" | kv arenas) arenas x $(head -1 "$W/a.lines" | kv bins) small classes, every class in use in each; median of $ROUNDS runs of $N calls)"
+o "### a. The diagnosis in the process (doctor_bench: $(kv "$(head -1 "$W/a.lines")" arenas) arenas x $(kv "$(head -1 "$W/a.lines")" bins) small classes, every class in use in each; median of $ROUNDS runs of $N calls)"
 o ""
 o "| | µs a call |"
 o "| --- | --- |"

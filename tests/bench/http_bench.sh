@@ -54,8 +54,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-log() { echo "http_bench.sh: $*" >&2; }
-o() { echo "$*" >>"$OUT"; }
+# The helpers the test harness shares: log (base.sh); rec, med, kv, fmt, o
+# (figures.sh).
+# shellcheck source=../lib/base.sh
+. "$(dirname "$0")/../lib/base.sh"
+# shellcheck source=../lib/figures.sh
+. "$(dirname "$0")/../lib/figures.sh"
 bad() {
 	log "FAIL: $*"
 	rc=1
@@ -204,16 +208,9 @@ EOF
 	{ o "Not measured: httpget did not compile."; exit 1; }
 HTTPGET=$W/httpget
 
-# The value of KEY in a key=value line.
-kv() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 # CPU time (user + system) of a process and all its threads, in µs.
 cpu_us() { sed 's/.*) //' "/proc/$1/stat" | awk -v t="$(getconf CLK_TCK)" '{ printf "%d", ($12 + $13) * 1000000 / t }'; }
 declare -A R
-rec() { R[$1]="${R[$1]:-} $2"; }
-med() {
-	printf '%s\n' ${R[$1]:-} | grep -v -e '^$' -e nan | sort -g |
-		awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
 # Median and range of the per-round ratios A/B.
 ratios() {
 	paste -d' ' <(printf '%s\n' ${R[$1]:-}) <(printf '%s\n' ${R[$2]:-}) |
@@ -221,7 +218,6 @@ ratios() {
 }
 rmed() { ratios "$@" | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) printf "%.2f", a[(NR + 1) / 2]; else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 rrng() { ratios "$@" | awk '{ a[NR] = $1 } END { if (NR) printf "%.2f–%.2f", a[1], a[NR]; else print "—" }'; }
-fmt() { awk -v a="$1" -v f="${2:-%.0f}" 'BEGIN { if (a == "nan" || a == "") print "—"; else printf f, a }'; }
 
 # measure KEY PID CMD...: run CMD (a client printing key=value), record
 # its p50/p99 and the server's CPU per request.

@@ -1,10 +1,15 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # (SC2034, SC2154: variables cross files; R is run.sh's associative array.)
 # tests/bench/lib.sh — what the benchmark sections and the report share:
-# logging and failures, the servers' start and stop, loadgen and
-# redis-benchmark runs that record figures, and the figures' arithmetic.
-# Sourced by tests/bench/run.sh (measuring) and tests/bench/report.sh
-# (writing BENCHMARKS.md from a run's results), never run.
+# the run's failures, the servers' start and stop, loadgen and
+# redis-benchmark runs that record figures, perf, and the report's text;
+# over the pieces of the test harness it stands on (tests/lib/base.sh:
+# log, free_port; tests/lib/figures.sh: the figures' arithmetic), sourced
+# alone: tests/lib.sh itself would set -u, make a scratch directory and
+# trap EXIT, which are run.sh's to set.
+# Sourced by tests/bench/run.sh (measuring), tests/bench/busy.sh and
+# tests/bench/report.sh (writing BENCHMARKS.md from a run's results), never
+# run; they set BENCH_SRC (this directory).
 #
 # Figures live in R (key -> "v1 v2 ...", one value per round): sections
 # record them with rec/bench/rb, the report reads them with med/pmed/...
@@ -12,12 +17,20 @@
 # outputs, the commands noted per section); MD=$WORK/md the report's
 # per-section Markdown.
 
-log() { echo "run.sh: $*" >&2; }
+# shellcheck source=../lib/base.sh
+. "$BENCH_SRC/../lib/base.sh"
+# shellcheck source=../lib/figures.sh
+. "$BENCH_SRC/../lib/figures.sh"
+
 # Is section NAME (floor zk jmfp idle redis stall flood prof inproc) to run? ONLY=...
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
-fail() {
+# bench_fail MESSAGE...: the run fails (its exit status, the report's list
+# of FAILURES), and goes on. Not the harness's fail (tests/lib/core.sh):
+# that one counts a failed check of a test script on stdout; this one is
+# said on stderr, where the bench logs, and kept for the report.
+bench_fail() {
 	FAILURES+=("$*")
-	echo "run.sh: FAIL: $*" >&2
+	log "FAIL: $*"
 }
 
 # Stop one server we started.
@@ -29,16 +42,14 @@ stop() {
 	wait "$p" 2>/dev/null
 }
 
-# need TOOL WHY: TOOL is installed, else a failure saying WHY.
-need() {
-	command -v "$1" >/dev/null 2>&1 || { fail "$1 is not installed ($2)"; return 1; }
+# bench_need TOOL WHY: TOOL is installed, else a bench_fail saying WHY and
+# status 1, so a section without its tool is left out and the run goes on
+# (the harness's need ends the test script).
+bench_need() {
+	command -v "$1" >/dev/null 2>&1 || { bench_fail "$1 is not installed ($2)"; return 1; }
 }
 
 # ---------------------------------------------------------------- helpers
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 
 # start NAME CMD...: run in the background (stdout+stderr to $WORK/NAME.log);
 # the pid is in STARTED.
@@ -64,41 +75,10 @@ wait_listen() {
 	return 1
 }
 
-# The value of KEY in a key=value line.
-kv() { awk -v k="$2" '{ for (i = 1; i <= NF; i++) { n = index($i, "="); if (substr($i, 1, n - 1) == k) { print substr($i, n + 1); exit } } }' <<<"$1"; }
-
 # CPU time (user, system) of a process and all its threads, in ticks.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $12, $13 }'; }
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
 
-rec() { R[$1]="${R[$1]:-} $2"; }
-med() {
-	printf '%s\n' ${R[$1]:-} | grep -v -e '^$' -e nan | sort -g |
-		awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-rng() {
-	printf '%s\n' ${R[$1]:-} | grep -v -e '^$' -e nan | sort -g |
-		awk '{ a[NR] = $1 } END { if (NR) printf "%s–%s", a[1], a[NR]; else print "nan" }'
-}
-# Per-round ratios of two series recorded side by side, one per line.
-pratios() {
-	paste -d' ' <(printf '%s\n' ${R[$1]:-}) <(printf '%s\n' ${R[$2]:-}) |
-		awk -v inv="${3:-0}" 'NF == 2 && $1 != "nan" && $2 != "nan" && $1 + 0 > 0 && $2 + 0 > 0 {
-			printf "%.4f\n", inv ? $2 / $1 : $1 / $2 }'
-}
-# Median and range of the per-round ratios A/B (B/A with a third argument 1).
-pmed() {
-	pratios "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-prng() {
-	pratios "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR) printf "%.2f–%.2f", a[1], a[NR]; else print "—" }'
-}
-# Median of the per-round differences A - B.
-pdiff() {
-	paste -d' ' <(printf '%s\n' ${R[$1]:-}) <(printf '%s\n' ${R[$2]:-}) |
-		awk 'NF == 2 && $1 != "nan" && $2 != "nan" { print $1 - $2 }' | sort -g |
-		awk '{ a[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
 # order ROUND ITEM...: the items, reversed on even rounds.
 order() {
 	local r=$1 i
@@ -106,16 +86,6 @@ order() {
 	if [ $((r % 2)) = 1 ]; then echo "$@"; return; fi
 	for ((i = $#; i > 0; i--)); do printf '%s ' "${!i}"; done
 	echo
-}
-div() { awk -v a="$1" -v b="$2" -v f="${3:-%.2f}" 'BEGIN { if (a == "nan" || b == "nan" || b + 0 == 0) print "nan"; else printf f, a / b }'; }
-# A - B, and A as a percentage of B ("nan" when either is unknown).
-minus() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan") print "nan"; else print a - b }'; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b + 0 == 0) print "nan"; else print 100 * a / b }'; }
-fmt() { awk -v a="$1" -v f="${2:-%.0f}" 'BEGIN { if (a == "nan" || a == "") print "—"; else printf f, a }'; }
-# verdict VALUE OP TARGET: met / missed (OP ge or le)
-verdict() {
-	awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN { if (v == "nan" || v == "") print "not measured";
-		else if ((op == "ge" && v + 0 >= t + 0) || (op == "le" && v + 0 <= t + 0)) print "**met**"; else print "**missed**" }'
 }
 
 SECTION=0
@@ -138,7 +108,7 @@ lg() {
 	LG=$("${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$port" "$@" 2>"$WORK/lg.err")
 	rc=$?
 	if [ $rc -ne 0 ] || [ -z "$LG" ]; then
-		fail "$tag: loadgen -p $port $*: rc=$rc $(head -3 "$WORK/lg.err" | tr '\n' ' ') $LG"
+		bench_fail "$tag: loadgen -p $port $*: rc=$rc $(head -3 "$WORK/lg.err" | tr '\n' ' ') $LG"
 		return 1
 	fi
 	return 0
@@ -177,7 +147,7 @@ rb() {
 	note_cmd "${ON_CLIENT[*]} redis-benchmark -p $port $*"
 	read -r u0 s0 < <(cpu_ticks "$pid")
 	if ! out=$("${ON_CLIENT[@]}" redis-benchmark -h 127.0.0.1 -p "$port" --csv "$@" 2>"$WORK/rb.err"); then
-		fail "$key: redis-benchmark $*: $(head -3 "$WORK/rb.err" | tr '\n' ' ')"
+		bench_fail "$key: redis-benchmark $*: $(head -3 "$WORK/rb.err" | tr '\n' ' ')"
 		for test in SET GET MEMORY_MALLOC-STATS; do rec "$key.$test.rps" nan; done
 		rec "$key.cpu" nan
 		return 1
@@ -201,7 +171,7 @@ rb() {
 	esac
 	case "$*" in *-t\ set,get*) total=$((n * 2)) ;; esac
 	[ "$(grep -vc '^"test"' <<<"$out")" -gt 0 ] ||
-		{ fail "$key: redis-benchmark printed no result"; return 1; }
+		{ bench_fail "$key: redis-benchmark printed no result"; return 1; }
 	rec "$key.cpu" "$(awk -v a="$u0" -v b="$s0" -v c="$u1" -v d="$s1" -v n="$total" -v t="$TICK_US" \
 		'BEGIN { if (n > 0) printf "%.2f", (c - a + d - b) * t / n; else print "nan" }')"
 }
@@ -229,7 +199,7 @@ pstat() {
 	[ $PERF = 1 ] || return 0
 	perf stat -x, -e task-clock,raw_syscalls:sys_enter,syscalls:sys_enter_epoll_ctl \
 		-p "$pid" -o "$WORK/pstat.$key" -- "${ON_CLIENT[@]}" "$LOADGEN" -p "$port" "$@" \
-		>"$WORK/pstat.$key.lg" 2>"$WORK/lg.err" || { fail "$key: perf stat loadgen"; return 1; }
+		>"$WORK/pstat.$key.lg" 2>"$WORK/lg.err" || { bench_fail "$key: perf stat loadgen"; return 1; }
 	note_cmd "perf stat -e task-clock,raw_syscalls:sys_enter,syscalls:sys_enter_epoll_ctl -p \$PID -- loadgen -p $port $*"
 	n=$(kv "$(cat "$WORK/pstat.$key.lg")" requests)
 	R[$key.n]=$n
@@ -247,7 +217,7 @@ prof() {
 	[ $PERF = 1 ] || return 0
 	perf record -q -g -e cpu-clock -F 4999 -p "$pid" -o "$WORK/prec.$key" -- \
 		"${ON_CLIENT[@]}" "$LOADGEN" -p "$port" "$@" >/dev/null 2>"$WORK/lg.err" ||
-		{ fail "$key: perf record loadgen"; return 1; }
+		{ bench_fail "$key: perf record loadgen"; return 1; }
 	note_cmd "perf record -g -e cpu-clock -F 4999 -p \$PID -- loadgen -p $port $*; perf report --sort dso; perf report --children --sort sym"
 	perf report -i "$WORK/prec.$key" --sort dso --stdio --no-children -g none 2>/dev/null |
 		awk '$1 ~ /%$/ { print $1, $2 }' >"$WORK/dso.$key"
@@ -300,7 +270,7 @@ stall() {
 		"$BIN/bench_host" -S "$@" -m "$HEAP_MB" "$WORK/sdumps"
 	spid=$STARTED
 	if ! sport=$(wait_listen "$name" "$spid" "bench_host: listening on" 300); then
-		fail "bench_host $* did not start"
+		bench_fail "bench_host $* did not start"
 		stop "$spid"
 		return 1
 	fi
@@ -338,7 +308,7 @@ stall() {
 		rec "$key.ruok.n" "$(kv "$LG" requests)"
 	fi
 	[ $churn = 1 ] && alst "$key" "$sport" during
-	wait "$dumper" || fail "$key: loadgen -w $word: $(head -3 "$WORK/stall.dumps.err" | tr '\n' ' ')"
+	wait "$dumper" || bench_fail "$key: loadgen -w $word: $(head -3 "$WORK/stall.dumps.err" | tr '\n' ' ')"
 	D=$(cat "$WORK/stall.dumps")
 	rec "$key.dumps" "$(kv "$D" requests)"
 	rec "$key.dump.p50" "$(kv "$D" p50_us)"
@@ -354,7 +324,7 @@ stall() {
 alst() {
 	local a k
 	a=$("$CLIENT_BIN" -h 127.0.0.1 -p "$2" -t 10 alst 2>&1)
-	[[ $a == threads=* ]] || { fail "$1: alst: $a"; return 1; }
+	[[ $a == threads=* ]] || { bench_fail "$1: alst: $a"; return 1; }
 	[ -n "${3:-}" ] || return 0
 	note_cmd "jm4lw -p $2 alst   # before and after each prober run"
 	for k in secs ops ops_per_s p50_ns p99_ns max_ns; do rec "$1.alst.$3.$k" "$(kv "$a" $k)"; done

@@ -48,8 +48,11 @@ LIBJE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 rc=0
 FLOOR=() # "name dump" of each program measured, for the floor's rows
 
-log() { echo "prof_speed.sh: $*" >&2; }
-o() { echo "$*" >>"$OUT"; }
+# The helpers the test harness shares: log (base.sh), o (figures.sh).
+# shellcheck source=../lib/base.sh
+. "$HERE/../lib/base.sh"
+# shellcheck source=../lib/figures.sh
+. "$HERE/../lib/figures.sh"
 
 : >"$OUT"
 o "## 9. Offline profiles: jm4lw-prof against jeprof, dump file to collapsed stacks"

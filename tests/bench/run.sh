@@ -172,7 +172,7 @@ T_END=$(date +%s)
 
 save_results "$WORK/results.sh"
 log "writing $OUT"
-bash "$BENCH_SRC/report.sh" "$WORK" "$OUT" || fail "tests/bench/report.sh $WORK $OUT"
+bash "$BENCH_SRC/report.sh" "$WORK" "$OUT" || bench_fail "tests/bench/report.sh $WORK $OUT"
 
 if [ ${#FAILURES[@]} -gt 0 ]; then
 	log "${#FAILURES[@]} failure(s):"

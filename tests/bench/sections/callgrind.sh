@@ -30,10 +30,10 @@ cg_start() {
 			[ "$(redis-cli -p "$CGPORT" ping 2>/dev/null)" = PONG ] && return 0
 			sleep 0.1
 		done
-		fail "callgrind: redis ($name) did not answer PING"
+		bench_fail "callgrind: redis ($name) did not answer PING"
 		return 1
 	fi
-	CGPORT=$(wait_listen "cg-$name" "$CGPID" "$pat" 60) || { fail "callgrind: $name did not start"; return 1; }
+	CGPORT=$(wait_listen "cg-$name" "$CGPID" "$pat" 60) || { bench_fail "callgrind: $name did not start"; return 1; }
 }
 # cg_count KEY N CMD...: zero the counters, run CMD (N requests), dump;
 # records KEY (instructions per request) and KEY.secs (CMD's wall time).
@@ -41,16 +41,16 @@ cg_start() {
 cg_count() {
 	local key=$1 n=$2 f t0 t1 tot fn v i
 	shift 2
-	callgrind_control -z "$CGPID" >/dev/null 2>&1 || { fail "callgrind_control -z $CGNAME"; return 1; }
+	callgrind_control -z "$CGPID" >/dev/null 2>&1 || { bench_fail "callgrind_control -z $CGNAME"; return 1; }
 	t0=$(date +%s.%N)
-	"$@" >"$WORK/cg.cmd.out" 2>&1 || { fail "callgrind: $key: $* failed: $(tail -2 "$WORK/cg.cmd.out" | tr '\n' ' ')"; return 1; }
+	"$@" >"$WORK/cg.cmd.out" 2>&1 || { bench_fail "callgrind: $key: $* failed: $(tail -2 "$WORK/cg.cmd.out" | tr '\n' ' ')"; return 1; }
 	t1=$(date +%s.%N)
-	callgrind_control -d "$CGPID" >/dev/null 2>&1 || { fail "callgrind_control -d $CGNAME"; return 1; }
+	callgrind_control -d "$CGPID" >/dev/null 2>&1 || { bench_fail "callgrind_control -d $CGNAME"; return 1; }
 	CGN=$((CGN + 1))
 	f=$WORK/cg.$CGNAME.out.$CGN
 	for i in $(seq 1 50); do [ -s "$f" ] && grep -q '^totals:' "$f" && break; sleep 0.1; done
 	tot=$(awk '$1 == "totals:" { print $2; exit }' "$f")
-	[ -n "$tot" ] || { fail "callgrind: no totals in $f"; return 1; }
+	[ -n "$tot" ] || { bench_fail "callgrind: no totals in $f"; return 1; }
 	rec "$key" "$(awk -v t="$tot" -v n="$n" 'BEGIN { printf "%.0f", t / n }')"
 	rec "$key.secs" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
 	for fn in ${CG_FNS:-}; do
@@ -90,7 +90,7 @@ if [ $CG = 1 ]; then
 		if cg_start "redis-$k" redis "${env[@]}" redis-server --port "$CGPORT" --bind 127.0.0.1 \
 			--save "" --appendonly no --dir "$WORK/redis-$k"; then
 			if [ $k = agent ] && ! grep -q "jm4lw agent\[[0-9]*\]: listening on" "$WORK/cg-redis-$k.log"; then
-				fail "callgrind: the agent in redis-$k did not listen"
+				bench_fail "callgrind: the agent in redis-$k did not listen"
 			fi
 			[ $k = plain ] && CG_FNS="malloc_stats_print" cg_count cg.r.ms "$CG_J" \
 				redis-benchmark -p "$CGPORT" -c 1 -n "$CG_J" MEMORY MALLOC-STATS

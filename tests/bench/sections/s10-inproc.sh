@@ -29,9 +29,9 @@ inproc_massif() {
 	[ "$MODE" = full ] && [ -s "$2" ] && command -v valgrind >/dev/null || return 0
 	note_cmd "valgrind --tool=massif jm4lw-prof -f collapsed DUMP; tests/bench/inproc.py massif massif.out"
 	valgrind --tool=massif --massif-out-file="$WORK/massif.$1.out" "$BUILD/jm4lw-prof" -f collapsed "$2" \
-		>/dev/null 2>"$WORK/massif.$1.err" || { fail "massif of jm4lw-prof ($1)"; return 1; }
+		>/dev/null 2>"$WORK/massif.$1.err" || { bench_fail "massif of jm4lw-prof ($1)"; return 1; }
 	python3 "$BENCH_SRC/inproc.py" massif "$WORK/massif.$1.out" >"$WORK/massif.$1.sites" ||
-		fail "inproc.py massif ($1)"
+		bench_fail "inproc.py massif ($1)"
 	R[ip.$1.massif]=$(sed -n 's/^peak_bytes=//p' "$WORK/massif.$1.sites")
 }
 SECTION=13
@@ -47,7 +47,7 @@ if want inproc; then
 			sed -n 's/^top: //p' "$WORK/inproc.clangd" >"$WORK/inproc.clangd.top"
 			inproc_massif clangd "$(sed -n 's/^dump=//p' "$WORK/inproc.clangd")"
 		else
-			fail "inproc: clangd: $(grep -m3 -e error "$WORK/inproc.clangd" "$WORK/inproc.clangd.err" | tr '\n' ' ')"
+			bench_fail "inproc: clangd: $(grep -m3 -e error "$WORK/inproc.clangd" "$WORK/inproc.clangd.err" | tr '\n' ' ')"
 		fi
 	fi
 	# bench_host -S, idle: many stacks.
@@ -60,14 +60,14 @@ if want inproc; then
 		PORTNAME[$IPORT]=BENCH_HOST_PORT
 		note_cmd "tests/bench/inproc.py attach \$BENCH_HOST_PID \$BENCH_HOST_PORT $INPROC_ROUNDS"
 		python3 "$BENCH_SRC/inproc.py" attach "$IPID" "$IPORT" "$INPROC_ROUNDS" >"$WORK/inproc.host" 2>&1 ||
-			fail "inproc: bench_host: $(grep -m3 error "$WORK/inproc.host" | tr '\n' ' ')"
+			bench_fail "inproc: bench_host: $(grep -m3 error "$WORK/inproc.host" | tr '\n' ' ')"
 		inproc_parse host "$WORK/inproc.host"
 		f=$("$CLIENT_BIN" -h 127.0.0.1 -p "$IPORT" -t 60 jmfp 2>&1)
 		R[ip.host.traces]=$(grep -c '^@' "$f" 2>/dev/null)
 		R[ip.host.dumpsize]=$(stat -c %s "$f" 2>/dev/null)
 		inproc_massif host "$f"
 	else
-		fail "bench_host -S (inproc) did not start"
+		bench_fail "bench_host -S (inproc) did not start"
 	fi
 	stop "$IPID"
 	rm -rf "$WORK/idumps"

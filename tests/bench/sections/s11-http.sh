@@ -10,6 +10,6 @@ if want http; then
 		BENCH_HOST=$BIN/bench_host JM4LW_PROF=$BUILD/jm4lw-prof CC=$CC \
 		CLIENT_CPU=${CCPU:-} SERVER_CPU=${SCPU:-} \
 		"$BENCH_SRC/http_bench.sh" "$MD/$SECTION" ||
-		fail "http: tests/bench/http_bench.sh (see its lines above)"
+		bench_fail "http: tests/bench/http_bench.sh (see its lines above)"
 fi
 

@@ -19,6 +19,6 @@ if want doctor; then
 		"$BENCH_SRC/doctor_bench.sh" "$WORK/doctor.md"; then
 		cat "$WORK/doctor.md" >>"$MD/$SECTION"
 	else
-		fail "doctor: tests/bench/doctor_bench.sh (see its lines above)"
+		bench_fail "doctor: tests/bench/doctor_bench.sh (see its lines above)"
 	fi
 fi

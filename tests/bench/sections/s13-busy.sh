@@ -27,6 +27,6 @@ if want busy; then
 		cat "$WORK/busy.md" >>"$MD/$SECTION"
 	else
 		cat "$WORK/busy.md" >>"$MD/$SECTION" 2>/dev/null
-		fail "busy: tests/bench/busy.sh (see its lines above)"
+		bench_fail "busy: tests/bench/busy.sh (see its lines above)"
 	fi
 fi

@@ -7,7 +7,7 @@ SECTION=2
 want zk && log "2. ruok and mntr: jm4lwd vs ZooKeeper"
 ZK_OK=0
 ZKJAR=/usr/share/java/zookeeper.jar
-if want zk && need java "Debian package zookeeper" && [ -r "$ZKJAR" ]; then
+if want zk && bench_need java "Debian package zookeeper" && [ -r "$ZKJAR" ]; then
 	ZPORT=$(free_port)
 	mkdir -p "$WORK/zk/data"
 	cat >"$WORK/zk/zoo.cfg" <<EOF
@@ -61,11 +61,11 @@ EOF
 			prof p.z.mntr "$ZKPID" "$ZPORT" -c 32 -n 10000 -w mntr
 		fi
 	else
-		fail "ZooKeeper did not answer mntr within 60 s"
+		bench_fail "ZooKeeper did not answer mntr within 60 s"
 		tail -5 "$WORK/zk.log" >&2
 	fi
 	stop "$ZKPID"
 else
-	! want zk || [ -r "$ZKJAR" ] || fail "$ZKJAR missing (Debian package zookeeper)"
+	! want zk || [ -r "$ZKJAR" ] || bench_fail "$ZKJAR missing (Debian package zookeeper)"
 fi
 

@@ -5,8 +5,8 @@
 # Sourced by tests/bench/run.sh (over tests/bench/lib.sh), never run.
 
 REDIS_OK=0
-if want redis && need redis-server "Debian package redis-server" && need redis-benchmark "Debian package redis-tools" &&
-	need redis-cli "Debian package redis-tools"; then
+if want redis && bench_need redis-server "Debian package redis-server" && bench_need redis-benchmark "Debian package redis-tools" &&
+	bench_need redis-cli "Debian package redis-tools"; then
 	REDIS_OK=1
 	REDIS_VERSION=$(redis-server --version | sed -n 's/.*v=\([^ ]*\).*/\1/p')
 	declare -A RPID RPORT APORT
@@ -35,10 +35,10 @@ if want redis && need redis-server "Debian package redis-server" && need redis-b
 			[ "$(redis-cli -p "${RPORT[$k]}" ping 2>/dev/null)" = PONG ] && { up=1; break; }
 			sleep 0.1
 		done
-		[ $up = 1 ] || { fail "redis-$k did not start"; REDIS_OK=0; }
+		[ $up = 1 ] || { bench_fail "redis-$k did not start"; REDIS_OK=0; }
 		if [ $k != plain ]; then
 			APORT[$k]=$(wait_listen "redis-$k" "${RPID[$k]}" "jm4lw agent\[[0-9]*\]: listening on" 10) ||
-				{ fail "the agent in redis-$k did not listen"; REDIS_OK=0; }
+				{ bench_fail "the agent in redis-$k did not listen"; REDIS_OK=0; }
 			PORTNAME[${APORT[$k]:-0}]=AGENT_${k^^}_PORT
 		fi
 	done
@@ -51,7 +51,7 @@ if [ $REDIS_OK = 1 ]; then
 	done
 	note_cmd "grep -E 'VmRSS|RssAnon|RssFile' /proc/\$REDIS_PID/status   # 1 s after PONG, before any load"
 	note_cmd "cat /proc/\$REDIS_PID/task/*/comm; grep ctxt_switches /proc/\$REDIS_PID/task/\$JM4LW_TID/status   # $IDLE_SECS s apart"
-	for k in agent agentprof; do R[s5.sw0.$k]=$(agent_switches "${RPID[$k]}") || fail "no jm4lw thread in redis-$k"; done
+	for k in agent agentprof; do R[s5.sw0.$k]=$(agent_switches "${RPID[$k]}") || bench_fail "no jm4lw thread in redis-$k"; done
 	sleep "$IDLE_SECS"
 	for k in agent agentprof; do
 		R[s5.sw1.$k]=$(agent_switches "${RPID[$k]}")
@@ -63,7 +63,7 @@ if [ $REDIS_OK = 1 ]; then
 	log "3. jmst vs Redis MEMORY MALLOC-STATS"
 	redis-cli -p "${RPORT[plain]}" memory malloc-stats >"$WORK/malloc-stats" 2>&1
 	grep -q -- "--- End jemalloc statistics ---" "$WORK/malloc-stats" ||
-		fail "redis MEMORY MALLOC-STATS is not jemalloc's report: $(head -2 "$WORK/malloc-stats")"
+		bench_fail "redis MEMORY MALLOC-STATS is not jemalloc's report: $(head -2 "$WORK/malloc-stats")"
 	R[s3.redis.bytes]=$(wc -c <"$WORK/malloc-stats")
 	redis-cli -p "${RPORT[agent]}" memory malloc-stats >"$WORK/malloc-stats-a" 2>&1
 	R[s3.redisa.bytes]=$(wc -c <"$WORK/malloc-stats-a")

@@ -25,7 +25,7 @@ dump1() {
 	esac
 	rec "s4.$k.proc" "$(awk -v n="${ns:-x}" 'BEGIN { if (n !~ /^[0-9]+$/) print "nan"; else printf "%.1f", n / 1000 }')"
 	if [ ! -s "$f" ]; then
-		fail "s4.$w: no dump file at '$f'"
+		bench_fail "s4.$w: no dump file at '$f'"
 	elif [ "${2:-}" = size ]; then
 		rec "s4.$w.size" "$(stat -c %s "$f")"
 		rec "s4.$w.traces" "$(grep -c '^@' "$f")"
@@ -86,7 +86,7 @@ if want jmfp; then
 		fi
 		DUMP_FS="$(findmnt -n -o FSTYPE -T "$WORK/hdumps" 2>/dev/null) ($(findmnt -n -o OPTIONS -T "$WORK/hdumps" 2>/dev/null))"
 	else
-		fail "bench_host did not start"
+		bench_fail "bench_host did not start"
 	fi
 	stop "$HPID"
 fi

@@ -23,7 +23,7 @@ if want idle; then
 				open=$(awk -F'\t' '$1 == "jm4lw_open_connections" { print $2 }' "$WORK/idle.mntr")
 				rec "s6.c$c.open" "${open:-nan}"
 				[ -n "$open" ] && [ "$open" -ge "$IDLE_CONNS" ] ||
-					fail "s6: mntr mid-run says jm4lw_open_connections=${open:-?} (want >= $IDLE_CONNS)"
+					bench_fail "s6: mntr mid-run says jm4lw_open_connections=${open:-?} (want >= $IDLE_CONNS)"
 				rec "s6.c$c.idle_open" "$(kv "$LG" idle_open)"
 			done
 		done

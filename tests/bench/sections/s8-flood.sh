@@ -32,7 +32,7 @@ if want flood; then
 		note_cmd "${ON_CLIENT[*]} loadgen -p $DPORT ${probe[*]:0:${#probe[@]}-1} \"$REFUSAL\""
 		P=$("${ON_CLIENT[@]}" "$LOADGEN" -h 127.0.0.1 -p "$DPORT" "${probe[@]}" 2>"$WORK/flood.probe.err")
 		[ -n "$P" ] && [ "$(kv "$P" wrong)" = 0 ] ||
-			fail "flood: the ruok prober: $(head -3 "$WORK/flood.probe.err" | tr '\n' ' ') $P"
+			bench_fail "flood: the ruok prober: $(head -3 "$WORK/flood.probe.err" | tr '\n' ' ') $P"
 		for k in requests errors refused p50_us p99_us max_us; do
 			# No answer at all: no latencies either.
 			v=$(kv "$P" "$k")
@@ -40,7 +40,7 @@ if want flood; then
 			rec "flood.probe.$k" "${v:-nan}"
 		done
 		wait "$mid"
-		wait "$flooder" || fail "flood: loadgen -k $IDLE_CONNS -F: $(head -3 "$WORK/flood.err" | tr '\n' ' ')"
+		wait "$flooder" || bench_fail "flood: loadgen -k $IDLE_CONNS -F: $(head -3 "$WORK/flood.err" | tr '\n' ' ')"
 		F=$(cat "$WORK/flood.out")
 		R[flood.dropped]=$(kv "$F" idle_dropped)
 		R[flood.trickled]=$(kv "$F" trickled)
@@ -51,7 +51,7 @@ if want flood; then
 		# Still serving once the flood is over.
 		lg flood.after "$DPORT" -n 1 -w ruok >/dev/null
 	else
-		fail "jm4lwd (default configuration) did not start"
+		bench_fail "jm4lwd (default configuration) did not start"
 	fi
 	stop "$DPID"
 fi

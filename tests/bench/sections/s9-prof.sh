@@ -11,6 +11,6 @@ if want prof; then
 	log "9. offline profiles: jm4lw-prof vs jeprof"
 	MODE=$MODE JM4LW_PROF=$BUILD/jm4lw-prof PB_DIR=$BUILD/prof-bench \
 		"$BENCH_SRC/prof_speed.sh" "$MD/$SECTION" ||
-		fail "prof: tests/bench/prof_speed.sh (see its lines above)"
+		bench_fail "prof: tests/bench/prof_speed.sh (see its lines above)"
 fi
 

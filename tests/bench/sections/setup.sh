@@ -5,19 +5,19 @@
 # Sourced by tests/bench/run.sh (over tests/bench/lib.sh), never run.
 
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null
-need python3 "scripts/deps.sh test" || exit 1
+bench_need python3 "scripts/deps.sh test" || exit 1
 CC=${CC:-$(command -v gcc || command -v cc)}
 
 # Always bring the build up to date, so the figures are the tree's.
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
 	log "configuring $BUILD (cmake, Release)"
 	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$WORK/cmake.log" 2>&1 ||
-		{ tail -20 "$WORK/cmake.log" >&2; fail "cmake configure of $BUILD"; exit 1; }
+		{ tail -20 "$WORK/cmake.log" >&2; bench_fail "cmake configure of $BUILD"; exit 1; }
 fi
 cmake --build "$BUILD" -j"$(nproc)" >>"$WORK/cmake.log" 2>&1 ||
-	{ tail -20 "$WORK/cmake.log" >&2; fail "build of $BUILD"; exit 1; }
+	{ tail -20 "$WORK/cmake.log" >&2; bench_fail "build of $BUILD"; exit 1; }
 for f in jm4lwd jm4lw libjm4lw.a libjm4lw_agent.so; do
-	[ -e "$BUILD/$f" ] || { fail "$BUILD/$f missing after the build"; exit 1; }
+	[ -e "$BUILD/$f" ] || { bench_fail "$BUILD/$f missing after the build"; exit 1; }
 done
 JM4LWD=$BUILD/jm4lwd
 CLIENT_BIN=$BUILD/jm4lw
@@ -39,7 +39,7 @@ else
 		$CC -O2 -g -fno-omit-frame-pointer $WARN -I"$ROOT/include" \
 			-o "$BIN/bench_host" "$BENCH_SRC/bench_host.c" "$BUILD/libjm4lw.a" \
 			$(pkg-config --libs libevent_core jemalloc inih) -lpthread; } \
-		2>"$WORK/cc.log" || { cat "$WORK/cc.log" >&2; fail "compiling tests/bench"; exit 1; }
+		2>"$WORK/cc.log" || { cat "$WORK/cc.log" >&2; bench_fail "compiling tests/bench"; exit 1; }
 	BIN_HOW="compiled by run.sh: $CC -O2 -Wall -Wextra -Werror ..."
 fi
 LOADGEN=$BIN/loadgen
@@ -82,14 +82,14 @@ log "mode $MODE: $ROUNDS round(s) of ${DUR}s per case; report -> $OUT"
 start jm4lwd env MALLOC_CONF=prof:true,prof_active:false "${ON_SERVER[@]}" "$JM4LWD" \
 	-f "$WORK/jm4lwd.conf" -l 127.0.0.1:0
 JPID=$STARTED
-JPORT=$(wait_listen jm4lwd "$JPID" "jm4lwd: listening on" 20) || { fail "jm4lwd did not start"; exit 1; }
+JPORT=$(wait_listen jm4lwd "$JPID" "jm4lwd: listening on" 20) || { bench_fail "jm4lwd did not start"; exit 1; }
 PORTNAME[$JPORT]=JM4LWD_PORT
 start floor "${ON_SERVER[@]}" "$BIN/floor" -m linger
 FPID=$STARTED
-FPORT=$(wait_listen floor "$FPID" "floor: listening on" 20) || { fail "floor did not start"; exit 1; }
+FPORT=$(wait_listen floor "$FPID" "floor: listening on" 20) || { bench_fail "floor did not start"; exit 1; }
 PORTNAME[$FPORT]=FLOOR_PORT
 start floorc "${ON_SERVER[@]}" "$BIN/floor" -m close
 FCPID=$STARTED
-FCPORT=$(wait_listen floorc "$FCPID" "floor: listening on" 20) || { fail "floor -m close did not start"; exit 1; }
+FCPORT=$(wait_listen floorc "$FCPID" "floor: listening on" 20) || { bench_fail "floor -m close did not start"; exit 1; }
 PORTNAME[$FCPORT]=FLOOR_CLOSE_PORT
 
