@@ -385,7 +385,7 @@ static void route_word(struct http_ctx *ctx)
 {
 	const char *w = ctx->path + strlen("/4lw/"), *why;
 	const struct proto_word *bw;
-	struct proto_out out;
+	struct out out;
 	struct evbuffer *b;
 	struct proto_result res;
 	int flags, r;

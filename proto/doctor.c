@@ -161,7 +161,7 @@ static const char *sample_every(char *buf, size_t len, size_t lg)
 }
 
 /* The table of parts, then the virtual figures and metadata. */
-static void render_parts(struct proto_out *out, const struct doctor *d)
+static void render_parts(struct out *out, const struct doctor *d)
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	int k;
@@ -202,7 +202,7 @@ static void render_parts(struct proto_out *out, const struct doctor *d)
 }
 
 /* The worst size classes and arenas. */
-static void render_worst(struct proto_out *out, const struct doctor *d)
+static void render_worst(struct out *out, const struct doctor *d)
 {
 	const struct doctor_bin *b;
 	const struct doctor_arena *a;
@@ -235,7 +235,7 @@ static void render_worst(struct proto_out *out, const struct doctor *d)
 }
 
 /* jmdr's screen: the parts, the worst, the advice; or the error line. */
-int proto_render_doctor(struct proto_out *out, const struct doctor *d)
+int proto_render_doctor(struct out *out, const struct doctor *d)
 {
 	char line[512];
 	unsigned i;

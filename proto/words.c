@@ -12,8 +12,8 @@
 #include "proto.h"
 
 /* One error line, and why for proto_dispatch. */
-static int reply_error(struct proto *p, struct proto_out *out,
-    enum core_reason why, const char *reason)
+static int reply_error(struct proto *p, struct out *out, enum core_reason why,
+    const char *reason)
 {
 	p->why = why;
 	out_printf(out, JM4LW_ERROR_PREFIX "%s\n", reason);
@@ -21,7 +21,7 @@ static int reply_error(struct proto *p, struct proto_out *out,
 }
 
 /* ruok: the liveness probe, byte-identical to ZooKeeper's. */
-static int word_ruok(struct proto *p, struct proto_out *out)
+static int word_ruok(struct proto *p, struct out *out)
 {
 	(void)p;
 	out_write(out, "imok", 4);
@@ -39,7 +39,7 @@ static const char *fmt_time(char *buf, size_t len, time_t t)
 }
 
 /* mntr: ZooKeeper's key<TAB>value shape, one line per figure we have. */
-static int word_mntr(struct proto *p, struct proto_out *out)
+static int word_mntr(struct proto *p, struct out *out)
 {
 	struct figure_value v[FIGURES_MAX];
 	char when[32];
@@ -78,7 +78,7 @@ static uint64_t figure_u(const struct figure_value *v, const char *key)
 }
 
 /* srvr: ZooKeeper's "Key: value" summary. */
-static int word_srvr(struct proto *p, struct proto_out *out)
+static int word_srvr(struct proto *p, struct out *out)
 {
 	struct figure_value v[FIGURES_MAX];
 	const struct figure_value *on, *active;
@@ -108,7 +108,7 @@ static int word_srvr(struct proto *p, struct proto_out *out)
 
 /* One "key=value" line of conf: numbers and sizes in plain digits,
  * strings as they are. */
-static void conf_line(struct proto_out *out, const struct proto_conf_key *k,
+static void conf_line(struct out *out, const struct proto_conf_key *k,
     const struct jm4lw_config *cfg)
 {
 	const char *field = (const char *)cfg + k->off;
@@ -131,7 +131,7 @@ static void conf_line(struct proto_out *out, const struct proto_conf_key *k,
 
 /* conf: the effective configuration, one key=value a line, in the order
  * of the keys the module handed over (the config's key table). */
-static int word_conf(struct proto *p, struct proto_out *out)
+static int word_conf(struct proto *p, struct out *out)
 {
 	size_t i;
 
@@ -153,14 +153,14 @@ static void stats_cb(void *arg, const char *s)
  * the epoch itself before it reads anything (stats.c, 5.x): one of ours
  * would be a second merge of every arena for nothing.
  */
-static int word_jmst(struct proto *p, struct proto_out *out)
+static int word_jmst(struct proto *p, struct out *out)
 {
 	core_stats_print(p->core, stats_cb, out, 0);
 	return PROTO_OK;
 }
 
 /* jmsj: the same as JSON, for scripts; jemalloc ends it without "\n". */
-static int word_jmsj(struct proto *p, struct proto_out *out)
+static int word_jmsj(struct proto *p, struct out *out)
 {
 	core_stats_print(p->core, stats_cb, out, 1);
 	out_write(out, "\n", 1);
@@ -168,7 +168,7 @@ static int word_jmsj(struct proto *p, struct proto_out *out)
 }
 
 /* jmfp's reply: the new dump's path, or why there is none. */
-int proto_render_dump(struct proto_out *out, const struct dump_result *r)
+int proto_render_dump(struct out *out, const struct dump_result *r)
 {
 	if (r->status != DUMP_OK) {
 		out_printf(out, JM4LW_ERROR_PREFIX "%s\n", r->reason);
@@ -184,7 +184,7 @@ int proto_render_dump(struct proto_out *out, const struct dump_result *r)
  * first, time in UTC ISO 8601. The summary keeps the reply non-empty when
  * there is nothing, and scripts skip it with grep -v '^#'.
  */
-static int word_jmls(struct proto *p, struct proto_out *out)
+static int word_jmls(struct proto *p, struct out *out)
 {
 	struct dump_list l;
 	char when[32];
@@ -206,7 +206,7 @@ static int word_jmls(struct proto *p, struct proto_out *out)
 }
 
 /* jmrs: a fresh profile, so a later jmfp covers only the window since. */
-static int word_jmrs(struct proto *p, struct proto_out *out)
+static int word_jmrs(struct proto *p, struct out *out)
 {
 	struct ctl_result r;
 
@@ -218,7 +218,7 @@ static int word_jmrs(struct proto *p, struct proto_out *out)
 }
 
 /* jmep/jmdp: switch sampling, and say what it was. */
-static int set_active(struct proto *p, struct proto_out *out, int on)
+static int set_active(struct proto *p, struct out *out, int on)
 {
 	struct ctl_result r;
 
@@ -232,19 +232,19 @@ static int set_active(struct proto *p, struct proto_out *out, int on)
 }
 
 /* jmep: start sampling allocations. */
-static int word_jmep(struct proto *p, struct proto_out *out)
+static int word_jmep(struct proto *p, struct out *out)
 {
 	return set_active(p, out, 1);
 }
 
 /* jmdp: stop sampling allocations. */
-static int word_jmdp(struct proto *p, struct proto_out *out)
+static int word_jmdp(struct proto *p, struct out *out)
 {
 	return set_active(p, out, 0);
 }
 
 /* jmpg: give unused dirty pages of every arena back to the kernel. */
-static int word_jmpg(struct proto *p, struct proto_out *out)
+static int word_jmpg(struct proto *p, struct out *out)
 {
 	char b1[32], b2[32];
 	struct ctl_result r;
@@ -265,7 +265,7 @@ static int word_jmpg(struct proto *p, struct proto_out *out)
  * hundred mallctl reads by MIB, well under a millisecond with 16 arenas
  * (BENCHMARKS.md, section 12): answered on the loop. The diagnosis (~10
  * KB) is allocated, not put on a host's stack of unknown size. */
-static int word_jmdr(struct proto *p, struct proto_out *out)
+static int word_jmdr(struct proto *p, struct out *out)
 {
 	struct doctor *d;
 	int rv;
@@ -285,8 +285,7 @@ static int word_jmdr(struct proto *p, struct proto_out *out)
 
 /* One jmhi line: column @p col's newest value, least, most, and the ring
  * as a sparkline of SPARK_WIDTH buckets (each its bucket's last row). */
-static void history_line(struct proto_out *out, const struct history *h,
-    size_t col)
+static void history_line(struct out *out, const struct history *h, size_t col)
 {
 	static const char *const bars[] = {"\u2581", "\u2582", "\u2583",
 	    "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
@@ -326,7 +325,7 @@ static void history_line(struct proto_out *out, const struct history *h,
 
 /* jmhi: the figures' history, a line per column: now, least, most, and
  * a sparkline of the whole ring, oldest on the left. */
-static int word_jmhi(struct proto *p, struct proto_out *out)
+static int word_jmhi(struct proto *p, struct out *out)
 {
 	const struct history *h = &p->core->hist;
 	char a[32];

@@ -76,7 +76,7 @@ static void build_heap(const struct core_ops *ops, unsigned n, unsigned *nbins)
 	ops->mallctl("thread.arena", NULL, NULL, &ind, sizeof(ind));
 }
 
-/* A proto_out that drops the text: jmdr's rendering, not its I/O. */
+/* A struct out that drops the text: jmdr's rendering, not its I/O. */
 static void drop(void *arg, const void *buf, size_t len)
 {
 	(void)buf;
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	const struct core_ops *ops = core_jemalloc();
 	unsigned arenas = 16, calls = 2000, nbins = 0, i;
 	double t0, diag, diag_epoch, jmdr, metrics, mdoc, fam;
-	struct proto_out out;
+	struct out out;
 	struct evbuffer *b;
 	struct doctor *d;
 	struct core c;

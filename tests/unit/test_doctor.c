@@ -476,7 +476,7 @@ static void test_tcache_threshold(void **state)
 	assert_int_equal(D.part[DOCTOR_TCACHE], 9 * MiB);
 }
 
-/* A proto_out into a NUL-terminated buffer of the test's. */
+/* A struct out into a NUL-terminated buffer of the test's. */
 static void out_buf(void *arg, const void *buf, size_t len)
 {
 	strncat(arg, buf, len);
@@ -486,7 +486,7 @@ static void out_buf(void *arg, const void *buf, size_t len)
 static void test_no_stats(void **state)
 {
 	char text[1024] = "";
-	struct proto_out out = {.write = out_buf, .arg = text};
+	struct out out = {.write = out_buf, .arg = text};
 
 	(void)state;
 	one_arena();
@@ -642,7 +642,7 @@ static void test_prof_cost(void **state)
 static void test_jmdr_text(void **state)
 {
 	static char text[16384];
-	struct proto_out out = {.write = out_buf, .arg = text};
+	struct out out = {.write = out_buf, .arg = text};
 
 	(void)state;
 	one_arena();

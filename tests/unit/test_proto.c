@@ -70,7 +70,7 @@ struct reply {
 	size_t len;
 };
 
-/* proto_out callback appending to a struct reply. */
+/* struct out callback appending to a struct reply. */
 static void collect(void *arg, const void *buf, size_t len)
 {
 	struct reply *r = arg;
@@ -96,7 +96,7 @@ static char tmpdir[1024];
  */
 static int run(const char *word)
 {
-	struct proto_out out = {.write = collect, .arg = &R};
+	struct out out = {.write = collect, .arg = &R};
 	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int r, busy = core.dump_running;
 
@@ -525,6 +525,18 @@ static void test_fmt_bytes(void **state)
 	assert_string_equal(fmt_bytes(b, sizeof(b), (size_t)1 << 50),
 	    "1.0 PiB");
 	assert_string_equal(fmt_bytes(b, sizeof(b), SIZE_MAX), "16.0 EiB");
+	/* The leak report's way: signed, a decimal in bytes, up to TiB. */
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), -5, BYTES_DECIMAL),
+	    "-5.0 B");
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), 0x1p50,
+	                        BYTES_DECIMAL | BYTES_UPTO_TIB),
+	    "1024.0 TiB");
+	/* The flame graph's: "+" before a growth, plain bytes. */
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), 12, BYTES_SIGN),
+	    "+12 B");
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), 0, BYTES_SIGN), "0 B");
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), -1536, BYTES_SIGN),
+	    "-1.5 KiB");
 }
 
 /* A figure jemalloc cannot give is left out, not made up. */
@@ -1212,7 +1224,7 @@ static void test_prof_not_built(void **state)
  */
 static void test_prof_unreadable_is_no_rate_limit(void **state)
 {
-	struct proto_out out = {.write = collect, .arg = &R};
+	struct out out = {.write = collect, .arg = &R};
 	struct proto_result res;
 
 	(void)state;
@@ -1421,7 +1433,7 @@ static void test_views_table(void **state)
  */
 static void test_jmfp_is_a_job(void **state)
 {
-	struct proto_out out = {.write = collect, .arg = &R};
+	struct out out = {.write = collect, .arg = &R};
 	const struct proto_word *w;
 	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int n = 5;
