@@ -14,7 +14,6 @@
 #include <event2/keyvalq_struct.h>
 
 #include "http.h"
-#include "json.h"
 #include "module.h"
 
 /* Headers every reply carries: nothing cached, no type sniffing. */
@@ -344,14 +343,4 @@ int http_word_serves(const struct http_ctx *ctx, const char *w)
 	int flags = proto_word_flags(&ctx->m->proto, w, &bw);
 
 	return proto_allowed(ctx->m->cfg.allow, w, flags < 0 ? 0 : flags);
-}
-
-/* @p s as a JSON string, quotes and escapes added, invalid UTF-8
- * replaced: lib/json.c's writer, the one every face shares (figures,
- * the doctor's labels and advice, dump names). */
-void json_str(struct evbuffer *b, const char *s)
-{
-	struct out o = http_out_of(b);
-
-	json_string(&o, s);
 }

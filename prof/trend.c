@@ -21,6 +21,7 @@
 #include "prof_util.h"
 #include "render.h"
 #include "trend.h"
+#include "when.h"
 
 /* "Nearly every interval": this share of them, rounded up. */
 #define TREND_GROWN_PCT 80
@@ -505,22 +506,15 @@ static const char *human(char *buf, size_t len, double x)
 	    BYTES_DECIMAL | BYTES_UPTO_TIB);
 }
 
-/* "2026-11-21T23:40:12Z"; "?" for a time no index holds (converting
- * NaN or a huge double to time_t is undefined). */
+/* lib's time format; "?" for a time no index holds (converting NaN or
+ * a huge double to time_t is undefined). */
 static const char *when(char *buf, size_t len, double t)
 {
-	time_t s;
-	struct tm tm;
-
 	if (!(t >= 0 && t <= TREND_TIME_MAX)) {
 		snprintf(buf, len, "?");
 		return buf;
 	}
-	s = (time_t)t;
-	if (gmtime_r(&s, &tm) == NULL ||
-	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, len, "?");
-	return buf;
+	return fmt_time(buf, len, (time_t)t);
 }
 
 /* jmlk: a heading with the dumps and span, a row per suspect, onto @p

@@ -150,13 +150,4 @@ int proto_word_flags(struct proto *p, const char word[4],
 int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
     void *arg, int flags);
 
-/* jmdr (proto/doctor.c): the diagnosis as one screen of text, or its
- * error line (PROTO_ERROR). */
-int proto_render_doctor(struct out *out, const struct doctor *d);
-
-/* An advice line in words, into @p buf; and its kind's short name. */
-const char *proto_doctor_advice(const struct doctor_advice *a, char *buf,
-    size_t len);
-const char *proto_doctor_advice_key(const struct doctor_advice *a);
-
 #endif /* JM4LW_PROTO_H */
