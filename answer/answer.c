@@ -1,7 +1,8 @@
 /*
  * The table of answers x formats (see answer.h): one row per answer, a
  * render function per cell. Adding a format to an answer is a cell here
- * and its function in the answer's file; no face changes.
+ * and its function in the answer's file; the face that wants it names
+ * the format, and nothing else moves.
  */
 #include "answer.h"
 

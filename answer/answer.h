@@ -18,8 +18,8 @@
 
 /* What is answered: the row of the table. */
 enum answer_kind {
-	ANSWER_DOCTOR,  /* const struct doctor *, d->ok */
-	ANSWER_HISTORY, /* const struct answer_history *, a ring */
+	ANSWER_DOCTOR,  /* const struct doctor *, one that is d->ok */
+	ANSWER_HISTORY, /* const struct answer_history *, h->ring set */
 	ANSWER_FIGURES, /* const struct answer_figures * */
 	ANSWER_DUMPS,   /* const struct answer_dumps * */
 	ANSWER_KINDS

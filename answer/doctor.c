@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "answer.h"
+#include "bytes.h"
 #include "json.h"
 
 /* An advice line's wording, from its typed figures. */

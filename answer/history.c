@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "answer.h"
+#include "bytes.h"
 
 /* Characters of a jmhi sparkline: the whole ring, bucketed. */
 #define SPARK_WIDTH 60

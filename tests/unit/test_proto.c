@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "answer.h"
 #include "config.h"
 #include "fake_jemalloc.h"
 #include "http.h"
@@ -537,6 +538,31 @@ static void test_fmt_bytes(void **state)
 	assert_string_equal(fmt_bytes_as(b, sizeof(b), 0, BYTES_SIGN), "0 B");
 	assert_string_equal(fmt_bytes_as(b, sizeof(b), -1536, BYTES_SIGN),
 	    "-1.5 KiB");
+}
+
+/* The answers' table: every answer has a text (a word shows it), a cell
+ * that does not exist renders nothing and says so, and so does a kind
+ * or format past the table. */
+static void test_answer_table(void **state)
+{
+	struct reply r = {0};
+	struct out out = {.write = collect, .arg = &r};
+	struct answer_history h = {0};
+	int k;
+
+	(void)state;
+	for (k = 0; k < ANSWER_KINDS; k++) {
+		assert_non_null(answers[k].name);
+		assert_non_null(answers[k].render[ANSWER_TEXT]);
+	}
+	assert_int_equal(answer_render(ANSWER_HISTORY, ANSWER_PROMETHEUS, &h,
+	                     &out),
+	    -1);
+	assert_int_equal(answer_render(ANSWER_KINDS, ANSWER_TEXT, &h, &out),
+	    -1);
+	assert_int_equal(answer_render(ANSWER_DOCTOR, ANSWER_FORMATS, &h, &out),
+	    -1);
+	assert_int_equal(r.len, 0);
 }
 
 /* A figure jemalloc cannot give is left out, not made up. */
@@ -1621,6 +1647,7 @@ int main(void)
 	    T(test_mntr),
 	    T(test_mntr_coalesces_epochs),
 	    T(test_fmt_bytes),
+	    T(test_answer_table),
 	    T(test_mntr_leaves_out_what_fails),
 	    T(test_srvr_and_conf),
 	    T(test_jmst_jmsj),
