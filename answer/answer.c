@@ -14,6 +14,7 @@ const struct answer answers[ANSWER_KINDS] = {
         {answer_history_text, answer_history_json, NULL}},
     [ANSWER_FIGURES] = {"figures",
         {answer_figures_text, answer_figures_json, answer_figures_prometheus}},
+    [ANSWER_SUMMARY] = {"summary", {answer_summary_text, NULL, NULL}},
     [ANSWER_DUMPS] = {"dumps", {answer_dumps_text, answer_dumps_json, NULL}},
 };
 

@@ -1,9 +1,9 @@
 /*
  * answer — every answer that is not a profile, rendered in one place: the
- * doctor, the figures' history, the figures themselves and the kept
- * dumps, each as text (a word's reply), JSON (an HTTP route's) and
- * Prometheus' text format (/metrics) where that format exists for it.
- * A face asks core for the typed result, chooses the format and hands
+ * doctor, the figures' history, the figures themselves (and srvr's
+ * summary of them) and the kept dumps, each as text (a word's reply), JSON (an
+ * HTTP route's) and Prometheus' text format (/metrics) where that format exists
+ * for it. A face asks core for the typed result, chooses the format and hands
  * both to answer_render with where the bytes go; it words nothing
  * itself. Above core (whose results it reads), below proto/ and http/.
  */
@@ -21,6 +21,7 @@ enum answer_kind {
 	ANSWER_DOCTOR,  /* const struct doctor *, one that is d->ok */
 	ANSWER_HISTORY, /* const struct answer_history *, h->ring set */
 	ANSWER_FIGURES, /* const struct answer_figures * */
+	ANSWER_SUMMARY, /* the same: srvr's few of them, and the mode */
 	ANSWER_DUMPS,   /* const struct answer_dumps * */
 	ANSWER_KINDS
 };
@@ -58,12 +59,13 @@ struct answer_history {
 	uint64_t since;
 };
 
-/* ANSWER_FIGURES: the figures' values (figures_read's, figures_count of
- * them) and what runs, for jm4lw_build_info. */
+/* ANSWER_FIGURES, ANSWER_SUMMARY: the figures' values (figures_read's,
+ * figures_count of them) and what runs (jm4lw_build_info, srvr). */
 struct answer_figures {
 	const struct figure_value *v;
 	const char *jemalloc;   /* core_version() */
 	const char *symbolizer; /* the backend this build symbolizes with */
+	const char *mode;       /* core->mode: how the module runs (srvr) */
 };
 
 /* ANSWER_DUMPS: the kept dumps, and the prefix they are named with. */
@@ -81,6 +83,7 @@ void answer_history_json(struct out *out, const void *h);
 void answer_figures_text(struct out *out, const void *f);
 void answer_figures_json(struct out *out, const void *f);
 void answer_figures_prometheus(struct out *out, const void *f);
+void answer_summary_text(struct out *out, const void *f);
 void answer_dumps_text(struct out *out, const void *l);
 void answer_dumps_json(struct out *out, const void *l);
 

@@ -1,11 +1,13 @@
 /*
  * The figures (core/figures.c's one table, read by figures_read): mntr's
- * key<TAB>value text, /jemalloc/status's JSON object and the /metrics
+ * key<TAB>value text, srvr's summary, /jemalloc/status's JSON object and
+ * the /metrics
  * families, each row with a metric name becoming "# HELP", "# TYPE" and
  * its sample (Prometheus' text exposition format 0.0.4). A figure is
  * defined once, in core's table; every rendering of it is here.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -41,6 +43,41 @@ void answer_figures_text(struct out *out, const void *result)
 			    v[i].u);
 		}
 	}
+}
+
+/* A figure's number, 0 if this process does not have it. */
+static uint64_t figure_u(const struct figure_value *v, const char *key)
+{
+	const struct figure_value *f = figure_find(v, key);
+
+	return f != NULL ? f->u : 0;
+}
+
+/* srvr: ZooKeeper's "Key: value" summary of the same figures. */
+void answer_summary_text(struct out *out, const void *result)
+{
+	const struct answer_figures *a = result;
+	const struct figure_value *on, *active;
+	const char *prof = "unavailable";
+
+	if ((on = figure_find(a->v, "jemalloc_opt_prof")) != NULL) {
+		prof = "off";
+		active = figure_find(a->v, "jemalloc_prof_active");
+		if (on->u && active != NULL)
+			prof = active->u ? "active" : "inactive";
+	}
+	out_printf(out, "jm4lw version: %s (jemalloc %s)\n", JM4LW_VERSION,
+	    a->jemalloc);
+	out_printf(out, "Uptime: %" PRIu64 "\n",
+	    figure_u(a->v, "jm4lw_uptime_seconds"));
+	out_printf(out, "Connections: %" PRIu64 "\n",
+	    figure_u(a->v, "jm4lw_open_connections"));
+	out_printf(out, "Received: %" PRIu64 "\n",
+	    figure_u(a->v, "jm4lw_words_served"));
+	out_printf(out, "Dumps: %" PRIu64 "\n",
+	    figure_u(a->v, "jm4lw_dumps_written"));
+	out_printf(out, "Profiling: %s\n", prof);
+	out_printf(out, "Mode: %s\n", a->mode);
 }
 
 /* /jemalloc/status: the figures as one JSON object, Keeper's names for

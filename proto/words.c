@@ -4,7 +4,6 @@
  * writes a complete reply to @p out and returns PROTO_OK or PROTO_ERROR
  * (an `error: ` line was written).
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,40 +40,16 @@ static int word_mntr(struct proto *p, struct out *out)
 	return PROTO_OK;
 }
 
-/* A figure's number, 0 if this process does not have it. */
-static uint64_t figure_u(const struct figure_value *v, const char *key)
-{
-	const struct figure_value *f = figure_find(v, key);
-
-	return f != NULL ? f->u : 0;
-}
-
-/* srvr: ZooKeeper's "Key: value" summary. */
+/* srvr: ZooKeeper's "Key: value" summary (answer/figures.c). */
 static int word_srvr(struct proto *p, struct out *out)
 {
 	struct figure_value v[FIGURES_MAX];
-	const struct figure_value *on, *active;
-	const char *prof = "unavailable";
+	struct answer_figures a = {.v = v,
+	    .jemalloc = core_version(p->core),
+	    .mode = p->core->mode};
 
 	figures_read(p->core, v);
-	if ((on = figure_find(v, "jemalloc_opt_prof")) != NULL) {
-		prof = "off";
-		active = figure_find(v, "jemalloc_prof_active");
-		if (on->u && active != NULL)
-			prof = active->u ? "active" : "inactive";
-	}
-	out_printf(out, "jm4lw version: %s (jemalloc %s)\n", JM4LW_VERSION,
-	    core_version(p->core));
-	out_printf(out, "Uptime: %" PRIu64 "\n",
-	    figure_u(v, "jm4lw_uptime_seconds"));
-	out_printf(out, "Connections: %" PRIu64 "\n",
-	    figure_u(v, "jm4lw_open_connections"));
-	out_printf(out, "Received: %" PRIu64 "\n",
-	    figure_u(v, "jm4lw_words_served"));
-	out_printf(out, "Dumps: %" PRIu64 "\n",
-	    figure_u(v, "jm4lw_dumps_written"));
-	out_printf(out, "Profiling: %s\n", prof);
-	out_printf(out, "Mode: %s\n", p->core->mode);
+	answer_render(ANSWER_SUMMARY, ANSWER_TEXT, &a, out);
 	return PROTO_OK;
 }
 
