@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "bytes.h"
 #include "config_struct.h"
 #include "jm4lw.h"
 #include "view.h"
@@ -652,9 +653,6 @@ const char *list_next(const char **s, size_t *n);
 /* @p s (@p n bytes) in double quotes for a message: bytes that are not
  * printable ASCII as \xNN and a long value cut with "...". */
 const char *quote(char *buf, size_t len, const char *s, size_t n);
-
-/* Human size for one-line replies: "12.1 MiB". */
-const char *fmt_bytes(char *buf, size_t len, unsigned long long n);
 
 /* --- doctor: where resident memory goes (issue 22) ------------------- */
 

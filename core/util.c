@@ -1,6 +1,6 @@
 /*
- * Small helpers every part of jm4lw shares: lists, quoting for messages,
- * sizes for people, log lines, the dump directory's absolute name.
+ * Small helpers every part of jm4lw shares: lists, quoting for messages, log
+ * lines, the dump directory's absolute name.
  */
 #include <sys/stat.h>
 
@@ -71,25 +71,6 @@ const char *quote(char *buf, size_t len, const char *s, size_t n)
 	}
 	buf[o++] = '"';
 	buf[o] = '\0';
-	return buf;
-}
-
-/* "12.1 MiB": one decimal is what a person compares at a glance. */
-const char *fmt_bytes(char *buf, size_t len, unsigned long long n)
-{
-	static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB",
-	    "EiB"};
-	double v = (double)n;
-	int i = 0;
-
-	while (v >= 1024 && i < 6) {
-		v /= 1024;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, len, "%llu B", n);
-	else
-		snprintf(buf, len, "%.1f %s", v, unit[i]);
 	return buf;
 }
 

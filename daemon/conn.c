@@ -237,7 +237,7 @@ static void conn_rearm(struct conn *c)
 static void conn_answer_job(struct jm4lw *m, void *arg, struct dump_result *r)
 {
 	struct conn *c = arg;
-	struct proto_out out = {.write = conn_write_cb, .arg = c};
+	struct out out = {.write = conn_write_cb, .arg = c};
 
 	(void)m;
 	if (r->status == DUMP_OK && r->body) {
@@ -252,7 +252,7 @@ static void conn_answer_job(struct jm4lw *m, void *arg, struct dump_result *r)
 /* The word is complete: run it, or hand it to the worker. */
 static void conn_dispatch(struct conn *c)
 {
-	struct proto_out out = {.write = conn_write_cb, .arg = c};
+	struct out out = {.write = conn_write_cb, .arg = c};
 	const struct proto_word *w = proto_lookup(c->word);
 	struct proto_result res;
 	int r;

@@ -1,8 +1,7 @@
 /*
- * The HTTP face of issue 23's history and leaks: /jemalloc/history, the
- * figures' ring as JSON (the page draws it whole on opening, then asks
- * for the rows since its last), and /jemalloc/leaks, the leak suspects,
- * which the worker computes.
+ * The HTTP face of the history and the leaks: /jemalloc/history, the
+ * figures' ring as JSON (rendered by answer/history.c), and
+ * /jemalloc/leaks, the leak suspects, which the worker computes.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -11,6 +10,7 @@
 
 #include <event2/keyvalq_struct.h>
 
+#include "answer.h"
 #include "http.h"
 #include "module.h"
 
@@ -29,27 +29,22 @@ static int history_since(const char *s, uint64_t *v)
 	return 0;
 }
 
-/* /jemalloc/history[?since=T]: {"interval", "points", "bytes",
- * "columns", "rows"}, rows oldest first, each [time, value...] with
- * null for a value this process lacks; with since=, only rows after T.
- * The whole ring is ~1 MB of JSON at the default size: a few ms on the
- * loop, once per page opened (BENCHMARKS.md); polls ask for a few rows. */
+/* /jemalloc/history[?since=T]: the ring as JSON (answer/history.c),
+ * with since=, only the rows after T. */
 void http_route_history(struct http_ctx *ctx)
 {
 	const char *s = evhttp_find_header(ctx->query, "since");
-	const struct history *h = &ctx->m->core.hist;
+	struct answer_history a = {.h = &ctx->m->core.hist};
 	struct evbuffer *b;
-	const uint64_t *row;
-	uint64_t since = 0;
-	size_t i, c, n = 0;
+	struct out out;
 
-	if (s != NULL && history_since(s, &since) == -1) {
+	if (s != NULL && history_since(s, &a.since) == -1) {
 		http_error(ctx->req, 400,
 		    "since=%.40s: want seconds since the epoch (a row's time)",
 		    s);
 		return;
 	}
-	if (h->ring == NULL) {
+	if (a.h->ring == NULL) {
 		http_error(ctx->req, 404, "no history: history_points is 0");
 		return;
 	}
@@ -57,28 +52,8 @@ void http_route_history(struct http_ctx *ctx)
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
 		return;
 	}
-	evbuffer_add_printf(b,
-	    "{\"interval\": %u, \"points\": %zu, \"bytes\": %zu, "
-	    "\"columns\": [\"time\"",
-	    h->interval, h->cap, history_bytes(h->cap));
-	for (c = 0; c < HISTORY_COLS; c++)
-		evbuffer_add_printf(b, ", \"%s\"", history_cols[c].name);
-	evbuffer_add_printf(b, "], \"rows\": [");
-	for (i = 0; i < h->n; i++) {
-		row = history_row(h, i);
-		if (row[0] <= since)
-			continue;
-		evbuffer_add_printf(b, "%s[%llu", n++ ? ",\n" : "\n",
-		    (unsigned long long)row[0]);
-		for (c = 1; c < HISTORY_ROW; c++)
-			if (row[c] == HISTORY_NONE)
-				evbuffer_add_printf(b, ", null");
-			else
-				evbuffer_add_printf(b, ", %llu",
-				    (unsigned long long)row[c]);
-		evbuffer_add_printf(b, "]");
-	}
-	evbuffer_add_printf(b, "]}\n");
+	out = http_out_of(b);
+	answer_render(ANSWER_HISTORY, ANSWER_JSON, &a, &out);
 	http_reply(ctx->req, 200, JSON, b);
 }
 

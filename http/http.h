@@ -18,6 +18,7 @@
 
 #include "addr.h"
 #include "core.h"
+#include "out.h"
 
 struct jm4lw;
 struct evconnlistener;
@@ -172,9 +173,6 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 /* The HTTP status that says @p why a call was refused or failed. */
 int http_status_of(enum core_reason why);
 
-/* @p s to @p b as a JSON string, with its quotes and escapes. */
-void json_str(struct evbuffer *b, const char *s);
-
 /* A dump job with @p view for this request (and @p with_base), answered
  * with @p ctype, or a symbol lookup of the request's body when @p view
  * is -1; @p who names it in a refusal. With @p word, the reply is the
@@ -200,8 +198,10 @@ int http_word_serves(const struct http_ctx *ctx, const char *w);
 /* Why this request may not change state (NULL: it may). */
 const char *http_csrf_refusal(struct evhttp_request *req);
 
-/* A proto_out's write into the evbuffer @p arg. */
+/* struct out's write into the evbuffer @p arg; and a struct out onto
+ * @p b, the HTTP face's adapter of lib's output interface. */
 void http_out(void *arg, const void *buf, size_t len);
+struct out http_out_of(struct evbuffer *b);
 
 /* --- history.c (issue 23) -------------------------------------------- */
 
@@ -216,13 +216,5 @@ void http_route_leaks(struct http_ctx *ctx);
 /* Prometheus' text format 0.0.4 of the figures (what mntr shows), and
  * the doctor's families when @p doctor (jmdr is allowed). */
 void http_metrics(struct core *c, struct evbuffer *out, int doctor);
-
-/* --- doctor.c: the doctor's renderings (issue 22) -------------------- */
-
-/* GET /jemalloc/doctor: @p d as JSON, every figure in bytes. */
-void http_doctor_json(const struct doctor *d, struct evbuffer *b);
-
-/* The doctor's /metrics families (per part, arena, size class). */
-void http_doctor_metrics(const struct doctor *d, struct evbuffer *b);
 
 #endif

@@ -1,65 +1,37 @@
 /*
- * /metrics: Prometheus' text exposition format 0.0.4, rendered from the
- * same figures table mntr renders, so a figure is defined once: each row
- * with a metric name becomes "# HELP", "# TYPE" and its sample.
- * What a family reveals is governed by the word that reveals the same
- * (issue 28 #7): the figures and jm4lw_build_info are mntr's (the route's
- * word: mntr shows the versions and the symbolizer too); the doctor's
- * families, per part, arena and size class, are jmdr's, and appear only
- * when the allow list serves jmdr.
+ * /metrics: Prometheus' text exposition format 0.0.4. The figures and
+ * jm4lw_build_info are rendered by answer/figures.c from the same table
+ * mntr renders, so a figure is defined once; the doctor's families by
+ * answer/doctor.c. What a family reveals is governed by the word that
+ * reveals the same: the figures and jm4lw_build_info are mntr's (the
+ * route's word: mntr shows the versions and the symbolizer too); the
+ * doctor's families, per part, arena and size class, are jmdr's, and
+ * appear only when the allow list serves jmdr.
  */
 #include <stdlib.h>
-#include <string.h>
 
+#include "answer.h"
 #include "http.h"
 #include "symbolize.h"
 
-/* A label value: backslash, quote and newline escaped, as the format
- * wants them. */
-static void label(struct evbuffer *out, const char *v)
-{
-	for (; *v != '\0'; v++) {
-		if (*v == '\\' || *v == '"')
-			evbuffer_add_printf(out, "\\%c", *v);
-		else if (*v == '\n')
-			evbuffer_add(out, "\\n", 2);
-		else
-			evbuffer_add(out, v, 1);
-	}
-}
-
-void http_metrics(struct core *c, struct evbuffer *out, int doctor)
+void http_metrics(struct core *c, struct evbuffer *b, int doctor)
 {
 	struct figure_value v[FIGURES_MAX];
-	const struct figure *f;
+	struct answer_figures a = {.v = v,
+	    .jemalloc = core_version(c),
+	    .symbolizer = sym_backend()};
+	struct out out = http_out_of(b);
 	struct doctor *d;
-	size_t i;
 
 	figures_read(c, v);
-	for (i = 0; i < figures_count; i++) {
-		f = &figures[i];
-		if (f->metric == NULL || !v[i].have || f->type == FIG_TEXT)
-			continue;
-		evbuffer_add_printf(out,
-		    "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", f->metric, f->help,
-		    f->metric, f->type == FIG_COUNTER ? "counter" : "gauge",
-		    f->metric, (unsigned long long)v[i].u);
-	}
-	/* What is running, as labels of a constant, the usual way. */
-	evbuffer_add_printf(out,
-	    "# HELP jm4lw_build_info jm4lw's and jemalloc's versions and the "
-	    "symbolizer, as labels\n# TYPE jm4lw_build_info gauge\n"
-	    "jm4lw_build_info{version=\"");
-	label(out, JM4LW_VERSION);
-	evbuffer_add_printf(out, "\",jemalloc=\"");
-	label(out, core_version(c));
-	evbuffer_add_printf(out, "\",symbolizer=\"");
-	label(out, sym_backend());
-	evbuffer_add_printf(out, "\"} 1\n");
-	/* Where resident goes, per arena and size class (issue 22): jmdr's. */
+	answer_render(ANSWER_FIGURES, ANSWER_PROMETHEUS, &a, &out);
+	/* Where resident goes, per arena and size class: jmdr's. None
+	 * without stats (a diagnosis that failed). */
 	if (doctor && (d = malloc(sizeof(*d))) != NULL) {
 		core_doctor(c, d);
-		http_doctor_metrics(d, out);
+		if (d->ok)
+			answer_render(ANSWER_DOCTOR, ANSWER_PROMETHEUS, d,
+			    &out);
 		free(d);
 	}
 }

@@ -14,7 +14,6 @@
 #include <event2/keyvalq_struct.h>
 
 #include "http.h"
-#include "json.h"
 #include "module.h"
 
 /* Headers every reply carries: nothing cached, no type sniffing. */
@@ -152,10 +151,17 @@ static void http_job_error(struct evhttp_request *req,
 	http_error(req, http_status_of(r->why), "%s", r->reason);
 }
 
-/* proto_out into an evbuffer. */
+/* struct out's write into an evbuffer. */
 void http_out(void *arg, const void *buf, size_t len)
 {
 	(void)evbuffer_add(arg, buf, len);
+}
+
+struct out http_out_of(struct evbuffer *b)
+{
+	struct out o = {.write = http_out, .arg = b};
+
+	return o;
 }
 
 /* The job's end (or its refusal, at once): the reply. */
@@ -198,7 +204,7 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 		}
 	}
 	if (p->word) { /* jmfp's path, jmdf's after its table */
-		struct proto_out out = {.write = http_out, .arg = b};
+		struct out out = {.write = http_out, .arg = b};
 		proto_render_dump(&out, r);
 	}
 	http_reply(p->req, 200, p->ctype, b);
@@ -337,18 +343,4 @@ int http_word_serves(const struct http_ctx *ctx, const char *w)
 	int flags = proto_word_flags(&ctx->m->proto, w, &bw);
 
 	return proto_allowed(ctx->m->cfg.allow, w, flags < 0 ? 0 : flags);
-}
-
-/* json_put_fn onto an evbuffer. */
-static void json_put_evbuffer(void *arg, const char *p, size_t n)
-{
-	evbuffer_add(arg, p, n);
-}
-
-/* @p s as a JSON string, quotes and escapes added, invalid UTF-8
- * replaced: lib/json.c's writer, the one every face shares (figures,
- * the doctor's labels and advice, dump names). */
-void json_str(struct evbuffer *b, const char *s)
-{
-	json_string(s, json_put_evbuffer, b);
 }

@@ -14,6 +14,7 @@
 
 #include <event2/keyvalq_struct.h>
 
+#include "answer.h"
 #include "http.h"
 #include "module.h"
 #include "proto.h"
@@ -62,12 +63,14 @@ static void route_page(struct http_ctx *ctx)
 	http_reply(ctx->req, 200, HTML, b);
 }
 
-/* /jemalloc/dumps: jmls as JSON, for the page. */
+/* /jemalloc/dumps: jmls as JSON, for the page (answer/dumps.c). */
 static void route_dumps(struct http_ctx *ctx)
 {
-	struct evbuffer *b;
 	struct dump_list l;
-	size_t i;
+	struct answer_dumps a = {.l = &l,
+	    .prefix = ctx->m->core.cfg->dump_prefix};
+	struct evbuffer *b;
+	struct out out;
 
 	if (core_dump_list(&ctx->m->core, &l) == -1) {
 		http_error(ctx->req, 500, "cannot list %s: %s", l.dir,
@@ -79,16 +82,8 @@ static void route_dumps(struct http_ctx *ctx)
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
 		return;
 	}
-	evbuffer_add_printf(b, "{\"dir\": ");
-	json_str(b, l.dir);
-	evbuffer_add_printf(b, ", \"dumps\": [");
-	for (i = 0; i < l.n; i++) {
-		evbuffer_add_printf(b, "%s{\"name\": ", i ? ", " : "");
-		json_str(b, l.d[i].name);
-		evbuffer_add_printf(b, ", \"size\": %lld, \"time\": %lld}",
-		    l.d[i].size, (long long)l.d[i].mtime.tv_sec);
-	}
-	evbuffer_add_printf(b, "]}\n");
+	out = http_out_of(b);
+	answer_render(ANSWER_DUMPS, ANSWER_JSON, &a, &out);
 	dump_list_free(&l);
 	http_reply(ctx->req, 200, JSON, b);
 }
@@ -318,51 +313,31 @@ static void route_stats(struct http_ctx *ctx)
 }
 
 /* /jemalloc/status: the figures as one JSON object, Keeper's names for
- * profiling first. */
+ * profiling first (answer/figures.c). */
 static void route_status(struct http_ctx *ctx)
 {
 	struct figure_value v[FIGURES_MAX];
-	const struct figure_value *x;
+	struct answer_figures a = {.v = v};
 	struct evbuffer *b = evbuffer_new();
-	size_t i;
+	struct out out;
 
 	if (b == NULL) {
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
 		return;
 	}
 	figures_read(&ctx->m->core, v);
-	x = figure_find(v, "jemalloc_opt_prof");
-	evbuffer_add_printf(b, "{\"prof_enabled\": %s",
-	    x != NULL && x->u ? "true" : "false");
-	x = figure_find(v, "jemalloc_prof_active");
-	evbuffer_add_printf(b, ", \"prof_active\": %s",
-	    x != NULL && x->u ? "true" : "false");
-	if ((x = figure_find(v, "jemalloc_lg_prof_sample")) != NULL)
-		evbuffer_add_printf(b, ", \"lg_sample\": %llu",
-		    (unsigned long long)x->u);
-	for (i = 0; i < figures_count; i++) {
-		if (!v[i].have)
-			continue;
-		evbuffer_add_printf(b, ", ");
-		json_str(b, figures[i].key);
-		evbuffer_add_printf(b, ": ");
-		if (figures[i].type == FIG_TEXT)
-			json_str(b, v[i].s);
-		else if (figures[i].type == FIG_BOOL)
-			evbuffer_add_printf(b, "%s", v[i].u ? "true" : "false");
-		else
-			evbuffer_add_printf(b, "%llu",
-			    (unsigned long long)v[i].u);
-	}
-	evbuffer_add_printf(b, "}\n");
+	out = http_out_of(b);
+	answer_render(ANSWER_FIGURES, ANSWER_JSON, &a, &out);
 	http_reply(ctx->req, 200, JSON, b);
 }
 
-/* /jemalloc/doctor: jmdr as JSON, every figure in bytes (issue 22). */
+/* /jemalloc/doctor: jmdr as JSON, every figure in bytes
+ * (answer/doctor.c). */
 static void route_doctor(struct http_ctx *ctx)
 {
 	struct evbuffer *b;
 	struct doctor *d;
+	struct out out;
 
 	if ((d = malloc(sizeof(*d))) == NULL || (b = evbuffer_new()) == NULL) {
 		free(d);
@@ -374,7 +349,8 @@ static void route_doctor(struct http_ctx *ctx)
 		http_error(ctx->req, http_status_of(d->why), "%s", d->reason);
 		evbuffer_free(b);
 	} else {
-		http_doctor_json(d, b);
+		out = http_out_of(b);
+		answer_render(ANSWER_DOCTOR, ANSWER_JSON, d, &out);
 		http_reply(ctx->req, 200, JSON, b);
 	}
 	free(d);
@@ -385,7 +361,7 @@ static void route_word(struct http_ctx *ctx)
 {
 	const char *w = ctx->path + strlen("/4lw/"), *why;
 	const struct proto_word *bw;
-	struct proto_out out;
+	struct out out;
 	struct evbuffer *b;
 	struct proto_result res;
 	int flags, r;

@@ -6,9 +6,7 @@
  * need this scan first; and either would be one more library in every
  * host the module is linked or preloaded into, for one function.
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
+#include <stddef.h>
 
 #include "json.h"
 
@@ -46,14 +44,14 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-void json_string(const char *s, json_put_fn *put, void *arg)
+void json_string(struct out *out, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s, *run = p;
 	char esc[8];
 	size_t n;
 
-	put(arg, "\"", 1);
+	out_write(out, "\"", 1);
 	for (;;) {
 		const char *e = NULL;
 
@@ -88,25 +86,14 @@ void json_string(const char *s, json_put_fn *put, void *arg)
 		}
 		if (e != NULL) {
 			if (p > run)
-				put(arg, (const char *)run, (size_t)(p - run));
-			put(arg, e, strlen(e));
+				out_write(out, run, (size_t)(p - run));
+			out_puts(out, e);
 			p += n;
 			run = p;
 		} else
 			p += n;
 	}
 	if (p > run)
-		put(arg, (const char *)run, (size_t)(p - run));
-	put(arg, "\"", 1);
-}
-
-/* json_put_fn onto a FILE. */
-static void put_file(void *arg, const char *p, size_t n)
-{
-	fwrite(p, 1, n, arg);
-}
-
-void json_string_file(FILE *out, const char *s)
-{
-	json_string(s, put_file, out);
+		out_write(out, run, (size_t)(p - run));
+	out_write(out, "\"", 1);
 }

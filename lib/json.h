@@ -1,6 +1,6 @@
 /*
  * json — the one writer of JSON strings, for every face that writes JSON
- * (the HTTP face's evbuffers, prof/'s leak report on a FILE): quotes,
+ * (the answers, prof/'s leak report), through struct out: quotes,
  * escapes, and valid UTF-8 out whatever bytes come in. A name read from
  * a profile, a symbol table or an index file is any bytes; JSON must be
  * UTF-8 (RFC 8259 section 8.1), and a reader (jq, Python, a browser)
@@ -9,23 +9,16 @@
 #ifndef JM4LW_JSON_H
 #define JM4LW_JSON_H
 
-#include <stddef.h>
-#include <stdio.h>
-
-/* Where the writer's bytes go: @p n bytes at @p p, to @p arg. */
-typedef void json_put_fn(void *arg, const char *p, size_t n);
+#include "out.h"
 
 /*
- * @p s as a JSON string, its quotes included, through @p put: '"' and '\'
+ * @p s as a JSON string, its quotes included, onto @p out: '"' and '\'
  * escaped, control characters as \n, \t, ... or \u00XX, U+2028 and
  * U+2029 as \u2028 and \u2029 (they end a line in JavaScript), and each
  * byte that is not part of valid UTF-8 (a stray continuation byte, an
  * overlong form, a surrogate, past U+10FFFF, a sequence cut short) as
  * \ufffd, the replacement character, as Go's encoding/json does.
  */
-void json_string(const char *s, json_put_fn *put, void *arg);
-
-/* json_string onto @p out. */
-void json_string_file(FILE *out, const char *s);
+void json_string(struct out *out, const char *s);
 
 #endif

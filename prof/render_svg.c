@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "render_svg.h"
 
 #define WIDTH 1200  /* px */
@@ -297,28 +298,23 @@ static void put_xml(FILE *out, const char *s, size_t max)
 }
 
 /* @p x in people's units: "12.3 MiB (12897484 bytes)", or "1234 objects";
- * with a sign when @p sign. */
+ * with a sign when @p sign. The size is lib's formatter's, stopping at
+ * TiB as the script's own units do. */
 static void put_amount(FILE *out, double x, enum render_value v, int sign)
 {
-	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
 	long long n = render_round(x);
-	double a = fabs((double)n);
 	const char *s = sign && n > 0 ? "+" : "";
-	int u = -1;
+	char size[48];
 
 	if (v == RENDER_OBJECTS) {
 		fprintf(out, "%s%lld objects", s, n);
 		return;
 	}
-	while (a >= 1024 && u < 3) {
-		a /= 1024;
-		u++;
-	}
-	if (u < 0)
-		fprintf(out, "%s%lld B", s, n);
-	else
-		fprintf(out, "%s%s%.1f %s (%s%lld bytes)", s, n < 0 ? "-" : "",
-		    a, units[u], s, n);
+	fputs(fmt_bytes_as(size, sizeof(size), (double)n,
+	          (sign ? BYTES_SIGN : 0) | BYTES_UPTO_TIB),
+	    out);
+	if (n <= -1024 || n >= 1024)
+		fprintf(out, " (%s%lld bytes)", s, n);
 }
 
 /* "12.34%" of @p total. */

@@ -15,10 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "json.h"
+#include "out.h"
 #include "prof_util.h"
 #include "render.h"
 #include "trend.h"
+#include "when.h"
 
 /* "Nearly every interval": this share of them, rounded up. */
 #define TREND_GROWN_PCT 80
@@ -495,120 +498,125 @@ const char *trend_too_few(const struct trend *t, char *buf, size_t len)
 	return buf;
 }
 
-/* "12.1 MiB", signed. */
+/* "12.1 MiB", signed, one decimal below 1 KiB too, up to TiB: lib's
+ * formatter, clamped as every number of the report. */
 static const char *human(char *buf, size_t len, double x)
 {
-	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	double a = fabs(render_clamp(x));
-	size_t u = 0;
-
-	while (a >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		a /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%s%.1f %s", x < 0 ? "-" : "", a, units[u]);
-	return buf;
+	return fmt_bytes_as(buf, len, render_clamp(x),
+	    BYTES_DECIMAL | BYTES_UPTO_TIB);
 }
 
-/* "2026-11-21T23:40:12Z"; "?" for a time no index holds (converting
- * NaN or a huge double to time_t is undefined). */
+/* lib's time format; "?" for a time no index holds (converting NaN or
+ * a huge double to time_t is undefined). */
 static const char *when(char *buf, size_t len, double t)
 {
-	time_t s;
-	struct tm tm;
-
 	if (!(t >= 0 && t <= TREND_TIME_MAX)) {
 		snprintf(buf, len, "?");
 		return buf;
 	}
-	s = (time_t)t;
-	if (gmtime_r(&s, &tm) == NULL ||
-	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(buf, len, "?");
-	return buf;
+	return fmt_time(buf, len, (time_t)t);
 }
 
-/* jmlk: a heading with the dumps and span, a row per suspect. */
-int trend_render_text(FILE *out, const struct trend *t)
+/* jmlk: a heading with the dumps and span, a row per suspect, onto @p
+ * out. */
+static void trend_text(struct out *out, const struct trend *t)
 {
 	char a[32], b[32], c[32], t0[32], t1[32];
 	size_t i;
 
-	fprintf(out,
+	out_printf(out,
 	    "# %zu leak suspects over %zu dumps, %.1f s (%s to %s): functions "
 	    "whose live bytes grew in nearly every interval, fastest first\n",
 	    t->ns, t->n, t->pt[t->n - 1].t - t->pt[0].t,
 	    when(t0, sizeof(t0), t->pt[0].t),
 	    when(t1, sizeof(t1), t->pt[t->n - 1].t));
 	if (t->indexed > 0) /* the first question after a busy spell */
-		fprintf(out,
+		out_printf(out,
 		    "# indexed %zu of the %zu dumps now (their index "
 		    "was not written yet)\n",
 		    t->indexed, t->n);
 	if (t->skipped > 0)
-		fprintf(out, "# skipped %zu dumps (the first: %s)\n",
+		out_printf(out, "# skipped %zu dumps (the first: %s)\n",
 		    t->skipped, t->skip_why);
 	if (t->ns > 0)
-		fprintf(out, "%12s %12s %7s %12s  %s\n", "rate/min", "growth",
-		    "grew", "now", "function");
+		out_printf(out, "%12s %12s %7s %12s  %s\n", "rate/min",
+		    "growth", "grew", "now", "function");
 	for (i = 0; i < t->ns; i++) {
 		const struct trend_suspect *s = &t->s[i];
 		char grew[24];
 		snprintf(grew, sizeof(grew), "%zu/%zu", s->grown, s->intervals);
-		fprintf(out, "%12s %12s %7s %12s  %s\n",
+		out_printf(out, "%12s %12s %7s %12s  %s\n",
 		    human(a, sizeof(a), s->rate),
 		    human(b, sizeof(b), s->growth), grew,
 		    human(c, sizeof(c), s->now), s->name);
 		if (s->stack != NULL && s->stack[0] != '\0')
-			fprintf(out, "%12s stack: %s\n", "", s->stack);
-		fprintf(out, "%12s from %s to %s\n", "", t->pt[s->from].name,
+			out_printf(out, "%12s stack: %s\n", "", s->stack);
+		out_printf(out, "%12s from %s to %s\n", "", t->pt[s->from].name,
 		    t->pt[s->to].name);
 	}
-	return ferror(out) ? -1 : 0;
 }
 
-/* /jemalloc/leaks, --trend -f json: the points and the suspects. */
-int trend_render_json(FILE *out, const struct trend *t)
+/* /jemalloc/leaks, --trend -f json: the points and the suspects, onto
+ * @p out. */
+static void trend_json(struct out *out, const struct trend *t)
 {
 	size_t i, j;
 
-	fprintf(out,
+	out_printf(out,
 	    "{\"dumps\": %zu, \"first\": %.3f, \"last\": %.3f, "
 	    "\"span\": %.3f, \"functions\": %zu, \"indexed\": %zu, "
 	    "\"skipped\": %zu, \"skip_reason\": ",
 	    t->n, t->pt[0].t, t->pt[t->n - 1].t, t->pt[t->n - 1].t - t->pt[0].t,
 	    t->considered, t->indexed, t->skipped);
-	json_string_file(out, t->skip_why);
-	fprintf(out, ", \"points\": [");
+	json_string(out, t->skip_why);
+	out_printf(out, ", \"points\": [");
 	for (i = 0; i < t->n; i++) {
-		fprintf(out, "%s{\"name\": ", i ? ", " : "");
-		json_string_file(out, t->pt[i].name);
-		fprintf(out, ", \"time\": %.3f, \"total\": %.0f}", t->pt[i].t,
-		    render_clamp(t->pt[i].total));
+		out_printf(out, "%s{\"name\": ", i ? ", " : "");
+		json_string(out, t->pt[i].name);
+		out_printf(out, ", \"time\": %.3f, \"total\": %.0f}",
+		    t->pt[i].t, render_clamp(t->pt[i].total));
 	}
-	fprintf(out, "], \"suspects\": [");
+	out_printf(out, "], \"suspects\": [");
 	for (i = 0; i < t->ns; i++) {
 		const struct trend_suspect *s = &t->s[i];
-		fprintf(out, "%s\n{\"function\": ", i ? "," : "");
-		json_string_file(out, s->name);
-		fprintf(out, ", \"stack\": ");
-		json_string_file(out, s->stack != NULL ? s->stack : "");
-		fprintf(out,
+		out_printf(out, "%s\n{\"function\": ", i ? "," : "");
+		json_string(out, s->name);
+		out_printf(out, ", \"stack\": ");
+		json_string(out, s->stack != NULL ? s->stack : "");
+		out_printf(out,
 		    ", \"rate_per_min\": %.0f, \"growth\": %.0f, \"bytes\": "
 		    "%.0f, \"grown\": %zu, \"intervals\": %zu, \"from\": ",
 		    render_clamp(s->rate), render_clamp(s->growth),
 		    render_clamp(s->now), s->grown, s->intervals);
-		json_string_file(out, t->pt[s->from].name);
-		fprintf(out, ", \"to\": ");
-		json_string_file(out, t->pt[s->to].name);
-		fprintf(out, ", \"series\": [");
+		json_string(out, t->pt[s->from].name);
+		out_printf(out, ", \"to\": ");
+		json_string(out, t->pt[s->to].name);
+		out_printf(out, ", \"series\": [");
 		for (j = 0; j < t->n; j++)
-			fprintf(out, "%s%.0f", j ? ", " : "",
+			out_printf(out, "%s%.0f", j ? ", " : "",
 			    render_clamp(s->series[j]));
-		fprintf(out, "]}");
+		out_printf(out, "]}");
 	}
-	fprintf(out, "]}\n");
-	return ferror(out) ? -1 : 0;
+	out_printf(out, "]}\n");
+}
+
+/* The report is written through lib's output interface, JSON strings
+ * by lib's writer and sizes by lib's formatter, as every answer is; its
+ * sink stays a FILE because the worker renders it into the job's file. */
+int trend_render_text(FILE *f, const struct trend *t)
+{
+	struct out out = out_file(f);
+
+	trend_text(&out, t);
+	return ferror(f) ? -1 : 0;
+}
+
+int trend_render_json(FILE *f, const struct trend *t)
+{
+	struct out out = out_file(f);
+
+	trend_json(&out, t);
+	return ferror(f) ? -1 : 0;
 }
 
 /* Free the series and the suspects. */

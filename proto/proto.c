@@ -1,6 +1,6 @@
 /*
  * Framing and dispatch of the four-letter words. No I/O happens here: the
- * server hands in bytes and gets a reply through struct proto_out.
+ * server hands in bytes and gets a reply through struct out.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -135,8 +135,7 @@ int proto_host_known(struct proto *p, const char word[4])
 }
 
 /* The reply to a word we do not know: show it safely, list what we know. */
-static void reply_unknown(struct proto *p, struct proto_out *out,
-    const char word[4])
+static void reply_unknown(struct proto *p, struct out *out, const char word[4])
 {
 	const struct proto_word *w;
 	char shown[32]; /* 4 bytes as \xNN, quoted, and room to spare */
@@ -160,7 +159,7 @@ struct host_reply {
 	int over; /* went past JM4LW_REPLY_MAX: dropped */
 };
 
-/* proto_out's write for a host word: append, or drop it all once the
+/* The struct out write for a host word: append, or drop it all once the
  * reply would pass JM4LW_REPLY_MAX. */
 static void host_reply_write(void *arg, const void *buf, size_t len)
 {
@@ -194,10 +193,10 @@ static void host_reply_write(void *arg, const void *buf, size_t len)
 /* Run host word @p h; its reply goes to @p out whole, or as one error
  * line if it passed JM4LW_REPLY_MAX. */
 static int host_run(struct proto *p, const struct proto_hostword *h,
-    struct proto_out *out)
+    struct out *out)
 {
 	struct host_reply hr = {0};
-	struct proto_out held = {.write = host_reply_write, .arg = &hr};
+	struct out held = {.write = host_reply_write, .arg = &hr};
 	struct jm4lw_reply r = {.p = p, .out = &held};
 	int rv = h->fn(&r, h->arg) == 0 ? PROTO_OK : PROTO_ERROR;
 
@@ -215,7 +214,7 @@ static int host_run(struct proto *p, const struct proto_hostword *h,
 }
 
 /* Run one word: a host word, a built-in, unknown, or refused. */
-int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
+int proto_dispatch(struct proto *p, const char word[4], struct out *out,
     struct proto_result *res)
 {
 	struct core_stats *st = &p->core->st;

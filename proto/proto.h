@@ -1,7 +1,7 @@
 /*
  * proto — the four-letter-word face: framing, the const word table and the
  * rendering of core's results as text. No I/O, no mallctl: it asks core
- * and writes what core answered through struct proto_out.
+ * and writes what core answered through struct out (lib/out.h).
  */
 #ifndef JM4LW_PROTO_H
 #define JM4LW_PROTO_H
@@ -12,12 +12,7 @@
 
 #include "core.h"
 #include "jm4lw.h"
-
-/* Where a reply goes: the server appends to its output buffer. */
-struct proto_out {
-	void (*write)(void *arg, const void *buf, size_t len);
-	void *arg;
-};
+#include "out.h"
 
 /* A word the host added with jm4lw_add_word(). */
 struct proto_hostword {
@@ -63,7 +58,7 @@ struct proto {
 /* What a host word's handler writes to (opaque in jm4lw.h). */
 struct jm4lw_reply {
 	struct proto *p;
-	struct proto_out *out;
+	struct out *out;
 };
 
 /* Word flags in the command table (the same bit as JM4LW_WORD_MUTATES). */
@@ -83,7 +78,7 @@ enum proto_job {
 
 struct proto_word {
 	const char *name; /* exactly 4 bytes + NUL */
-	int (*fn)(struct proto *, struct proto_out *);
+	int (*fn)(struct proto *, struct out *);
 	enum proto_job job;  /* instead of fn */
 	enum dump_view view; /* what a dump job answers with */
 	int flags;
@@ -119,13 +114,13 @@ size_t proto_frame(const void *buf, size_t len, char word[4]);
 /* Run @p word and write its reply to @p out (PROTO_OK, or PROTO_ERROR
  * with @p res->why), or return PROTO_JOB with the work in @p res->job
  * and @p res->word. */
-int proto_dispatch(struct proto *p, const char word[4], struct proto_out *out,
+int proto_dispatch(struct proto *p, const char word[4], struct out *out,
     struct proto_result *res);
 
 /* A dump's reply: its path, or the error line. A view's body (jmtp's
  * table, jmfg's SVG...) is the caller's to send first, from r->body_fd;
  * then this writes what follows it (jmdf: the new dump's path). */
-int proto_render_dump(struct proto_out *out, const struct dump_result *r);
+int proto_render_dump(struct out *out, const struct dump_result *r);
 
 /* The built-in word table entry for @p word (exact match), or NULL. */
 const struct proto_word *proto_lookup(const char word[4]);
@@ -154,21 +149,5 @@ int proto_word_flags(struct proto *p, const char word[4],
 /* Add or replace a host word; -1 if the table is full or @p word bad. */
 int proto_add_word(struct proto *p, const char *word, jm4lw_word_fn fn,
     void *arg, int flags);
-
-/* jmdr (proto/doctor.c): the diagnosis as one screen of text, or its
- * error line (PROTO_ERROR). */
-int proto_render_doctor(struct proto_out *out, const struct doctor *d);
-
-/* An advice line in words, into @p buf; and its kind's short name. */
-const char *proto_doctor_advice(const struct doctor_advice *a, char *buf,
-    size_t len);
-const char *proto_doctor_advice_key(const struct doctor_advice *a);
-
-/* Output helpers (out.c, below the words and the dispatcher). */
-void out_write(struct proto_out *out, const void *buf, size_t len);
-void out_vprintf(struct proto_out *out, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-void out_printf(struct proto_out *out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 #endif /* JM4LW_PROTO_H */

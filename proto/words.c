@@ -1,19 +1,19 @@
 /*
- * The words: each asks core and renders its answer as text. A handler
+ * The words: each asks core and has its answer rendered as text (by
+ * answer/ where the answer is one of its table's). A handler
  * writes a complete reply to @p out and returns PROTO_OK or PROTO_ERROR
  * (an `error: ` line was written).
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "answer.h"
 #include "proto.h"
 
 /* One error line, and why for proto_dispatch. */
-static int reply_error(struct proto *p, struct proto_out *out,
-    enum core_reason why, const char *reason)
+static int reply_error(struct proto *p, struct out *out, enum core_reason why,
+    const char *reason)
 {
 	p->why = why;
 	out_printf(out, JM4LW_ERROR_PREFIX "%s\n", reason);
@@ -21,94 +21,41 @@ static int reply_error(struct proto *p, struct proto_out *out,
 }
 
 /* ruok: the liveness probe, byte-identical to ZooKeeper's. */
-static int word_ruok(struct proto *p, struct proto_out *out)
+static int word_ruok(struct proto *p, struct out *out)
 {
 	(void)p;
 	out_write(out, "imok", 4);
 	return PROTO_OK;
 }
 
-/* "2026-11-21T23:40:12Z", the one time format of our replies. */
-static const char *fmt_time(char *buf, size_t len, time_t t)
-{
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return buf;
-}
-
-/* mntr: ZooKeeper's key<TAB>value shape, one line per figure we have. */
-static int word_mntr(struct proto *p, struct proto_out *out)
+/* mntr: ZooKeeper's key<TAB>value shape, one line per figure we have
+ * (answer/figures.c). */
+static int word_mntr(struct proto *p, struct out *out)
 {
 	struct figure_value v[FIGURES_MAX];
-	char when[32];
-	size_t i;
+	struct answer_figures a = {.v = v};
 
 	figures_read(p->core, v);
-	for (i = 0; i < figures_count; i++) {
-		if (!v[i].have)
-			continue;
-		switch (figures[i].type) {
-		case FIG_TEXT:
-			out_printf(out, "%s\t%s\n", figures[i].key, v[i].s);
-			break;
-		case FIG_BOOL:
-			out_printf(out, "%s\t%s\n", figures[i].key,
-			    v[i].u ? "true" : "false");
-			break;
-		case FIG_TIME:
-			out_printf(out, "%s\t%s\n", figures[i].key,
-			    fmt_time(when, sizeof(when), (time_t)v[i].u));
-			break;
-		default:
-			out_printf(out, "%s\t%" PRIu64 "\n", figures[i].key,
-			    v[i].u);
-		}
-	}
+	answer_render(ANSWER_FIGURES, ANSWER_TEXT, &a, out);
 	return PROTO_OK;
 }
 
-/* A figure's number, 0 if this process does not have it. */
-static uint64_t figure_u(const struct figure_value *v, const char *key)
-{
-	const struct figure_value *f = figure_find(v, key);
-
-	return f != NULL ? f->u : 0;
-}
-
-/* srvr: ZooKeeper's "Key: value" summary. */
-static int word_srvr(struct proto *p, struct proto_out *out)
+/* srvr: ZooKeeper's "Key: value" summary (answer/figures.c). */
+static int word_srvr(struct proto *p, struct out *out)
 {
 	struct figure_value v[FIGURES_MAX];
-	const struct figure_value *on, *active;
-	const char *prof = "unavailable";
+	struct answer_figures a = {.v = v,
+	    .jemalloc = core_version(p->core),
+	    .mode = p->core->mode};
 
 	figures_read(p->core, v);
-	if ((on = figure_find(v, "jemalloc_opt_prof")) != NULL) {
-		prof = "off";
-		active = figure_find(v, "jemalloc_prof_active");
-		if (on->u && active != NULL)
-			prof = active->u ? "active" : "inactive";
-	}
-	out_printf(out, "jm4lw version: %s (jemalloc %s)\n", JM4LW_VERSION,
-	    core_version(p->core));
-	out_printf(out, "Uptime: %" PRIu64 "\n",
-	    figure_u(v, "jm4lw_uptime_seconds"));
-	out_printf(out, "Connections: %" PRIu64 "\n",
-	    figure_u(v, "jm4lw_open_connections"));
-	out_printf(out, "Received: %" PRIu64 "\n",
-	    figure_u(v, "jm4lw_words_served"));
-	out_printf(out, "Dumps: %" PRIu64 "\n",
-	    figure_u(v, "jm4lw_dumps_written"));
-	out_printf(out, "Profiling: %s\n", prof);
-	out_printf(out, "Mode: %s\n", p->core->mode);
+	answer_render(ANSWER_SUMMARY, ANSWER_TEXT, &a, out);
 	return PROTO_OK;
 }
 
 /* One "key=value" line of conf: numbers and sizes in plain digits,
  * strings as they are. */
-static void conf_line(struct proto_out *out, const struct proto_conf_key *k,
+static void conf_line(struct out *out, const struct proto_conf_key *k,
     const struct jm4lw_config *cfg)
 {
 	const char *field = (const char *)cfg + k->off;
@@ -131,7 +78,7 @@ static void conf_line(struct proto_out *out, const struct proto_conf_key *k,
 
 /* conf: the effective configuration, one key=value a line, in the order
  * of the keys the module handed over (the config's key table). */
-static int word_conf(struct proto *p, struct proto_out *out)
+static int word_conf(struct proto *p, struct out *out)
 {
 	size_t i;
 
@@ -153,14 +100,14 @@ static void stats_cb(void *arg, const char *s)
  * the epoch itself before it reads anything (stats.c, 5.x): one of ours
  * would be a second merge of every arena for nothing.
  */
-static int word_jmst(struct proto *p, struct proto_out *out)
+static int word_jmst(struct proto *p, struct out *out)
 {
 	core_stats_print(p->core, stats_cb, out, 0);
 	return PROTO_OK;
 }
 
 /* jmsj: the same as JSON, for scripts; jemalloc ends it without "\n". */
-static int word_jmsj(struct proto *p, struct proto_out *out)
+static int word_jmsj(struct proto *p, struct out *out)
 {
 	core_stats_print(p->core, stats_cb, out, 1);
 	out_write(out, "\n", 1);
@@ -168,7 +115,7 @@ static int word_jmsj(struct proto *p, struct proto_out *out)
 }
 
 /* jmfp's reply: the new dump's path, or why there is none. */
-int proto_render_dump(struct proto_out *out, const struct dump_result *r)
+int proto_render_dump(struct out *out, const struct dump_result *r)
 {
 	if (r->status != DUMP_OK) {
 		out_printf(out, JM4LW_ERROR_PREFIX "%s\n", r->reason);
@@ -179,34 +126,25 @@ int proto_render_dump(struct proto_out *out, const struct dump_result *r)
 	return PROTO_OK;
 }
 
-/*
- * jmls: a "#" summary line, then "path<TAB>size<TAB>time" per dump, newest
- * first, time in UTC ISO 8601. The summary keeps the reply non-empty when
- * there is nothing, and scripts skip it with grep -v '^#'.
- */
-static int word_jmls(struct proto *p, struct proto_out *out)
+/* jmls: the kept dumps, a "#" summary line then one per dump
+ * (answer/dumps.c). */
+static int word_jmls(struct proto *p, struct out *out)
 {
 	struct dump_list l;
-	char when[32];
-	size_t i;
+	struct answer_dumps a = {.l = &l, .prefix = p->core->cfg->dump_prefix};
 
 	if (core_dump_list(p->core, &l) == -1) {
 		out_printf(out, JM4LW_ERROR_PREFIX "cannot list %s: %s\n",
 		    l.dir, dump_list_error(&l));
 		return PROTO_ERROR;
 	}
-	out_printf(out, "# %zu dumps, %llu bytes in %s (%s.*.heap)\n", l.n,
-	    l.total, l.dir, p->core->cfg->dump_prefix);
-	for (i = 0; i < l.n; i++)
-		out_printf(out, "%s/%s\t%lld\t%s\n", l.dir, l.d[i].name,
-		    l.d[i].size,
-		    fmt_time(when, sizeof(when), l.d[i].mtime.tv_sec));
+	answer_render(ANSWER_DUMPS, ANSWER_TEXT, &a, out);
 	dump_list_free(&l);
 	return PROTO_OK;
 }
 
 /* jmrs: a fresh profile, so a later jmfp covers only the window since. */
-static int word_jmrs(struct proto *p, struct proto_out *out)
+static int word_jmrs(struct proto *p, struct out *out)
 {
 	struct ctl_result r;
 
@@ -218,7 +156,7 @@ static int word_jmrs(struct proto *p, struct proto_out *out)
 }
 
 /* jmep/jmdp: switch sampling, and say what it was. */
-static int set_active(struct proto *p, struct proto_out *out, int on)
+static int set_active(struct proto *p, struct out *out, int on)
 {
 	struct ctl_result r;
 
@@ -232,19 +170,19 @@ static int set_active(struct proto *p, struct proto_out *out, int on)
 }
 
 /* jmep: start sampling allocations. */
-static int word_jmep(struct proto *p, struct proto_out *out)
+static int word_jmep(struct proto *p, struct out *out)
 {
 	return set_active(p, out, 1);
 }
 
 /* jmdp: stop sampling allocations. */
-static int word_jmdp(struct proto *p, struct proto_out *out)
+static int word_jmdp(struct proto *p, struct out *out)
 {
 	return set_active(p, out, 0);
 }
 
 /* jmpg: give unused dirty pages of every arena back to the kernel. */
-static int word_jmpg(struct proto *p, struct proto_out *out)
+static int word_jmpg(struct proto *p, struct out *out)
 {
 	char b1[32], b2[32];
 	struct ctl_result r;
@@ -261,87 +199,38 @@ static int word_jmpg(struct proto *p, struct proto_out *out)
 	return PROTO_OK;
 }
 
-/* jmdr: where resident memory goes, and what to do about it. A few
- * hundred mallctl reads by MIB, well under a millisecond with 16 arenas
- * (BENCHMARKS.md, section 12): answered on the loop. The diagnosis (~10
- * KB) is allocated, not put on a host's stack of unknown size. */
-static int word_jmdr(struct proto *p, struct proto_out *out)
+/* jmdr: where resident memory goes, and what to do about it
+ * (answer/doctor.c). A few hundred mallctl reads by MIB, well under a
+ * millisecond with 16 arenas (BENCHMARKS.md, section 12): answered on
+ * the loop. The diagnosis (~10 KB) is allocated, not put on a host's
+ * stack of unknown size. */
+static int word_jmdr(struct proto *p, struct out *out)
 {
 	struct doctor *d;
-	int rv;
+	int rv = PROTO_OK;
 
 	if ((d = malloc(sizeof(*d))) == NULL)
 		return reply_error(p, out, REASON_FAILED,
 		    "no memory for the diagnosis");
 	core_doctor(p->core, d);
-	if ((rv = proto_render_doctor(out, d)) == PROTO_ERROR)
-		p->why = d->why;
+	if (!d->ok)
+		rv = reply_error(p, out, d->why, d->reason);
+	else
+		answer_render(ANSWER_DOCTOR, ANSWER_TEXT, d, out);
 	free(d);
 	return rv;
 }
 
-/* Characters of a jmhi sparkline: the whole ring, bucketed. */
-#define SPARK_WIDTH 60
-
-/* One jmhi line: column @p col's newest value, least, most, and the ring
- * as a sparkline of SPARK_WIDTH buckets (each its bucket's last row). */
-static void history_line(struct proto_out *out, const struct history *h,
-    size_t col)
-{
-	static const char *const bars[] = {"\u2581", "\u2582", "\u2583",
-	    "\u2584", "\u2585", "\u2586", "\u2587", "\u2588"};
-	uint64_t v, lo = UINT64_MAX, hi = 0, last = HISTORY_NONE;
-	size_t i, w = h->n < SPARK_WIDTH ? h->n : SPARK_WIDTH, b;
-	char a1[32], a2[32], a3[32];
-	int bytes = col < 7; /* the allocator's columns; then counters */
-
-	for (i = 0; i < h->n; i++) {
-		v = history_row(h, i)[col + 1];
-		if (v == HISTORY_NONE)
-			continue;
-		lo = v < lo ? v : lo;
-		hi = v > hi ? v : hi;
-		last = v;
-	}
-	if (last == HISTORY_NONE)
-		return;
-	if (bytes)
-		out_printf(out, "%-14s %10s %10s %10s  ",
-		    history_cols[col].name, fmt_bytes(a1, sizeof(a1), last),
-		    fmt_bytes(a2, sizeof(a2), lo),
-		    fmt_bytes(a3, sizeof(a3), hi));
-	else
-		out_printf(out,
-		    "%-14s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "  ",
-		    history_cols[col].name, last, lo, hi);
-	for (b = 0; b < w; b++) {
-		v = history_row(h, (b + 1) * h->n / w - 1)[col + 1];
-		i = v == HISTORY_NONE || hi == lo
-		    ? 0
-		    : (size_t)((double)(v - lo) * 7.999 / (double)(hi - lo));
-		out_printf(out, "%s", bars[i]);
-	}
-	out_printf(out, "\n");
-}
-
 /* jmhi: the figures' history, a line per column: now, least, most, and
- * a sparkline of the whole ring, oldest on the left. */
-static int word_jmhi(struct proto *p, struct proto_out *out)
+ * a sparkline of the whole ring (answer/history.c). */
+static int word_jmhi(struct proto *p, struct out *out)
 {
-	const struct history *h = &p->core->hist;
-	char a[32];
-	size_t i;
+	struct answer_history a = {.h = &p->core->hist};
 
-	if (h->ring == NULL)
+	if (a.h->ring == NULL)
 		return reply_error(p, out, REASON_NO_DUMP,
 		    "no history: history_points is 0");
-	out_printf(out,
-	    "# history: %zu of %zu rows every %u s (%llu s), %s mapped; "
-	    "now, least, most, then oldest to newest\n",
-	    h->n, h->cap, h->interval, (unsigned long long)h->n * h->interval,
-	    fmt_bytes(a, sizeof(a), history_bytes(h->cap)));
-	for (i = 0; i < HISTORY_COLS; i++)
-		history_line(out, h, i);
+	answer_render(ANSWER_HISTORY, ANSWER_TEXT, &a, out);
 	return PROTO_OK;
 }
 

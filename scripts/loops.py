@@ -27,7 +27,8 @@ import subprocess
 import sys
 
 
-LAYERS = ("lib", "prof", "core", "proto", "daemon", "http", "module")
+LAYERS = ("lib", "prof", "core", "answer", "proto", "daemon", "http",
+          "module")
 
 
 def layer(src):
@@ -42,9 +43,24 @@ def layer(src):
 GENERATED = {}
 
 
+def source_dir(build):
+    """The source tree @p build was configured from, or None."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
 def objects(build):
-    """The object files of the library's own sources, by source path."""
+    """The object files of the library's own sources, by source path:
+    an object whose source has gone (moved to another layer since the
+    last build) is left over, not part of the library."""
     out = {}
+    tree = source_dir(build)
     dirs = ["jm4lw_objs_%s.dir" % layer for layer in LAYERS]
     for d in dirs + ["jm4lw_ops_linked.dir"]:
         top = os.path.join(build, "CMakeFiles", d)
@@ -54,6 +70,9 @@ def objects(build):
                     continue
                 src = os.path.relpath(os.path.join(root, f), top)[:-2]
                 if src.startswith(".."):
+                    continue
+                if ("/" in src and tree is not None and
+                        not os.path.exists(os.path.join(tree, src))):
                     continue
                 if "/" not in src and d.startswith("jm4lw_objs_"):
                     GENERATED[src] = d[len("jm4lw_objs_"):-len(".dir")]

@@ -28,6 +28,7 @@
 
 #include <event2/buffer.h>
 
+#include "answer.h"
 #include "core.h"
 #include "http.h"
 #include "proto.h"
@@ -76,7 +77,7 @@ static void build_heap(const struct core_ops *ops, unsigned n, unsigned *nbins)
 	ops->mallctl("thread.arena", NULL, NULL, &ind, sizeof(ind));
 }
 
-/* A proto_out that drops the text: jmdr's rendering, not its I/O. */
+/* A struct out that drops the text: jmdr's rendering, not its I/O. */
 static void drop(void *arg, const void *buf, size_t len)
 {
 	(void)buf;
@@ -91,7 +92,7 @@ int main(int argc, char **argv)
 	const struct core_ops *ops = core_jemalloc();
 	unsigned arenas = 16, calls = 2000, nbins = 0, i;
 	double t0, diag, diag_epoch, jmdr, metrics, mdoc, fam;
-	struct proto_out out;
+	struct out out, mout;
 	struct evbuffer *b;
 	struct doctor *d;
 	struct core c;
@@ -115,6 +116,7 @@ int main(int argc, char **argv)
 	if (ops == NULL || calls == 0 || arenas == 0 ||
 	    (d = malloc(sizeof(*d))) == NULL || (b = evbuffer_new()) == NULL)
 		return 1;
+	mout = http_out_of(b);
 	build_heap(ops, arenas, &nbins);
 	ctl_epoch(ops);
 	doctor_diagnose(ops, 0, d); /* warm: MIBs, caches */
@@ -140,7 +142,7 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	for (i = 0; i < calls; i++) {
 		doctor_diagnose(ops, 1, d);
-		proto_render_doctor(&out, d);
+		answer_render(ANSWER_DOCTOR, ANSWER_TEXT, d, &out);
 	}
 	jmdr = (now_ns() - t0) / calls / 1000;
 	/* /metrics as a scrape renders it: the module's coalesced epoch. */
@@ -154,13 +156,13 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	for (i = 0; i < calls; i++) {
 		core_doctor(&c, d);
-		http_doctor_metrics(d, b);
+		answer_render(ANSWER_DOCTOR, ANSWER_PROMETHEUS, d, &mout);
 		evbuffer_drain(b, evbuffer_get_length(b));
 	}
 	mdoc = (now_ns() - t0) / calls / 1000;
 	t0 = now_ns();
 	for (i = 0; i < calls; i++) {
-		http_doctor_metrics(d, b);
+		answer_render(ANSWER_DOCTOR, ANSWER_PROMETHEUS, d, &mout);
 		evbuffer_drain(b, evbuffer_get_length(b));
 	}
 	fam = (now_ns() - t0) / calls / 1000;

@@ -134,7 +134,7 @@ static struct {
 	size_t len;
 } R;
 
-/* proto_out callback: append to R. */
+/* struct out callback: append to R. */
 static void collect(void *arg, const void *buf, size_t len)
 {
 	(void)arg;
@@ -772,7 +772,7 @@ static int check_dump_reply(void)
 /* Run @p w once (one connection) and check every invariant on its reply. */
 static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 {
-	struct proto_out out = {.write = collect, .arg = NULL};
+	struct out out = {.write = collect, .arg = NULL};
 	const struct proto_word *bw = NULL;
 	const struct model_word *hw;
 	struct proto_result res = {.job = PROTO_JOB_NONE};

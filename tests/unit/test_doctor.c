@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "answer.h"
 #include "core.h"
 #include "proto.h"
 
@@ -476,18 +477,16 @@ static void test_tcache_threshold(void **state)
 	assert_int_equal(D.part[DOCTOR_TCACHE], 9 * MiB);
 }
 
-/* A proto_out into a NUL-terminated buffer of the test's. */
+/* A struct out into a NUL-terminated buffer of the test's. */
 static void out_buf(void *arg, const void *buf, size_t len)
 {
 	strncat(arg, buf, len);
 }
 
-/* --disable-stats: the doctor refuses, and jmdr says so in one line. */
+/* --disable-stats: the doctor refuses, in one line jmdr sends as its
+ * error line; the answer renders only a diagnosis, not a refusal. */
 static void test_no_stats(void **state)
 {
-	char text[1024] = "";
-	struct proto_out out = {.write = out_buf, .arg = text};
-
 	(void)state;
 	one_arena();
 	F.stats = false;
@@ -496,10 +495,6 @@ static void test_no_stats(void **state)
 	assert_int_equal(D.why, REASON_NO_STATS);
 	assert_non_null(strstr(D.reason, "--disable-stats"));
 	assert_null(strchr(D.reason, '\n'));
-	assert_int_equal(proto_render_doctor(&out, &D), PROTO_ERROR);
-	assert_true(strncmp(text, "error: ", 7) == 0);
-	assert_non_null(strchr(text, '\n'));
-	assert_int_equal(strchr(text, '\n')[1], '\0'); /* one line */
 }
 
 /* arenas.create, arena.<i>.destroy: the index left behind is skipped,
@@ -642,14 +637,15 @@ static void test_prof_cost(void **state)
 static void test_jmdr_text(void **state)
 {
 	static char text[16384];
-	struct proto_out out = {.write = out_buf, .arg = text};
+	struct out out = {.write = out_buf, .arg = text};
 
 	(void)state;
 	one_arena();
 	F.a[0].pdirty = 2 * MiB / PAGE;
 	text[0] = '\0';
 	doctor_diagnose(&doc_ops, 1, &D);
-	assert_int_equal(proto_render_doctor(&out, &D), PROTO_OK);
+	assert_int_equal(answer_render(ANSWER_DOCTOR, ANSWER_TEXT, &D, &out),
+	    0);
 	assert_non_null(strstr(text, "free regions in small slabs"));
 	assert_non_null(strstr(text, "dirty pages"));
 	assert_non_null(strstr(text, "jmpg returns ~2.0 MiB now"));

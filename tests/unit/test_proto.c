@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "answer.h"
 #include "config.h"
 #include "fake_jemalloc.h"
 #include "http.h"
@@ -70,7 +71,7 @@ struct reply {
 	size_t len;
 };
 
-/* proto_out callback appending to a struct reply. */
+/* struct out callback appending to a struct reply. */
 static void collect(void *arg, const void *buf, size_t len)
 {
 	struct reply *r = arg;
@@ -96,7 +97,7 @@ static char tmpdir[1024];
  */
 static int run(const char *word)
 {
-	struct proto_out out = {.write = collect, .arg = &R};
+	struct out out = {.write = collect, .arg = &R};
 	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int r, busy = core.dump_running;
 
@@ -525,6 +526,43 @@ static void test_fmt_bytes(void **state)
 	assert_string_equal(fmt_bytes(b, sizeof(b), (size_t)1 << 50),
 	    "1.0 PiB");
 	assert_string_equal(fmt_bytes(b, sizeof(b), SIZE_MAX), "16.0 EiB");
+	/* The leak report's way: signed, a decimal in bytes, up to TiB. */
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), -5, BYTES_DECIMAL),
+	    "-5.0 B");
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), 0x1p50,
+	                        BYTES_DECIMAL | BYTES_UPTO_TIB),
+	    "1024.0 TiB");
+	/* The flame graph's: "+" before a growth, plain bytes. */
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), 12, BYTES_SIGN),
+	    "+12 B");
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), 0, BYTES_SIGN), "0 B");
+	assert_string_equal(fmt_bytes_as(b, sizeof(b), -1536, BYTES_SIGN),
+	    "-1.5 KiB");
+}
+
+/* The answers' table: every answer has a text (a word shows it), a cell
+ * that does not exist renders nothing and says so, and so does a kind
+ * or format past the table. */
+static void test_answer_table(void **state)
+{
+	struct reply r = {0};
+	struct out out = {.write = collect, .arg = &r};
+	struct answer_history h = {0};
+	int k;
+
+	(void)state;
+	for (k = 0; k < ANSWER_KINDS; k++) {
+		assert_non_null(answers[k].name);
+		assert_non_null(answers[k].render[ANSWER_TEXT]);
+	}
+	assert_int_equal(answer_render(ANSWER_HISTORY, ANSWER_PROMETHEUS, &h,
+	                     &out),
+	    -1);
+	assert_int_equal(answer_render(ANSWER_KINDS, ANSWER_TEXT, &h, &out),
+	    -1);
+	assert_int_equal(answer_render(ANSWER_DOCTOR, ANSWER_FORMATS, &h, &out),
+	    -1);
+	assert_int_equal(r.len, 0);
 }
 
 /* A figure jemalloc cannot give is left out, not made up. */
@@ -1212,7 +1250,7 @@ static void test_prof_not_built(void **state)
  */
 static void test_prof_unreadable_is_no_rate_limit(void **state)
 {
-	struct proto_out out = {.write = collect, .arg = &R};
+	struct out out = {.write = collect, .arg = &R};
 	struct proto_result res;
 
 	(void)state;
@@ -1421,7 +1459,7 @@ static void test_views_table(void **state)
  */
 static void test_jmfp_is_a_job(void **state)
 {
-	struct proto_out out = {.write = collect, .arg = &R};
+	struct out out = {.write = collect, .arg = &R};
 	const struct proto_word *w;
 	struct proto_result res = {.job = PROTO_JOB_NONE};
 	int n = 5;
@@ -1609,6 +1647,7 @@ int main(void)
 	    T(test_mntr),
 	    T(test_mntr_coalesces_epochs),
 	    T(test_fmt_bytes),
+	    T(test_answer_table),
 	    T(test_mntr_leaves_out_what_fails),
 	    T(test_srvr_and_conf),
 	    T(test_jmst_jmsj),

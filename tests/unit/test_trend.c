@@ -234,6 +234,7 @@ static void test_json_string(void **state)
 	     "y",
 	        "\"x\\u2028y\""},
 	};
+	struct out o;
 	char *buf;
 	size_t i, len;
 	FILE *f;
@@ -242,7 +243,8 @@ static void test_json_string(void **state)
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		buf = NULL;
 		f = open_memstream(&buf, &len);
-		json_string_file(f, c[i].in);
+		o = out_file(f);
+		json_string(&o, c[i].in);
 		fclose(f);
 		assert_string_equal(buf, c[i].out);
 		free(buf);

@@ -1,0 +1,14 @@
+/*
+ * when — the one time format of our replies: "2026-11-21T23:40:12Z",
+ * UTC ISO 8601, for mntr, jmls and the leak report alike.
+ */
+#ifndef JM4LW_WHEN_H
+#define JM4LW_WHEN_H
+
+#include <stddef.h>
+#include <time.h>
+
+/* @p t into @p buf, which it returns; "?" if it cannot be shown. */
+const char *fmt_time(char *buf, size_t len, time_t t);
+
+#endif
