@@ -35,6 +35,7 @@
 #include <event2/event.h>
 
 #include "module.h"
+#include "result.h"
 
 #define LINGER_SECONDS 2        /* wait this long for the peer's FIN */
 #define DISCARD_MAX (64 * 1024) /* bytes after the word we read at most */

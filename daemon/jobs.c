@@ -9,7 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
+#include "dumper.h"
+#include "job.h"
 #include "module.h"
+#include "ops.h"
+#include "reason.h"
+#include "result.h"
+#include "view.h"
 #include "worker.h"
 
 /*

@@ -31,9 +31,15 @@
 #include <event2/util.h>
 
 #include "addr.h"
+#include "config_struct.h"
 #include "core.h"
+#include "dumper.h"
 #include "jm4lw.h"
+#include "job.h"
+#include "ops.h"
 #include "proto.h"
+#include "result.h"
+#include "view.h"
 
 struct evbuffer;
 struct evconnlistener;

@@ -9,7 +9,12 @@
 
 #include <event2/event.h>
 
+#include "config_struct.h"
+#include "core.h"
+#include "history.h"
 #include "module.h"
+#include "schedule.h"
+#include "view.h"
 
 /* dump_interval fired. */
 static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doctor.h"
 #include "http.h"
 #include "proto.h"
 

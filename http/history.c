@@ -11,6 +11,7 @@
 
 #include <event2/keyvalq_struct.h>
 
+#include "history.h"
 #include "http.h"
 #include "module.h"
 

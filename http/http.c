@@ -50,6 +50,7 @@
 #include "hostport.h"
 #include "http.h"
 #include "module.h"
+#include "util.h"
 
 #define HTTP_PAUSE_SECONDS 1 /* accept back-off after EMFILE */
 #define HTTP_HEADER_SLACK 4  /* evhttp's header limit: ours times this */

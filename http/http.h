@@ -18,6 +18,9 @@
 
 #include "addr.h"
 #include "core.h"
+#include "doctor.h"
+#include "reason.h"
+#include "view.h"
 
 struct jm4lw;
 struct evconnlistener;

@@ -11,7 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core.h"
+#include "ctl.h"
+#include "doctor.h"
+#include "figures.h"
 #include "http.h"
+#include "jm4lw.h"
 #include "symbolize.h"
 
 /* A label value: backslash, quote and newline escaped, as the format

@@ -16,6 +16,9 @@
 #include "http.h"
 #include "json.h"
 #include "module.h"
+#include "reason.h"
+#include "result.h"
+#include "view.h"
 
 /* Headers every reply carries: nothing cached, no type sniffing. */
 static void http_common_headers(struct evhttp_request *req, const char *ctype)

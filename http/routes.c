@@ -14,9 +14,15 @@
 
 #include <event2/keyvalq_struct.h>
 
+#include "ctl.h"
+#include "doctor.h"
+#include "dumps.h"
+#include "figures.h"
 #include "http.h"
 #include "module.h"
+#include "profile.h"
 #include "proto.h"
+#include "view.h"
 
 #define TEXT "text/plain; charset=utf-8"
 #define HTML "text/html; charset=utf-8"

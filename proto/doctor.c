@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "doctor.h"
 #include "proto.h"
+#include "util.h"
 
 /* An advice line's wording, from its typed figures. */
 typedef int (*advice_fn)(const struct doctor_advice *a, char *buf, size_t len,

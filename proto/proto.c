@@ -10,7 +10,13 @@
 
 #include <unistd.h>
 
+#include "core.h"
+#include "dumper.h"
+#include "job.h"
 #include "proto.h"
+#include "reason.h"
+#include "result.h"
+#include "util.h"
 
 /* What core's lines say a person can do next, in words. */
 const struct core_hints proto_hints = {

@@ -11,7 +11,12 @@
 #include <stdint.h>
 
 #include "core.h"
+#include "doctor.h"
+#include "dumper.h"
 #include "jm4lw.h"
+#include "reason.h"
+#include "result.h"
+#include "view.h"
 
 /* Where a reply goes: the server appends to its output buffer. */
 struct proto_out {

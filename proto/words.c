@@ -9,7 +9,18 @@
 #include <string.h>
 #include <time.h>
 
+#include "config_struct.h"
+#include "ctl.h"
+#include "doctor.h"
+#include "dumps.h"
+#include "figures.h"
+#include "history.h"
+#include "profile.h"
 #include "proto.h"
+#include "reason.h"
+#include "result.h"
+#include "util.h"
+#include "view.h"
 
 /* One error line, and why for proto_dispatch. */
 static int reply_error(struct proto *p, struct proto_out *out,

@@ -60,9 +60,15 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_struct.h"
+#include "core.h"
+#include "dumper.h"
 #include "fake_jemalloc.h"
 #include "jm4lw.h"
+#include "job.h"
 #include "proto.h"
+#include "result.h"
+#include "schedule.h"
 
 /* ZooKeeper's wording, spelled out here rather than taken from the header. */
 #define WHITELIST_TAIL " is not executed because it is not in the whitelist.\n"

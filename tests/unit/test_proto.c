@@ -25,9 +25,21 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_struct.h"
+#include "core.h"
+#include "dumper.h"
+#include "dumps.h"
 #include "fake_jemalloc.h"
+#include "figures.h"
 #include "http.h"
+#include "job.h"
 #include "proto.h"
+#include "reason.h"
+#include "result.h"
+#include "schedule.h"
+#include "stage.h"
+#include "util.h"
+#include "view.h"
 
 /* What this file's prof.dump hook writes; reset before every test. */
 static struct {

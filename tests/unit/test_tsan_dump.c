@@ -1,8 +1,9 @@
 /*
- * The worker's dump path under ThreadSanitizer with prof:true (issue 23):
- * the module's worker (daemon/worker.c) runs real jobs through core
- * (core/dump.c: admission on the loop, prof.dump, the completeness check,
- * the rename, the leak index, retention; a view's parse, symbolization and
+ * The worker's dump path under ThreadSanitizer with prof:true: the
+ * module's worker (daemon/worker.c) runs real jobs through core
+ * (core/admit.c, stage.c, publish.c, answer.c and job.c: admission on
+ * the loop, prof.dump, the completeness check, the rename, the leak
+ * index, retention; a view's parse, symbolization and
  * rendering; the leak question over the kept dumps) on a real libevent
  * loop, while allocator threads sample through jemalloc's own API
  * (mallocx/dallocx: under a sanitizer, malloc is the sanitizer's) and the
@@ -33,7 +34,15 @@
 #include <jemalloc/jemalloc.h>
 
 #include "config.h"
+#include "config_struct.h"
 #include "core.h"
+#include "dumper.h"
+#include "figures.h"
+#include "history.h"
+#include "job.h"
+#include "ops.h"
+#include "result.h"
+#include "view.h"
 #include "worker.h"
 
 #define ALLOCATORS 3
