@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "core.h"
 #include "dumper.h"
 #include "dumps.h"
@@ -55,7 +56,7 @@ static void dump_begin(struct core *c)
  * a second request while one runs is refused at once, not queued, so no
  * peer waits on a dump it did not ask for.
  */
-int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
+static int dump_rate(struct core *c, const char *who, struct dump_result *r)
 {
 	double ago, min = (double)c->cfg->dump_min_interval;
 	int scheduled = who == NULL;
@@ -63,8 +64,6 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 	enum prof_state s;
 	int e;
 
-	memset(r, 0, sizeof(*r));
-	r->body_fd = -1;
 	if (scheduled)
 		who = "dump";
 	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
@@ -110,18 +109,25 @@ int core_dump_admit(struct core *c, const char *who, struct dump_result *r)
 	return 0;
 }
 
-/* Copy what the heavy part needs: the loop may reload meanwhile. */
-void core_dump_prepare(struct core *c, struct job *j, struct dumper *d,
-    int scheduled, enum dump_view view, int with_base)
+/* JOB_DUMP's admission: dump_rate, then a copy of what the heavy part
+ * needs (the loop may reload meanwhile); with_base compares with the
+ * module's last kept dump (always for a view that always compares). */
+int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
+	enum dump_view view = req->view;
+
+	(void)k;
+	if (dump_rate(c, req->who, r) == -1)
+		return -1;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->kind = JOB_DUMP;
-	j->scheduled = scheduled;
+	j->scheduled = req->who == NULL;
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
 	j->symbolized = c->pol.symbolized;
 	/* jmdf compares with the module's last kept dump. */
-	j->with_base = with_base || views[view].base == VIEW_BASE_ALWAYS;
+	j->with_base = req->with_base || views[view].base == VIEW_BASE_ALWAYS;
 	snprintf(j->base, sizeof(j->base), "%s",
 	    j->with_base && c->last_dump_time != 0 ? c->last_dump : "");
 	j->addrs = NULL;
@@ -133,22 +139,21 @@ void core_dump_prepare(struct core *c, struct job *j, struct dumper *d,
 	memset(&j->res, 0, sizeof(j->res));
 	j->res.view = view;
 	j->res.body_fd = -1;
+	return 0;
 }
 
 /*
  * A job that makes no dump (a symbol lookup, a kept dump's view): no rate
- * limit, only a free worker. 0 with @p j cleared for @p kind, or -1 with
- * @p r saying why not.
+ * limit, only a free worker. 0 with @p j cleared for @p k's kind, or -1
+ * with @p r saying why not.
  */
-static int core_job_admit(struct core *c, struct job *j, struct dumper *d,
-    enum job_kind kind, const char *what, struct dump_result *r)
+static int job_free_admit(const struct job_entry *k, struct core *c,
+    struct job *j, struct dumper *d, enum job_kind kind, struct dump_result *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->body_fd = -1;
 	if (dump_busy(c)) {
 		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
 		    "%s refused: a dump is in progress; retry when it is done",
-		    what);
+		    k->name);
 		r->retry_after = 1;
 		return -1;
 	}
@@ -163,14 +168,19 @@ static int core_job_admit(struct core *c, struct job *j, struct dumper *d,
 	return 0;
 }
 
-int core_symbols_admit(struct core *c, struct job *j, struct dumper *d,
-    const char *addrs, size_t len, struct dump_result *r)
+/* JOB_SYMBOLS: a free worker (no rate limit: jeprof asks right after its
+ * dump); the job owns a copy of the addresses. */
+int admit_symbols(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
-	if (core_job_admit(c, j, d, JOB_SYMBOLS, "symbol lookup", r) == -1)
+	const char *addrs = req->addrs != NULL ? req->addrs : "";
+	size_t len = req->addrs_len;
+
+	if (job_free_admit(k, c, j, d, JOB_SYMBOLS, r) == -1)
 		return -1;
 	if ((j->addrs = malloc(len + 1)) == NULL) {
-		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM,
-		    "symbol lookup failed: %s", strerror(ENOMEM));
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM, "%s failed: %s",
+		    k->name, strerror(ENOMEM));
 		return -1;
 	}
 	memcpy(j->addrs, addrs, len);
@@ -206,28 +216,32 @@ static int kept_dump(struct core *c, const char *name, char *path, size_t len,
 	return 0;
 }
 
-int core_render_admit(struct core *c, struct job *j, struct dumper *d,
-    const char *name, const char *base_name, enum dump_view view,
-    struct dump_result *r)
+/* JOB_RENDER: a free worker, and both names those of our dumps in
+ * dump_dir (REASON_NO_DUMP: no such dump of ours). */
+int admit_render(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
-	if (core_job_admit(c, j, d, JOB_RENDER, "rendering", r) == -1 ||
+	const char *name = req->name != NULL ? req->name : "";
+
+	if (job_free_admit(k, c, j, d, JOB_RENDER, r) == -1 ||
 	    kept_dump(c, name, j->path, sizeof(j->path), r) == -1 ||
-	    (base_name != NULL &&
-	        kept_dump(c, base_name, j->base, sizeof(j->base), r) == -1))
+	    (req->base != NULL &&
+	        kept_dump(c, req->base, j->base, sizeof(j->base), r) == -1))
 		return -1;
-	j->with_base = base_name != NULL;
-	j->res.view = view;
+	j->with_base = req->base != NULL;
+	j->res.view = req->view;
 	dump_begin(c);
 	return 0;
 }
 
-/* The leak question: no dump made, so no rate limit; a free worker. */
-int core_leaks_admit(struct core *c, struct job *j, struct dumper *d, int json,
-    struct dump_result *r)
+/* JOB_LEAKS, the leak question: no dump made, so no rate limit; a free
+ * worker. */
+int admit_leaks(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
-	if (core_job_admit(c, j, d, JOB_LEAKS, "leak suspects", r) == -1)
+	if (job_free_admit(k, c, j, d, JOB_LEAKS, r) == -1)
 		return -1;
-	j->json = json;
+	j->json = req->json;
 	j->pid = (long)getpid();
 	j->res.view = DUMP_VIEW_LEAKS;
 	dump_begin(c);

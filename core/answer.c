@@ -143,46 +143,49 @@ void dump_raw_body(struct job *j, const char *path, const char *dir)
 }
 
 /* JOB_SYMBOLS: name the addresses of j->addrs, into a body file. */
-void symbols_run(struct job *j)
+int answer_symbols(struct job *j)
 {
 	char dir[PATH_MAX];
 
-	if (job_stage(j, "symbol lookup", dir, sizeof(dir)) == 0 &&
-	    dump_render(j, NULL, dir) == 0)
-		j->res.status = DUMP_OK;
+	if (job_stage(j, "symbol lookup", dir, sizeof(dir)) == -1 ||
+	    dump_render(j, NULL, dir) == -1)
+		return -1;
+	j->res.status = DUMP_OK;
+	return 0;
 }
 
 /* JOB_RENDER: a view of the kept dump j->path, into a body file (raw:
  * the dump, its stacks cut by render_dump); a view with neither a
  * renderer nor the dump is the dump file itself. */
-void render_run(struct job *j)
+int answer_render(struct job *j)
 {
 	char dir[PATH_MAX];
 
 	if (job_stage(j, "rendering", dir, sizeof(dir)) == -1)
-		return;
+		return -1;
 	if (views[j->res.view].render == NULL &&
 	    !views[j->res.view].carries_dump)
 		dump_raw_body(j, j->path, dir);
 	else if (dump_render(j, j->path, dir) == 0)
 		j->res.status = DUMP_OK;
+	return 0;
 }
 
 /* JOB_LEAKS: the suspects over this process's kept dumps (the newest
  * TREND_POINTS_MAX), into a body file. */
-void leaks_run(struct job *j)
+int answer_leaks(struct job *j)
 {
 	char dir[PATH_MAX];
 	size_t i;
 
 	if (job_stage(j, "leak suspects", dir, sizeof(dir)) == -1)
-		return;
+		return -1;
 	if (dumps_of_pid(j->cfg.dump_prefix, dir, j->pid, LEAKS_DUMPS_MAX,
 	        &j->leaks, &j->nleaks) == -1) {
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, errno,
 		    "leak suspects failed: cannot list %s: %s", dir,
 		    strerror(errno));
-		return;
+		return -1;
 	}
 	if (dump_render(j, NULL, dir) == 0)
 		j->res.status = DUMP_OK;
@@ -191,6 +194,7 @@ void leaks_run(struct job *j)
 	free(j->leaks);
 	j->leaks = NULL;
 	j->nleaks = 0;
+	return 0;
 }
 
 /*

@@ -21,12 +21,12 @@ void dump_raw_body(struct job *j, const char *path, const char *dir);
  * dump itself), and the staging file @p tmp goes. */
 void dump_answer_view(struct job *j, const char *tmp, const char *dir);
 
-/* JOB_SYMBOLS: name the addresses of j->addrs, into a body file. */
-void symbols_run(struct job *j);
-/* JOB_RENDER: a view of the kept dump j->path, into a body file. */
-void render_run(struct job *j);
-/* JOB_LEAKS: the suspects over this process's kept dumps, into a body
- * file. */
-void leaks_run(struct job *j);
+/* The one step of each job that makes no dump, in job_kinds[]: 0, or -1
+ * with the job's result saying why. JOB_SYMBOLS: name the addresses of
+ * j->addrs; JOB_RENDER: a view of the kept dump j->path; JOB_LEAKS: the
+ * suspects over this process's kept dumps; each into a body file. */
+int answer_symbols(struct job *j);
+int answer_render(struct job *j);
+int answer_leaks(struct job *j);
 
 #endif /* JM4LW_ANSWER_H */

@@ -3,7 +3,7 @@
  * answer), a symbol lookup, a kept dump's view or the leak suspects.
  * job_run() touches nothing but the job, so the module's worker thread
  * runs it while the loop serves other peers; the result comes back to
- * the loop (core_dump_done).
+ * the loop (core_job_done).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "answer.h"
 #include "core.h"
 #include "dumper.h"
@@ -20,7 +21,6 @@
 #include "reason.h"
 #include "result.h"
 #include "stage.h"
-#include "util.h"
 #include "view.h"
 
 void job_release(struct job *j)
@@ -30,49 +30,112 @@ void job_release(struct job *j)
 	j->addrs_len = 0;
 }
 
-/* JOB_DUMP: stage, then answer with the view, or publish and answer. */
-static void dump_run(struct job *j)
-{
-	struct core_log log = {.fn = dump_log, .arg = &j->res};
-	char dir[PATH_MAX], tmp[sizeof(j->dumper->stage) + 128];
+/*
+ * The kinds of job, the master copy: a word's or a route's row names one
+ * (enum job_kind), and what each layer does with it is here: the name its
+ * failure and cancellation lines say, its admission on the loop, its
+ * steps on the worker and which of them is the lock window, the one that
+ * holds jemalloc's profiling locks. That step runs at the host's priority
+ * (job->locked, the shell's jm4lw-dump thread) and the others yield to the
+ * host, so a busy machine starves neither the job nor the host threads
+ * waiting on those locks. Every kind answers with the job's struct
+ * dump_result, a body and/or a kept dump's path, the same in place
+ * (core_job_sync) as through the worker.
+ */
+const struct job_entry job_kinds[JOB_KINDS] = {
+    [JOB_NONE] = {.name = "nothing"},
+    [JOB_DUMP] =
+        {
+            .name = "heap profile dump",
+            .admit = admit_dump,
+            .steps = {stage_target, stage_prof_dump, stage_check, publish_dump,
+                publish_answer},
+            .locked = stage_prof_dump,
+            .counted = 1,
+        },
+    [JOB_SYMBOLS] =
+        {
+            .name = "symbol lookup",
+            .admit = admit_symbols,
+            .steps = {answer_symbols},
+            .counted = 1,
+        },
+    [JOB_RENDER] =
+        {
+            .name = "rendering",
+            .admit = admit_render,
+            .steps = {answer_render},
+            .counted = 1,
+        },
+    [JOB_LEAKS] =
+        {
+            .name = "leak suspects",
+            .admit = admit_leaks,
+            .steps = {answer_leaks},
+        },
+};
 
-	if (dump_stage(j, dir, sizeof(dir), tmp, sizeof(tmp)) == -1)
-		goto out;
-	/* Cancelled during prof.dump (jm4lw_free): no rendering, which
-	 * can take seconds, and no new file in dump_dir. */
-	if (dumper_cancelled(j->dumper)) {
-		(void)unlink(tmp);
-		JOB_FAIL(j, dir, ECANCELED, "cancelled: the module was freed");
-		goto out;
+int core_job_admit(struct core *c, struct job *j, struct dumper *d,
+    const struct job_req *req, struct dump_result *r)
+{
+	const struct job_entry *k;
+
+	memset(r, 0, sizeof(*r));
+	r->body_fd = -1;
+	if ((unsigned)req->kind >= JOB_KINDS ||
+	    (k = &job_kinds[req->kind])->admit == NULL) {
+		dump_why(r, DUMP_FAILED, REASON_FAILED, EINVAL,
+		    "%s has no job to run", req->who != NULL ? req->who : "");
+		return -1;
 	}
-	if (!views[j->res.view].keeps)
-		dump_answer_view(j, tmp, dir);
-	else if (dump_publish(j, tmp, dir, &log) == 0)
-		dump_answer(j, dir, &log);
-out:
+	return k->admit(k, c, j, d, req, r);
+}
+
+/* The lock window's step, handed to the thread at the host's priority. */
+struct job_window {
+	struct job *j;
+	job_step step;
+	int rv;
+};
+
+static void job_window_run(void *arg)
+{
+	struct job_window *w = arg;
+
+	w->rv = w->step(w->j);
+}
+
+/* Run one step of @p j: the lock window through j->locked, where the
+ * shell gave one; every other step right here. */
+static int job_step_run(struct job *j, job_step step)
+{
+	struct job_window w = {.j = j, .step = step, .rv = 0};
+
+	if (step != job_kinds[j->kind].locked || j->locked.run == NULL)
+		return step(j);
+	j->locked.run(j->locked.ctx, job_window_run, &w);
+	return w.rv;
+}
+
+/* Run @p j's steps in order, up to the first that fails. */
+void job_run(struct job *j)
+{
+	const struct job_entry *k = &job_kinds[j->kind];
+	size_t i;
+
+	profile_debug_from(&j->cfg);
+	for (i = 0; i < JOB_STEPS_MAX && k->steps[i] != NULL; i++)
+		if (job_step_run(j, k->steps[i]) == -1)
+			break;
 	if (j->dump_fd != -1) /* the memfd, unless it became the body */
 		close(j->dump_fd);
 	j->dump_fd = -1;
 }
 
-/* What the worker runs for each kind of job. */
-static void (*const job_runs[])(struct job *) = {
-    [JOB_DUMP] = dump_run,
-    [JOB_SYMBOLS] = symbols_run,
-    [JOB_RENDER] = render_run,
-    [JOB_LEAKS] = leaks_run,
-};
-
-/* Run @p j by its kind. */
-void job_run(struct job *j)
+/* Back on the loop: what the job changed, and its log lines. */
+void core_job_done(struct core *c, const struct job *j)
 {
-	profile_debug_from(&j->cfg);
-	job_runs[j->kind](j);
-}
-
-/* Back on the loop: what the dump changed, and its log lines. */
-void core_dump_done(struct core *c, const struct dump_result *r)
-{
+	const struct dump_result *r = &j->res;
 	const char *s = r->log, *nl;
 	char line[512];
 	size_t n;
@@ -97,7 +160,7 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 		c->alloc_known = r->alloc_known;
 		c->alloc_at_dump = r->alloc;
 	}
-	if (r->view == DUMP_VIEW_LEAKS)
+	if (!job_kinds[j->kind].counted)
 		return; /* a question about dumps: no dump, no profile */
 	switch (r->status) {
 	case DUMP_OK:
@@ -113,46 +176,27 @@ void core_dump_done(struct core *c, const struct dump_result *r)
 	}
 }
 
-/* Admit, run and finish one dump on the calling thread. */
-void core_dump_sync(struct core *c, struct dumper *d, const char *who,
-    enum dump_view view, struct dump_result *r)
-{
-	struct job *j;
-
-	if (core_dump_admit(c, who, r) == -1)
-		return;
-	/* The job holds a whole configuration: keep it off the stack. */
-	if ((j = malloc(sizeof(*j))) == NULL) {
-		c->dump_running = 0;
-		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM,
-		    "heap profile dump failed: %s", strerror(ENOMEM));
-		c->st.dumps_failed++;
-		return;
-	}
-	core_dump_prepare(c, j, d, who == NULL, view, 0);
-	job_run(j);
-	core_dump_done(c, &j->res);
-	*r = j->res;
-	free(j);
-}
-
-/* The leak question on the calling thread, for callers without a
- * worker. */
-void core_leaks_sync(struct core *c, struct dumper *d, int json,
+/* Admit, run and finish one job on the calling thread. */
+void core_job_sync(struct core *c, struct dumper *d, const struct job_req *req,
     struct dump_result *r)
 {
+	const struct job_entry *k =
+	    &job_kinds[(unsigned)req->kind < JOB_KINDS ? req->kind : JOB_NONE];
 	struct job *j;
 
+	/* The job holds a whole configuration: keep it off the stack. */
 	if ((j = malloc(sizeof(*j))) == NULL) {
 		memset(r, 0, sizeof(*r));
 		r->body_fd = -1;
-		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM,
-		    "leak suspects failed: %s", strerror(ENOMEM));
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM, "%s failed: %s",
+		    k->name, strerror(ENOMEM));
+		if (k->counted)
+			c->st.dumps_failed++;
 		return;
 	}
-	if (core_leaks_admit(c, j, d, json, r) == 0) {
+	if (core_job_admit(c, j, d, req, r) == 0) {
 		job_run(j);
-		core_dump_done(c, &j->res);
+		core_job_done(c, j);
 		*r = j->res;
 	}
 	free(j);

@@ -53,7 +53,7 @@ int profile_render_fd(enum dump_view view, int fd, const char *name,
 #define PROFILE_NO_SAMPLES (-4)
 
 /* /pprof/symbol: "0x<addr> <names>" for each address of @p addrs (@p len
- * bytes, see core_symbols_admit), looked up in this process as call
+ * bytes, as admit_symbols takes them), looked up in this process as call
  * addresses (callers' addresses come already adjusted), an inline chain
  * outermost first joined by "--", jeprof's reading. 0, or -1 with @p err,
  * or PROFILE_BAD_ADDRS (a token that is not an address, too many). */

@@ -134,7 +134,7 @@ int dumper_idle(struct dumper *d)
  * symbolized companion (dump_symbolized) after it. 0, or -1 with the
  * job's result saying why.
  */
-int dump_publish(struct job *j, const char *tmp, const char *dir,
+static int dump_publish(struct job *j, const char *tmp, const char *dir,
     const struct core_log *log)
 {
 	char sym[CORE_PATH_MAX + 160], symto[CORE_PATH_MAX + 16];
@@ -169,7 +169,8 @@ int dump_publish(struct job *j, const char *tmp, const char *dir,
  * growth baseline, and retention. A view that fails keeps the dump all
  * the same, and says where it is.
  */
-void dump_answer(struct job *j, const char *dir, const struct core_log *log)
+static void dump_answer(struct job *j, const char *dir,
+    const struct core_log *log)
 {
 	const char *path = j->res.path;
 	size_t n;
@@ -194,4 +195,38 @@ void dump_answer(struct job *j, const char *dir, const struct core_log *log)
 		    ctl_size(j->ops, "stats.allocated", &j->res.alloc) == 0;
 	}
 	j->res.deleted = dumps_retain(&j->cfg, dir, path, log);
+}
+
+/*
+ * JOB_DUMP's step after the check: a kept dump published (dump_publish);
+ * a view's dump never is. Cancelled during prof.dump (jm4lw_free): no
+ * rendering, which can take seconds, and no new file in dump_dir.
+ */
+int publish_dump(struct job *j)
+{
+	struct core_log log = {.fn = dump_log, .arg = &j->res};
+
+	if (dumper_cancelled(j->dumper)) {
+		(void)unlink(j->tmp);
+		JOB_FAIL(j, j->dir, ECANCELED,
+		    "cancelled: the module was freed");
+		return -1;
+	}
+	if (!views[j->res.view].keeps)
+		return 0;
+	return dump_publish(j, j->tmp, j->dir, &log);
+}
+
+/* JOB_DUMP's last step: the answer, a view of a dump that is not kept
+ * (dump_answer_view), or a kept dump's view, growth baseline and
+ * retention (dump_answer). */
+int publish_answer(struct job *j)
+{
+	struct core_log log = {.fn = dump_log, .arg = &j->res};
+
+	if (!views[j->res.view].keeps)
+		dump_answer_view(j, j->tmp, j->dir);
+	else
+		dump_answer(j, j->dir, &log);
+	return 0;
 }

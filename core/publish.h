@@ -6,18 +6,11 @@
 #define JM4LW_PUBLISH_H
 
 #include "job.h"
-#include "util.h"
 
-/*
- * A kept dump's second step: rename it from the staging directory (@p tmp)
- * into dump_dir (@p dir), its symbolized companion after it. 0, or -1
- * with the job's result saying why.
- */
-int dump_publish(struct job *j, const char *tmp, const char *dir,
-    const struct core_log *log);
-
-/* A kept dump's last step: its view when it has one, the growth baseline,
- * and retention. */
-void dump_answer(struct job *j, const char *dir, const struct core_log *log);
+/* JOB_DUMP's last steps, in job_kinds[] (core/job.c): the dump published
+ * into dump_dir when it is kept, then the answer. 0, or -1 with the job's
+ * result saying why. */
+int publish_dump(struct job *j);
+int publish_answer(struct job *j);
 
 #endif /* JM4LW_PUBLISH_H */

@@ -21,7 +21,6 @@
 #include "dumper.h"
 #include "dumps.h"
 #include "job.h"
-#include "ops.h"
 #include "reason.h"
 #include "result.h"
 #include "stage.h"
@@ -319,33 +318,6 @@ static int dump_target(struct job *j, char *dir, size_t dirlen,
 	}
 }
 
-/* prof.dump's call, for the thread at the host's priority. */
-struct locked_dump {
-	const struct core_ops *ops;
-	const char *path;
-	int e;
-};
-
-static void locked_dump_run(void *arg)
-{
-	struct locked_dump *ld = arg;
-
-	ld->e = ld->ops->mallctl("prof.dump", NULL, NULL, &ld->path,
-	    sizeof(ld->path));
-}
-
-/* prof.dump of the heap to @p path, as the job runs its locked part. */
-static int job_prof_dump(struct job *j, const char *path)
-{
-	struct locked_dump ld = {.ops = j->ops, .path = path, .e = 0};
-
-	if (j->locked.run != NULL)
-		j->locked.run(j->locked.ctx, locked_dump_run, &ld);
-	else
-		locked_dump_run(&ld);
-	return ld.e;
-}
-
 /* Copy the @p fd (a memfd, at its start) into the new file @p path, ours
  * only. 0, or -1 with errno (ENOSPC for a disk that filled) and no file. */
 static int dump_copy(int fd, const char *path)
@@ -386,58 +358,19 @@ fail:
 }
 
 /*
- * prof.dump for the job: the one step that holds jemalloc's profiling
- * locks, and every host thread that samples, frees a sampled object or
- * starts a thread waits on them (docs/ENGINE.md). So it runs on the
- * thread at the host's priority (job->locked), and into memory, a memfd
- * jemalloc opens by its /proc path, so no disk (a full page cache,
- * writeback throttling) sits under the locks. The memfd is then sealed:
- * nobody, not even through /proc, can shrink it, so the view is parsed
- * from a mapping of it that cannot fault, with no second copy. Where
- * there is no memfd or no /proc, jemalloc writes @p tmp itself.
- * prof.dump's answer (0 or an errno); *@p mfd is the memfd on 0, or -1
- * when the dump is in @p tmp.
+ * JOB_DUMP's first step: its target (dump_target), the staging directory
+ * jemalloc writes in (@c j->tmp), and a memfd for prof.dump where there
+ * is one. 0, or -1 with the job's result saying why.
  */
-static int dump_locked(struct job *j, const char *tmp, int *mfd)
-{
-	char mpath[64];
-	int fd, e;
-
-	*mfd = -1;
-	if ((fd = memfd_create("jm4lw-dump",
-	         MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1)
-		return job_prof_dump(j, tmp);
-	snprintf(mpath, sizeof(mpath), "/proc/self/fd/%d", fd);
-	if (access(mpath, W_OK) == -1) { /* no /proc here */
-		close(fd);
-		return job_prof_dump(j, tmp);
-	}
-	if ((e = job_prof_dump(j, mpath)) != 0) {
-		close(fd);
-		return e;
-	}
-	(void)fcntl(fd, F_ADD_SEALS,
-	    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-	*mfd = fd;
-	return 0;
-}
-
-/*
- * A dump's first step: its target (dump_target), then prof.dump to a
- * file in the staging directory (@p tmp), checked whole and made ours
- * only. 0, or -1 with the job's result saying why and nothing left
- * behind.
- */
-int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
-    size_t tmplen)
+int stage_target(struct job *j)
 {
 	struct core_log log = {.fn = dump_log, .arg = &j->res};
 	struct dumper *d = j->dumper;
 	unsigned long seq;
 	long pid = (long)getpid();
-	int e, fd, whole, mfd;
+	int fd;
 
-	if (dump_target(j, dir, dirlen, &seq) == -1)
+	if (dump_target(j, j->dir, sizeof(j->dir), &seq) == -1)
 		return -1;
 	/*
 	 * jemalloc opens the profile with creat(), which follows symlinks: at
@@ -451,14 +384,71 @@ int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 	 * whole profile in close(); a fresh directory per dump would cost an
 	 * rmdir, 100-400 us on ext4 here. Both were measured (BENCHMARKS.md).
 	 */
-	if (stage_ready(j, dir, &log) == -1) {
-		JOB_FAIL(j, dir, errno, strerror(errno));
+	if (stage_ready(j, j->dir, &log) == -1) {
+		JOB_FAIL(j, j->dir, errno, strerror(errno));
 		return -1;
 	}
-	snprintf(tmp, tmplen, "%s/%s.%ld.%lu.heap", d->stage,
+	snprintf(j->tmp, sizeof(j->tmp), "%s/%s.%ld.%lu.heap", d->stage,
 	    j->cfg.dump_prefix, pid, seq);
+	/*
+	 * The lock window (stage_prof_dump) writes into memory, a memfd
+	 * jemalloc opens by its /proc path, so no disk (a full page cache,
+	 * writeback throttling) sits under jemalloc's profiling locks. Where
+	 * there is no memfd or no /proc, jemalloc writes j->tmp itself.
+	 */
+	j->dump_to = j->tmp;
+	j->dump_fd = -1;
+	if ((fd = memfd_create("jm4lw-dump",
+	         MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1)
+		return 0;
+	snprintf(j->mpath, sizeof(j->mpath), "/proc/self/fd/%d", fd);
+	if (access(j->mpath, W_OK) == -1) { /* no /proc here */
+		close(fd);
+		return 0;
+	}
+	j->dump_fd = fd;
+	j->dump_to = j->mpath;
+	return 0;
+}
 
-	e = dump_locked(j, tmp, &mfd);
+/*
+ * JOB_DUMP's lock window: prof.dump, and nothing else. It holds
+ * jemalloc's profiling locks, and every host thread that samples, frees a
+ * sampled object or starts a thread waits on them (docs/ENGINE.md), so
+ * job_run runs it on the thread at the host's priority (job->locked) and
+ * the steps around it yield to the host. prof.dump's answer (0 or an
+ * errno) waits in j->dump_err for stage_check.
+ */
+int stage_prof_dump(struct job *j)
+{
+	const char *path = j->dump_to;
+
+	j->dump_err =
+	    j->ops->mallctl("prof.dump", NULL, NULL, &path, sizeof(path));
+	return 0;
+}
+
+/*
+ * JOB_DUMP's step after the lock window: the memfd sealed (nobody, not
+ * even through /proc, can shrink it, so a view is parsed from a mapping
+ * of it that cannot fault, with no second copy), the profile checked
+ * whole, a kept one copied into the staging directory (j->tmp) and made
+ * ours only; a view's dump stays in its memfd (j->dump_fd). 0, or -1
+ * with the job's result saying why and nothing left behind.
+ */
+int stage_check(struct job *j)
+{
+	const char *dir = j->dir, *tmp = j->tmp;
+	int e = j->dump_err, fd, whole, mfd = j->dump_fd;
+
+	j->dump_fd = -1;
+	if (mfd != -1 && e != 0) {
+		close(mfd);
+		mfd = -1;
+	}
+	if (mfd != -1)
+		(void)fcntl(mfd, F_ADD_SEALS,
+		    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
 	if (e == 0 && mfd != -1 && !views[j->res.view].keeps) {
 		/* A view's dump never goes to disk: parsed from memory. */
 		if (!dump_whole(mfd, NULL)) {
@@ -476,7 +466,7 @@ int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
 			JOB_FAIL(j, dir, e, strerror(e));
 			return -1;
 		}
-		j->dump_fd = mfd; /* for its view (jmdf); dump_run closes it */
+		j->dump_fd = mfd; /* for its view (jmdf); job_run closes it */
 	}
 	if (e != 0) {
 		/* jemalloc says only EFAULT; ask the directory why. */

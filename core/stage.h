@@ -14,15 +14,13 @@
 /* The completeness check reads a profile backwards in windows this big. */
 #define DUMP_TAIL_CHUNK 16384
 
-/*
- * A dump's first step: its target, then prof.dump (at the host's priority,
- * into a sealed memfd where there is one) to a file in the staging
- * directory (@p tmp), checked whole and made ours only; a view's dump
- * stays in its memfd (j->dump_fd). 0, or -1 with the job's result saying
- * why and nothing left behind.
- */
-int dump_stage(struct job *j, char *dir, size_t dirlen, char *tmp,
-    size_t tmplen);
+/* JOB_DUMP's steps, in job_kinds[] (core/job.c): the target, the staging
+ * directory and a memfd; prof.dump, the lock window; the memfd sealed,
+ * the profile checked whole and a kept one staged. 0, or -1 with the
+ * job's result saying why. */
+int stage_target(struct job *j);
+int stage_prof_dump(struct job *j);
+int stage_check(struct job *j);
 
 /* The staging directory of dump_dir for a job that makes no dump: its
  * rendering goes there, where the dumps' do. 0, or -1 with the job's

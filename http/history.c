@@ -13,6 +13,7 @@
 
 #include "history.h"
 #include "http.h"
+#include "job.h"
 #include "module.h"
 
 #define TEXT "text/plain; charset=utf-8"
@@ -95,5 +96,6 @@ void http_route_leaks(struct http_ctx *ctx)
 		    "unknown format \"%.40s\" (want json or text)", f);
 		return;
 	}
-	http_job_leaks(ctx, json, json ? JSON : TEXT, 0);
+	http_job(ctx, &(struct job_req){.kind = ctx->route->job, .json = json},
+	    json ? JSON : TEXT, 0);
 }
