@@ -23,6 +23,7 @@
 #include "stage.h"
 #include "view.h"
 
+/* Free what a job owns: the symbol lookup's copy of its addresses. */
 void job_release(struct job *j)
 {
 	free(j->addrs);
@@ -75,6 +76,7 @@ const struct job_entry job_kinds[JOB_KINDS] = {
         },
 };
 
+/* Admit @p req by its kind's row; a kind without a job refuses. */
 int core_job_admit(struct core *c, struct job *j, struct dumper *d,
     const struct job_req *req, struct dump_result *r)
 {
