@@ -234,16 +234,17 @@ int admit_render(const struct job_entry *k, struct core *c, struct job *j,
 	return 0;
 }
 
-/* JOB_LEAKS, the leak question: no dump made, so no rate limit; a free
- * worker. */
-int admit_leaks(const struct job_entry *k, struct core *c, struct job *j,
+/* A job that makes no dump and reads no more than req->view and
+ * req->json (JOB_LEAKS, the leak question over this process's dumps): no
+ * rate limit, a free worker. */
+int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
-	if (job_free_admit(k, c, j, d, JOB_LEAKS, r) == -1)
+	if (job_free_admit(k, c, j, d, req->kind, r) == -1)
 		return -1;
 	j->json = req->json;
 	j->pid = (long)getpid();
-	j->res.view = DUMP_VIEW_LEAKS;
+	j->res.view = req->view;
 	dump_begin(c);
 	return 0;
 }

@@ -21,8 +21,9 @@ int admit_symbols(const struct job_entry *k, struct core *c, struct job *j,
 /* JOB_RENDER: a free worker and kept dumps of ours by those names. */
 int admit_render(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
-/* JOB_LEAKS: a free worker. */
-int admit_leaks(const struct job_entry *k, struct core *c, struct job *j,
+/* A kind that makes no dump and reads only req->view and req->json
+ * (JOB_LEAKS): a free worker. */
+int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
 
 #endif /* JM4LW_ADMIT_H */

@@ -71,7 +71,7 @@ const struct job_entry job_kinds[JOB_KINDS] = {
     [JOB_LEAKS] =
         {
             .name = "leak suspects",
-            .admit = admit_leaks,
+            .admit = admit_worker,
             .steps = {answer_leaks},
         },
 };

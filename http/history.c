@@ -15,6 +15,7 @@
 #include "http.h"
 #include "job.h"
 #include "module.h"
+#include "view.h"
 
 #define TEXT "text/plain; charset=utf-8"
 #define JSON "application/json"
@@ -96,6 +97,9 @@ void http_route_leaks(struct http_ctx *ctx)
 		    "unknown format \"%.40s\" (want json or text)", f);
 		return;
 	}
-	http_job(ctx, &(struct job_req){.kind = ctx->route->job, .json = json},
+	http_job(ctx,
+	    &(struct job_req){.kind = ctx->route->job,
+	        .view = DUMP_VIEW_LEAKS,
+	        .json = json},
 	    json ? JSON : TEXT, 0);
 }
