@@ -13,8 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core.h"
 #include "out.h"
+
+struct dump_list;
+struct figure_value;
+struct history;
 
 /* What is answered: the row of the table. */
 enum answer_kind {

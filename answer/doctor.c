@@ -14,6 +14,7 @@
 
 #include "answer.h"
 #include "bytes.h"
+#include "doctor.h"
 #include "json.h"
 
 /* An advice line's wording, from its typed figures. */

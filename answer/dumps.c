@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "answer.h"
+#include "dumps.h"
 #include "json.h"
 #include "when.h"
 

@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "answer.h"
+#include "figures.h"
+#include "jm4lw.h"
 #include "json.h"
 #include "when.h"
 

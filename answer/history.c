@@ -10,6 +10,7 @@
 
 #include "answer.h"
 #include "bytes.h"
+#include "history.h"
 
 /* Characters of a jmhi sparkline: the whole ring, bucketed. */
 #define SPARK_WIDTH 60

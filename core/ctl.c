@@ -11,7 +11,11 @@
 
 #include <jemalloc/jemalloc.h> /* MALLCTL_ARENAS_ALL only: calls go via ops */
 
+#include "config_struct.h"
 #include "core.h"
+#include "ctl.h"
+#include "ops.h"
+#include "reason.h"
 
 /* Start counting uptime and remember the allocator and configuration. */
 void core_init(struct core *c, const struct core_ops *ops,

@@ -22,7 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config_struct.h"
 #include "core.h"
+#include "dumps.h"
+#include "jm4lw.h"
+#include "util.h"
 
 #define DUMPS_MAX 100000 /* entries we look at in one directory */
 

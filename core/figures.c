@@ -7,6 +7,11 @@
 #include <string.h>
 
 #include "core.h"
+#include "ctl.h"
+#include "figures.h"
+#include "jm4lw.h"
+#include "ops.h"
+#include "profile.h"
 
 #define STAT(f) (offsetof(struct core_stats, f) + 1)
 

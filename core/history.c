@@ -14,6 +14,9 @@
 #include <time.h>
 
 #include "core.h"
+#include "ctl.h"
+#include "history.h"
+#include "ops.h"
 
 #define STAT(f) (offsetof(struct core_stats, f) + 1)
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core.h"
+#include "ops.h"
 
 #ifndef JM4LW_OPS_DLSYM
 

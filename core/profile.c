@@ -16,12 +16,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "config_struct.h"
 #include "heapprof.h"
 #include "prof_util.h"
+#include "profile.h"
+#include "reason.h"
 #include "render.h"
 #include "symbolize.h"
 #include "trend.h"
+#include "util.h"
 #include "view.h"
 
 /* The worker's places for debug info (profile_debug_from): per thread,

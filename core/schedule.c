@@ -3,6 +3,8 @@
  * are the daemon's; the policy is here, over the typed configuration.
  */
 #include "core.h"
+#include "ops.h"
+#include "schedule.h"
 
 /* stats.allocated now, fresh; 0 if this jemalloc keeps no stats. */
 static int allocated(struct core *c, size_t *now)

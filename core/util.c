@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core.h"
+#include "util.h"
 
 /* Is @p c white space as inih strips it? */
 int is_blank(int c)

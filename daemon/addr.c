@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "addr.h"
-#include "core.h"
 #include "hostport.h"
+#include "util.h"
 
 /* Parse "1.2.3.4:PORT" or "[v6]:PORT" into @p ss: hostport_split(), then
  * numeric addresses only and an explicit port. */

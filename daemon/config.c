@@ -22,9 +22,12 @@
 
 #include "addr.h"
 #include "config.h"
+#include "config_struct.h"
+#include "core.h"
 #include "hostport.h"
 #include "jm4lw.h"
 #include "proto.h"
+#include "util.h"
 
 #define FIELD_SIZE(f) sizeof(((struct jm4lw_config *)0)->f)
 

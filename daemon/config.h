@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "config_struct.h"
 #include "core.h"
 #include "jm4lw.h"
 #include "proto.h"

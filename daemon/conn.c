@@ -35,6 +35,7 @@
 #include <event2/event.h>
 
 #include "module.h"
+#include "result.h"
 
 #define LINGER_SECONDS 2        /* wait this long for the peer's FIN */
 #define DISCARD_MAX (64 * 1024) /* bytes after the word we read at most */
@@ -271,19 +272,10 @@ static void conn_dispatch(struct conn *c)
 	event_remove_timer(c->rev);
 	if (r == PROTO_JOB) {
 		struct job_waiter jw = {conn_answer_job, c};
-		switch (res.job) {
-		case PROTO_JOB_DUMP:
-			c->state = CONN_JOB;
-			module_dump(c->m, &jw, NULL, res.word->name,
-			    res.word->view, 0);
-			return;
-		case PROTO_JOB_LEAKS:
-			c->state = CONN_JOB;
-			module_leaks(c->m, &jw, 0);
-			return;
-		case PROTO_JOB_NONE: /* proto_dispatch never says so */
-			break;
-		}
+
+		c->state = CONN_JOB;
+		module_job(c->m, &jw, &res.req);
+		return;
 	}
 	conn_send(c);
 }

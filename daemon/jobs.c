@@ -9,7 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
+#include "dumper.h"
+#include "job.h"
 #include "module.h"
+#include "ops.h"
+#include "reason.h"
+#include "result.h"
 #include "worker.h"
 
 /*
@@ -55,7 +61,7 @@ static void module_job_done(void *arg, void *job)
 	module_enter(m); /* an answer (the log) may free the module */
 	was = module_unsampled_enter(m);
 	m->waiter.answer = NULL;
-	core_dump_done(&m->core, &j->res);
+	core_job_done(&m->core, j);
 	/* A peer that left meanwhile is not answered; the dump stays. */
 	if (w.answer != NULL)
 		w.answer(m, w.arg, &j->res);
@@ -120,60 +126,24 @@ static void module_submit(struct jm4lw *m, const struct job_waiter *w)
 }
 
 /*
- * A dump for waiter @p w (a peer's word, an HTTP request), or with @p w
- * NULL for the schedule @p why. Admission happens here on the loop (one
- * at a time, dump_min_interval), the dump on the worker; a refusal is
- * answered at once.
+ * The job @p req asks for, for waiter @p w (a peer's word, an HTTP
+ * request), or with @p w NULL for the schedule req->why. Admission
+ * happens here on the loop (one job at a time; a dump's
+ * dump_min_interval), the job on the worker; a refusal is answered at
+ * once.
  */
-void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
-    const char *word, enum dump_view view, int with_base)
+void module_job(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req)
 {
-	if (core_dump_admit(&m->core, w == NULL ? NULL : word, &m->refusal) ==
-	    -1) {
+	if (core_job_admit(&m->core, &m->mj->job, &m->mj->dumper, req,
+	        &m->refusal) == -1) {
 		if (w != NULL)
 			w->answer(m, w->arg, &m->refusal);
 		else
-			module_log_dump(m, why, &m->refusal);
+			module_log_dump(m, req->why, &m->refusal);
 		return;
 	}
-	core_dump_prepare(&m->core, &m->mj->job, &m->mj->dumper, w == NULL,
-	    view, with_base);
-	m->job_why = why;
-	module_submit(m, w);
-}
-
-/* A view of a kept dump (minus @p base) for @p w, on the worker. */
-void module_render(struct jm4lw *m, const struct job_waiter *w,
-    const char *name, const char *base, enum dump_view view)
-{
-	if (core_render_admit(&m->core, &m->mj->job, &m->mj->dumper, name, base,
-	        view, &m->refusal) == -1) {
-		w->answer(m, w->arg, &m->refusal);
-		return;
-	}
-	module_submit(m, w);
-}
-
-/* The leak suspects for @p w, on the worker. */
-void module_leaks(struct jm4lw *m, const struct job_waiter *w, int json)
-{
-	if (core_leaks_admit(&m->core, &m->mj->job, &m->mj->dumper, json,
-	        &m->refusal) == -1) {
-		w->answer(m, w->arg, &m->refusal);
-		return;
-	}
-	module_submit(m, w);
-}
-
-/* A /pprof/symbol lookup for @p w, on the worker. */
-void module_symbols(struct jm4lw *m, const struct job_waiter *w,
-    const char *addrs, size_t len)
-{
-	if (core_symbols_admit(&m->core, &m->mj->job, &m->mj->dumper, addrs,
-	        len, &m->refusal) == -1) {
-		w->answer(m, w->arg, &m->refusal);
-		return;
-	}
+	m->job_why = req->why;
 	module_submit(m, w);
 }
 
@@ -229,8 +199,7 @@ int jobs_settle(struct jm4lw *m, int timeout_ms)
 		return 0;
 	w = m->waiter;
 	m->waiter.answer = NULL;
-	module_job_cancelled(&r,
-	    m->mj->job.kind == JOB_DUMP ? "heap profile dump" : "the job");
+	module_job_cancelled(&r, job_kinds[m->mj->job.kind].name);
 	if (w.answer != NULL)
 		w.answer(m, w.arg, &r);
 	else if (m->mj->job.scheduled)

@@ -15,6 +15,7 @@
 #include <event2/listener.h>
 
 #include "module.h"
+#include "util.h"
 
 #define ACCEPT_PAUSE_SECONDS 1 /* back-off after EMFILE/ENFILE */
 /*

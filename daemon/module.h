@@ -31,9 +31,14 @@
 #include <event2/util.h>
 
 #include "addr.h"
+#include "config_struct.h"
 #include "core.h"
+#include "dumper.h"
 #include "jm4lw.h"
+#include "job.h"
+#include "ops.h"
 #include "proto.h"
+#include "result.h"
 
 struct evbuffer;
 struct evconnlistener;
@@ -168,18 +173,11 @@ void module_leave(struct jm4lw *m);
  * host's thread samples none of it (enter returns what to restore). */
 int module_unsampled_enter(struct jm4lw *m);
 void module_unsampled_leave(struct jm4lw *m, int was);
-/* A dump for peer @p c, or for the schedule @p why when @p c is NULL. */
-void module_dump(struct jm4lw *m, const struct job_waiter *w, const char *why,
-    const char *word, enum dump_view view, int with_base);
-/* A view of the kept dump @p name (minus @p base) on the worker. */
-void module_render(struct jm4lw *m, const struct job_waiter *w,
-    const char *name, const char *base, enum dump_view view);
-/* jmlk, /jemalloc/leaks: the leak suspects, text or @p json, on the
- * worker. */
-void module_leaks(struct jm4lw *m, const struct job_waiter *w, int json);
-/* A /pprof/symbol lookup on the worker. */
-void module_symbols(struct jm4lw *m, const struct job_waiter *w,
-    const char *addrs, size_t len);
+/* The job @p req asks for (any kind: core's table says what it is), for
+ * waiter @p w, or for the schedule (req->why) when @p w is NULL: admitted
+ * here on the loop, run on the worker; a refusal is answered at once. */
+void module_job(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req);
 /* @p arg, a waiter, is gone: its job ends unanswered. */
 void module_job_forget(struct jm4lw *m, void *arg);
 /* The worker, ending its jobs on m->base; -1 if it cannot be made. */

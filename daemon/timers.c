@@ -2,14 +2,19 @@
  * The dump schedule's timers: dump_interval and the dump_on_growth check.
  * A timer exists only while its setting is on, so an unscheduled module
  * never wakes up; the dumps go through the same admission and worker as
- * jmfp (module_dump()), the policy is core's.
+ * jmfp (module_job()), the policy is core's.
  */
 #include <errno.h>
 #include <string.h>
 
 #include <event2/event.h>
 
+#include "config_struct.h"
+#include "core.h"
+#include "history.h"
+#include "job.h"
 #include "module.h"
+#include "schedule.h"
 
 /* dump_interval fired. */
 static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
@@ -20,7 +25,8 @@ static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	module_enter(arg);
 	was = module_unsampled_enter(arg);
-	module_dump(arg, NULL, "interval", NULL, DUMP_VIEW_NONE, 0);
+	module_job(arg, NULL,
+	    &(struct job_req){.kind = JOB_DUMP, .why = "interval"});
 	module_unsampled_leave(arg, was);
 	module_leave(arg);
 }
@@ -36,7 +42,8 @@ static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
 	module_enter(m);
 	was = module_unsampled_enter(m);
 	if (core_growth_due(&m->core))
-		module_dump(m, NULL, "growth", NULL, DUMP_VIEW_NONE, 0);
+		module_job(m, NULL,
+		    &(struct job_req){.kind = JOB_DUMP, .why = "growth"});
 	module_unsampled_leave(m, was);
 	module_leave(m);
 }

@@ -39,6 +39,7 @@
 #include <event2/event.h>
 #include <event2/event_struct.h>
 
+#include "ops.h"
 #include "worker.h"
 
 enum worker_state { W_IDLE, W_QUEUED, W_RUNNING, W_DONE };

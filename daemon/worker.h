@@ -10,7 +10,7 @@
 
 #include <pthread.h>
 
-#include "core.h"
+#include "ops.h"
 
 struct event_base;
 struct worker;

@@ -11,8 +11,11 @@
 #include <event2/keyvalq_struct.h>
 
 #include "answer.h"
+#include "history.h"
 #include "http.h"
+#include "job.h"
 #include "module.h"
+#include "view.h"
 
 #define TEXT "text/plain; charset=utf-8"
 #define JSON "application/json"
@@ -69,5 +72,9 @@ void http_route_leaks(struct http_ctx *ctx)
 		    "unknown format \"%.40s\" (want json or text)", f);
 		return;
 	}
-	http_job_leaks(ctx, json, json ? JSON : TEXT, 0);
+	http_job(ctx,
+	    &(struct job_req){.kind = ctx->route->job,
+	        .view = DUMP_VIEW_LEAKS,
+	        .json = json},
+	    json ? JSON : TEXT, 0);
 }

@@ -50,6 +50,7 @@
 #include "hostport.h"
 #include "http.h"
 #include "module.h"
+#include "util.h"
 
 #define HTTP_PAUSE_SECONDS 1 /* accept back-off after EMFILE */
 #define HTTP_HEADER_SLACK 4  /* evhttp's header limit: ours times this */
@@ -547,6 +548,7 @@ static void http_on_request(struct evhttp_request *req, void *arg)
 	ctx.query = &query;
 	ctx.post = cmd == EVHTTP_REQ_POST;
 	ctx.flags = r->flags;
+	ctx.route = r;
 	if (r->word == NULL || http_word_allowed(&ctx, r->word))
 		r->fn(&ctx);
 	evhttp_clear_headers(&query);

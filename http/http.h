@@ -19,6 +19,10 @@
 #include "addr.h"
 #include "core.h"
 #include "out.h"
+#include "doctor.h"
+#include "job.h"
+#include "reason.h"
+#include "view.h"
 
 struct jm4lw;
 struct evconnlistener;
@@ -89,14 +93,15 @@ struct http {
 struct http_ctx {
 	struct jm4lw *m;
 	struct evhttp_request *req;
-	const char *path;        /* the request's path */
-	struct evkeyvalq *query; /* its parsed query */
-	int post;                /* POST (else GET or HEAD) */
-	int flags;               /* the route's HTTP_* flags */
+	const char *path;               /* the request's path */
+	struct evkeyvalq *query;        /* its parsed query */
+	int post;                       /* POST (else GET or HEAD) */
+	int flags;                      /* the route's HTTP_* flags */
+	const struct http_route *route; /* the row being served */
 };
 
 /* A route's handler: reply to ctx->req now, or hand a job over whose
- * end replies (http_job). */
+ * end replies (http_job, for the route's job kind). */
 typedef void (*http_route_fn)(struct http_ctx *ctx);
 
 /* Route flags. */
@@ -109,9 +114,11 @@ struct http_route {
 	const char *path;
 	int flags;
 	http_route_fn fn;
-	const char *help; /* for the index pages */
-	const char *word; /* whose entry in the allow list governs it (NULL:
-	                     always served; the route checks it itself) */
+	const char *help;  /* for the index pages */
+	const char *word;  /* whose entry in the allow list governs it (NULL:
+	                      always served; the route checks it itself) */
+	enum job_kind job; /* the job it hands the worker (http_job), or
+	                      JOB_NONE: answered on the spot */
 };
 
 extern const struct http_route http_routes[];
@@ -173,20 +180,11 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 /* The HTTP status that says @p why a call was refused or failed. */
 int http_status_of(enum core_reason why);
 
-/* A dump job with @p view for this request (and @p with_base), answered
- * with @p ctype, or a symbol lookup of the request's body when @p view
- * is -1; @p who names it in a refusal. With @p word, the reply is the
- * word's (a view's body, then what the word says after it). */
-void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
+/* Hand the job @p req asks for (any kind) to the module for this request,
+ * answered with @p ctype. With @p word, the reply is the word's (a view's
+ * body, then what the word says after it). */
+void http_job(struct http_ctx *ctx, const struct job_req *req,
     const char *ctype, int word);
-/* The same for the leak suspects (jmlk, /jemalloc/leaks). */
-void http_job_leaks(struct http_ctx *ctx, int json, const char *ctype,
-    int word);
-
-/* A kept dump's view for this request: the waiter and reply of
- * http_job, the work of module_render. */
-void http_render(struct http_ctx *ctx, const char *name, const char *base,
-    int view, const char *ctype);
 
 /* Is the word @p w allowed (the allow list governs both faces)? 1, or 0
  * with a 403 sent that names the word. */

@@ -11,7 +11,12 @@
 #include <stdlib.h>
 
 #include "answer.h"
+#include "core.h"
+#include "ctl.h"
+#include "doctor.h"
+#include "figures.h"
 #include "http.h"
+#include "jm4lw.h"
 #include "symbolize.h"
 
 void http_metrics(struct core *c, struct evbuffer *b, int doctor)

@@ -14,7 +14,10 @@
 #include <event2/keyvalq_struct.h>
 
 #include "http.h"
+#include "job.h"
 #include "module.h"
+#include "reason.h"
+#include "result.h"
 
 /* Headers every reply carries: nothing cached, no type sniffing. */
 static void http_common_headers(struct evhttp_request *req, const char *ctype)
@@ -211,19 +214,6 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 	free(p);
 }
 
-static struct http_pending *http_pending_new(struct http_ctx *ctx,
-    const char *ctype, int word, struct job_waiter *w);
-
-/* The leak suspects for this request, as text or @p json, on the worker
- * (the /4lw/ word's reply when @p word). */
-void http_job_leaks(struct http_ctx *ctx, int json, const char *ctype, int word)
-{
-	struct job_waiter w;
-
-	if (http_pending_new(ctx, ctype, word, &w) != NULL)
-		module_leaks(ctx->m, &w, json);
-}
-
 /* The waiter of a job for this request (its reply, @p ctype); NULL with
  * a 500 sent when memory runs out, or a 405 to a HEAD. */
 static struct http_pending *http_pending_new(struct http_ctx *ctx,
@@ -265,36 +255,16 @@ static struct http_pending *http_pending_new(struct http_ctx *ctx,
 	return p;
 }
 
-/* Hand a dump (or a symbol lookup) for this request to the module. */
-void http_job(struct http_ctx *ctx, const char *who, int view, int with_base,
+/* Hand the job @p req asks for to the module, this request its waiter. */
+void http_job(struct http_ctx *ctx, const struct job_req *req,
     const char *ctype, int word)
 {
 	struct job_waiter w;
-	struct evbuffer *in;
-	const char *addrs;
-	size_t len;
 
-	if (http_pending_new(ctx, ctype, word, &w) == NULL)
-		return;
-	if (view == -1) {
-		in = evhttp_request_get_input_buffer(ctx->req);
-		len = evbuffer_get_length(in);
-		addrs = (const char *)evbuffer_pullup(in, -1);
-		module_symbols(ctx->m, &w, addrs != NULL ? addrs : "", len);
-	} else
-		module_dump(ctx->m, &w, NULL, who, (enum dump_view)view,
-		    with_base);
+	if (http_pending_new(ctx, ctype, word, &w) != NULL)
+		module_job(ctx->m, &w, req);
 }
 
-/* Hand a kept dump's view for this request to the module. */
-void http_render(struct http_ctx *ctx, const char *name, const char *base,
-    int view, const char *ctype)
-{
-	struct job_waiter w;
-
-	if (http_pending_new(ctx, ctype, 0, &w) != NULL)
-		module_render(ctx->m, &w, name, base, (enum dump_view)view);
-}
 /* May this request change state? The header a form cannot send, with
  * the value 1 exactly (issue 28 #9: "X-Jm4lw: 0" counted; any other value
  * is refused as a missing header is), and nothing saying it comes from

@@ -15,9 +15,16 @@
 #include <event2/keyvalq_struct.h>
 
 #include "answer.h"
+#include "ctl.h"
+#include "doctor.h"
+#include "dumps.h"
+#include "figures.h"
 #include "http.h"
+#include "job.h"
 #include "module.h"
+#include "profile.h"
 #include "proto.h"
+#include "view.h"
 
 #define TEXT "text/plain; charset=utf-8"
 #define HTML "text/html; charset=utf-8"
@@ -123,7 +130,12 @@ static void route_dump(struct http_ctx *ctx)
 	if (view == DUMP_VIEW_RAW || view == DUMP_VIEW_PPROF)
 		evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
 		    "Content-Disposition", "attachment");
-	http_render(ctx, name, base, view, views[view].ctype);
+	http_job(ctx,
+	    &(struct job_req){.kind = ctx->route->job,
+	        .view = view,
+	        .name = name,
+	        .base = base},
+	    views[view].ctype, 0);
 }
 
 /* /metrics */
@@ -145,15 +157,21 @@ static void route_pprof_heap(struct http_ctx *ctx)
 {
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
 	    "Content-Disposition", "attachment; filename=\"heap.pb.gz\"");
-	http_job(ctx, ctx->path, DUMP_VIEW_PPROF, 0,
+	http_job(ctx,
+	    &(struct job_req){.kind = ctx->route->job,
+	        .who = ctx->path,
+	        .view = DUMP_VIEW_PPROF},
 	    views[DUMP_VIEW_PPROF].ctype, 0);
 }
 
 /* /pprof/heap: the raw heap_v2 dump, for remote jeprof. */
 static void route_raw_heap(struct http_ctx *ctx)
 {
-	http_job(ctx, ctx->path, DUMP_VIEW_RAW, 0, views[DUMP_VIEW_RAW].ctype,
-	    0);
+	http_job(ctx,
+	    &(struct job_req){.kind = ctx->route->job,
+	        .who = ctx->path,
+	        .view = DUMP_VIEW_RAW},
+	    views[DUMP_VIEW_RAW].ctype, 0);
 }
 
 /* A symbol lookup's body that is no list of addresses is the client's
@@ -185,12 +203,15 @@ static int symbol_body_bad(struct http_ctx *ctx)
  * names the addresses it is sent, on the worker. */
 static void route_symbol(struct http_ctx *ctx)
 {
-	struct evbuffer *b;
+	struct evbuffer *b, *in = evhttp_request_get_input_buffer(ctx->req);
+	struct job_req req = {.kind = ctx->route->job, .who = ctx->path};
 
 	if (ctx->post) {
 		if (symbol_body_bad(ctx))
 			return;
-		http_job(ctx, ctx->path, -1, 0, TEXT, 0);
+		req.addrs_len = evbuffer_get_length(in);
+		req.addrs = (const char *)evbuffer_pullup(in, -1);
+		http_job(ctx, &req, TEXT, 0);
 		return;
 	}
 	if ((b = evbuffer_new()) == NULL) {
@@ -279,7 +300,12 @@ static void route_profile(struct http_ctx *ctx)
 	}
 	if (!http_word_allowed(ctx, views[view].word))
 		return;
-	http_job(ctx, "/jemalloc/profile", view, base, views[view].ctype, 0);
+	http_job(ctx,
+	    &(struct job_req){.kind = ctx->route->job,
+	        .who = "/jemalloc/profile",
+	        .view = view,
+	        .with_base = base},
+	    views[view].ctype, 0);
 }
 
 /* malloc_stats_print's pieces into an evbuffer. */
@@ -391,18 +417,7 @@ static void route_word(struct http_ctx *ctx)
 	r = proto_dispatch(&ctx->m->proto, w, &out, &res);
 	if (r == PROTO_JOB) {
 		evbuffer_free(b);
-		switch (res.job) {
-		case PROTO_JOB_DUMP:
-			http_job(ctx, res.word->name, res.word->view, 0,
-			    views[res.word->view].ctype, 1);
-			break;
-		case PROTO_JOB_LEAKS:
-			http_job_leaks(ctx, 0, TEXT, 1);
-			break;
-		case PROTO_JOB_NONE:
-			http_error(ctx->req, 500, "%s has no work to do", w);
-			break;
-		}
+		http_job(ctx, &res.req, views[res.req.view].ctype, 1);
 		return;
 	}
 	/* The word's own line, under the status that says why. */
@@ -419,7 +434,7 @@ const struct http_route http_routes[] = {
     {"/jemalloc/dump", HTTP_GET, route_dump,
         "a kept dump: ?name=N&amp;format=raw|symbolized|pprof|collapsed|"
         "svg|text[&amp;base=M]",
-        NULL},
+        NULL, JOB_RENDER},
     {"/metrics", HTTP_GET, route_metrics,
         "Prometheus metrics: allocator figures and the module's counters",
         "mntr"},
@@ -432,7 +447,7 @@ const struct http_route http_routes[] = {
     {"/jemalloc/profile", HTTP_GET, route_profile,
         "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
         "symbolized, &amp;base=previous for the growth since the last dump",
-        NULL},
+        NULL, JOB_DUMP},
     {"/jemalloc/history", HTTP_GET, http_route_history,
         "the figures' history ring, JSON (?since=T for the rows after T; "
         "jmhi)",
@@ -440,20 +455,22 @@ const struct http_route http_routes[] = {
     {"/jemalloc/leaks", HTTP_GET, http_route_leaks,
         "leak suspects over this process's kept dumps, JSON "
         "(?format=text: jmlk)",
-        "jmlk"},
+        "jmlk", JOB_LEAKS},
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
-        "pprof of the live heap, symbolized (go tool pprof)", "jmtp"},
+        "pprof of the live heap, symbolized (go tool pprof)", "jmtp", JOB_DUMP},
     {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
-        "the same, with allocation totals when prof_accum is on", "jmtp"},
+        "the same, with allocation totals when prof_accum is on", "jmtp",
+        JOB_DUMP},
     {"/debug/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
-        "address to function, as Go's net/http/pprof", "jmtp"},
+        "address to function, as Go's net/http/pprof", "jmtp", JOB_SYMBOLS},
     {"/debug/pprof/cmdline", HTTP_GET, route_cmdline, "the process's arguments",
         "conf"},
     {"/pprof/heap", HTTP_GET, route_raw_heap,
-        "a raw heap_v2 dump for jeprof http://host:port/pprof/heap", "jmtp"},
+        "a raw heap_v2 dump for jeprof http://host:port/pprof/heap", "jmtp",
+        JOB_DUMP},
     {"/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
-        "jeprof's symbol lookup", "jmtp"},
+        "jeprof's symbol lookup", "jmtp", JOB_SYMBOLS},
     {"/pprof/cmdline", HTTP_GET, route_cmdline, "the program, for jeprof",
         "conf"},
     {"/4lw/", HTTP_GET | HTTP_POST | HTTP_PREFIX, route_word,

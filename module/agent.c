@@ -18,9 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jm4lw.h"
 #include "config.h"
-#include "core.h"
+#include "config_struct.h"
+#include "jm4lw.h"
+#include "ops.h"
 
 static struct jm4lw_thread *agent;
 

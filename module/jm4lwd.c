@@ -13,9 +13,11 @@
 #include <event2/event.h>
 
 #include "config.h"
-#include "core.h"
+#include "config_struct.h"
 #include "jm4lw.h"
 #include "module.h"
+#include "ops.h"
+#include "reason.h"
 
 struct daemon {
 	struct event_base *base;

@@ -14,8 +14,11 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "config_struct.h"
+#include "core.h"
 #include "http.h"
 #include "module.h"
+#include "ops.h"
 
 /* srvr's Mode: line ("thread" in thread mode; "standalone" else). */
 void server_set_mode(struct jm4lw *m, const char *mode)

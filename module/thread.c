@@ -28,8 +28,10 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "config_struct.h"
 #include "jm4lw.h"
 #include "module.h"
+#include "ops.h"
 #include "worker.h"
 
 struct jm4lw_thread {

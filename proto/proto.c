@@ -10,7 +10,13 @@
 
 #include <unistd.h>
 
+#include "core.h"
+#include "dumper.h"
+#include "job.h"
 #include "proto.h"
+#include "reason.h"
+#include "result.h"
+#include "util.h"
 
 /* What core's lines say a person can do next, in words. */
 const struct core_hints proto_hints = {
@@ -213,6 +219,15 @@ static int host_run(struct proto *p, const struct proto_hostword *h,
 	return rv;
 }
 
+/* The job word @p w asks for: its row's kind and view, named after it. */
+static void word_req(const struct proto_word *w, struct job_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->kind = w->job;
+	req->who = w->name;
+	req->view = w->view;
+}
+
 /* Run one word: a host word, a built-in, unknown, or refused. */
 int proto_dispatch(struct proto *p, const char word[4], struct out *out,
     struct proto_result *res)
@@ -244,9 +259,8 @@ int proto_dispatch(struct proto *p, const char word[4], struct out *out,
 		res->why = REASON_NOT_ALLOWED;
 		return PROTO_ERROR;
 	}
-	if (w != NULL && w->job != PROTO_JOB_NONE) {
-		res->job = w->job;
-		res->word = w;
+	if (w != NULL && w->job != JOB_NONE) {
+		word_req(w, &res->req);
 		return PROTO_JOB;
 	}
 	p->why = REASON_NONE;
@@ -301,8 +315,8 @@ JM4LW_API int jm4lw_reply_error(struct jm4lw_reply *r, const char *fmt, ...)
 JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 {
 	const struct proto_word *w;
-
 	struct dump_result *d;
+	struct job_req req;
 	char buf[16384];
 	ssize_t n;
 	int rv;
@@ -310,16 +324,14 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 	if (r == NULL || word == NULL || strlen(word) != 4 ||
 	    (w = proto_lookup(word)) == NULL)
 		return -1;
-	if (w->job == PROTO_JOB_NONE)
+	if (w->job == JOB_NONE)
 		return w->fn(r->p, r->out) == PROTO_OK ? 0 : -1;
 	/* The host asked for the reply now: the dump runs in place, on its
 	 * loop (admission still keeps it to one dump at a time). */
 	if ((d = malloc(sizeof(*d))) == NULL)
 		return jm4lw_reply_error(r, "%s", strerror(errno));
-	if (w->job == PROTO_JOB_LEAKS)
-		core_leaks_sync(r->p->core, r->p->dumper, 0, d);
-	else
-		core_dump_sync(r->p->core, r->p->dumper, w->name, w->view, d);
+	word_req(w, &req);
+	core_job_sync(r->p->core, r->p->dumper, &req, d);
 	if (d->status == DUMP_OK && d->body)
 		while ((n = read(d->body_fd, buf, sizeof(buf))) > 0)
 			out_write(r->out, buf, (size_t)n);

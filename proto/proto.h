@@ -11,8 +11,13 @@
 #include <stdint.h>
 
 #include "core.h"
+#include "dumper.h"
 #include "jm4lw.h"
+#include "job.h"
 #include "out.h"
+#include "reason.h"
+#include "result.h"
+#include "view.h"
 
 /* A word the host added with jm4lw_add_word(). */
 struct proto_hostword {
@@ -64,23 +69,11 @@ struct jm4lw_reply {
 /* Word flags in the command table (the same bit as JM4LW_WORD_MUTATES). */
 #define PROTO_F_MUTATES JM4LW_WORD_MUTATES /* changes allocator/disk state */
 
-/* Work a word hands to the module's worker instead of answering at once.
- * Each face switches on it (without a default, so that a kind one of
- * them does not hand over is a compiler warning) and hands the job to
- * the module: see docs/ENGINE.md, "Adding things". */
-enum proto_job {
-	PROTO_JOB_NONE,
-	PROTO_JOB_DUMP,  /* jmfp and the profile words: module_dump() with the
-	                    word's view (core_dump_admit, job_run, render) */
-	PROTO_JOB_LEAKS, /* jmlk: module_leaks(), the suspects over the kept
-	                    dumps (core_leaks_admit, job_run) */
-};
-
 struct proto_word {
 	const char *name; /* exactly 4 bytes + NUL */
 	int (*fn)(struct proto *, struct out *);
-	enum proto_job job;  /* instead of fn */
-	enum dump_view view; /* what a dump job answers with */
+	enum job_kind job;   /* instead of fn: a row of core's job_kinds[] */
+	enum dump_view view; /* what the job answers with */
 	int flags;
 	const char *help;
 };
@@ -92,10 +85,9 @@ struct proto_word {
 
 /* What proto_dispatch() says besides the reply it wrote. */
 struct proto_result {
-	enum core_reason why;          /* PROTO_ERROR: why it was refused or
-	                                  failed (HTTP's status) */
-	enum proto_job job;            /* PROTO_JOB: the work to hand over */
-	const struct proto_word *word; /* PROTO_JOB: whose (name, view) */
+	enum core_reason why; /* PROTO_ERROR: why it was refused or
+	                         failed (HTTP's status) */
+	struct job_req req;   /* PROTO_JOB: the work to hand over, as asked */
 };
 
 /* What core's lines say a person can do next, in our words. */
@@ -112,8 +104,8 @@ void proto_init(struct proto *p, struct core *core, struct dumper *dumper);
 size_t proto_frame(const void *buf, size_t len, char word[4]);
 
 /* Run @p word and write its reply to @p out (PROTO_OK, or PROTO_ERROR
- * with @p res->why), or return PROTO_JOB with the work in @p res->job
- * and @p res->word. */
+ * with @p res->why), or return PROTO_JOB with the work in @p res->req,
+ * for any face to hand to the worker as it is. */
 int proto_dispatch(struct proto *p, const char word[4], struct out *out,
     struct proto_result *res);
 

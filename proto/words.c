@@ -9,7 +9,20 @@
 #include <string.h>
 
 #include "answer.h"
+#include "bytes.h"
+#include "config_struct.h"
+#include "ctl.h"
+#include "doctor.h"
+#include "dumps.h"
+#include "figures.h"
+#include "history.h"
+#include "job.h"
+#include "profile.h"
 #include "proto.h"
+#include "reason.h"
+#include "result.h"
+#include "util.h"
+#include "view.h"
 
 /* One error line, and why for proto_dispatch. */
 static int reply_error(struct proto *p, struct out *out, enum core_reason why,
@@ -243,23 +256,23 @@ const struct proto_word proto_words[] = {
     {.name = "jmst", .fn = word_jmst, .help = "jemalloc statistics"},
     {.name = "jmsj", .fn = word_jmsj, .help = "jemalloc statistics, JSON"},
     {.name = "jmfp",
-        .job = PROTO_JOB_DUMP,
+        .job = JOB_DUMP,
         .flags = PROTO_F_MUTATES,
         .help = "dump a heap profile"},
     {.name = "jmtp",
-        .job = PROTO_JOB_DUMP,
+        .job = JOB_DUMP,
         .view = DUMP_VIEW_TEXT,
         .help = "the top of the live heap by function, symbolized"},
     {.name = "jmcs",
-        .job = PROTO_JOB_DUMP,
+        .job = JOB_DUMP,
         .view = DUMP_VIEW_COLLAPSED,
         .help = "the live heap as collapsed stacks (flamegraph.pl)"},
     {.name = "jmfg",
-        .job = PROTO_JOB_DUMP,
+        .job = JOB_DUMP,
         .view = DUMP_VIEW_SVG,
         .help = "the live heap as an SVG flame graph"},
     {.name = "jmdf",
-        .job = PROTO_JOB_DUMP,
+        .job = JOB_DUMP,
         .view = DUMP_VIEW_DIFF,
         .flags = PROTO_F_MUTATES,
         .help = "dump, then what grew since the last dump"},
@@ -287,7 +300,7 @@ const struct proto_word proto_words[] = {
         .fn = word_jmhi,
         .help = "the figures' history: now, least, most, a sparkline"},
     {.name = "jmlk",
-        .job = PROTO_JOB_LEAKS,
+        .job = JOB_LEAKS,
         .view = DUMP_VIEW_LEAKS,
         .help = "leak suspects: functions that grew in nearly every "
                 "interval of the kept dumps"},

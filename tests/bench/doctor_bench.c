@@ -29,8 +29,11 @@
 #include <event2/buffer.h>
 
 #include "answer.h"
+#include "config_struct.h"
 #include "core.h"
+#include "doctor.h"
 #include "http.h"
+#include "ops.h"
 #include "proto.h"
 
 /* Nanoseconds now, monotonic. */

@@ -26,6 +26,9 @@
 #include <event2/keyvalq_struct.h>
 
 #include "http.h"
+#include "ops.h"
+#include "profile.h"
+#include "view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "fake_jemalloc.h"
+#include "ops.h"
+#include "util.h"
 
 struct fake_jemalloc fake;
 

@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "core.h"
+#include "ops.h"
+#include "util.h"
 
 struct fake_jemalloc {
 	/* What the allocator answers. */

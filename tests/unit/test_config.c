@@ -20,8 +20,11 @@
 
 #include "addr.h"
 #include "config.h"
+#include "config_struct.h"
+#include "core.h"
 #include "jm4lw.h"
 #include "proto.h"
+#include "util.h"
 
 static char err[1024]; /* the unknown-key line lists every key */
 static char path[4096];

@@ -21,8 +21,10 @@
 #include <cmocka.h>
 
 #include "answer.h"
-#include "core.h"
+#include "doctor.h"
+#include "ops.h"
 #include "proto.h"
+#include "reason.h"
 
 #define PAGE 4096
 #define NBINS 4

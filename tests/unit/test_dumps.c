@@ -31,7 +31,9 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "core.h"
+#include "config_struct.h"
+#include "dumps.h"
+#include "util.h"
 
 #define NOBODY 65534 /* Debian's nobody, and nogroup */
 

@@ -25,10 +25,23 @@
 #include <unistd.h>
 
 #include "answer.h"
+#include "bytes.h"
 #include "config.h"
+#include "config_struct.h"
+#include "core.h"
+#include "dumper.h"
+#include "dumps.h"
 #include "fake_jemalloc.h"
+#include "figures.h"
 #include "http.h"
+#include "job.h"
 #include "proto.h"
+#include "reason.h"
+#include "result.h"
+#include "schedule.h"
+#include "stage.h"
+#include "util.h"
+#include "view.h"
 
 /* What this file's prof.dump hook writes; reset before every test. */
 static struct {
@@ -98,23 +111,19 @@ static char tmpdir[1024];
 static int run(const char *word)
 {
 	struct out out = {.write = collect, .arg = &R};
-	struct proto_result res = {.job = PROTO_JOB_NONE};
+	struct proto_result res = {.req.kind = JOB_NONE};
 	int r, busy = core.dump_running;
 
 	memset(&R, 0, sizeof(R));
 	r = proto_dispatch(&P, word, &out, &res);
 	if (r != PROTO_JOB) {
-		assert_int_equal(res.job, PROTO_JOB_NONE);
+		assert_int_equal(res.req.kind, JOB_NONE);
 		return r;
 	}
-	assert_int_equal(R.len, 0);     /* nothing written yet */
-	if (res.job == PROTO_JOB_LEAKS) /* jmlk (issue 23) */
-		core_leaks_sync(&core, &dumper, 0, &D);
-	else {
-		assert_int_equal(res.job, PROTO_JOB_DUMP);
-		core_dump_sync(&core, &dumper, proto_lookup(word)->name,
-		    proto_lookup(word)->view, &D);
-	}
+	assert_int_equal(R.len, 0); /* nothing written yet */
+	assert_true(res.req.kind == JOB_DUMP || res.req.kind == JOB_LEAKS);
+	assert_string_equal(res.req.who, proto_lookup(word)->name);
+	core_job_sync(&core, &dumper, &res.req, &D);
 	assert_int_equal(core.dump_running, busy); /* done, or not begun */
 	/* A view's body goes first, as the module sends it. */
 	if (D.status == DUMP_OK && D.body) {
@@ -1386,9 +1395,11 @@ static void test_dump_in_progress(void **state)
 
 	(void)state;
 	assert_int_equal(proto_add_word(&P, "hjfp", host_jmfp, NULL, 0), 0);
-	assert_int_equal(core_dump_admit(&core, "jmfp", &r), 0);
+	assert_int_equal(core_job_admit(&core, &job, &dumper,
+	                     &(struct job_req){.kind = JOB_DUMP, .who = "jmfp"},
+	                     &r),
+	    0);
 	assert_true(core.dump_running);
-	core_dump_prepare(&core, &job, &dumper, 0, DUMP_VIEW_NONE, 0);
 
 	assert_int_equal(run("jmfp"), PROTO_ERROR);
 	assert_string_equal(R.buf, "error: jmfp " BUSY "\n");
@@ -1397,7 +1408,9 @@ static void test_dump_in_progress(void **state)
 	assert_int_equal(D.why, REASON_BUSY);
 	assert_true(D.retry_after > 0);
 	assert_int_equal(core.st.dumps_refused, 1);
-	assert_int_equal(core_dump_admit(&core, NULL, &r), -1);
+	assert_int_equal(core_job_admit(&core, &job, &dumper,
+	                     &(struct job_req){.kind = JOB_DUMP}, &r),
+	    -1);
 	assert_string_equal(r.reason, "dump " BUSY);
 	assert_int_equal(core.st.dumps_refused, 2);
 	assert_int_equal(run("hjfp"), PROTO_ERROR);
@@ -1410,7 +1423,7 @@ static void test_dump_in_progress(void **state)
 	job_run(&job);
 	assert_int_equal(job.res.status, DUMP_OK);
 	assert_int_equal(fake.dumps, 1);
-	core_dump_done(&core, &job.res);
+	core_job_done(&core, &job);
 	assert_false(core.dump_running);
 	assert_int_equal(core.st.dumps_written, 1);
 	assert_string_equal(core.last_dump, job.res.path);
@@ -1448,7 +1461,7 @@ static void test_views_table(void **state)
 	assert_string_equal(view_names(names, sizeof(names), 1),
 	    "collapsed, svg, pprof, text or symbolized");
 	for (w = proto_words; w->name != NULL; w++)
-		if (w->job == PROTO_JOB_DUMP)
+		if (w->job == JOB_DUMP)
 			assert_string_equal(views[w->view].word, w->name);
 }
 
@@ -1461,28 +1474,28 @@ static void test_jmfp_is_a_job(void **state)
 {
 	struct out out = {.write = collect, .arg = &R};
 	const struct proto_word *w;
-	struct proto_result res = {.job = PROTO_JOB_NONE};
+	struct proto_result res = {.req.kind = JOB_NONE};
 	int n = 5;
 
 	(void)state;
 	for (w = proto_words; w->name != NULL; w++)
 		if (strcmp(w->name, "jmfp") == 0 ||
 		    strcmp(w->name, "jmdf") == 0) { /* they keep a dump */
-			assert_int_equal(w->job, PROTO_JOB_DUMP);
+			assert_int_equal(w->job, JOB_DUMP);
 			assert_true(w->flags & PROTO_F_MUTATES);
 		} else if (strcmp(w->name, "jmlk") == 0) { /* reads dumps */
-			assert_int_equal(w->job, PROTO_JOB_LEAKS);
+			assert_int_equal(w->job, JOB_LEAKS);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else if (w->view != DUMP_VIEW_NONE) { /* they keep nothing */
-			assert_int_equal(w->job, PROTO_JOB_DUMP);
+			assert_int_equal(w->job, JOB_DUMP);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else {
-			assert_int_equal(w->job, PROTO_JOB_NONE);
+			assert_int_equal(w->job, JOB_NONE);
 			assert_non_null(w->fn);
 		}
 	memset(&R, 0, sizeof(R));
 	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_JOB);
-	assert_int_equal(res.job, PROTO_JOB_DUMP);
+	assert_int_equal(res.req.kind, JOB_DUMP);
 	assert_int_equal(R.len, 0);
 	assert_int_equal(core.st.words_served, 1);
 	/* Nothing is admitted or begun until the module runs the job. */
@@ -1492,9 +1505,9 @@ static void test_jmfp_is_a_job(void **state)
 	assert_int_equal(dumper.stage[0], '\0');
 
 	snprintf(cfg.allow, sizeof(cfg.allow), "ruok");
-	res.job = PROTO_JOB_NONE;
+	res.req.kind = JOB_NONE;
 	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_ERROR);
-	assert_int_equal(res.job, PROTO_JOB_NONE);
+	assert_int_equal(res.req.kind, JOB_NONE);
 	assert_int_equal(res.why, REASON_NOT_ALLOWED);
 	assert_string_equal(R.buf,
 	    "jmfp is not executed because it is not in the whitelist.\n");
@@ -1503,7 +1516,7 @@ static void test_jmfp_is_a_job(void **state)
 	assert_int_equal(proto_add_word(&P, "jmfp", host_wchs, &n, 0), 0);
 	memset(&R, 0, sizeof(R));
 	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_OK);
-	assert_int_equal(res.job, PROTO_JOB_NONE);
+	assert_int_equal(res.req.kind, JOB_NONE);
 	assert_memory_equal(R.buf, "watches: 5\n", 11);
 	assert_int_equal(fake.dumps, 0);
 }

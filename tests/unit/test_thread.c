@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_struct.h"
 #include "jm4lw.h"
 
 /* Connect to 127.0.0.1:@p port; -1 with errno on failure. */

@@ -1,8 +1,9 @@
 /*
- * The worker's dump path under ThreadSanitizer with prof:true (issue 23):
- * the module's worker (daemon/worker.c) runs real jobs through core
- * (core/dump.c: admission on the loop, prof.dump, the completeness check,
- * the rename, the leak index, retention; a view's parse, symbolization and
+ * The worker's dump path under ThreadSanitizer with prof:true: the
+ * module's worker (daemon/worker.c) runs real jobs through core
+ * (core/admit.c, stage.c, publish.c, answer.c and job.c: admission on
+ * the loop, prof.dump, the completeness check, the rename, the leak
+ * index, retention; a view's parse, symbolization and
  * rendering; the leak question over the kept dumps) on a real libevent
  * loop, while allocator threads sample through jemalloc's own API
  * (mallocx/dallocx: under a sanitizer, malloc is the sanitizer's) and the
@@ -33,7 +34,15 @@
 #include <jemalloc/jemalloc.h>
 
 #include "config.h"
+#include "config_struct.h"
 #include "core.h"
+#include "dumper.h"
+#include "figures.h"
+#include "history.h"
+#include "job.h"
+#include "ops.h"
+#include "result.h"
+#include "view.h"
 #include "worker.h"
 
 #define ALLOCATORS 3
@@ -75,7 +84,7 @@ static void run_job(void *job)
 	job_run(job);
 }
 
-/* Between jobs: the leak indexes (issue 27), as the module does. */
+/* Between jobs: the leak indexes, as the module does. */
 static int idle_job(void *arg)
 {
 	return dumper_idle(arg);
@@ -95,7 +104,7 @@ static void job_done(void *arg, void *job)
 	struct job *j = job;
 
 	(void)arg;
-	core_dump_done(&T.core, &j->res);
+	core_job_done(&T.core, j);
 	T.done = 1;
 	event_base_loopbreak(T.base);
 }
@@ -120,8 +129,12 @@ static enum dump_status dump(struct worker *w, enum dump_view view)
 {
 	struct dump_result r;
 
-	assert_int_equal(core_dump_admit(&T.core, "test", &r), 0);
-	core_dump_prepare(&T.core, &T.job, &T.dumper, 0, view, 0);
+	assert_int_equal(core_job_admit(&T.core, &T.job, &T.dumper,
+	                     &(struct job_req){.kind = JOB_DUMP,
+	                         .who = "test",
+	                         .view = view},
+	                     &r),
+	    0);
 	/* prof.dump on jm4lw-dump, as the module hands it over. */
 	T.job.locked.run = worker_locked;
 	T.job.locked.ctx = w;
@@ -138,7 +151,9 @@ static enum dump_status leaks(struct worker *w)
 {
 	struct dump_result r;
 
-	assert_int_equal(core_leaks_admit(&T.core, &T.job, &T.dumper, 1, &r),
+	assert_int_equal(core_job_admit(&T.core, &T.job, &T.dumper,
+	                     &(struct job_req){.kind = JOB_LEAKS, .json = 1},
+	                     &r),
 	    0);
 	assert_int_equal(worker_submit(w, run_job, &T.job), 0);
 	wait_done();

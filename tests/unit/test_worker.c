@@ -30,7 +30,7 @@
 #include <event2/event.h>
 #include <jemalloc/jemalloc.h>
 
-#include "core.h"
+#include "ops.h"
 #include "worker.h"
 
 /* A job that waits at a gate until the test opens it, and notes where

@@ -102,7 +102,7 @@ fi
 
 if [ "$(above "$(pmed s4.tjfp.wall s4.bdmp.proc)" 1.05)" = 1 ]; then
 	ana "**4. jmfp ÷ bare prof.dump.** jmfp's wall time was $(fmt "$(pdiff s4.tjfp.wall s4.bdmp.proc)") µs over the bare \`mallctl\` (median of per-pair differences),"
-	ana "which took $(fmt "$(med s4.bdmp.proc)") µs for a ${HEAP_MB} MiB heap: $(fmt "$(pdiff s4.tjfp.proc s4.bdmp.proc)") µs of it in the process (\`core_dump_sync()\`, \`core/dump.c\`), the"
+	ana "which took $(fmt "$(med s4.bdmp.proc)") µs for a ${HEAP_MB} MiB heap: $(fmt "$(pdiff s4.tjfp.proc s4.bdmp.proc)") µs of it in the process (\`core_job_sync()\`, \`core/job.c\`), the"
 	ana "rest the connection ($(fmt "$(pdiff s4.bdmp.wall s4.bdmp.proc)") µs for bdmp's, which does nothing but the \`mallctl\`). The budget of 5 % is"
 	ana "$(awk -v b="$(med s4.bdmp.proc)" 'BEGIN { if (b == "nan") print "—"; else printf "%.0f", b * 0.05 }') µs here; it grows with the heap's profile, the connection does not. The connection of a"
 	ana "ruok costs $(fmt "$(med s1.c1.j.p50)") µs at c=1 (section 1); after a wait of milliseconds it costs more because both CPUs have gone idle"

@@ -19,7 +19,7 @@ if [ "$(med s4.tjfp.wall)" != nan ]; then
 	v=$(verdict "$ratio" le 1.05)
 	out "The figure the target is set on is jmfp as an operator gets it (connect → \`jmfp\` → path → EOF) against the bare"
 	out "\`mallctl\` timed inside the process; the two rows under it split the difference into the connection (the same"
-	out "for any word) and what \`core_dump_sync()\` adds in the process. \`tjfp\` is \`jmfp\` itself (\`jm4lw_reply_builtin()\`),"
+	out "for any word) and what \`core_job_sync()\` adds in the process. \`tjfp\` is \`jmfp\` itself (\`jm4lw_reply_builtin()\`),"
 	out "timed around the call. $((ROUNDS * DUMPS)) pairs of single dumps, each pair side by side in time, the order alternating; ratios"
 	out "are medians of the per-pair ratios (range in brackets)."
 	out ""

@@ -1,0 +1,250 @@
+/*
+ * admit — a job's admission, on the loop: profiling usable, one job at a
+ * time, dump_min_interval for a dump; a refusal is a result at once. The
+ * job then gets a copy of what it needs, so a reload meanwhile changes
+ * nothing under it.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admit.h"
+#include "core.h"
+#include "dumper.h"
+#include "dumps.h"
+#include "job.h"
+#include "reason.h"
+#include "result.h"
+#include "util.h"
+#include "view.h"
+
+/* Seconds from @p a to @p b. */
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	    (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/*
+ * Is a job out on the worker? Only one of this process: a host that forks
+ * while its worker dumps leaves the child a copy of dump_running = 1, and
+ * the child has no worker to end that job, so without the pid its jmfp
+ * would say "in progress" forever.
+ */
+static int dump_busy(struct core *c)
+{
+	if (c->dump_running && c->dump_pid != (long)getpid())
+		c->dump_running = 0; /* the parent's job, not ours */
+	return c->dump_running;
+}
+
+/* Mark a job out on the worker, by this process. */
+static void dump_begin(struct core *c)
+{
+	c->dump_running = 1;
+	c->dump_pid = (long)getpid();
+}
+
+/*
+ * dump_min_interval: a dump costs the process a pause and the disk a file,
+ * so a storm of jmfp (a script in a loop, many operators) gets one dump
+ * and then a line saying when the next one may come. One dump at a time:
+ * a second request while one runs is refused at once, not queued, so no
+ * peer waits on a dump it did not ask for.
+ */
+static int dump_rate(struct core *c, const char *who, struct dump_result *r)
+{
+	double ago, min = (double)c->cfg->dump_min_interval;
+	int scheduled = who == NULL;
+	struct timespec now;
+	enum prof_state s;
+	int e;
+
+	if (scheduled)
+		who = "dump";
+	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
+		r->status = DUMP_REFUSED;
+		r->why = core_prof_why(s);
+		r->err = e;
+		core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
+		return -1;
+	}
+	if (dump_busy(c)) {
+		c->st.dumps_refused++;
+		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
+		    "%s refused: a dump is in "
+		    "progress; retry when it is done",
+		    who);
+		r->retry_after = 1;
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (c->cfg->dump_min_interval != 0 && c->dumped) {
+		ago = elapsed(&c->last_dump_at, &now);
+		/* A timer fires one interval after its last tick, and the
+		 * last dump began a little after that tick: let a schedule
+		 * of exactly dump_min_interval through. */
+		if (scheduled)
+			min *= 0.9;
+		if (ago < min) {
+			c->st.dumps_refused++;
+			r->retry_after =
+			    (double)c->cfg->dump_min_interval - ago + 0.05;
+			dump_why(r, DUMP_REFUSED, REASON_RATE, EAGAIN,
+			    "%s refused: the last "
+			    "dump was %.1f s ago and dump_min_interval is %u "
+			    "s; retry in %.1f s",
+			    who, ago, c->cfg->dump_min_interval,
+			    r->retry_after);
+			return -1;
+		}
+	}
+	c->last_dump_at = now;
+	c->dumped = 1;
+	dump_begin(c);
+	return 0;
+}
+
+/* JOB_DUMP's admission: dump_rate, then a copy of what the heavy part
+ * needs (the loop may reload meanwhile); with_base compares with the
+ * module's last kept dump (always for a view that always compares). */
+int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	enum dump_view view = req->view;
+
+	(void)k;
+	if (dump_rate(c, req->who, r) == -1)
+		return -1;
+	j->ops = c->ops;
+	j->cfg = *c->cfg;
+	j->kind = JOB_DUMP;
+	j->scheduled = req->who == NULL;
+	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
+	j->symbolized = c->pol.symbolized;
+	/* jmdf compares with the module's last kept dump. */
+	j->with_base = req->with_base || views[view].base == VIEW_BASE_ALWAYS;
+	snprintf(j->base, sizeof(j->base), "%s",
+	    j->with_base && c->last_dump_time != 0 ? c->last_dump : "");
+	j->addrs = NULL;
+	j->addrs_len = 0;
+	j->dumper = d;
+	j->hints = c->hints;
+	j->locked = (struct job_locked){0}; /* here, unless the shell says */
+	j->dump_fd = -1;
+	memset(&j->res, 0, sizeof(j->res));
+	j->res.view = view;
+	j->res.body_fd = -1;
+	return 0;
+}
+
+/*
+ * A job that makes no dump (a symbol lookup, a kept dump's view): no rate
+ * limit, only a free worker. 0 with @p j cleared for @p k's kind, or -1
+ * with @p r saying why not.
+ */
+static int job_free_admit(const struct job_entry *k, struct core *c,
+    struct job *j, struct dumper *d, enum job_kind kind, struct dump_result *r)
+{
+	if (dump_busy(c)) {
+		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
+		    "%s refused: a dump is in progress; retry when it is done",
+		    k->name);
+		r->retry_after = 1;
+		return -1;
+	}
+	memset(j, 0, sizeof(*j));
+	j->dump_fd = -1;
+	j->ops = c->ops;
+	j->cfg = *c->cfg;
+	j->kind = kind;
+	j->dumper = d;
+	j->hints = c->hints;
+	j->res.body_fd = -1;
+	return 0;
+}
+
+/* JOB_SYMBOLS: a free worker (no rate limit: jeprof asks right after its
+ * dump); the job owns a copy of the addresses. */
+int admit_symbols(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	const char *addrs = req->addrs != NULL ? req->addrs : "";
+	size_t len = req->addrs_len;
+
+	if (job_free_admit(k, c, j, d, JOB_SYMBOLS, r) == -1)
+		return -1;
+	if ((j->addrs = malloc(len + 1)) == NULL) {
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM, "%s failed: %s",
+		    k->name, strerror(ENOMEM));
+		return -1;
+	}
+	memcpy(j->addrs, addrs, len);
+	j->addrs_len = len;
+	dump_begin(c);
+	return 0;
+}
+
+/* The path of our dump @p name in dump_dir, if it is one and is there:
+ * 0, or -1 with @p r saying why. A name from a peer never names anything
+ * but a dump of ours in the directory (dumps_match: no '/', no '..'). */
+static int kept_dump(struct core *c, const char *name, char *path, size_t len,
+    struct dump_result *r)
+{
+	char dir[PATH_MAX], q[80], why[512];
+	struct stat sb;
+	int d = -1;
+
+	if (dumps_match(c->cfg->dump_prefix, name))
+		d = core_dump_dir_safe(c->cfg->dump_dir, dir, sizeof(dir), why,
+		    sizeof(why));
+	if (d == -2) {
+		dump_why(r, DUMP_FAILED, REASON_FAILED, EPERM, "%s", why);
+		return -1;
+	}
+	if (d == -1 || (size_t)snprintf(path, len, "%s/%s", dir, name) >= len ||
+	    lstat(path, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		dump_why(r, DUMP_REFUSED, REASON_NO_DUMP, ENOENT,
+		    "no dump %s in dump_dir",
+		    quote(q, sizeof(q), name, strlen(name)));
+		return -1;
+	}
+	return 0;
+}
+
+/* JOB_RENDER: a free worker, and both names those of our dumps in
+ * dump_dir (REASON_NO_DUMP: no such dump of ours). */
+int admit_render(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	const char *name = req->name != NULL ? req->name : "";
+
+	if (job_free_admit(k, c, j, d, JOB_RENDER, r) == -1 ||
+	    kept_dump(c, name, j->path, sizeof(j->path), r) == -1 ||
+	    (req->base != NULL &&
+	        kept_dump(c, req->base, j->base, sizeof(j->base), r) == -1))
+		return -1;
+	j->with_base = req->base != NULL;
+	j->res.view = req->view;
+	dump_begin(c);
+	return 0;
+}
+
+/* A job that makes no dump and reads no more than req->view and
+ * req->json (JOB_LEAKS, the leak question over this process's dumps): no
+ * rate limit, a free worker. */
+int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	if (job_free_admit(k, c, j, d, req->kind, r) == -1)
+		return -1;
+	j->json = req->json;
+	j->pid = (long)getpid();
+	j->res.view = req->view;
+	dump_begin(c);
+	return 0;
+}

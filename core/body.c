@@ -1,0 +1,216 @@
+/*
+ * body — what a job answers with besides a path: a view, a symbol
+ * lookup or the leak suspects rendered into an unnamed body file, or the
+ * dump itself; and the jobs that make no dump (symbols, a kept dump's
+ * view, leaks).
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "body.h"
+#include "dumps.h"
+#include "jm4lw.h"
+#include "job.h"
+#include "profile.h"
+#include "reason.h"
+#include "result.h"
+#include "stage.h"
+#include "util.h"
+#include "view.h"
+
+/*
+ * An unnamed file in the staging directory for a rendering: O_TMPFILE
+ * where the filesystem has it, so nothing is ever left behind; else a
+ * name unlinked at once. Not memory: a flame graph of a big heap runs to
+ * megabytes, and the host's anonymous memory is not ours to take. -1
+ * and errno on failure.
+ */
+static int body_open(const char *stage)
+{
+	char path[CORE_PATH_MAX + 16];
+	int fd;
+
+#ifdef O_TMPFILE
+	if ((fd = open(stage, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) != -1)
+		return fd;
+#endif
+	snprintf(path, sizeof(path), "%s/body.XXXXXX", stage);
+	if ((fd = mkostemp(path, O_CLOEXEC)) != -1)
+		(void)unlink(path);
+	return fd;
+}
+
+/* What the symbolizer could not get (debuginfod, libdw), in the host's log: the
+ * text views say it in their reply, the others have no room for it. */
+static void dump_debug_note(struct job *j)
+{
+	struct core_log log = {.fn = dump_log, .arg = &j->res};
+	const char *w = profile_debug_warning();
+
+	if (w != NULL)
+		core_logf(&log, JM4LW_LOG_WARN, "symbolizing: %s", w);
+}
+
+/*
+ * Render the job's view of the profile at @p dump (or in the job's sealed
+ * memfd, when it has one) into a body file (or,
+ * with @p symbolized, write "<path>.symbolized" next to @p path). 0, or
+ * -1 with the job's result saying why.
+ */
+int dump_render(struct job *j, const char *dump, const char *dir)
+{
+	char err[CORE_PATH_MAX + 128];
+	FILE *f;
+	int fd, r;
+	off_t len;
+
+	if ((fd = body_open(j->dumper->stage)) == -1 ||
+	    (f = fdopen(dup(fd), "w+")) == NULL) {
+		JOB_FAIL_E(j, dir, errno);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (j->kind == JOB_SYMBOLS)
+		r = profile_symbols(j->addrs, j->addrs_len, f, err,
+		    sizeof(err));
+	else if (j->kind == JOB_LEAKS)
+		r = profile_leaks(j->leaks, j->nleaks, j->dumper->stage,
+		    j->json, f, err, sizeof(err));
+	else if (j->dump_fd != -1) /* the dump in its sealed memfd */
+		r = profile_render_fd(j->res.view, j->dump_fd,
+		    "the heap profile", j->with_base, j->base, j->hints, f, err,
+		    sizeof(err));
+	else
+		r = profile_render(j->res.view, dump, j->with_base, j->base,
+		    j->hints, f, err, sizeof(err));
+	if (fflush(f) != 0 && r == 0) {
+		snprintf(err, sizeof(err), "cannot write the reply: %s",
+		    strerror(errno));
+		r = -1;
+	}
+	fclose(f);
+	if (r != 0 || (len = lseek(fd, 0, SEEK_END)) == -1 ||
+	    lseek(fd, 0, SEEK_SET) == -1) {
+		close(fd);
+		if (r == PROFILE_NO_BASE) /* nothing kept to compare with */
+			dump_why(&j->res, DUMP_REFUSED, REASON_NO_BASE, ENODATA,
+			    "%s", err);
+		else if (r == PROFILE_NO_SAMPLES) /* a state, not a failure */
+			dump_why(&j->res, DUMP_REFUSED, REASON_NO_SAMPLES,
+			    ENODATA, "%s", err);
+		else if (r == PROFILE_BAD_ADDRS)
+			dump_why(&j->res, DUMP_FAILED, REASON_BAD_REQUEST,
+			    EINVAL, "%s", err);
+		else
+			dump_why(&j->res, DUMP_FAILED, REASON_FAILED, EIO, "%s",
+			    err);
+		return -1;
+	}
+	j->res.body = 1;
+	j->res.body_fd = fd;
+	j->res.body_len = (size_t)len;
+	dump_debug_note(j);
+	return 0;
+}
+
+/* The raw view: the dump itself as the body, the job's memfd (taken) when
+ * it has one, else the file at @p path. */
+void dump_raw_body(struct job *j, const char *path, const char *dir)
+{
+	struct stat sb;
+	int fd = j->dump_fd;
+
+	j->dump_fd = -1;
+	if ((fd == -1 &&
+	        (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) ||
+	    fstat(fd, &sb) == -1) {
+		JOB_FAIL_E(j, dir, errno);
+		if (fd != -1)
+			close(fd);
+		return;
+	}
+	j->res.body = 1;
+	j->res.body_fd = fd;
+	j->res.body_len = (size_t)sb.st_size;
+	j->res.status = DUMP_OK;
+}
+
+/* JOB_SYMBOLS: name the addresses of j->addrs, into a body file. */
+int body_symbols(struct job *j)
+{
+	char dir[PATH_MAX];
+
+	if (job_stage(j, "symbol lookup", dir, sizeof(dir)) == -1 ||
+	    dump_render(j, NULL, dir) == -1)
+		return -1;
+	j->res.status = DUMP_OK;
+	return 0;
+}
+
+/* JOB_RENDER: a view of the kept dump j->path, into a body file (raw:
+ * the dump, its stacks cut by render_dump); a view with neither a
+ * renderer nor the dump is the dump file itself. */
+int body_render(struct job *j)
+{
+	char dir[PATH_MAX];
+
+	if (job_stage(j, "rendering", dir, sizeof(dir)) == -1)
+		return -1;
+	if (views[j->res.view].render == NULL &&
+	    !views[j->res.view].carries_dump)
+		dump_raw_body(j, j->path, dir);
+	else if (dump_render(j, j->path, dir) == 0)
+		j->res.status = DUMP_OK;
+	return 0;
+}
+
+/* JOB_LEAKS: the suspects over this process's kept dumps (the newest
+ * TREND_POINTS_MAX), into a body file. */
+int body_leaks(struct job *j)
+{
+	char dir[PATH_MAX];
+	size_t i;
+
+	if (job_stage(j, "leak suspects", dir, sizeof(dir)) == -1)
+		return -1;
+	if (dumps_of_pid(j->cfg.dump_prefix, dir, j->pid, LEAKS_DUMPS_MAX,
+	        &j->leaks, &j->nleaks) == -1) {
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, errno,
+		    "leak suspects failed: cannot list %s: %s", dir,
+		    strerror(errno));
+		return -1;
+	}
+	if (dump_render(j, NULL, dir) == 0)
+		j->res.status = DUMP_OK;
+	for (i = 0; i < j->nleaks; i++)
+		free(j->leaks[i]);
+	free(j->leaks);
+	j->leaks = NULL;
+	j->nleaks = 0;
+	return 0;
+}
+
+/*
+ * jmtp, jmcs, jmfg, HTTP's views: the dump is only the way to the
+ * answer, read where it was written (its memfd, or the staging file where
+ * there is none) and never shown in dump_dir (raw
+ * is the dump with its stacks cut, render_dump); a view with neither a
+ * renderer nor the dump answers with the dump itself, unlinked but open.
+ */
+void dump_answer_view(struct job *j, const char *tmp, const char *dir)
+{
+	j->res.path[0] = '\0';
+	if (views[j->res.view].render == NULL &&
+	    !views[j->res.view].carries_dump)
+		dump_raw_body(j, tmp, dir);
+	else if (dump_render(j, tmp, dir) == 0)
+		j->res.status = DUMP_OK;
+	(void)unlink(tmp); /* if the dump went there: no memfd here */
+}

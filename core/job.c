@@ -1,0 +1,205 @@
+/*
+ * job — one job of the worker's, by its kind: a dump (stage, publish,
+ * answer), a symbol lookup, a kept dump's view or the leak suspects.
+ * job_run() touches nothing but the job, so the module's worker thread
+ * runs it while the loop serves other peers; the result comes back to
+ * the loop (core_job_done).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admit.h"
+#include "body.h"
+#include "core.h"
+#include "dumper.h"
+#include "job.h"
+#include "profile.h"
+#include "publish.h"
+#include "reason.h"
+#include "result.h"
+#include "stage.h"
+#include "view.h"
+
+/* Free what a job owns: the symbol lookup's copy of its addresses. */
+void job_release(struct job *j)
+{
+	free(j->addrs);
+	j->addrs = NULL;
+	j->addrs_len = 0;
+}
+
+/*
+ * The kinds of job, the master copy: a word's or a route's row names one
+ * (enum job_kind), and what each layer does with it is here: the name its
+ * failure and cancellation lines say, its admission on the loop, its
+ * steps on the worker and which of them is the lock window, the one that
+ * holds jemalloc's profiling locks. That step runs at the host's priority
+ * (job->locked, the shell's jm4lw-dump thread) and the others yield to the
+ * host, so a busy machine starves neither the job nor the host threads
+ * waiting on those locks. Every kind answers with the job's struct
+ * dump_result, a body and/or a kept dump's path, the same in place
+ * (core_job_sync) as through the worker.
+ */
+const struct job_entry job_kinds[JOB_KINDS] = {
+    [JOB_NONE] = {.name = "nothing"},
+    [JOB_DUMP] =
+        {
+            .name = "heap profile dump",
+            .admit = admit_dump,
+            .steps = {stage_target, stage_prof_dump, stage_check, publish_dump,
+                publish_answer},
+            .locked = stage_prof_dump,
+            .counted = 1,
+        },
+    [JOB_SYMBOLS] =
+        {
+            .name = "symbol lookup",
+            .admit = admit_symbols,
+            .steps = {body_symbols},
+            .counted = 1,
+        },
+    [JOB_RENDER] =
+        {
+            .name = "rendering",
+            .admit = admit_render,
+            .steps = {body_render},
+            .counted = 1,
+        },
+    [JOB_LEAKS] =
+        {
+            .name = "leak suspects",
+            .admit = admit_worker,
+            .steps = {body_leaks},
+        },
+};
+
+/* Admit @p req by its kind's row; a kind without a job refuses. */
+int core_job_admit(struct core *c, struct job *j, struct dumper *d,
+    const struct job_req *req, struct dump_result *r)
+{
+	const struct job_entry *k;
+
+	memset(r, 0, sizeof(*r));
+	r->body_fd = -1;
+	if ((unsigned)req->kind >= JOB_KINDS ||
+	    (k = &job_kinds[req->kind])->admit == NULL) {
+		dump_why(r, DUMP_FAILED, REASON_FAILED, EINVAL,
+		    "%s has no job to run", req->who != NULL ? req->who : "");
+		return -1;
+	}
+	return k->admit(k, c, j, d, req, r);
+}
+
+/* The lock window's step, handed to the thread at the host's priority. */
+struct job_window {
+	struct job *j;
+	job_step step;
+	int rv;
+};
+
+static void job_window_run(void *arg)
+{
+	struct job_window *w = arg;
+
+	w->rv = w->step(w->j);
+}
+
+/* Run one step of @p j: the lock window through j->locked, where the
+ * shell gave one; every other step right here. */
+static int job_step_run(struct job *j, job_step step)
+{
+	struct job_window w = {.j = j, .step = step, .rv = 0};
+
+	if (step != job_kinds[j->kind].locked || j->locked.run == NULL)
+		return step(j);
+	j->locked.run(j->locked.ctx, job_window_run, &w);
+	return w.rv;
+}
+
+/* Run @p j's steps in order, up to the first that fails. */
+void job_run(struct job *j)
+{
+	const struct job_entry *k = &job_kinds[j->kind];
+	size_t i;
+
+	profile_debug_from(&j->cfg);
+	for (i = 0; i < JOB_STEPS_MAX && k->steps[i] != NULL; i++)
+		if (job_step_run(j, k->steps[i]) == -1)
+			break;
+	if (j->dump_fd != -1) /* the memfd, unless it became the body */
+		close(j->dump_fd);
+	j->dump_fd = -1;
+}
+
+/* Back on the loop: what the job changed, and its log lines. */
+void core_job_done(struct core *c, const struct job *j)
+{
+	const struct dump_result *r = &j->res;
+	const char *s = r->log, *nl;
+	char line[512];
+	size_t n;
+
+	c->dump_running = 0;
+	for (; *s != '\0' && (nl = strchr(s, '\n')) != NULL; s = nl + 1) {
+		n = (size_t)(nl - s - 1);
+		if (n >= sizeof(line))
+			n = sizeof(line) - 1;
+		memcpy(line, s + 1, n);
+		line[n] = '\0';
+		if (c->log.fn != NULL)
+			c->log.fn(c->log.arg, s[0] - '0', line);
+	}
+	c->st.dumps_deleted += r->deleted;
+	if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
+		c->st.dumps_written++;
+		snprintf(c->last_dump, sizeof(c->last_dump), "%s", r->path);
+		c->last_dump_time = time(NULL);
+		/* An older baseline predates this dump; without growth, a
+		 * later reload that turns it on takes its first look. */
+		c->alloc_known = r->alloc_known;
+		c->alloc_at_dump = r->alloc;
+	}
+	if (!job_kinds[j->kind].counted)
+		return; /* a question about dumps: no dump, no profile */
+	switch (r->status) {
+	case DUMP_OK:
+		if (r->view != DUMP_VIEW_NONE)
+			c->st.profiles_served++;
+		break;
+	case DUMP_REFUSED:
+		c->st.dumps_refused++;
+		break;
+	case DUMP_FAILED:
+		c->st.dumps_failed++;
+		break;
+	}
+}
+
+/* Admit, run and finish one job on the calling thread. */
+void core_job_sync(struct core *c, struct dumper *d, const struct job_req *req,
+    struct dump_result *r)
+{
+	const struct job_entry *k =
+	    &job_kinds[(unsigned)req->kind < JOB_KINDS ? req->kind : JOB_NONE];
+	struct job *j;
+
+	/* The job holds a whole configuration: keep it off the stack. */
+	if ((j = malloc(sizeof(*j))) == NULL) {
+		memset(r, 0, sizeof(*r));
+		r->body_fd = -1;
+		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM, "%s failed: %s",
+		    k->name, strerror(ENOMEM));
+		if (k->counted)
+			c->st.dumps_failed++;
+		return;
+	}
+	if (core_job_admit(c, j, d, req, r) == 0) {
+		job_run(j);
+		core_job_done(c, j);
+		*r = j->res;
+	}
+	free(j);
+}

@@ -1,0 +1,149 @@
+/*
+ * job — the work a word or a route hands to the module's worker, as data:
+ * one kind per row of job_kinds[] (core/job.c), each with its admission
+ * on the loop, its steps on the worker (job_run touches only the job) and
+ * which of them holds jemalloc's profiling locks; the result comes back
+ * to the loop (core_job_done). A face fills one struct job_req and never
+ * looks at the kind.
+ */
+#ifndef JM4LW_JOB_H
+#define JM4LW_JOB_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "config_struct.h"
+#include "dumper.h"
+#include "ops.h"
+#include "result.h"
+#include "util.h"
+#include "view.h"
+
+struct core;
+struct core_hints;
+
+/* What a word or a route asks of the worker: a row of job_kinds[]. */
+enum job_kind {
+	JOB_NONE,    /* no job: the word or route answers on the spot */
+	JOB_DUMP,    /* a dump, and its view: stage, publish, answer */
+	JOB_SYMBOLS, /* name the addresses of a request body (/pprof/symbol) */
+	JOB_RENDER,  /* a view of a kept dump (minus another) */
+	JOB_LEAKS,   /* leak suspects over this process's kept dumps */
+	JOB_KINDS
+};
+
+/*
+ * One request for a job, whatever its kind: each kind's admission reads
+ * the members it needs and copies them into the job. Nothing here is kept
+ * past core_job_admit().
+ */
+struct job_req {
+	enum job_kind kind;
+	/* Who asks, in a refusal line: a word or a path; NULL for the
+	 * schedule, whose reason (interval, growth) is @c why. */
+	const char *who;
+	const char *why;
+	enum dump_view view; /* JOB_DUMP, JOB_RENDER: what to answer with */
+	int with_base;       /* JOB_DUMP: compare with the last kept dump */
+	const char *name;    /* JOB_RENDER: a kept dump's name */
+	const char *base;    /* JOB_RENDER: the kept dump to compare with */
+	const char *addrs;   /* JOB_SYMBOLS: the request body */
+	size_t addrs_len;
+	int json; /* JOB_LEAKS: JSON, not text */
+};
+
+/* One job, as handed to the worker: inputs copied, so the loop may reload
+ * its configuration meanwhile. */
+struct job {
+	const struct core_ops *ops;
+	struct jm4lw_config cfg;
+	int scheduled;
+	int want_alloc; /* read stats.allocated after (dump_on_growth) */
+	enum job_kind kind;
+	int symbolized; /* also write <dump>.symbolized (dump_symbolized) */
+	int with_base;  /* compare with base (jmdf; HTTP's base=previous) */
+	char base[CORE_PATH_MAX]; /* the module's previous kept dump, or "" */
+	char path[CORE_PATH_MAX]; /* JOB_RENDER: the dump to render */
+	char *addrs;              /* JOB_SYMBOLS: the request body, owned */
+	size_t addrs_len;
+	struct dumper *dumper;
+	const struct core_hints *hints; /* the face's, for the rendering */
+	int json;                       /* JOB_LEAKS: JSON, not text */
+	long pid;                       /* JOB_LEAKS: whose dumps */
+	char **leaks; /* JOB_LEAKS: their paths, on the worker */
+	size_t nleaks;
+	/* How the job runs its kind's lock window, the step that holds
+	 * jemalloc's profiling locks (prof.dump): @c run(@c ctx, fn, arg)
+	 * runs fn(arg) at the host's priority and returns when it has (the
+	 * shell's worker_locked); NULL: right here. */
+	struct job_locked {
+		void (*run)(void *ctx, void (*fn)(void *), void *arg);
+		void *ctx;
+	} locked;
+	/* What a dump's steps hand each other (core/stage.c). */
+	char dir[PATH_MAX];            /* dump_dir, resolved */
+	char tmp[CORE_PATH_MAX + 128]; /* the dump in the staging directory */
+	char mpath[32];                /* the memfd's /proc path */
+	const char *dump_to;           /* where prof.dump writes: one of them */
+	int dump_err;                  /* prof.dump's answer */
+	int dump_fd; /* the dump in a memfd (sealed after prof.dump), or -1 */
+	struct dump_result res;
+};
+
+/* A step of a job on the worker: 0 on to the next, or -1 to stop with the
+ * job's result saying why. */
+typedef int (*job_step)(struct job *j);
+
+#define JOB_STEPS_MAX 6
+
+/* One kind of job: the master copy of everything the layers do with it. */
+struct job_entry {
+	const char *name; /* in its failure and cancellation lines */
+	/* On the loop: admit @p req (one job at a time; a dump, its rate;
+	 * refusals name @p k) and fill the job, 0; or -1 with the refusal
+	 * in @p r (core/admit.c). */
+	int (*admit)(const struct job_entry *k, struct core *c, struct job *j,
+	    struct dumper *d, const struct job_req *req, struct dump_result *r);
+	job_step steps[JOB_STEPS_MAX]; /* on the worker, in order; NULL ends */
+	/* The lock window: the step that holds jemalloc's profiling locks,
+	 * run through job->locked at the host's priority while the rest
+	 * yields to the host; NULL: none. */
+	job_step locked;
+	/* Its outcome counts in the dumps' and profiles' figures (a question
+	 * about kept dumps makes no dump and counts in none). */
+	int counted;
+};
+
+extern const struct job_entry job_kinds[JOB_KINDS];
+
+/* A failed dump, with the directory it was for (core's job files). */
+#define JOB_FAIL(j, dir, e, why)                                               \
+	dump_why(&(j)->res, DUMP_FAILED, dump_fail_why(e), (e),                \
+	    "heap profile dump to %s failed: %s", (dir), (why))
+#define JOB_FAIL_E(j, dir, e) JOB_FAIL(j, dir, e, strerror(e))
+
+/*
+ * On the loop: admit @p req by its kind's rules and fill @p j (with the
+ * worker's state @p d) for job_run(). 0: go ahead, the job is marked as
+ * running; -1: @p r says why not, to be answered at once.
+ */
+int core_job_admit(struct core *c, struct job *j, struct dumper *d,
+    const struct job_req *req, struct dump_result *r);
+
+/* Free what a job owns (the symbol lookup's addresses). */
+void job_release(struct job *j);
+
+/* The heavy part, on any thread: the steps of the job's kind, its lock
+ * window through j->locked. */
+void job_run(struct job *j);
+
+/* On the loop, after job_run(): counters (as its kind counts), last
+ * dump, growth baseline, the job's log lines. */
+void core_job_done(struct core *c, const struct job *j);
+
+/* core_job_admit, job_run and core_job_done in a row, for callers without
+ * a worker (tests, the fuzzer, a host's jm4lw_reply_builtin). */
+void core_job_sync(struct core *c, struct dumper *d, const struct job_req *req,
+    struct dump_result *r);
+
+#endif /* JM4LW_JOB_H */

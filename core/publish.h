@@ -1,0 +1,16 @@
+/*
+ * publish — a kept dump's way into dump_dir (core/publish.c). For core's
+ * job files only.
+ */
+#ifndef JM4LW_PUBLISH_H
+#define JM4LW_PUBLISH_H
+
+#include "job.h"
+
+/* JOB_DUMP's last steps, in job_kinds[] (core/job.c): the dump published
+ * into dump_dir when it is kept, then the answer. 0, or -1 with the job's
+ * result saying why. */
+int publish_dump(struct job *j);
+int publish_answer(struct job *j);
+
+#endif /* JM4LW_PUBLISH_H */

@@ -1,0 +1,63 @@
+/*
+ * result — what one job came to: a dump kept, a body to send, or a
+ * refusal or failure with its reason (core/result.c). The faces render it.
+ */
+#ifndef JM4LW_RESULT_H
+#define JM4LW_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reason.h"
+#include "util.h"
+#include "view.h"
+
+enum dump_status {
+	DUMP_OK,
+	DUMP_REFUSED, /* not now: rate, disk guard, busy, no profiling */
+	DUMP_FAILED,  /* tried and failed */
+};
+
+/* Where log lines of a job wait for the loop (the host's log callback is
+ * only ever called there). */
+#define DUMP_LOG_MAX 2048
+
+/* What one dump came to. */
+struct dump_result {
+	enum dump_status status;
+	enum core_reason why; /* when not DUMP_OK */
+	enum dump_view view;
+	int err;                  /* errno behind a failure, or 0 */
+	double retry_after;       /* seconds, when refused for the rate */
+	char path[CORE_PATH_MAX]; /* the dump kept, when DUMP_OK; "" for a
+	                             view's dump, which is not kept */
+	int kept;                 /* path was kept, whatever the status */
+	int body;                 /* a view: its rendering is in body_fd */
+	int body_fd;              /* an unnamed file, rewound; the loop
+	                             sends and closes it */
+	size_t body_len;
+	char reason[CORE_PATH_MAX + 256]; /* one line, when not DUMP_OK */
+	uint64_t deleted;                 /* dumps retention removed */
+	int alloc_known; /* stats.allocated right after the dump */
+	size_t alloc;
+	char log[DUMP_LOG_MAX]; /* "<level><line>\n" lines, for the loop */
+	size_t loglen;
+};
+
+/* Close a result's body, if it has one. */
+void dump_result_release(struct dump_result *r);
+
+/* For core's job files: fill a refusal or failure, its reason, its
+ * errno and its line. */
+void dump_why(struct dump_result *r, enum dump_status s, enum core_reason why,
+    int err, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A failure's reason: a disk that filled is one of its own (HTTP's 503,
+ * as for the disk guard). */
+enum core_reason dump_fail_why(int e);
+
+/* A job's log sink (struct core_log's fn, @p arg the struct dump_result):
+ * lines wait in the result for the loop. */
+void dump_log(void *arg, int level, const char *msg);
+
+#endif /* JM4LW_RESULT_H */
