@@ -1,6 +1,6 @@
 /*
- * The configuration's fields, private since issue 20 made struct
- * jm4lw_config opaque: hosts go through jm4lw_config_new/set/get/load,
+ * The configuration's fields, private since struct jm4lw_config
+ * became opaque: hosts go through jm4lw_config_new/set/get/load,
  * so a new key is a new field here and a row in daemon/config.c's key
  * table, never an ABI change. core reads the fields (it runs by them);
  * daemon/config.c fills and checks them; unit tests may include this.
@@ -83,8 +83,7 @@ struct jm4lw_config {
 	/* Requests one HTTP connection may make before it is closed
 	 *  (keep-alive cap; default 100). */
 	unsigned http_keepalive_requests;
-	/* Where in-process symbolization (issue 21)
-	 * finds debug files. */
+	/* Where in-process symbolization finds debug files. */
 	/* Directories of debug files besides the objects' own and
 	 *  `/usr/lib/debug`, `:` or `,` between them, each searched as a
 	 *  build-ID tree (`DIR/.build-id/xx/rest.debug`) and as a
@@ -99,7 +98,7 @@ struct jm4lw_config {
 	 *  says which (default 10). */
 	unsigned symbolize_timeout;
 	/* Seconds between two rows of the figures' history ring
-	 *  (`/jemalloc/history`, `jmhi`; default 10; issue 23). */
+	 *  (`/jemalloc/history`, `jmhi`; default 10). */
 	unsigned history_interval;
 	/* Rows the history ring keeps (default 8640, a day at 10 s); 0 turns
 	 *  the history off. 104 bytes a row, mapped once. */

@@ -269,7 +269,7 @@ static void dumps_free(struct dump_entry *d, size_t n)
 }
 
 /* What a dump may have beside it, deleted and counted with it:
- * dump_symbolized's file, and the leak index (issue 23). */
+ * dump_symbolized's file, and the leak index. */
 static const char *const companions[] = {".symbolized", ".trend"};
 #define NCOMPANIONS (sizeof(companions) / sizeof(companions[0]))
 

@@ -176,7 +176,7 @@ static int trusted_node(const char *dir, const char *path,
     const struct stat *st, char *why, size_t len)
 {
 	/* Another user's file planted at the default path is no directory
-	 * (issue 28 #9: it was called "a directory owned by uid N"). */
+	 * (not "a directory owned by uid N", which it is not). */
 	const char *what = S_ISLNK(st->st_mode) ? "a symlink"
 	    : S_ISDIR(st->st_mode)              ? "a directory"
 	    : S_ISREG(st->st_mode)              ? "not a directory but a file"

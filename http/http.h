@@ -201,7 +201,7 @@ const char *http_csrf_refusal(struct evhttp_request *req);
 void http_out(void *arg, const void *buf, size_t len);
 struct out http_out_of(struct evbuffer *b);
 
-/* --- history.c (issue 23) -------------------------------------------- */
+/* --- history.c -------------------------------------------------------- */
 
 /* /jemalloc/history: the figures' ring as JSON (?since=T). */
 void http_route_history(struct http_ctx *ctx);

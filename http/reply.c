@@ -266,7 +266,7 @@ void http_job(struct http_ctx *ctx, const struct job_req *req,
 }
 
 /* May this request change state? The header a form cannot send, with
- * the value 1 exactly (issue 28 #9: "X-Jm4lw: 0" counted; any other value
+ * the value 1 exactly ("X-Jm4lw: 0" once counted; any other value
  * is refused as a missing header is), and nothing saying it comes from
  * another site. Two of any of these headers never get here
  * (http_ambiguity). */

@@ -238,7 +238,7 @@ static int index_fn(char *line, struct trend_fn *f)
 /* An index read back through @p fd (pread, at most TREND_INDEX_MAX):
  * anything else is one line in @p err. Strictly: one time and one total,
  * each a finite number in range (an index with "time nan" made JSON with
- * NaN in it and a time_t out of NaN, issue 28 item 6); the caller then
+ * NaN in it and a time_t out of NaN); the caller then
  * makes the index again from its dump. */
 int trend_index_read(int fd, const char *name, struct trend_point *p, char *err,
     size_t errlen)
