@@ -12,6 +12,8 @@
  *	           [--base OLD] [--binary PATH] [--debug-dir DIR]...
  *	           [--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod]
  *	           [-o FILE] PROFILE
+ *	jm4lw-prof --merge [-f text|collapsed|svg|pprof] [--objects] [...]
+ *	           [-o FILE] DUMP...
  *	jm4lw-prof --trend [-f text|json] [--binary PATH] [-o FILE] DUMP...
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "heapprof.h"
+#include "merge.h"
 #include "symbolize.h"
 #include "trend.h"
 #include "view.h"
@@ -70,6 +73,12 @@ static const char usage_text[] =
     "  --no-debuginfod  do not ask debuginfod even when DEBUGINFOD_URLS is "
     "set\n"
     "  -o FILE       write there instead of standard output\n"
+    "usage: jm4lw-prof --merge [-f text|collapsed|svg|pprof] [--objects] "
+    "[--binary PATH] [...] [-o FILE] DUMP...\n"
+    "  --merge       dumps of one program from many processes (hosts) as "
+    "one profile,\n"
+    "                summed stack by stack (frames lined up by object and "
+    "offset)\n"
     "usage: jm4lw-prof --trend [-f text|json] [--binary PATH] [-o FILE] "
     "DUMP...\n"
     "  --trend       leak suspects over dumps of one process (at least 3, "
@@ -314,6 +323,119 @@ static int usage(const char *why, const char *what)
 	return 2;
 }
 
+/*
+ * --merge: the @p n dumps summed into one profile (prof/merge.c), then
+ * rendered as one dump is. A view that carries a dump as it was written
+ * (symbolized, raw) has no merged dump to carry and is refused; the
+ * warning that builds differ goes to stderr and, in a view with
+ * comments (text), above the rendering. Exit status as main's.
+ */
+static int merge_main(int n, char *const *dumps, const char *format,
+    const char *basepath, const char *binary, struct view_args *args,
+    const char *dirs, struct sym_debug *dbg, const char *outpath)
+{
+	struct heap_profile **hps = NULL, merged = {0};
+	struct symbolizer *sym = NULL;
+	const struct view *vw;
+	FILE *out = stdout;
+	char err[1024], warn[1536], names[128];
+	size_t w;
+	int i, f, r = 1;
+
+	if ((f = view_by_name(format)) != -1 && views[f].carries_dump) {
+		snprintf(err, sizeof(err),
+		    "--merge does not go with -f %s (it carries one dump as "
+		    "it was written, and a merge has none): ",
+		    format);
+		return usage(err, "use text, collapsed, svg or pprof");
+	}
+	if (f == -1 || views[f].render == NULL) {
+		snprintf(err, sizeof(err), "unknown format (want %s): ",
+		    view_names(names, sizeof(names), 1));
+		return usage(err, format);
+	}
+	vw = &views[f];
+	if (basepath != NULL)
+		return usage("--merge takes no --base", NULL);
+	if (n == 0)
+		return usage("--merge: no dumps given", NULL);
+	dbg->dirs = dirs;
+	if ((hps = calloc((size_t)n, sizeof(*hps))) == NULL)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		if ((hps[i] = calloc(1, sizeof(**hps))) == NULL)
+			goto nomem;
+		if (heapprof_load(dumps[i], hps[i], err, sizeof(err)) == -1) {
+			fprintf(stderr, "jm4lw-prof: %s\n", err);
+			goto out;
+		}
+		for (w = 0; w < hps[i]->nwarn; w++)
+			fprintf(stderr, "jm4lw-prof: warning: %s: %s\n",
+			    dumps[i], hps[i]->warn[w]);
+	}
+	/* The objects are read for their build IDs only: no debuginfod. */
+	{
+		struct sym_debug ids = *dbg;
+
+		ids.debuginfod = 0;
+		if (heapprof_merge(hps, (const char *const *)dumps, (size_t)n,
+		        binary, &ids, &merged, warn, sizeof(warn), err,
+		        sizeof(err)) == -1) {
+			fprintf(stderr, "jm4lw-prof: %s\n", err);
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		heapprof_free(hps[i]);
+		free(hps[i]);
+		hps[i] = NULL;
+	}
+	if (warn[0] != '\0')
+		fprintf(stderr, "jm4lw-prof: warning: %s\n", warn);
+	if ((sym = sym_new_debug(&merged, binary, dbg, err, sizeof(err))) ==
+	    NULL) {
+		fprintf(stderr, "jm4lw-prof: %s\n", err);
+		goto out;
+	}
+	for (w = 0; sym_warning(sym, w) != NULL; w++)
+		fprintf(stderr, "jm4lw-prof: warning: %s\n",
+		    sym_warning(sym, w));
+	if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
+		fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
+		    strerror(errno));
+		goto out;
+	}
+	args->binary = binary;
+	r = 0;
+	if (vw->comments && warn[0] != '\0' &&
+	    fprintf(out, "# warning: %s\n", warn) < 0)
+		r = -1;
+	if (r == 0)
+		r = vw->render(out, &merged, sym, args);
+	if (fflush(out) != 0)
+		r = -1;
+	if (r == -1)
+		fprintf(stderr, "jm4lw-prof: %s: %s\n",
+		    outpath ? outpath : "standard output", strerror(errno));
+	if (out != stdout)
+		fclose(out);
+	r = r == -1 ? 1 : 0;
+	goto out;
+nomem:
+	fprintf(stderr, "jm4lw-prof: %s\n", strerror(ENOMEM));
+out:
+	for (i = 0; hps != NULL && i < n; i++)
+		if (hps[i] != NULL) {
+			heapprof_free(hps[i]);
+			free(hps[i]);
+		}
+	free(hps);
+	if (sym != NULL)
+		sym_free(sym);
+	heapprof_free(&merged);
+	return r;
+}
+
 int main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
@@ -325,6 +447,7 @@ int main(int argc, char *argv[])
 	    {"timeout", required_argument, NULL, 't'},
 	    {"no-debuginfod", no_argument, NULL, 'n'},
 	    {"trend", no_argument, NULL, 'T'},
+	    {"merge", no_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -340,7 +463,7 @@ int main(int argc, char *argv[])
 	struct sym_debug dbg = {.debuginfod = 1};
 	size_t w;
 	long t;
-	int ch, r, f, trend = 0;
+	int ch, r, f, trend = 0, merge = 0;
 
 #ifndef JM4LW_HAVE_LIBIBERTY
 	sym_set_demangler(__cxa_demangle);
@@ -385,6 +508,9 @@ int main(int argc, char *argv[])
 		case 'T':
 			trend = 1;
 			break;
+		case 'M':
+			merge = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -395,6 +521,11 @@ int main(int argc, char *argv[])
 			return usage("unknown option: ", argv[optind - 1]);
 		}
 	}
+	if (trend && merge)
+		return usage("--trend and --merge do not go together", NULL);
+	if (merge)
+		return merge_main(argc - optind, argv + optind, format,
+		    basepath, binary, &args, dirs, &dbg, outpath);
 	if (trend) {
 		if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
 			return usage("--trend writes -f text or json, not ",
@@ -427,7 +558,8 @@ int main(int argc, char *argv[])
 	vw = &views[f];
 	if (optind + 1 != argc)
 		return usage(optind == argc ? "no profile given"
-		                            : "one profile at a time",
+		                            : "one profile at a time (--merge "
+		                              "sums several)",
 		    NULL);
 	/* A symbolized file carries the profile as dumped: no difference. */
 	if (basepath != NULL && vw->base == VIEW_BASE_NEVER) {

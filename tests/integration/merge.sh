@@ -1,0 +1,208 @@
+#!/bin/bash
+# jm4lw-prof --merge on real dumps of two processes of one program: two
+# jeprof_hosts, each holding ~64 MiB through
+# jm4lw_test_distinctive_alloc(), sampled at different periods, mapped
+# by ASLR at different addresses. The merged profile must be the sum of
+# the two, stack by stack (each collapsed line the sum of the two
+# dumps' own lines), in every view that merges (text, collapsed, svg,
+# pprof through go tool pprof); dumps of another build must get one
+# warning line, on stderr and in the text view; the views that carry
+# one dump as written must be refused.
+#
+#	bash merge.sh   (JEPROF_HOST, JM4LW_PROF from ctest)
+. "$(dirname "$0")/../lib.sh"
+
+need go nc.openbsd timeout
+[ -x "$JM4LW_PROF" ] || die "$JM4LW_PROF is not executable"
+[ -x "$LEAK_HOST" ] || die "$LEAK_HOST is not executable"
+# go tool pprof reads local files offline; it only wants somewhere to
+# write.
+export HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath PPROF_BINARY_PATH=$T/nobin
+mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_BINARY_PATH"
+
+FN=jm4lw_test_distinctive_alloc
+
+# host NAME LG: a jeprof_host sampling from its start, every 2^LG bytes;
+# its dump's path in $NAME.
+host() {
+	local name=$1 lg=$2 p
+	start_jeprof_host "$name" \
+		MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:"$lg" ||
+		die "$name does not start"
+	p=$(ask jmfp)
+	[ -f "$p" ] || die "$name: jmfp wrote a dump (reply: $p)"
+	printf -v "$name" '%s' "$p"
+	stop_jeprof_host "$name: "
+}
+
+host A 17
+host B 19
+
+# main_start DUMP: where the main program's code is mapped.
+main_start() {
+	awk '$2 ~ /^r-xp/ && $6 ~ /jeprof_host$/ { sub(/-.*/, "", $1); print $1; exit }' "$1"
+}
+
+case_aslr() {
+	local a b
+	a=$(main_start "$A")
+	b=$(main_start "$B")
+	if [ -z "$a" ] || [ -z "$b" ]; then
+		fail "both dumps map jeprof_host's code" "A: $a" "B: $b"
+	elif [ "$a" = "$b" ]; then
+		skip "ASLR is off here: both processes have jeprof_host at $a"
+	else
+		pass "ASLR: jeprof_host's code at $a in one process, $b in the other"
+	fi
+	assert_grep "the periods differ: A 2^17" '^heap_v2/131072$' "$A"
+	assert_grep "the periods differ: B 2^19" '^heap_v2/524288$' "$B"
+}
+
+# sums FILE...: the collapsed lines of FILEs summed per stack, sorted.
+sums() {
+	cat "$@" | awk '{ v = $NF; $NF = ""; s[$0] += v }
+		END { for (k in s) print k s[k] }' | sort
+}
+
+# Each stack of the merge is the sum of that stack in both dumps, each
+# unsampled with its own period: a frame not lined up (ASLR) would name
+# another function, or none, and the stacks would not match.
+case_collapsed() {
+	local d=$T/collapsed bad
+	mkdir -p "$d"
+	"$JM4LW_PROF" -f collapsed "$A" >"$d/a" &&
+		"$JM4LW_PROF" -f collapsed "$B" >"$d/b" ||
+		{
+			fail "jm4lw-prof -f collapsed reads each dump"
+			return
+		}
+	assert_cmd "--merge -f collapsed exits 0" \
+		"$JM4LW_PROF" --merge -f collapsed -o "$d/m" "$A" "$B" || return
+	assert_grep "the merge has $FN's stack" "$FN" "$d/m"
+	sums "$d/a" "$d/b" >"$d/ab"
+	sums "$d/m" >"$d/mm"
+	# Each line is rounded to a byte on its own: one apart at most.
+	bad=$(join -t $'\x01' <(awk '{ v = $NF; $NF = ""; print $0 "\x01" v }' "$d/ab" | sort) \
+		<(awk '{ v = $NF; $NF = ""; print $0 "\x01" v }' "$d/mm" | sort) -a1 -a2 |
+		awk -F '\x01' 'NF != 3 || $2 - $3 > 1 || $3 - $2 > 1')
+	if [ -s "$d/mm" ] && [ -z "$bad" ]; then
+		pass "every merged stack is the sum of the two dumps' ($(wc -l <"$d/mm") stacks)"
+	else
+		fail "every merged stack is the sum of the two dumps'" "$bad"
+	fi
+}
+
+# flat FILE: the text table's flat bytes of $FN.
+flat_mb() {
+	awk -v fn="$FN" '$6 == fn { print $1 }' "$1"
+}
+
+# The text view: Total: is the sum; the ring of both processes (2 x 64
+# MiB) within sampling error; no warning for one build.
+case_text() {
+	local d=$T/text a b m want
+	mkdir -p "$d"
+	"$JM4LW_PROF" "$A" >"$d/a"
+	"$JM4LW_PROF" "$B" >"$d/b"
+	assert_cmd "--merge (text) exits 0" \
+		"$JM4LW_PROF" --merge -o "$d/m" "$A" "$B" || return
+	"$JM4LW_PROF" --merge "$A" "$B" 2>"$d/err" >/dev/null
+	assert_no_grep "one build: no warning" "warning" "$d/err"
+	assert_no_grep "one build: no warning in the text" "^#" "$d/m"
+	a=$(flat_mb "$d/a")
+	b=$(flat_mb "$d/b")
+	m=$(flat_mb "$d/m")
+	want=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1f", a + b }')
+	if awk -v m="$m" -v w="$want" 'BEGIN { exit !(m != "" && m - w <= 0.15 && w - m <= 0.15) }'; then
+		pass "text: $FN's flat is the sum ($a + $b = $m MB)"
+	else
+		fail "text: $FN's flat is the sum" "A $a, B $b, merged $m"
+	fi
+	# 2 x 64 MiB = 134.2 MB, sampled: within a quarter.
+	if awk -v m="$m" 'BEGIN { exit !(m > 100 && m < 168) }'; then
+		pass "text: $FN holds 2 x 64 MiB within sampling error ($m MB)"
+	else
+		fail "text: $FN holds 2 x 64 MiB within sampling error" "$m MB"
+	fi
+}
+
+# pprof: go tool pprof reads the merge, its total is the text's.
+case_pprof() {
+	local d=$T/pprof t g
+	mkdir -p "$d"
+	assert_cmd "--merge -f pprof exits 0" \
+		"$JM4LW_PROF" --merge -f pprof -o "$d/m.pb.gz" "$A" "$B" || return
+	if timeout 120 go tool pprof -raw "$d/m.pb.gz" >"$d/raw" 2>"$d/raw.err"; then
+		pass "go tool pprof -raw reads the merge ($(grep -c '^ *[0-9-]* *[0-9-]*:' "$d/raw") samples)"
+	else
+		fail "go tool pprof -raw reads the merge" "$(head -5 "$d/raw.err")"
+	fi
+	timeout 120 go tool pprof -top -sample_index=inuse_space -unit=MB \
+		"$d/m.pb.gz" >"$d/top" 2>&1
+	t=$("$JM4LW_PROF" --merge "$A" "$B" | sed -n 's/^Total: \([0-9.]*\) MB$/\1/p')
+	assert_grep "go tool pprof -top: $FN" "$FN" "$d/top"
+	g=$(sed -n 's/.* of \([0-9.]*\)MB total$/\1/p' "$d/top")
+	if [ -n "$t" ] && [ -n "$g" ] &&
+		awk -v g="$g" -v t="$t" 'BEGIN { exit !(g - t <= 0.05 && t - g <= 0.05) }'; then
+		pass "go tool pprof -top's total is the text's Total: ($t MB)"
+	else
+		fail "go tool pprof -top's total is the text's Total:" \
+			"text: $t MB" "$(grep total "$d/top")"
+	fi
+}
+
+case_svg() {
+	local d=$T/svg
+	mkdir -p "$d"
+	assert_cmd "--merge -f svg exits 0" \
+		"$JM4LW_PROF" --merge -f svg -o "$d/m.svg" "$A" "$B" || return
+	assert_grep "the flame graph has $FN" "$FN" "$d/m.svg"
+}
+
+# A dump whose main program is another file (another build ID): the
+# merge warns once, on stderr and at the top of the text view.
+case_builds() {
+	local d=$T/builds n
+	mkdir -p "$d"
+	sed "s#  *$(realpath "$JEPROF_HOST")\$# $(realpath "$LEAK_HOST")#" "$B" >"$d/other.heap"
+	assert_grep "the doctored dump maps leak_host" 'leak_host$' "$d/other.heap" || return
+	"$JM4LW_PROF" --merge "$A" "$d/other.heap" >"$d/m" 2>"$d/err"
+	n=$(grep -c 'warning: the dumps are of different builds' "$d/err")
+	assert_eq "another build: one warning line on stderr" 1 "$n"
+	assert_grep "it names both files" 'jeprof_host \(build [0-9a-f]+\) in .* but .*leak_host \(build [0-9a-f]+\) in' "$d/err"
+	assert_grep "and the text view says it first" \
+		'^# warning: the dumps are of different builds' <(head -1 "$d/m")
+	for f in collapsed svg pprof; do
+		"$JM4LW_PROF" --merge -f "$f" "$A" "$d/other.heap" >/dev/null 2>"$d/err.$f"
+		assert_grep "-f $f: the warning on stderr" 'different builds' "$d/err.$f"
+	done
+}
+
+# What cannot be merged is refused with one clear line.
+case_refused() {
+	local d=$T/refused f
+	mkdir -p "$d"
+	for f in symbolized raw; do
+		"$JM4LW_PROF" --merge -f "$f" "$A" "$B" >"$d/out" 2>"$d/err"
+		assert_eq "-f $f: refused (exit 2)" 2 "$?"
+		assert_grep "-f $f: says why" "--merge does not go with -f $f" "$d/err"
+		assert_eq "-f $f: nothing on stdout" 0 "$(wc -c <"$d/out")"
+	done
+	"$JM4LW_PROF" --merge --base "$A" "$A" "$B" >/dev/null 2>"$d/err"
+	assert_eq "--base: refused (exit 2)" 2 "$?"
+	"$JM4LW_PROF" -f symbolized -o "$d/sym.heap" "$A"
+	"$JM4LW_PROF" --merge "$d/sym.heap" "$B" >/dev/null 2>"$d/err"
+	assert_eq "a symbolized input: exit 1" 1 "$?"
+	assert_grep "a symbolized input: says why" "symbolized profile cannot be merged" "$d/err"
+	"$JM4LW_PROF" "$A" "$B" >/dev/null 2>"$d/err"
+	assert_grep "two dumps without --merge: points to it" "--merge sums several" "$d/err"
+}
+
+case_aslr
+case_collapsed
+case_text
+case_pprof
+case_svg
+case_builds
+case_refused
+finish
