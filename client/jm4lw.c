@@ -4,13 +4,21 @@
  *	jm4lw [-h host] [-p port] [-t seconds] word ...
  *	jm4lw -H host:port,... | -H @file [-P n] word ...
  *	echo jmfp | jm4lw host port
+ *	jm4lw -H host:port,... --merge [-f FORMAT] [-o FILE] [--dumps DIR]
  *
  * One TCP connection per word, as the protocol wants. Exit status: 0 every
  * reply was ok, 1 the server answered an error line, 2 no answer or bad usage;
  * with -H, the worst over every host and word.
  * Depends on libc only (pthreads are part of glibc since 2.34), so it can be
  * copied onto any box next to a service.
+ *
+ * --merge fetches each host's raw heap_v2 dump over HTTP (GET /pprof/heap,
+ * the path remote jeprof reads; HTTP/1.0, so the body is the bytes up to
+ * EOF) into a directory, then runs jm4lw-prof --merge on them: the merge
+ * needs the symbolizer (libdw, zlib), which this client does not link.
  */
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -35,6 +43,7 @@
 #include "jm4lw.h"
 
 #define MAX_REPLY (64u << 20) /* jmst/jmsj are large, never this large */
+#define MAX_DUMP (1u << 30)   /* a dump of a real heap: tens of MB */
 #define MAX_WORDS 4096
 #define MAX_TIMEOUT 86400.0
 #define MAX_HOSTS 4096
@@ -48,7 +57,8 @@ struct target {
 	char port[6];
 	char name[NI_MAXHOST + 16]; /* HOST:PORT for messages and -H lines */
 	struct addrinfo *ai;
-	int status; /* worst over its words */
+	int status;  /* worst over its words */
+	int fetched; /* --merge: its dump is in the directory */
 };
 
 struct words {
@@ -71,6 +81,7 @@ struct run {
 	pthread_mutex_t lock;
 	size_t next;
 	int out_failed;
+	const char *dumps; /* --merge: the directory the dumps go to */
 };
 
 struct buf {
@@ -83,6 +94,7 @@ static const char usage_text[] =
     "usage: jm4lw [-h host] [-p port] [-t seconds] word ...\n"
     "       jm4lw -H hosts [-P n] [-p port] [-t seconds] word ...\n"
     "       jm4lw [-t seconds] host port    (words on stdin, one per line)\n"
+    "       jm4lw -H hosts --merge [-f format] [-o file] [--dumps dir]\n"
     "       jm4lw -V | --help\n"
     "  -h host     server name or address (default 127.0.0.1)\n"
     "  -p port     server port (default 9181; with -H, for hosts without one)\n"
@@ -93,6 +105,12 @@ static const char usage_text[] =
     "              -H may be repeated; at most 4096 hosts. With more than\n"
     "              one host, every output line starts with \"host:port: \"\n"
     "  -P n        hosts at once with -H, 1 to 256 (default 16)\n"
+    "  --merge     fetch each host's heap dump over HTTP (GET /pprof/heap;\n"
+    "              port 9182 unless given) and run jm4lw-prof --merge on them:\n"
+    "              one profile of the fleet, -f text, collapsed, svg or pprof\n"
+    "              (default text), to -o file or stdout\n"
+    "  --dumps dir keep the fetched dumps there (default: a temporary\n"
+    "              directory, removed after)\n"
     "exit status: 0 ok, 1 the server answered with an error line,\n"
     "  2 no answer (resolve, connect, timeout, reset) or bad usage;\n"
     "  with -H the worst over every host and word\n";
@@ -544,8 +562,8 @@ static int conn_send(int fd, const char *word, int64_t deadline)
 	return 0;
 }
 
-/* Read the whole reply, up to EOF, into b; EFBIG past MAX_REPLY. */
-static int conn_read(int fd, int64_t deadline, struct buf *b)
+/* Read the whole reply, up to EOF, into b; EFBIG past max. */
+static int conn_read(int fd, int64_t deadline, struct buf *b, size_t max)
 {
 	ssize_t n;
 	size_t size;
@@ -556,13 +574,13 @@ static int conn_read(int fd, int64_t deadline, struct buf *b)
 		if (b->len == b->size) {
 			/* One byte past the cap tells "exactly 64 MiB" from
 			 * "more". */
-			if (b->size > MAX_REPLY) {
+			if (b->size > max) {
 				errno = EFBIG;
 				return -1;
 			}
 			size = b->size == 0 ? 65536 : b->size * 2;
-			if (size > MAX_REPLY + 1)
-				size = MAX_REPLY + 1;
+			if (size > max + 1)
+				size = max + 1;
 			if ((p = realloc(b->data, size)) == NULL)
 				return -1;
 			b->data = p;
@@ -588,7 +606,7 @@ static const char *reason(const struct run *r, int error, char *dst,
 		snprintf(dst, size, "timed out after %s s", r->timeout);
 	else if (error == EFBIG)
 		snprintf(dst, size, "reply larger than %u MiB",
-		    MAX_REPLY >> 20);
+		    (r->dumps != NULL ? MAX_DUMP : MAX_REPLY) >> 20);
 	else /* only errno values here: constant strings, thread-safe */
 		snprintf(dst, size, "%s", strerror(error));
 	return dst;
@@ -623,7 +641,7 @@ static int ask(const struct run *r, const struct target *t, const char *word,
 	}
 	vis(word, 4, shown, sizeof shown);
 	if (conn_send(fd, word, deadline) == -1 ||
-	    conn_read(fd, deadline, b) == -1) {
+	    conn_read(fd, deadline, b, MAX_REPLY) == -1) {
 		msg("%s: %s: %s", t->name, shown,
 		    reason(r, errno, why, sizeof why));
 		b->len = 0; /* a cut reply is nothing a script can trust */
@@ -681,6 +699,95 @@ static int reply_print(struct run *r, const struct target *t,
 	return rv;
 }
 
+/* Where host @p t's dump goes: DIR/NNN-HOST_PORT.heap, numbered in
+ * -H's order, the name's bytes other than [A-Za-z0-9.-] as '_'. */
+static void dump_path(const struct run *r, const struct target *t, char *dst,
+    size_t size)
+{
+	char name[sizeof(t->name)];
+	size_t i;
+
+	for (i = 0; t->name[i] != '\0' && i + 1 < sizeof(name); i++)
+		name[i] =
+		    strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+		           "VWXYZ0123456789.-",
+		        t->name[i]) != NULL
+		    ? t->name[i]
+		    : '_';
+	name[i] = '\0';
+	snprintf(dst, size, "%s/%03zu-%s.heap", r->dumps, (size_t)(t - r->t),
+	    name);
+}
+
+/*
+ * --merge: GET /pprof/heap from host @p t, its raw heap_v2 dump, into
+ * dump_path(). HTTP/1.0 with Connection: close, so the body is what
+ * follows the header up to EOF. Another status than 200, or a body that
+ * is not a heap_v2 dump, is the host's error (ST_ERROR), with the
+ * status and the body's first line on stderr.
+ */
+static int fetch_dump(const struct run *r, struct target *t, struct buf *b)
+{
+	char req[NI_MAXHOST + 128], shown[160], why[64], path[4096];
+	const char *body, *eol;
+	int64_t deadline;
+	size_t off = 0, len;
+	ssize_t n;
+	FILE *f;
+	int fd, code, v6 = strchr(t->host, ':') != NULL;
+
+	deadline = now_ms() + r->timeout_ms;
+	len = (size_t)snprintf(req, sizeof(req),
+	    "GET /pprof/heap HTTP/1.0\r\nHost: %s%s%s:%s\r\n"
+	    "Connection: close\r\n\r\n",
+	    v6 ? "[" : "", t->host, v6 ? "]" : "", t->port);
+	if ((fd = conn_open(t, deadline)) == -1) {
+		msg("%s: %s", t->name, reason(r, errno, why, sizeof why));
+		return ST_FAIL;
+	}
+	while (off < len) {
+		n = send(fd, req + off, len - off, MSG_NOSIGNAL);
+		if (n >= 0)
+			off += (size_t)n;
+		else if ((errno != EAGAIN && errno != EINTR) ||
+		    wait_fd(fd, POLLOUT, deadline) == -1)
+			break;
+	}
+	if (off < len || conn_read(fd, deadline, b, MAX_DUMP) == -1) {
+		msg("%s: GET /pprof/heap: %s", t->name,
+		    reason(r, errno, why, sizeof why));
+		close(fd);
+		return ST_FAIL;
+	}
+	close(fd);
+	body = b->len >= 4 ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
+	if (b->len < 12 || memcmp(b->data, "HTTP/1.", 7) != 0 || body == NULL ||
+	    sscanf(b->data + 8, " %3d", &code) != 1) {
+		msg("%s: GET /pprof/heap: not an HTTP answer: %s", t->name,
+		    vis(b->data, b->len < 40 ? b->len : 40, shown,
+		        sizeof shown));
+		return ST_ERROR;
+	}
+	body += 4;
+	len = b->len - (size_t)(body - b->data);
+	if (code != 200 || len < 8 || memcmp(body, "heap_v2/", 8) != 0) {
+		eol = memchr(body, '\n', len);
+		msg("%s: GET /pprof/heap: %s%d: %s", t->name,
+		    code == 200 ? "not a heap_v2 dump, HTTP " : "HTTP ", code,
+		    vis(body, eol != NULL ? (size_t)(eol - body) : len, shown,
+		        sizeof shown));
+		return ST_ERROR;
+	}
+	dump_path(r, t, path, sizeof(path));
+	if ((f = fopen(path, "we")) == NULL || fwrite(body, 1, len, f) != len ||
+	    fclose(f) != 0) {
+		msg("%s: %s", path, strerror(errno));
+		return ST_FAIL;
+	}
+	t->fetched = 1;
+	return ST_OK;
+}
+
 /* Ask every word of one host in order; its worst status stays in t. */
 static void host_run(struct run *r, struct target *t, struct buf *b)
 {
@@ -691,7 +798,9 @@ static void host_run(struct run *r, struct target *t, struct buf *b)
 		t->status = ST_FAIL;
 		return;
 	}
-	for (i = 0; i < r->w.n; i++) {
+	if (r->dumps != NULL)
+		t->status = fetch_dump(r, t, b);
+	for (i = 0; r->dumps == NULL && i < r->w.n; i++) {
 		if ((st = ask(r, t, r->w.w[i], b)) > t->status)
 			t->status = st;
 		if (reply_print(r, t, b) == -1)
@@ -720,6 +829,104 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* jm4lw-prof: $JM4LW_PROF, else the one beside this program, else the
+ * one on $PATH. */
+static const char *prof_path(char *buf, size_t size)
+{
+	const char *env = getenv("JM4LW_PROF");
+	ssize_t n;
+	char *slash;
+
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if ((n = readlink("/proc/self/exe", buf, size - 16)) > 0) {
+		buf[n] = '\0';
+		if ((slash = strrchr(buf, '/')) != NULL) {
+			strcpy(slash + 1, "jm4lw-prof");
+			if (access(buf, X_OK) == 0)
+				return buf;
+		}
+	}
+	return "jm4lw-prof";
+}
+
+/*
+ * --merge, once every host was asked: jm4lw-prof --merge -f @p format
+ * [-o @p out] on the dumps fetched, in -H's order. Its exit status (2
+ * when it could not be run or was killed).
+ */
+static int merge_run(const struct run *r, const char *format, const char *out)
+{
+	char **av, path[4096], prof[4096];
+	size_t i, n = 0, k;
+	int status = ST_FAIL, ws;
+	pid_t pid;
+
+	if ((av = calloc(r->n + 8, sizeof(*av))) == NULL) {
+		msg("%s", strerror(errno));
+		return ST_FAIL;
+	}
+	av[n++] = (char *)prof_path(prof, sizeof(prof));
+	av[n++] = (char *)"--merge";
+	av[n++] = (char *)"-f";
+	av[n++] = (char *)format;
+	if (out != NULL) {
+		av[n++] = (char *)"-o";
+		av[n++] = (char *)out;
+	}
+	k = n;
+	for (i = 0; i < r->n; i++) {
+		if (!r->t[i].fetched)
+			continue;
+		dump_path(r, &r->t[i], path, sizeof(path));
+		if ((av[n] = strdup(path)) == NULL) {
+			msg("%s", strerror(errno));
+			goto out;
+		}
+		n++;
+	}
+	if (n == k) {
+		msg("no host gave a dump: nothing to merge");
+		goto out;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		msg("fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		execvp(av[0], av);
+		msg("%s: %s", av[0], strerror(errno));
+		_exit(ST_FAIL);
+	}
+	while (waitpid(pid, &ws, 0) == -1)
+		if (errno != EINTR) {
+			msg("waitpid: %s", strerror(errno));
+			goto out;
+		}
+	status = WIFEXITED(ws) && WEXITSTATUS(ws) <= ST_FAIL ? WEXITSTATUS(ws)
+	                                                     : ST_FAIL;
+out:
+	for (i = k; i < n; i++)
+		free(av[i]);
+	free(av);
+	return status;
+}
+
+/* Remove the directory of dumps mkdtemp made, and what is in it. */
+static void dumps_remove(const struct run *r)
+{
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (r->t[i].fetched) {
+			dump_path(r, &r->t[i], path, sizeof(path));
+			unlink(path);
+		}
+	rmdir(r->dumps);
+}
+
 /*
  * Run every host, at most par at once. The main thread is one of the
  * workers, so one host or -P 1 starts no thread at all. A thread that cannot
@@ -745,18 +952,21 @@ static int run_all(struct run *r, long par)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_HELP = 256 };
+	enum { OPT_HELP = 256, OPT_MERGE, OPT_DUMPS };
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, OPT_HELP},
+	    {"merge", no_argument, NULL, OPT_MERGE},
+	    {"dumps", required_argument, NULL, OPT_DUMPS},
 	    {NULL, 0, NULL, 0},
 	};
 	static struct run r = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	const char *host = NULL, *port = NULL, *timeout = "10", *par_arg = NULL;
-	char **hosts;
+	const char *format = NULL, *outpath = NULL, *dumps = NULL;
+	char **hosts, tmpdir[4096] = "";
 	size_t i, nhosts = 0;
 	long par = DEF_PAR;
 	char *end;
-	int ch, status = ST_FAIL;
+	int ch, status = ST_FAIL, merge = 0, st;
 
 	/* Every -H, kept until -p is known: it may come later. */
 	if ((hosts = calloc((size_t)argc, sizeof *hosts)) == NULL) {
@@ -764,8 +974,8 @@ int main(int argc, char **argv)
 		return ST_FAIL;
 	}
 	opterr = 0; /* our own messages, each followed by the usage */
-	while ((ch = getopt_long(argc, argv, ":h:p:t:H:P:V", longopts, NULL)) !=
-	    -1) {
+	while ((ch = getopt_long(argc, argv, ":h:p:t:H:P:Vf:o:", longopts,
+	            NULL)) != -1) {
 		switch (ch) {
 		case 'h':
 			host = optarg;
@@ -781,6 +991,18 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			par_arg = optarg;
+			break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case OPT_MERGE:
+			merge = 1;
+			break;
+		case OPT_DUMPS:
+			dumps = optarg;
 			break;
 		case 'V':
 			printf("jm4lw %s\n", JM4LW_VERSION);
@@ -809,7 +1031,37 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 
-	if (argc == 0) {
+	if (!merge && (format != NULL || outpath != NULL || dumps != NULL)) {
+		bad_usage("-f, -o and --dumps go with --merge");
+		goto out;
+	}
+	if (merge && argc > 0) {
+		bad_usage("--merge takes no words (it asks GET /pprof/heap)");
+		goto out;
+	}
+	if (merge) {
+		/* The hosts' HTTP face: 9182 unless -p or -H say. */
+		if (port == NULL)
+			port = "9182";
+		if (dumps != NULL && mkdir(dumps, 0700) == -1 &&
+		    errno != EEXIST) {
+			msg("%s: %s", dumps, strerror(errno));
+			goto out;
+		}
+		if (dumps == NULL) {
+			snprintf(tmpdir, sizeof(tmpdir),
+			    "%s/jm4lw-merge.XXXXXX",
+			    getenv("TMPDIR") != NULL && getenv("TMPDIR")[0]
+			        ? getenv("TMPDIR")
+			        : "/tmp");
+			if (mkdtemp(tmpdir) == NULL) {
+				msg("%s: %s", tmpdir, strerror(errno));
+				goto out;
+			}
+			dumps = tmpdir;
+		}
+		r.dumps = dumps;
+	} else if (argc == 0) {
 		bad_usage("no word given");
 		goto out;
 	}
@@ -849,7 +1101,7 @@ int main(int argc, char **argv)
 		}
 		/* Every word and host is checked before the first
 		 * connection. */
-		for (i = 0; i < (size_t)argc; i++)
+		for (i = 0; !merge && i < (size_t)argc; i++)
 			if (words_add(&r.w, argv[i], strlen(argv[i]), "") ==
 			    -1) {
 				fputs(usage_text, stderr);
@@ -869,7 +1121,12 @@ int main(int argc, char **argv)
 	}
 	r.prefix = r.n > 1;
 	status = run_all(&r, par);
+	if (merge && !r.out_failed &&
+	    (st = merge_run(&r, format ? format : "text", outpath)) > status)
+		status = st;
 out:
+	if (tmpdir[0] != '\0')
+		dumps_remove(&r);
 	free(r.t);
 	free(hosts);
 	return status;

@@ -9,12 +9,20 @@
 # warning line, on stderr and in the text view; the views that carry
 # one dump as written must be refused.
 #
-#	bash merge.sh   (JEPROF_HOST, JM4LW_PROF from ctest)
+# Then jm4lw's fan-out, jm4lw -H a,b --merge, against two real jm4lwd:
+# each host's dump fetched over HTTP (GET /pprof/heap) and merged by
+# jm4lw-prof, the same bytes as jm4lw-prof --merge on the dumps it kept;
+# a host that does not answer is named and the others still merged.
+#
+#	bash merge.sh   (JEPROF_HOST, LEAK_HOST, JM4LW_PROF, JM4LWD,
+#	                 JM4LW_CLIENT from ctest)
 . "$(dirname "$0")/../lib.sh"
 
 need go nc.openbsd timeout
 [ -x "$JM4LW_PROF" ] || die "$JM4LW_PROF is not executable"
 [ -x "$LEAK_HOST" ] || die "$LEAK_HOST is not executable"
+[ -x "$JM4LWD" ] || die "$JM4LWD is not executable"
+[ -x "$JM4LW_CLIENT" ] || die "$JM4LW_CLIENT is not executable"
 # go tool pprof reads local files offline; it only wants somewhere to
 # write.
 export HOME=$T/home GOCACHE=$T/gocache GOPATH=$T/gopath PPROF_BINARY_PATH=$T/nobin
@@ -198,6 +206,83 @@ case_refused() {
 	assert_grep "two dumps without --merge: points to it" "--merge sums several" "$d/err"
 }
 
+# http_port DIR: the HTTP port a jm4lwd logged in DIR/jm4lwd.log.
+http_port() {
+	sed -n 's/^jm4lwd: HTTP listening on .*:\([0-9]*\)$/\1/p' "$1/jm4lwd.log" | head -1
+}
+
+case_fanout() {
+	local d=$T/fanout h1 h2 p1 p2 dead t1 t2 tm
+	mkdir -p "$d/one" "$d/two" "$d/tmp"
+	for x in one two; do
+		start_daemon -C "$d/$x" -e MALLOC_CONF=prof:true,lg_prof_sample:10 -- \
+			-l 127.0.0.1:0 -D "$d/$x" || return
+		printf -v "p_$x" '%s' "$PID"
+	done
+	h1=$(http_port "$d/one")
+	h2=$(http_port "$d/two")
+	[ -n "$h1" ] && [ -n "$h2" ] || {
+		fail "both jm4lwd serve HTTP" "$h1 $h2"
+		return
+	}
+	dead=$(free_port)
+	TMPDIR=$d/tmp timeout 120 "$JM4LW_CLIENT" -t 60 -H "127.0.0.1:$h1,127.0.0.1:$h2" \
+		--merge -f collapsed --dumps "$d/kept" >"$d/fan" 2>"$d/fan.err"
+	assert_eq "jm4lw -H a,b --merge -f collapsed exits 0" 0 "$?" ||
+		show_tail "$d/fan.err"
+	assert_eq "--dumps kept one dump per host" 2 "$(ls "$d/kept" | wc -l)"
+	p1=$(ls "$d/kept" | head -1)
+	p2=$(ls "$d/kept" | tail -1)
+	assert_eq "each a heap_v2 dump" "heap_v2/ heap_v2/" \
+		"$(head -c 8 "$d/kept/$p1") $(head -c 8 "$d/kept/$p2")"
+	if [ "$(main_of "$d/kept/$p1")" != "$(main_of "$d/kept/$p2")" ]; then
+		pass "of two processes (jm4lwd mapped at two addresses)"
+	else
+		skip "ASLR is off here: both jm4lwd mapped at one address"
+	fi
+	"$JM4LW_PROF" --merge -f collapsed "$d/kept/$p1" "$d/kept/$p2" >"$d/prof"
+	if [ -s "$d/fan" ] && cmp -s "$d/fan" "$d/prof"; then
+		pass "the fan-out's merge is jm4lw-prof --merge's on those dumps ($(wc -l <"$d/fan") stacks)"
+	else
+		fail "the fan-out's merge is jm4lw-prof --merge's on those dumps" \
+			"$(diff "$d/fan" "$d/prof" | head -5)"
+	fi
+	t1=$("$JM4LW_PROF" -f collapsed "$d/kept/$p1" | awk '{ s += $NF } END { print s + 0 }')
+	t2=$("$JM4LW_PROF" -f collapsed "$d/kept/$p2" | awk '{ s += $NF } END { print s + 0 }')
+	tm=$(awk '{ s += $NF } END { print s + 0 }' "$d/fan")
+	if [ "$tm" -gt 0 ] && [ $((tm - t1 - t2)) -le 64 ] && [ $((t1 + t2 - tm)) -le 64 ]; then
+		pass "the fan-out's total is the two hosts' ($t1 + $t2 = $tm B)"
+	else
+		fail "the fan-out's total is the two hosts'" "$t1 + $t2 vs $tm"
+	fi
+	assert_eq "no temporary directory left" 0 "$(ls "$d/tmp" | wc -l)"
+	sleep 1.2 # dump_min_interval
+	TMPDIR=$d/tmp timeout 120 "$JM4LW_CLIENT" -t 60 -H "127.0.0.1:$h1,127.0.0.1:$dead" \
+		--merge -f pprof -o "$d/fan.pb.gz" 2>"$d/dead.err"
+	assert_eq "a host that does not answer: exit 2" 2 "$?"
+	assert_grep "... named on stderr" "127.0.0.1:$dead: Connection refused" "$d/dead.err"
+	if timeout 120 go tool pprof -top "$d/fan.pb.gz" >"$d/top" 2>&1; then
+		pass "... the others merged all the same: go tool pprof reads it"
+	else
+		fail "... the others merged all the same: go tool pprof reads it" "$(head -3 "$d/top")"
+	fi
+	assert_eq "... and no temporary directory left" 0 "$(ls "$d/tmp" | wc -l)"
+	sleep 1.2
+	"$JM4LW_CLIENT" -H "127.0.0.1:$h1" --merge -f raw >/dev/null 2>"$d/raw.err"
+	assert_eq "--merge -f raw: refused by jm4lw-prof (exit 2)" 2 "$?"
+	"$JM4LW_CLIENT" -H "127.0.0.1:$h1" --merge ruok >/dev/null 2>&1
+	assert_eq "--merge with words: usage (exit 2)" 2 "$?"
+	PID=$p_one
+	stop_daemon
+	PID=$p_two
+	stop_daemon
+}
+
+# main_of DUMP: where jm4lwd's code is mapped in DUMP.
+main_of() {
+	awk '$2 ~ /^r-xp/ && $6 ~ /jm4lwd$/ { sub(/-.*/, "", $1); print $1; exit }' "$1"
+}
+
 case_aslr
 case_collapsed
 case_text
@@ -205,4 +290,5 @@ case_pprof
 case_svg
 case_builds
 case_refused
+case_fanout
 finish
