@@ -55,6 +55,14 @@ scrape_configs:
       - targets: ['127.0.0.1:$AHTTP']
 EOF
 assert_cmd "promtool check config" promtool check config "$T/prom/prometheus.yml"
+# README's Fleet section: its Prometheus config, between its markers,
+# must be one promtool accepts, so the README cannot drift from it.
+sed -n '/^<!-- fleet:prometheus -->$/,/^<!-- \/fleet:prometheus -->$/p' \
+	"$ROOT/README.md" | sed '/^<!--/d; /^```/d' >"$T/prom/readme.yml"
+assert_grep "README's Fleet section has its Prometheus config" \
+	'^  - job_name: jm4lwd$' "$T/prom/readme.yml" &&
+	assert_cmd "promtool check config on README's Fleet config" \
+		promtool check config "$T/prom/readme.yml"
 prometheus --config.file="$T/prom/prometheus.yml" \
 	--storage.tsdb.path="$T/prom/data" --web.listen-address="127.0.0.1:$PP" \
 	--log.level=warn </dev/null >"$T/prom/log" 2>&1 &
