@@ -186,6 +186,31 @@ case_builds() {
 	done
 }
 
+# The same build at another path (a release directory per version, one
+# file): one object, known by its build ID, so one mapping in pprof and
+# the stacks still summed; no warning. A library only one dump maps
+# (another file, the other dump has none) is placed past the others and
+# named by its own file.
+case_paths() {
+	local d=$T/paths n
+	mkdir -p "$d/moved"
+	cp "$JEPROF_HOST" "$d/moved/jeprof_host"
+	sed "s#  *$(realpath "$JEPROF_HOST")\$# $d/moved/jeprof_host#" "$B" >"$d/moved.heap"
+	assert_grep "the doctored dump maps the copy" "$d/moved/jeprof_host\$" "$d/moved.heap" || return
+	"$JM4LW_PROF" --merge -f collapsed "$A" "$d/moved.heap" >"$d/m" 2>"$d/err"
+	assert_no_grep "the same build elsewhere: no warning" warning "$d/err"
+	if [ -s "$T/collapsed/m" ] && cmp -s "$d/m" "$T/collapsed/m"; then
+		pass "the same build elsewhere: the merge is the one of the two dumps as taken"
+	else
+		fail "the same build elsewhere: the merge is the one of the two dumps as taken" \
+			"$(diff "$d/m" "$T/collapsed/m" | head -5)"
+	fi
+	"$JM4LW_PROF" --merge -f pprof -o "$d/m.pb.gz" "$A" "$d/moved.heap"
+	timeout 120 go tool pprof -raw "$d/m.pb.gz" >"$d/raw" 2>&1
+	n=$(sed -n '/^Mappings/,$p' "$d/raw" | grep -c 'jeprof_host ')
+	assert_eq "the same build elsewhere: one mapping for it in pprof" 1 "$n"
+}
+
 # What cannot be merged is refused with one clear line.
 case_refused() {
 	local d=$T/refused f
@@ -289,6 +314,7 @@ case_text
 case_pprof
 case_svg
 case_builds
+case_paths
 case_refused
 case_fanout
 finish
