@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -761,13 +762,18 @@ static int fetch_dump(const struct run *r, struct target *t, struct buf *b)
 	}
 	close(fd);
 	body = b->len >= 4 ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
+	/* "HTTP/1.x NNN ...": the buffer is not a string, so by hand. */
 	if (b->len < 12 || memcmp(b->data, "HTTP/1.", 7) != 0 || body == NULL ||
-	    sscanf(b->data + 8, " %3d", &code) != 1) {
+	    b->data[8] != ' ' || !isdigit((unsigned char)b->data[9]) ||
+	    !isdigit((unsigned char)b->data[10]) ||
+	    !isdigit((unsigned char)b->data[11])) {
 		msg("%s: GET /pprof/heap: not an HTTP answer: %s", t->name,
 		    vis(b->data, b->len < 40 ? b->len : 40, shown,
 		        sizeof shown));
 		return ST_ERROR;
 	}
+	code = (b->data[9] - '0') * 100 + (b->data[10] - '0') * 10 +
+	    (b->data[11] - '0');
 	body += 4;
 	len = b->len - (size_t)(body - b->data);
 	if (code != 200 || len < 8 || memcmp(body, "heap_v2/", 8) != 0) {
