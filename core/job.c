@@ -6,6 +6,7 @@
  * the loop (core_job_done).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,18 @@ static int job_step_run(struct job *j, job_step step)
 	return w.rv;
 }
 
+/* opt.prof_accum of this process: 1, -1, or 0 when it cannot be read. */
+static int job_accum(const struct job *j)
+{
+	bool on = 0;
+	size_t len = sizeof(on);
+
+	if (j->ops == NULL || j->ops->mallctl == NULL ||
+	    j->ops->mallctl("opt.prof_accum", &on, &len, NULL, 0) != 0)
+		return 0;
+	return on ? 1 : -1;
+}
+
 /* Run @p j's steps in order, up to the first that fails. */
 void job_run(struct job *j)
 {
@@ -126,6 +139,7 @@ void job_run(struct job *j)
 	size_t i;
 
 	profile_debug_from(&j->cfg);
+	profile_accum_from(job_accum(j));
 	for (i = 0; i < JOB_STEPS_MAX && k->steps[i] != NULL; i++)
 		if (job_step_run(j, k->steps[i]) == -1)
 			break;

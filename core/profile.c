@@ -34,7 +34,24 @@ static __thread struct {
 	struct sym_debug dbg;
 	int set;
 	char warn[512]; /* the last symbolizer's first warning, or "" */
+	int accum;      /* opt.prof_accum: 1, -1, 0 not known */
 } profile_dbg;
+
+void profile_accum_from(int accum)
+{
+	profile_dbg.accum = accum;
+}
+
+/* A file's modification time in ns since the epoch, 0 if unknown: when
+ * prof.dump wrote it (a memfd's or a kept dump's last write). */
+static long long profile_mtime_ns(int fd, const char *path)
+{
+	struct stat sb;
+
+	if ((fd != -1 ? fstat(fd, &sb) : stat(path, &sb)) == -1)
+		return 0;
+	return (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+}
 
 void profile_debug_from(const struct jm4lw_config *cfg)
 {
@@ -171,7 +188,9 @@ int profile_render_fd(enum dump_view view, int fd, const char *dump,
     char *err, size_t errlen)
 {
 	const struct view *vw = &views[view];
-	struct view_args args = {.limit = PROFILE_TOP_ROWS};
+	struct view_args args = {.limit = PROFILE_TOP_ROWS,
+	    .accum = profile_dbg.accum,
+	    .time_ns = profile_mtime_ns(fd, dump)};
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
 	char why[512], hint[128];
@@ -195,8 +214,14 @@ int profile_render_fd(enum dump_view view, int fd, const char *dump,
 		else if (heapprof_subtract(&hp, &old) == -1) {
 			snprintf(err, errlen, "%s", strerror(ENOMEM));
 			goto out;
-		} else
+		} else {
 			have_base = 1;
+			/* A difference spans the time between the dumps. */
+			args.duration_ns =
+			    args.time_ns - profile_mtime_ns(-1, base);
+			if (args.duration_ns < 0 || args.time_ns == 0)
+				args.duration_ns = 0;
+		}
 		if (!have_base && vw->base != VIEW_BASE_ALWAYS) {
 			snprintf(err, errlen, "cannot compare: %s", why);
 			r = PROFILE_NO_BASE;

@@ -75,6 +75,11 @@ int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen);
  * a reload meanwhile changes the next job only. */
 void profile_debug_from(const struct jm4lw_config *cfg);
 
+/* Whether the process accumulates allocation totals (opt.prof_accum: 1
+ * on, -1 off, 0 not known), for the pprof views on this thread: without
+ * them pprof says so rather than serve zeros as allocations. */
+void profile_accum_from(int accum);
+
 /* What the last profile_* call on this thread could not get for its
  * symbols (debuginfod's objects), one line, or NULL: for the formats
  * with no room for a remark, the worker logs it. */

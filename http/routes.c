@@ -152,16 +152,22 @@ static void route_metrics(struct http_ctx *ctx)
 	    b);
 }
 
-/* /debug/pprof/heap and /allocs: pprof, symbolized here. */
+/* /debug/pprof/heap and /allocs: pprof, symbolized here, in the view
+ * the route's row names (their default sample types differ, as Go's). */
 static void route_pprof_heap(struct http_ctx *ctx)
 {
+	enum dump_view view = ctx->route->view;
+
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
-	    "Content-Disposition", "attachment; filename=\"heap.pb.gz\"");
+	    "Content-Disposition",
+	    view == DUMP_VIEW_PPROF_ALLOCS
+	        ? "attachment; filename=\"allocs.pb.gz\""
+	        : "attachment; filename=\"heap.pb.gz\"");
 	http_job(ctx,
 	    &(struct job_req){.kind = ctx->route->job,
 	        .who = ctx->path,
-	        .view = DUMP_VIEW_PPROF},
-	    views[DUMP_VIEW_PPROF].ctype, 0);
+	        .view = view},
+	    views[view].ctype, 0);
 }
 
 /* /pprof/heap: the raw heap_v2 dump, for remote jeprof. */
@@ -458,10 +464,12 @@ const struct http_route http_routes[] = {
         "jmlk", JOB_LEAKS},
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
-        "pprof of the live heap, symbolized (go tool pprof)", "jmtp", JOB_DUMP},
+        "pprof of the live heap, symbolized (go tool pprof); inuse_space "
+        "first",
+        "jmtp", JOB_DUMP, DUMP_VIEW_PPROF},
     {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
-        "the same, with allocation totals when prof_accum is on", "jmtp",
-        JOB_DUMP},
+        "the same, alloc_space first (allocation totals need prof_accum)",
+        "jmtp", JOB_DUMP, DUMP_VIEW_PPROF_ALLOCS},
     {"/debug/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
         "address to function, as Go's net/http/pprof", "jmtp", JOB_SYMBOLS},
     {"/debug/pprof/cmdline", HTTP_GET, route_cmdline, "the process's arguments",
