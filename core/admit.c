@@ -56,7 +56,8 @@ static void dump_begin(struct core *c)
  * a second request while one runs is refused at once, not queued, so no
  * peer waits on a dump it did not ask for.
  */
-static int dump_rate(struct core *c, const char *who, struct dump_result *r)
+static int dump_rate(struct core *c, const char *who, int rate,
+    struct dump_result *r)
 {
 	double ago, min = (double)c->cfg->dump_min_interval;
 	int scheduled = who == NULL;
@@ -83,7 +84,7 @@ static int dump_rate(struct core *c, const char *who, struct dump_result *r)
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (c->cfg->dump_min_interval != 0 && c->dumped) {
+	if (rate && c->cfg->dump_min_interval != 0 && c->dumped) {
 		ago = elapsed(&c->last_dump_at, &now);
 		/* A timer fires one interval after its last tick, and the
 		 * last dump began a little after that tick: let a schedule
@@ -112,14 +113,14 @@ static int dump_rate(struct core *c, const char *who, struct dump_result *r)
 /* JOB_DUMP's admission: dump_rate, then a copy of what the heavy part
  * needs (the loop may reload meanwhile); with_base compares with the
  * module's last kept dump (always for a view that always compares). */
-int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, const struct job_req *req, struct dump_result *r)
+static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
+    const struct job_req *req, int rate, struct dump_result *r)
 {
 	enum dump_view view = req->view;
 
-	(void)k;
-	if (dump_rate(c, req->who, r) == -1)
+	if (dump_rate(c, req->who, rate, r) == -1)
 		return -1;
+	j->seconds = 0;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->kind = JOB_DUMP;
@@ -140,6 +141,33 @@ int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
 	j->res.view = view;
 	j->res.body_fd = -1;
 	return 0;
+}
+
+int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	(void)k;
+	return admit_dump_rate(c, j, d, req, 1, r);
+}
+
+/* JOB_SCRAPE: a dump whose rate the job service keeps (the newest body
+ * answers within dump_min_interval; requests meanwhile share the job),
+ * so here only profiling usable and the worker free. A scrape still
+ * moves the rate's clock: a person's jmfp right after it gets its 429. */
+int admit_scrape(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	(void)k;
+	if (admit_dump_rate(c, j, d, req, 0, r) == -1)
+		return -1;
+	j->kind = JOB_SCRAPE;
+	j->seconds = req->seconds;
+	return 0;
+}
+
+int core_job_busy(struct core *c)
+{
+	return dump_busy(c);
 }
 
 /*

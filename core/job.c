@@ -75,7 +75,36 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .admit = admit_worker,
             .steps = {body_leaks},
         },
+    /* A dump like JOB_DUMP's, whose rate is its body's age: scrapers
+     * within dump_min_interval share the newest body, not a dump. */
+    [JOB_SCRAPE] =
+        {
+            .name = "heap profile dump",
+            .admit = admit_scrape,
+            .steps = {stage_target, stage_prof_dump, stage_check, publish_dump,
+                publish_answer},
+            .locked = stage_prof_dump,
+            .counted = 1,
+            .shares = 1,
+        },
 };
+
+int job_req_same(const struct job_req *a, const struct job_req *b)
+{
+	return (unsigned)a->kind < JOB_KINDS && job_kinds[a->kind].shares &&
+	    a->kind == b->kind && a->view == b->view &&
+	    a->with_base == b->with_base && a->seconds == b->seconds;
+}
+
+int job_req_joins(const struct job *j, const struct job_req *req)
+{
+	struct job_req run = {.kind = j->kind,
+	    .view = j->res.view,
+	    .with_base = j->with_base,
+	    .seconds = j->seconds};
+
+	return job_req_same(&run, req);
+}
 
 /* Admit @p req by its kind's row; a kind without a job refuses. */
 int core_job_admit(struct core *c, struct job *j, struct dumper *d,

@@ -466,10 +466,10 @@ const struct http_route http_routes[] = {
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
         "pprof of the live heap, symbolized (go tool pprof); inuse_space "
         "first",
-        "jmtp", JOB_DUMP, DUMP_VIEW_PPROF},
+        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF},
     {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
         "the same, alloc_space first (allocation totals need prof_accum)",
-        "jmtp", JOB_DUMP, DUMP_VIEW_PPROF_ALLOCS},
+        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF_ALLOCS},
     {"/debug/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
         "address to function, as Go's net/http/pprof", "jmtp", JOB_SYMBOLS},
     {"/debug/pprof/cmdline", HTTP_GET, route_cmdline, "the process's arguments",
