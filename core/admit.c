@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,8 @@ static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
 	if (dump_rate(c, req->who, rate, r) == -1)
 		return -1;
 	j->seconds = 0;
+	j->has_base_fd = 0;
+	j->base_fd = -1;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->kind = JOB_DUMP;
@@ -157,11 +160,30 @@ int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
 int admit_scrape(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
-	(void)k;
+	if (req->seconds != 0 && !req->has_base_fd) {
+		dump_why(r, DUMP_FAILED, REASON_FAILED, EINVAL,
+		    "%s: a difference without its first dump",
+		    req->who != NULL ? req->who : "scrape");
+		return -1;
+	}
 	if (admit_dump_rate(c, j, d, req, 0, r) == -1)
 		return -1;
 	j->kind = JOB_SCRAPE;
 	j->seconds = req->seconds;
+	if (req->seconds != 0) {
+		/* Its own descriptor: a job orphaned by jm4lw_free still
+		 * reads it after the module closed its own. */
+		if ((j->base_fd = fcntl(req->base_fd, F_DUPFD_CLOEXEC, 0)) ==
+		    -1) {
+			c->dump_running = 0;
+			dump_why(r, DUMP_FAILED, REASON_FAILED, errno,
+			    "%s failed: %s", k->name, strerror(errno));
+			return -1;
+		}
+		j->has_base_fd = 1;
+		j->with_base = 1;
+		j->base[0] = '\0';
+	}
 	return 0;
 }
 
@@ -187,6 +209,7 @@ static int job_free_admit(const struct job_entry *k, struct core *c,
 	}
 	memset(j, 0, sizeof(*j));
 	j->dump_fd = -1;
+	j->base_fd = -1;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->kind = kind;

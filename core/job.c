@@ -27,6 +27,10 @@
 /* Free what a job owns: the symbol lookup's copy of its addresses. */
 void job_release(struct job *j)
 {
+	if (j->has_base_fd)
+		close(j->base_fd);
+	j->has_base_fd = 0;
+	j->base_fd = -1;
 	free(j->addrs);
 	j->addrs = NULL;
 	j->addrs_len = 0;
@@ -93,15 +97,23 @@ int job_req_same(const struct job_req *a, const struct job_req *b)
 {
 	return (unsigned)a->kind < JOB_KINDS && job_kinds[a->kind].shares &&
 	    a->kind == b->kind && a->view == b->view &&
-	    a->with_base == b->with_base && a->seconds == b->seconds;
+	    a->with_base == b->with_base && a->seconds == b->seconds &&
+	    a->has_base_fd == b->has_base_fd &&
+	    (!a->has_base_fd || a->base_fd == b->base_fd);
 }
 
 int job_req_joins(const struct job *j, const struct job_req *req)
 {
 	struct job_req run = {.kind = j->kind,
 	    .view = j->res.view,
-	    .with_base = j->with_base,
-	    .seconds = j->seconds};
+	    .with_base = j->with_base && !j->has_base_fd,
+	    .seconds = j->seconds,
+	    .has_base_fd = j->has_base_fd};
+
+	/* A difference is one delta's (its first dump): never joined here,
+	 * the delta's own waiters share it. */
+	if (j->has_base_fd)
+		return 0;
 
 	return job_req_same(&run, req);
 }

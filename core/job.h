@@ -54,6 +54,10 @@ struct job_req {
 	/* JOB_SCRAPE: a difference over this many seconds (?seconds=N);
 	 * 0: the heap now. Part of what makes two requests one job. */
 	unsigned seconds;
+	/* With seconds: the first dump (DUMP_VIEW_BASE's body) to subtract
+	 * from a fresh one; the admission takes a descriptor of its own. */
+	int has_base_fd;
+	int base_fd;
 };
 
 /* One job, as handed to the worker: inputs copied, so the loop may reload
@@ -75,6 +79,8 @@ struct job {
 	int json;                       /* JOB_LEAKS: JSON, not text */
 	long pid;                       /* JOB_LEAKS: whose dumps */
 	unsigned seconds;               /* JOB_SCRAPE: its req's */
+	int has_base_fd; /* with seconds: the first dump, owned */
+	int base_fd;
 	char **leaks; /* JOB_LEAKS: their paths, on the worker */
 	size_t nleaks;
 	/* How the job runs its kind's lock window, the step that holds

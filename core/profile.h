@@ -39,6 +39,11 @@ int profile_render_fd(enum dump_view view, int fd, const char *name,
     int with_base, const char *base, const struct core_hints *hints, FILE *out,
     char *err, size_t errlen);
 
+/* profile_render_fd minus the dump open at @p base_fd (a delta's first,
+ * in its memfd), not a file by name. */
+int profile_render_delta(enum dump_view view, int fd, int base_fd,
+    const struct core_hints *hints, FILE *out, char *err, size_t errlen);
+
 /* profile_render's answer when there is no base to compare with: not a
  * failure of the dump, a request that cannot be met (REASON_NO_BASE). */
 #define PROFILE_NO_BASE (-2)

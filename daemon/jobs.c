@@ -102,13 +102,16 @@ static void waiters_forget(struct job_waiters *ws, void *arg)
 			ws->w[i--] = ws->w[--ws->n];
 }
 
-/* Every request waiting: the running job's and the queued groups'. */
+/* Every request waiting: the running job's, the queued groups' and the
+ * deltas'. */
 static unsigned jobs_waiting(const struct jm4lw *m)
 {
 	unsigned n = m->waiters.n, i;
 
 	for (i = 0; i < m->nqueued; i++)
 		n += m->queued[i].ws.n;
+	for (i = 0; i < JOBS_DELTAS_MAX; i++)
+		n += m->deltas[i].used ? m->deltas[i].ws.n : 0;
 	return n;
 }
 
@@ -343,6 +346,7 @@ static void waiters_answer(struct jm4lw *m, struct job_waiters *ws,
 }
 
 static void module_submit(struct jm4lw *m);
+static void module_job_cancelled(struct dump_result *r, const char *who);
 
 /* The next queued group's job, when the worker is free: each group is
  * one question, answered by a body still young enough or a job. */
@@ -380,6 +384,131 @@ static void jobs_next(struct jm4lw *m)
 	}
 }
 
+/* A delta is over: its fd, its timer's schedule, its slot. */
+static void delta_end(struct job_delta *d)
+{
+	if (d->base_fd != -1)
+		close(d->base_fd);
+	d->base_fd = -1;
+	if (d->timer != NULL && !d->m->base_gone)
+		evtimer_del(d->timer);
+	free(d->ws.w);
+	d->ws.w = NULL;
+	d->ws.n = d->ws.cap = 0;
+	d->used = 0;
+}
+
+/* Answer a delta's requesters with @p r and end it. */
+static void delta_answer(struct job_delta *d, struct dump_result *r)
+{
+	struct job_waiters ws = d->ws;
+
+	d->ws = (struct job_waiters){0};
+	delta_end(d);
+	waiters_answer(d->m, &ws, r);
+	free(ws.w);
+}
+
+/* The wait is over: the second dump, minus the first, as a job. */
+static void delta_second(evutil_socket_t fd, short what, void *arg)
+{
+	struct job_delta *d = arg;
+	struct job_req req = d->req;
+
+	(void)fd;
+	(void)what;
+	d->phase = 3;
+	req.has_base_fd = 1;
+	req.base_fd = d->base_fd;
+	module_job(d->m, &d->self, &req);
+}
+
+/* A job of delta @p arg ended: its first dump (keep it and wait) or the
+ * difference (every requester's answer). */
+static void delta_step(struct jm4lw *m, void *arg, struct dump_result *r)
+{
+	struct job_delta *d = arg;
+	struct timeval tv = {.tv_sec = (time_t)d->req.seconds};
+
+	if (d->phase != 1 || r->status != DUMP_OK || !r->body ||
+	    r->body_fd == -1 || m->jobs_closing) {
+		if (d->phase == 1 && r->status == DUMP_OK) {
+			dump_result_release(r); /* the first dump, unused */
+			module_job_cancelled(r, "heap profile difference");
+		}
+		delta_answer(d, r);
+		return;
+	}
+	d->base_fd = r->body_fd; /* the first dump, sealed: ours now */
+	r->body_fd = -1;
+	r->body = 0;
+	d->phase = 2;
+	/* The wait holds nothing: no lock, no worker; the loop's timer,
+	 * freed with the module (jobs_settle answers its requesters). */
+	if (d->timer == NULL &&
+	    (d->timer = evtimer_new(m->base, delta_second, d)) == NULL) {
+		module_job_cancelled(r, "heap profile difference");
+		delta_answer(d, r);
+		return;
+	}
+	evtimer_add(d->timer, &tv);
+}
+
+/*
+ * A difference over req->seconds for @p w: joins the delta of the same
+ * question under way, else starts one with its first dump (a sharing job
+ * like any: it may join a running one or wait its turn).
+ */
+static void jobs_delta(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req)
+{
+	struct job_delta *d = NULL;
+	struct job_req first;
+	unsigned i;
+
+	for (i = 0; i < JOBS_DELTAS_MAX; i++)
+		if (m->deltas[i].used && m->deltas[i].phase < 3 &&
+		    job_req_same(&m->deltas[i].req, req))
+			d = &m->deltas[i];
+	if (jobs_waiting(m) >= m->cfg.scrape_waiters_max) {
+		jobs_crowded(m, w, req);
+		return;
+	}
+	if (d != NULL) {
+		if (waiters_add(&d->ws, w) == -1)
+			jobs_refuse(m, w, REASON_FAILED, ENOMEM,
+			    strerror(ENOMEM));
+		return;
+	}
+	for (i = 0; i < JOBS_DELTAS_MAX && d == NULL; i++)
+		if (!m->deltas[i].used)
+			d = &m->deltas[i];
+	if (d == NULL) {
+		jobs_crowded(m, w, req);
+		return;
+	}
+	d->used = 1;
+	d->phase = 1;
+	d->m = m;
+	d->base_fd = -1;
+	d->req = *req;
+	snprintf(d->who_buf, sizeof(d->who_buf), "%s",
+	    req->who != NULL ? req->who : "scrape");
+	d->req.who = d->who_buf;
+	d->req.why = NULL;
+	d->self.answer = delta_step;
+	d->self.arg = d;
+	if (waiters_add(&d->ws, w) == -1) {
+		d->used = 0;
+		jobs_refuse(m, w, REASON_FAILED, ENOMEM, strerror(ENOMEM));
+		return;
+	}
+	first = d->req;
+	first.view = DUMP_VIEW_BASE;
+	first.seconds = 0;
+	module_job(m, &d->self, &first);
+}
+
 /* On the loop: the worker finished the job. */
 static void module_job_done(void *arg, void *job)
 {
@@ -411,6 +540,9 @@ void module_job_forget(struct jm4lw *m, void *arg)
 	waiters_forget(&m->waiters, arg); /* the job ends without it */
 	for (i = 0; i < m->nqueued; i++)
 		waiters_forget(&m->queued[i].ws, arg);
+	for (i = 0; i < JOBS_DELTAS_MAX; i++)
+		if (m->deltas[i].used)
+			waiters_forget(&m->deltas[i].ws, arg);
 }
 
 /* The worker's end of a job. */
@@ -470,8 +602,15 @@ void module_job(struct jm4lw *m, const struct job_waiter *w,
     const struct job_req *req)
 {
 	if (w != NULL && (unsigned)req->kind < JOB_KINDS &&
-	    job_kinds[req->kind].shares && jobs_share(m, w, req))
-		return;
+	    job_kinds[req->kind].shares) {
+		/* A span asked for and no first dump yet: a delta. */
+		if (req->seconds != 0 && !req->has_base_fd) {
+			jobs_delta(m, w, req);
+			return;
+		}
+		if (jobs_share(m, w, req))
+			return;
+	}
 	if (core_job_admit(&m->core, &m->mj->job, &m->mj->dumper, req,
 	        &m->refusal) == -1) {
 		if (w != NULL)
@@ -556,6 +695,15 @@ int jobs_settle(struct jm4lw *m, int timeout_ms)
 		else if (m->mj->job.scheduled)
 			module_log_dump(m, m->job_why, &r);
 	}
+	/* Deltas waiting between their dumps: their requesters get the
+	 * line (or, with the base gone, nothing), the timers stop. */
+	for (i = 0; i < JOBS_DELTAS_MAX; i++)
+		if (m->deltas[i].used && m->deltas[i].phase == 2) {
+			if (m->base_gone)
+				m->deltas[i].ws.n = 0;
+			module_job_cancelled(&r, "heap profile difference");
+			delta_answer(&m->deltas[i], &r);
+		}
 	/* The queued never ran: each gets the same line. */
 	for (i = 0; i < m->nqueued; i++) {
 		module_job_cancelled(&r, job_kinds[m->queued[i].req.kind].name);
@@ -576,6 +724,8 @@ int jobs_base_gone(const struct jm4lw *m)
  * until it ends, and the worker's thread frees it. */
 void jobs_free(struct jm4lw *m)
 {
+	unsigned i;
+
 	if (m->base_gone)
 		worker_forget_loop(m->worker);
 	/* The work nobody waits for (a leak index) stops here and leaves
@@ -585,6 +735,13 @@ void jobs_free(struct jm4lw *m)
 	if (!worker_free(m->worker, module_job_orphan) && m->mj != NULL)
 		module_job_orphan(m->mj);
 	bodies_drop(m, 1);
+	for (i = 0; i < JOBS_DELTAS_MAX; i++) {
+		if (m->deltas[i].used)
+			delta_end(&m->deltas[i]);
+		if (m->deltas[i].timer != NULL && !m->base_gone)
+			event_free(m->deltas[i].timer);
+		m->deltas[i].timer = NULL;
+	}
 	if (m->bodies_timer != NULL && !m->base_gone)
 		event_free(m->bodies_timer);
 	m->bodies_timer = NULL;

@@ -132,6 +132,9 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .word = "jmtp",
         .base = VIEW_BASE_MAY,
         .render = view_pprof_allocs},
+    /* No rendering, no name: a delta's first dump, its sealed memfd
+     * itself, kept by the job service until the second is subtracted. */
+    [DUMP_VIEW_BASE] = {.ctype = BINARY, .word = "jmtp"},
 };
 
 /* The row whose format name is @p name. */

@@ -108,6 +108,30 @@ every_path() {
 		has "$name: /debug/pprof/allocs falls back to inuse_space" ' default=inuse_space '
 		has "$name: a comment says prof_accum is off" ' comments="[^"]*opt.prof_accum is off'
 	fi
+	# Go's delta (serveDeltaProfile): two dumps 1 s apart, every type
+	# subtracted; the profile at the second dump's time, spanning the
+	# two (a delta may have no samples: nothing changed).
+	check "$name: /debug/pprof/allocs?seconds=1" \
+		"$url/debug/pprof/allocs?seconds=1" "$types" $p base
+	if [[ $LAST =~ \ duration_ns=([0-9]+) ]] &&
+		[ "${BASH_REMATCH[1]}" -ge 900000000 ] && [ "${BASH_REMATCH[1]}" -lt 60000000000 ]; then
+		pass "$name: the delta spans about its second (duration_ns=${BASH_REMATCH[1]})"
+	else
+		fail "$name: the delta spans about its second" "$LAST"
+	fi
+	check "$name: /debug/pprof/heap?seconds=1" \
+		"$url/debug/pprof/heap?seconds=1" "$types" $p base
+	has "$name: the heap delta shows inuse_space first" ' default=inuse_space '
+	# go tool pprof reads it as it reads a Go delta.
+	if timeout $((120 * SLOW)) curl -s -o "$T/$name-delta.pb.gz" \
+		"$url/debug/pprof/heap?seconds=1" &&
+		HOME=$T/home GOCACHE=$T/gocache timeout $((120 * SLOW)) \
+			go tool pprof -raw "$T/$name-delta.pb.gz" >"$T/$name-delta.raw" 2>"$T/$name-delta.err"; then
+		assert_grep "$name: go tool pprof -raw reads a delta" '^PeriodType: space bytes' "$T/$name-delta.raw"
+		assert_grep "$name:   with its duration" '^Duration: ' "$T/$name-delta.raw"
+	else
+		fail "$name: go tool pprof -raw reads a delta" "$(cat "$T/$name-delta.err")"
+	fi
 	check "$name: /jemalloc/profile?format=pprof" \
 		"$url/jemalloc/profile?format=pprof" "$types" $p
 	# Two kept dumps, for base=previous and a kept dump's own path.

@@ -129,4 +129,58 @@ for n in "${names[@]}"; do
 done
 alive "jm4lwd answers ruok after the crowd"
 stop_daemon
+
+# seconds=N: a delta, two dumps N s apart. The wait is a timer on the
+# loop, not the worker: a person's jmfp meanwhile is served, not 409.
+# Scrapes of the same question share it: two dumps for two requesters.
+d=$(scratch delta)
+printf 'dump_min_interval = 0\nwrite_timeout = 10\n' >"$d/jm4lwd.conf"
+start_daemon -C "$d" -e MALLOC_CONF=prof:true,prof_accum:true,lg_prof_sample:10 -- \
+	-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || finish
+URL=http://127.0.0.1:$HTTP_PORT
+for bad in 0 -1 abc 1.5 '' 99999999999999999999 10; do
+	code=$(timeout $((30 * SLOW)) curl -s -o "$T/bad.body" -w '%{http_code}' \
+		"$URL/debug/pprof/heap?seconds=$bad")
+	assert_eq "seconds=$bad gets 400" 400 "$code"
+done
+assert_grep "a bad seconds says Go's line" \
+	'^error: profile duration exceeds server.s WriteTimeout$' "$T/bad.body"
+code=$(curl -s -o "$T/bad.body" -w '%{http_code}' "$URL/debug/pprof/allocs?seconds=x")
+assert_grep "seconds=x says Go's line" \
+	'^error: invalid value for "seconds" - must be a positive integer$' "$T/bad.body"
+before=$(mntr_value jm4lw_profiles_served)
+t0=$(date +%s.%N)
+scrape delta1 '/debug/pprof/heap?seconds=3'
+scrape delta2 '/debug/pprof/heap?seconds=3'
+sleep 1
+assert_http "POST /4lw/jmfp while a delta waits is served" 200 during \
+	/4lw/jmfp -X POST -H 'X-Jm4lw: 1'
+assert_http "  and so is another scrape" 200 other /debug/pprof/allocs
+settle
+t1=$(date +%s.%N)
+after=$(mntr_value jm4lw_profiles_served)
+got=$(codes delta1 delta2)
+took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+echo "# 2 concurrent ?seconds=3: $got in $took s; profiles_served +$((after - before)) (2 of the delta, 1 the /allocs)"
+assert_eq "two concurrent deltas of the same span get 200" "2x200" "$got"
+if awk -v t="$took" 'BEGIN { exit !(t >= 3) }'; then
+	pass "a delta takes its N seconds ($took s)"
+else
+	fail "a delta takes its N seconds" "$took s"
+fi
+assert_eq "they share one delta: 2 dumps, plus the /allocs scrape's" 3 $((after - before))
+assert_grep "a delta's file name says so" 'filename="heap-delta"' "$T/delta1.head"
+cmp -s "$T/delta1.body" "$T/delta2.body" &&
+	pass "both got the same delta, byte for byte" ||
+	fail "both got the same delta, byte for byte"
+alive "jm4lwd answers ruok after the deltas"
+# A delta under way when the daemon stops: its requester is answered.
+scrape late '/debug/pprof/heap?seconds=9'
+sleep 1
+stop_daemon
+settle
+case $(cat "$T/late.code") in
+200 | 000) fail "a delta cut by SIGTERM gets an error line" "$(cat "$T/late.code")" ;;
+*) pass "a delta cut by SIGTERM gets an error status ($(cat "$T/late.code"))" ;;
+esac
 finish
