@@ -84,9 +84,11 @@ else
 	fail "it carries an Age header under dump_min_interval" "$(cat "$T/inside.head")"
 fi
 assert_eq "it made no dump" "$before" "$(mntr_value jm4lw_profiles_served)"
-cmp -s "$T/inside.body" "$T/allocs1.body" &&
-	pass "it is the newest /allocs profile, byte for byte" ||
+if cmp -s "$T/inside.body" "$T/allocs1.body"; then
+	pass "it is the newest /allocs profile, byte for byte"
+else
 	fail "it is the newest /allocs profile, byte for byte"
+fi
 # A person's jmfp keeps today's rules: the word's 429 line.
 ask jmfp >"$T/jmfp.out"
 assert_grep "jmfp within dump_min_interval is still refused with the time to retry" \
@@ -114,7 +116,7 @@ settle
 got=$(codes "${names[@]}")
 echo "# 12 concurrent scrapes, scrape_waiters_max 2: $got"
 if [[ $got == *x200* && $got == *x503* && $got != *none* ]] &&
-	[ -z "$(codes "${names[@]}" | tr ' ' '\n' | grep -Ev 'x(200|503)$')" ]; then
+	! codes "${names[@]}" | tr ' ' '\n' | grep -Eqv 'x(200|503)$'; then
 	pass "past scrape_waiters_max a scrape gets 503, the rest 200 ($got)"
 else
 	fail "past scrape_waiters_max a scrape gets 503, the rest 200" "$got"
@@ -170,9 +172,11 @@ else
 fi
 assert_eq "they share one delta: 2 dumps, plus the /allocs scrape's" 3 $((after - before))
 assert_grep "a delta's file name says so" 'filename="heap-delta"' "$T/delta1.head"
-cmp -s "$T/delta1.body" "$T/delta2.body" &&
-	pass "both got the same delta, byte for byte" ||
+if cmp -s "$T/delta1.body" "$T/delta2.body"; then
+	pass "both got the same delta, byte for byte"
+else
 	fail "both got the same delta, byte for byte"
+fi
 alive "jm4lwd answers ruok after the deltas"
 # A delta under way when the daemon stops: its requester is answered.
 scrape late '/debug/pprof/heap?seconds=9'
