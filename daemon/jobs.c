@@ -296,7 +296,9 @@ static int jobs_share(struct jm4lw *m, const struct job_waiter *w,
 		    req->who != NULL ? req->who : "scrape");
 		g->req.who = g->who_buf;
 		g->req.why = NULL;
-		g->ws.n = 0;
+		/* A fresh list: a slot left by jobs_next held one that is
+		 * some job's now. */
+		g->ws = (struct job_waiters){0};
 	}
 	if (waiters_add(&g->ws, w) == -1)
 		jobs_refuse(m, w, REASON_FAILED, ENOMEM, strerror(ENOMEM));
@@ -361,6 +363,8 @@ static void jobs_next(struct jm4lw *m)
 		memmove(&m->queued[0], &m->queued[1],
 		    (m->nqueued - 1) * sizeof(m->queued[0]));
 		m->nqueued--;
+		/* Its list is g's now: the slot keeps no copy of it. */
+		m->queued[m->nqueued].ws = (struct job_waiters){0};
 		g.req.who = g.who_buf;
 		for (i = 0; i < g.ws.n;)
 			if (body_serve(m, &g.ws.w[i], &g.req))

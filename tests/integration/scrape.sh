@@ -132,6 +132,30 @@ done
 alive "jm4lwd answers ruok after the crowd"
 stop_daemon
 
+# Waves of questions: with no window every scrape after a job makes a
+# dump, so /heap and /allocs take turns, each turn's group queued behind
+# the other's job (a queued group's list once outlived its slot: a new
+# group there wrote into the running job's waiters). 40 alternating
+# scrapes, under max_connections_per_peer: all 200.
+d=$(scratch waves)
+printf 'dump_min_interval = 0\n' >"$d/jm4lwd.conf"
+start_daemon -C "$d" -e MALLOC_CONF=prof:true,lg_prof_sample:10 -- \
+	-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || finish
+URL=http://127.0.0.1:$HTTP_PORT
+names=()
+for i in $(seq 20); do
+	scrape "w$i" /debug/pprof/heap
+	scrape "v$i" /debug/pprof/allocs
+	names+=("w$i" "v$i")
+	[ $((i % 5)) = 0 ] && sleep 0.05
+done
+settle
+got=$(codes "${names[@]}")
+echo "# 40 alternating /heap and /allocs scrapes in waves, no window: $got"
+assert_eq "waves of two questions: every scrape gets 200" "40x200" "$got"
+alive "jm4lwd answers ruok after the waves"
+stop_daemon
+
 # seconds=N: a delta, two dumps N s apart. The wait is a timer on the
 # loop, not the worker: a person's jmfp meanwhile is served, not 409.
 # Scrapes of the same question share it: two dumps for two requesters.
