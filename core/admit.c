@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +57,8 @@ static void dump_begin(struct core *c)
  * a second request while one runs is refused at once, not queued, so no
  * peer waits on a dump it did not ask for.
  */
-static int dump_rate(struct core *c, const char *who, struct dump_result *r)
+static int dump_rate(struct core *c, const char *who, int rate,
+    struct dump_result *r)
 {
 	double ago, min = (double)c->cfg->dump_min_interval;
 	int scheduled = who == NULL;
@@ -83,7 +85,7 @@ static int dump_rate(struct core *c, const char *who, struct dump_result *r)
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (c->cfg->dump_min_interval != 0 && c->dumped) {
+	if (rate && c->cfg->dump_min_interval != 0 && c->dumped) {
 		ago = elapsed(&c->last_dump_at, &now);
 		/* A timer fires one interval after its last tick, and the
 		 * last dump began a little after that tick: let a schedule
@@ -112,14 +114,16 @@ static int dump_rate(struct core *c, const char *who, struct dump_result *r)
 /* JOB_DUMP's admission: dump_rate, then a copy of what the heavy part
  * needs (the loop may reload meanwhile); with_base compares with the
  * module's last kept dump (always for a view that always compares). */
-int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, const struct job_req *req, struct dump_result *r)
+static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
+    const struct job_req *req, int rate, struct dump_result *r)
 {
 	enum dump_view view = req->view;
 
-	(void)k;
-	if (dump_rate(c, req->who, r) == -1)
+	if (dump_rate(c, req->who, rate, r) == -1)
 		return -1;
+	j->seconds = 0;
+	j->has_base_fd = 0;
+	j->base_fd = -1;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->kind = JOB_DUMP;
@@ -142,6 +146,52 @@ int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
 	return 0;
 }
 
+int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	(void)k;
+	return admit_dump_rate(c, j, d, req, 1, r);
+}
+
+/* JOB_SCRAPE: a dump whose rate the job service keeps (the newest body
+ * answers within dump_min_interval; requests meanwhile share the job),
+ * so here only profiling usable and the worker free. A scrape still
+ * moves the rate's clock: a person's jmfp right after it gets its 429. */
+int admit_scrape(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	if (req->seconds != 0 && !req->has_base_fd) {
+		dump_why(r, DUMP_FAILED, REASON_FAILED, EINVAL,
+		    "%s: a difference without its first dump",
+		    req->who != NULL ? req->who : "scrape");
+		return -1;
+	}
+	if (admit_dump_rate(c, j, d, req, 0, r) == -1)
+		return -1;
+	j->kind = JOB_SCRAPE;
+	j->seconds = req->seconds;
+	if (req->seconds != 0) {
+		/* Its own descriptor: a job orphaned by jm4lw_free still
+		 * reads it after the module closed its own. */
+		if ((j->base_fd = fcntl(req->base_fd, F_DUPFD_CLOEXEC, 0)) ==
+		    -1) {
+			c->dump_running = 0;
+			dump_why(r, DUMP_FAILED, REASON_FAILED, errno,
+			    "%s failed: %s", k->name, strerror(errno));
+			return -1;
+		}
+		j->has_base_fd = 1;
+		j->with_base = 1;
+		j->base[0] = '\0';
+	}
+	return 0;
+}
+
+int core_job_busy(struct core *c)
+{
+	return dump_busy(c);
+}
+
 /*
  * A job that makes no dump (a symbol lookup, a kept dump's view): no rate
  * limit, only a free worker. 0 with @p j cleared for @p k's kind, or -1
@@ -159,6 +209,7 @@ static int job_free_admit(const struct job_entry *k, struct core *c,
 	}
 	memset(j, 0, sizeof(*j));
 	j->dump_fd = -1;
+	j->base_fd = -1;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->kind = kind;

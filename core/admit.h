@@ -16,6 +16,8 @@ struct core;
 int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
 /* JOB_SYMBOLS: a free worker; the job copies the addresses. */
+int admit_scrape(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r);
 int admit_symbols(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
 /* JOB_RENDER: a free worker and kept dumps of ours by those names. */

@@ -83,6 +83,9 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	else if (j->kind == JOB_LEAKS)
 		r = profile_leaks(j->leaks, j->nleaks, j->dumper->stage,
 		    j->json, f, err, sizeof(err));
+	else if (j->dump_fd != -1 && j->has_base_fd) /* a delta's second */
+		r = profile_render_delta(j->res.view, j->dump_fd, j->base_fd,
+		    j->hints, f, err, sizeof(err));
 	else if (j->dump_fd != -1) /* the dump in its sealed memfd */
 		r = profile_render_fd(j->res.view, j->dump_fd,
 		    "the heap profile", j->with_base, j->base, j->hints, f, err,

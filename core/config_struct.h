@@ -103,6 +103,9 @@ struct jm4lw_config {
 	/* Rows the history ring keeps (default 8640, a day at 10 s); 0 turns
 	 *  the history off. 104 bytes a row, mapped once. */
 	unsigned history_points;
+	/* Scrapes (/debug/pprof/heap, /allocs) that may wait at once for
+	 *  a shared dump; one more gets 503 with Retry-After (default 64). */
+	unsigned scrape_waiters_max;
 };
 
 #endif

@@ -6,6 +6,7 @@
  * the loop (core_job_done).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,10 @@
 /* Free what a job owns: the symbol lookup's copy of its addresses. */
 void job_release(struct job *j)
 {
+	if (j->has_base_fd)
+		close(j->base_fd);
+	j->has_base_fd = 0;
+	j->base_fd = -1;
 	free(j->addrs);
 	j->addrs = NULL;
 	j->addrs_len = 0;
@@ -74,7 +79,44 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .admit = admit_worker,
             .steps = {body_leaks},
         },
+    /* A dump like JOB_DUMP's, whose rate is its body's age: scrapers
+     * within dump_min_interval share the newest body, not a dump. */
+    [JOB_SCRAPE] =
+        {
+            .name = "heap profile dump",
+            .admit = admit_scrape,
+            .steps = {stage_target, stage_prof_dump, stage_check, publish_dump,
+                publish_answer},
+            .locked = stage_prof_dump,
+            .counted = 1,
+            .shares = 1,
+        },
 };
+
+int job_req_same(const struct job_req *a, const struct job_req *b)
+{
+	return (unsigned)a->kind < JOB_KINDS && job_kinds[a->kind].shares &&
+	    a->kind == b->kind && a->view == b->view &&
+	    a->with_base == b->with_base && a->seconds == b->seconds &&
+	    a->has_base_fd == b->has_base_fd &&
+	    (!a->has_base_fd || a->base_fd == b->base_fd);
+}
+
+int job_req_joins(const struct job *j, const struct job_req *req)
+{
+	struct job_req run = {.kind = j->kind,
+	    .view = j->res.view,
+	    .with_base = j->with_base && !j->has_base_fd,
+	    .seconds = j->seconds,
+	    .has_base_fd = j->has_base_fd};
+
+	/* A difference is one delta's (its first dump): never joined here,
+	 * the delta's own waiters share it. */
+	if (j->has_base_fd)
+		return 0;
+
+	return job_req_same(&run, req);
+}
 
 /* Admit @p req by its kind's row; a kind without a job refuses. */
 int core_job_admit(struct core *c, struct job *j, struct dumper *d,
@@ -119,6 +161,18 @@ static int job_step_run(struct job *j, job_step step)
 	return w.rv;
 }
 
+/* opt.prof_accum of this process: 1, -1, or 0 when it cannot be read. */
+static int job_accum(const struct job *j)
+{
+	bool on = 0;
+	size_t len = sizeof(on);
+
+	if (j->ops == NULL || j->ops->mallctl == NULL ||
+	    j->ops->mallctl("opt.prof_accum", &on, &len, NULL, 0) != 0)
+		return 0;
+	return on ? 1 : -1;
+}
+
 /* Run @p j's steps in order, up to the first that fails. */
 void job_run(struct job *j)
 {
@@ -126,6 +180,7 @@ void job_run(struct job *j)
 	size_t i;
 
 	profile_debug_from(&j->cfg);
+	profile_accum_from(job_accum(j));
 	for (i = 0; i < JOB_STEPS_MAX && k->steps[i] != NULL; i++)
 		if (job_step_run(j, k->steps[i]) == -1)
 			break;

@@ -29,6 +29,7 @@ enum job_kind {
 	JOB_SYMBOLS, /* name the addresses of a request body (/pprof/symbol) */
 	JOB_RENDER,  /* a view of a kept dump (minus another) */
 	JOB_LEAKS,   /* leak suspects over this process's kept dumps */
+	JOB_SCRAPE,  /* a scraper's pprof: a dump, shared (job_entry.shares) */
 	JOB_KINDS
 };
 
@@ -50,6 +51,13 @@ struct job_req {
 	const char *addrs;   /* JOB_SYMBOLS: the request body */
 	size_t addrs_len;
 	int json; /* JOB_LEAKS: JSON, not text */
+	/* JOB_SCRAPE: a difference over this many seconds (?seconds=N);
+	 * 0: the heap now. Part of what makes two requests one job. */
+	unsigned seconds;
+	/* With seconds: the first dump (DUMP_VIEW_BASE's body) to subtract
+	 * from a fresh one; the admission takes a descriptor of its own. */
+	int has_base_fd;
+	int base_fd;
 };
 
 /* One job, as handed to the worker: inputs copied, so the loop may reload
@@ -70,6 +78,9 @@ struct job {
 	const struct core_hints *hints; /* the face's, for the rendering */
 	int json;                       /* JOB_LEAKS: JSON, not text */
 	long pid;                       /* JOB_LEAKS: whose dumps */
+	unsigned seconds;               /* JOB_SCRAPE: its req's */
+	int has_base_fd; /* with seconds: the first dump, owned */
+	int base_fd;
 	char **leaks; /* JOB_LEAKS: their paths, on the worker */
 	size_t nleaks;
 	/* How the job runs its kind's lock window, the step that holds
@@ -112,6 +123,13 @@ struct job_entry {
 	/* Its outcome counts in the dumps' and profiles' figures (a question
 	 * about kept dumps makes no dump and counts in none). */
 	int counted;
+	/* Fleet scrapers ask the same question many at once and every
+	 * interval: the job service answers every request that
+	 * job_req_joins() the running job with its one body, queues one
+	 * that does not behind it, and answers the same request within
+	 * dump_min_interval with the newest body instead of a dump. A
+	 * person's jmfp is not such a kind: it keeps its refusals. */
+	int shares;
 };
 
 extern const struct job_entry job_kinds[JOB_KINDS];
@@ -129,6 +147,16 @@ extern const struct job_entry job_kinds[JOB_KINDS];
  */
 int core_job_admit(struct core *c, struct job *j, struct dumper *d,
     const struct job_req *req, struct dump_result *r);
+
+/* Does @p req ask what the running job @p j answers (a sharing kind, the
+ * same view and span)? Then its requester waits for @p j's body. */
+int job_req_joins(const struct job *j, const struct job_req *req);
+
+/* Are two requests one question (job_req_joins, before either runs)? */
+int job_req_same(const struct job_req *a, const struct job_req *b);
+
+/* Is a job of this process out on the worker? */
+int core_job_busy(struct core *c);
 
 /* Free what a job owns (the symbol lookup's addresses). */
 void job_release(struct job *j);

@@ -34,7 +34,24 @@ static __thread struct {
 	struct sym_debug dbg;
 	int set;
 	char warn[512]; /* the last symbolizer's first warning, or "" */
+	int accum;      /* opt.prof_accum: 1, -1, 0 not known */
 } profile_dbg;
+
+void profile_accum_from(int accum)
+{
+	profile_dbg.accum = accum;
+}
+
+/* A file's modification time in ns since the epoch, 0 if unknown: when
+ * prof.dump wrote it (a memfd's or a kept dump's last write). */
+static long long profile_mtime_ns(int fd, const char *path)
+{
+	struct stat sb;
+
+	if ((fd != -1 ? fstat(fd, &sb) : stat(path, &sb)) == -1)
+		return 0;
+	return (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+}
 
 void profile_debug_from(const struct jm4lw_config *cfg)
 {
@@ -166,12 +183,35 @@ int profile_render(enum dump_view view, const char *dump, int with_base,
 	return r;
 }
 
+/* profile_render_fd's and profile_render_delta's one body: the base by
+ * name (@p base) or open (@p base_fd, not -1). */
+static int profile_render_any(enum dump_view view, int fd, const char *dump,
+    int with_base, const char *base, int base_fd,
+    const struct core_hints *hints, FILE *out, char *err, size_t errlen);
+
 int profile_render_fd(enum dump_view view, int fd, const char *dump,
     int with_base, const char *base, const struct core_hints *hints, FILE *out,
     char *err, size_t errlen)
 {
+	return profile_render_any(view, fd, dump, with_base, base, -1, hints,
+	    out, err, errlen);
+}
+
+int profile_render_delta(enum dump_view view, int fd, int base_fd,
+    const struct core_hints *hints, FILE *out, char *err, size_t errlen)
+{
+	return profile_render_any(view, fd, "the heap profile", 1, NULL,
+	    base_fd, hints, out, err, errlen);
+}
+
+static int profile_render_any(enum dump_view view, int fd, const char *dump,
+    int with_base, const char *base, int base_fd,
+    const struct core_hints *hints, FILE *out, char *err, size_t errlen)
+{
 	const struct view *vw = &views[view];
-	struct view_args args = {.limit = PROFILE_TOP_ROWS};
+	struct view_args args = {.limit = PROFILE_TOP_ROWS,
+	    .accum = profile_dbg.accum,
+	    .time_ns = profile_mtime_ns(fd, dump)};
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
 	char why[512], hint[128];
@@ -185,7 +225,17 @@ int profile_render_fd(enum dump_view view, int fd, const char *dump,
 	if (with_base) {
 		/* No earlier dump, or retention took it: jmdf shows the live
 		 * heap with a line saying why; the others cannot. */
-		if (base == NULL || base[0] == '\0')
+		if (base_fd != -1) {
+			memset(&old, 0, sizeof(old));
+			if (heapprof_load_fd(base_fd, "the first dump", &old,
+			        why, sizeof(why)) == -1)
+				;
+			else if (heapprof_subtract(&hp, &old) == -1) {
+				snprintf(err, errlen, "%s", strerror(ENOMEM));
+				goto out;
+			} else
+				have_base = 1;
+		} else if (base == NULL || base[0] == '\0')
 			snprintf(why, sizeof(why),
 			    "no earlier dump by this process to compare with%s",
 			    hint_of(hints ? hints->base_kept_by : NULL, hint,
@@ -197,6 +247,12 @@ int profile_render_fd(enum dump_view view, int fd, const char *dump,
 			goto out;
 		} else
 			have_base = 1;
+		/* A difference spans the time between the dumps. */
+		if (have_base && args.time_ns != 0)
+			args.duration_ns =
+			    args.time_ns - profile_mtime_ns(base_fd, base);
+		if (args.duration_ns < 0)
+			args.duration_ns = 0;
 		if (!have_base && vw->base != VIEW_BASE_ALWAYS) {
 			snprintf(err, errlen, "cannot compare: %s", why);
 			r = PROFILE_NO_BASE;

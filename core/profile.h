@@ -39,6 +39,11 @@ int profile_render_fd(enum dump_view view, int fd, const char *name,
     int with_base, const char *base, const struct core_hints *hints, FILE *out,
     char *err, size_t errlen);
 
+/* profile_render_fd minus the dump open at @p base_fd (a delta's first,
+ * in its memfd), not a file by name. */
+int profile_render_delta(enum dump_view view, int fd, int base_fd,
+    const struct core_hints *hints, FILE *out, char *err, size_t errlen);
+
 /* profile_render's answer when there is no base to compare with: not a
  * failure of the dump, a request that cannot be met (REASON_NO_BASE). */
 #define PROFILE_NO_BASE (-2)
@@ -74,6 +79,11 @@ int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen);
  * symbolize_timeout. A job's copy of the configuration, so
  * a reload meanwhile changes the next job only. */
 void profile_debug_from(const struct jm4lw_config *cfg);
+
+/* Whether the process accumulates allocation totals (opt.prof_accum: 1
+ * on, -1 off, 0 not known), for the pprof views on this thread: without
+ * them pprof says so rather than serve zeros as allocations. */
+void profile_accum_from(int accum);
 
 /* What the last profile_* call on this thread could not get for its
  * symbols (debuginfod's objects), one line, or NULL: for the formats

@@ -42,6 +42,7 @@ enum core_reason {
 	REASON_FAILED,       /* tried and failed, or could not even ask */
 	REASON_NO_STATS,     /* jemalloc built with --disable-stats (doctor) */
 	REASON_NO_SAMPLES, /* a view that needs samples, of a profile without */
+	REASON_CROWDED,    /* scrape_waiters_max requests already wait */
 	REASON_COUNT
 };
 

@@ -136,6 +136,9 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(http_keepalive_requests, 1, 100000, ""), .def = "100",
         .help = "requests one HTTP connection may make before it is "
                 "closed"},
+    {NUMBER_KEY(scrape_waiters_max, 1, 4096, ""), .def = "64",
+        .help = "scrapes (`/debug/pprof/heap`, `/allocs`) that may wait "
+                "at once for a shared dump; one more gets 503"},
     /* Where in-process symbolization finds debug info. */
     {STRING_KEY(debug_dirs, check_debug_dirs), .def = "",
         .help = "debug file directories besides `/usr/lib/debug`, `:` or "

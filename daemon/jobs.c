@@ -1,13 +1,28 @@
 /*
  * The job service the faces and the schedule call down into: admission on
- * the loop, the hand-off to the worker, the one waiter a job answers, and
+ * the loop, the hand-off to the worker, the waiters a job answers, and
  * the switch that keeps the module's own allocations on a host's thread
  * unsampled. It knows no face: a waiter is a callback and its argument.
+ *
+ * A kind that shares (job_kinds[].shares: the scrapers' pprof) is asked
+ * the same question by many at once and again every interval, and a
+ * scrape that is not 200 is a failed scrape. So a request of such a kind
+ * gets, in this order: the newest body of its view when it is younger
+ * than dump_min_interval (with its age); a place among the running job's
+ * waiters when it asks the same (job_req_joins); a place in a queued
+ * group of its question, started when the worker frees; or, past
+ * scrape_waiters_max waiting or JOBS_QUEUED_MAX questions, a 503. A
+ * thousand scrapers cost one dump per question and interval.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
 
 #include "ctl.h"
 #include "dumper.h"
@@ -50,25 +65,473 @@ static void module_log_dump(struct jm4lw *m, const char *why,
 		log_msg(m, JM4LW_LOG_WARN, "%s dump: %s", why, r->reason);
 }
 
+/* Seconds from @p a to now (CLOCK_MONOTONIC). */
+static double jobs_age(const struct timespec *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - a->tv_sec) +
+	    (double)(now.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Add @p w to @p ws: 0, or -1 when memory runs out. */
+static int waiters_add(struct job_waiters *ws, const struct job_waiter *w)
+{
+	struct job_waiter *n;
+	unsigned cap;
+
+	if (ws->n == ws->cap) {
+		cap = ws->cap != 0 ? ws->cap * 2 : 4;
+		if ((n = realloc(ws->w, cap * sizeof(*n))) == NULL)
+			return -1;
+		ws->w = n;
+		ws->cap = cap;
+	}
+	ws->w[ws->n++] = *w;
+	return 0;
+}
+
+/* Take @p arg out of @p ws: it is gone and is not answered. */
+static void waiters_forget(struct job_waiters *ws, void *arg)
+{
+	unsigned i;
+
+	for (i = 0; i < ws->n; i++)
+		if (ws->w[i].arg == arg)
+			ws->w[i--] = ws->w[--ws->n];
+}
+
+/* Every request waiting: the running job's, the queued groups' and the
+ * deltas'. */
+static unsigned jobs_waiting(const struct jm4lw *m)
+{
+	unsigned n = m->waiters.n, i;
+
+	for (i = 0; i < m->nqueued; i++)
+		n += m->queued[i].ws.n;
+	for (i = 0; i < JOBS_DELTAS_MAX; i++)
+		n += m->deltas[i].used ? m->deltas[i].ws.n : 0;
+	return n;
+}
+
+/*
+ * A descriptor of its own on body @p fd, for one more reply (each
+ * reply's buffer closes its own when sent): the file opened again
+ * through /proc, else a dup, whose shared offset libevent never reads by
+ * (a file segment is mapped, or read at its offset, when it is added).
+ * -1 and errno.
+ */
+static int body_again(int fd)
+{
+	char p[64];
+	int nfd;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	if ((nfd = open(p, O_RDONLY | O_CLOEXEC)) != -1)
+		return nfd;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+/* Drop the kept bodies dump_min_interval old (@p all: every one), and
+ * look again when the next of them comes of age. */
+static void bodies_drop(struct jm4lw *m, int all)
+{
+	double min = (double)m->cfg.dump_min_interval, next = -1, age;
+	struct timeval tv;
+	unsigned v;
+
+	for (v = 0; v < DUMP_VIEW_COUNT; v++) {
+		if (!m->bodies[v].have)
+			continue;
+		age = jobs_age(&m->bodies[v].at);
+		if (all || age >= min) {
+			close(m->bodies[v].fd);
+			m->bodies[v].have = 0;
+		} else if (next < 0 || min - age < next)
+			next = min - age;
+	}
+	if (next >= 0 && m->bodies_timer != NULL) {
+		tv.tv_sec = (time_t)next;
+		tv.tv_usec =
+		    (suseconds_t)((next - (double)tv.tv_sec) * 1e6) + 1;
+		evtimer_add(m->bodies_timer, &tv);
+	}
+}
+
+/* The timer: no body is kept past dump_min_interval. */
+static void bodies_expire(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	bodies_drop(arg, 0);
+}
+
+/* Keep @p r's body as its view's newest, when it may answer again. */
+static void body_keep(struct jm4lw *m, const struct job *j,
+    const struct dump_result *r)
+{
+	struct job_body *b;
+	int fd;
+
+	if (m->cfg.dump_min_interval == 0 || !job_kinds[j->kind].shares ||
+	    j->seconds != 0 || j->with_base || r->status != DUMP_OK ||
+	    !r->body || r->body_fd == -1 ||
+	    (unsigned)r->view >= DUMP_VIEW_COUNT)
+		return;
+	if ((fd = body_again(r->body_fd)) == -1)
+		return; /* the next scrape makes a dump, no worse */
+	b = &m->bodies[r->view];
+	if (b->have)
+		close(b->fd);
+	b->have = 1;
+	b->fd = fd;
+	b->len = r->body_len;
+	clock_gettime(CLOCK_MONOTONIC, &b->at);
+	bodies_drop(m, 0); /* arms the timer */
+}
+
+/* @p req's view's newest body, if it is young enough, to @p w with its
+ * age: 1 if answered. */
+static int body_serve(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req)
+{
+	struct job_body *b;
+	struct dump_result *r;
+	double age;
+	int fd;
+
+	if (req->seconds != 0 || req->with_base ||
+	    (unsigned)req->view >= DUMP_VIEW_COUNT)
+		return 0;
+	b = &m->bodies[req->view];
+	if (!b->have ||
+	    (age = jobs_age(&b->at)) >= (double)m->cfg.dump_min_interval)
+		return 0;
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return 0;
+	if ((fd = body_again(b->fd)) == -1) {
+		free(r);
+		return 0;
+	}
+	r->status = DUMP_OK;
+	r->view = req->view;
+	r->body = 1;
+	r->body_fd = fd;
+	r->body_len = b->len;
+	r->aged = 1;
+	r->age = (long)(age < 0 ? 0 : age);
+	w->answer(m, w->arg, r);
+	dump_result_release(r);
+	free(r);
+	return 1;
+}
+
+/* A refusal of a sharing request, at once: @p why and its line. */
+static void jobs_refuse(struct jm4lw *m, const struct job_waiter *w,
+    enum core_reason why, int err, const char *line)
+{
+	struct dump_result *r = &m->refusal;
+
+	memset(r, 0, sizeof(*r));
+	r->status = why == REASON_FAILED ? DUMP_FAILED : DUMP_REFUSED;
+	r->why = why;
+	r->err = err;
+	r->body_fd = -1;
+	r->retry_after = 1;
+	snprintf(r->reason, sizeof(r->reason), "%s", line);
+	w->answer(m, w->arg, r);
+}
+
+/* The too-many line: what waits, and the key that bounds it. */
+static void jobs_crowded(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line),
+	    "%s refused: %u requests already wait for profiles "
+	    "(scrape_waiters_max %u, %u questions queued); retry in 1 s",
+	    req->who != NULL ? req->who : "scrape", jobs_waiting(m),
+	    m->cfg.scrape_waiters_max, m->nqueued);
+	jobs_refuse(m, w, REASON_CROWDED, EAGAIN, line);
+}
+
+/*
+ * A sharing request @p req for @p w: the newest body, the running job's
+ * waiters, or a queued group (the file's opening says why). 1 when it is
+ * answered or waits; 0: nothing to share, admit it as a job of its own.
+ */
+static int jobs_share(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req)
+{
+	struct job_group *g = NULL;
+	unsigned i;
+
+	if (body_serve(m, w, req))
+		return 1;
+	if (!core_job_busy(&m->core))
+		return 0;
+	if (jobs_waiting(m) >= m->cfg.scrape_waiters_max) {
+		jobs_crowded(m, w, req);
+		return 1;
+	}
+	if (job_req_joins(&m->mj->job, req)) {
+		if (waiters_add(&m->waiters, w) == -1)
+			jobs_refuse(m, w, REASON_FAILED, ENOMEM,
+			    strerror(ENOMEM));
+		return 1;
+	}
+	for (i = 0; i < m->nqueued && g == NULL; i++)
+		if (job_req_same(&m->queued[i].req, req))
+			g = &m->queued[i];
+	if (g == NULL) {
+		if (m->nqueued == JOBS_QUEUED_MAX) {
+			jobs_crowded(m, w, req);
+			return 1;
+		}
+		g = &m->queued[m->nqueued++];
+		g->req = *req;
+		snprintf(g->who_buf, sizeof(g->who_buf), "%s",
+		    req->who != NULL ? req->who : "scrape");
+		g->req.who = g->who_buf;
+		g->req.why = NULL;
+		/* A fresh list: a slot left by jobs_next held one that is
+		 * some job's now. */
+		g->ws = (struct job_waiters){0};
+	}
+	if (waiters_add(&g->ws, w) == -1)
+		jobs_refuse(m, w, REASON_FAILED, ENOMEM, strerror(ENOMEM));
+	return 1;
+}
+
+/* Answer every waiter of @p ws with @p r, each with a descriptor of its
+ * own on the body; the last takes the job's. @p ws is emptied first: an
+ * answer may queue a new request. */
+static void waiters_answer(struct jm4lw *m, struct job_waiters *ws,
+    struct dump_result *r)
+{
+	struct job_waiter *w = ws->w;
+	unsigned n = ws->n, cap = ws->cap, i;
+	struct dump_result *c = NULL;
+
+	/* Answers may add waiters (a keep-alive's next request): they go
+	 * to a fresh list. */
+	ws->w = NULL;
+	ws->n = ws->cap = 0;
+	for (i = 0; i < n; i++) {
+		if (i + 1 == n || !r->body || r->body_fd == -1) {
+			w[i].answer(m, w[i].arg, r);
+			continue;
+		}
+		if (c == NULL && (c = malloc(sizeof(*c))) == NULL) {
+			w[i].answer(m, w[i].arg, r); /* it takes the body */
+			continue;
+		}
+		*c = *r;
+		if ((c->body_fd = body_again(r->body_fd)) == -1) {
+			c->status = DUMP_FAILED;
+			c->why = REASON_FAILED;
+			c->body = 0;
+			snprintf(c->reason, sizeof(c->reason),
+			    "cannot share the profile: %s", strerror(errno));
+		}
+		w[i].answer(m, w[i].arg, c);
+		dump_result_release(c);
+	}
+	free(c);
+	if (ws->w == NULL) { /* none came: keep the array for the next job */
+		ws->w = w;
+		ws->cap = cap;
+	} else
+		free(w);
+}
+
+static void module_submit(struct jm4lw *m);
+static void module_job_cancelled(struct dump_result *r, const char *who);
+
+/* The next queued group's job, when the worker is free: each group is
+ * one question, answered by a body still young enough or a job. */
+static void jobs_next(struct jm4lw *m)
+{
+	struct job_group g;
+	unsigned i;
+
+	while (m->nqueued > 0 && !m->jobs_closing && !m->free_requested &&
+	    !core_job_busy(&m->core)) {
+		g = m->queued[0];
+		memmove(&m->queued[0], &m->queued[1],
+		    (m->nqueued - 1) * sizeof(m->queued[0]));
+		m->nqueued--;
+		/* Its list is g's now: the slot keeps no copy of it. */
+		m->queued[m->nqueued].ws = (struct job_waiters){0};
+		g.req.who = g.who_buf;
+		for (i = 0; i < g.ws.n;)
+			if (body_serve(m, &g.ws.w[i], &g.req))
+				g.ws.w[i] = g.ws.w[--g.ws.n];
+			else
+				break; /* none kept: none of the rest either */
+		if (g.ws.n == 0) {
+			free(g.ws.w);
+			continue;
+		}
+		if (core_job_admit(&m->core, &m->mj->job, &m->mj->dumper,
+		        &g.req, &m->refusal) == -1) {
+			waiters_answer(m, &g.ws, &m->refusal);
+			free(g.ws.w);
+			continue;
+		}
+		free(m->waiters.w);
+		m->waiters = g.ws;
+		m->job_why = NULL;
+		module_submit(m);
+	}
+}
+
+/* A delta is over: its fd, its timer's schedule, its slot. */
+static void delta_end(struct job_delta *d)
+{
+	if (d->base_fd != -1)
+		close(d->base_fd);
+	d->base_fd = -1;
+	if (d->timer != NULL && !d->m->base_gone)
+		evtimer_del(d->timer);
+	free(d->ws.w);
+	d->ws.w = NULL;
+	d->ws.n = d->ws.cap = 0;
+	d->used = 0;
+}
+
+/* Answer a delta's requesters with @p r and end it. */
+static void delta_answer(struct job_delta *d, struct dump_result *r)
+{
+	struct job_waiters ws = d->ws;
+
+	d->ws = (struct job_waiters){0};
+	delta_end(d);
+	waiters_answer(d->m, &ws, r);
+	free(ws.w);
+}
+
+/* The wait is over: the second dump, minus the first, as a job. */
+static void delta_second(evutil_socket_t fd, short what, void *arg)
+{
+	struct job_delta *d = arg;
+	struct job_req req = d->req;
+
+	(void)fd;
+	(void)what;
+	d->phase = 3;
+	req.has_base_fd = 1;
+	req.base_fd = d->base_fd;
+	module_job(d->m, &d->self, &req);
+}
+
+/* A job of delta @p arg ended: its first dump (keep it and wait) or the
+ * difference (every requester's answer). */
+static void delta_step(struct jm4lw *m, void *arg, struct dump_result *r)
+{
+	struct job_delta *d = arg;
+	struct timeval tv = {.tv_sec = (time_t)d->req.seconds};
+
+	if (d->phase != 1 || r->status != DUMP_OK || !r->body ||
+	    r->body_fd == -1 || m->jobs_closing) {
+		if (d->phase == 1 && r->status == DUMP_OK) {
+			dump_result_release(r); /* the first dump, unused */
+			module_job_cancelled(r, "heap profile difference");
+		}
+		delta_answer(d, r);
+		return;
+	}
+	d->base_fd = r->body_fd; /* the first dump, sealed: ours now */
+	r->body_fd = -1;
+	r->body = 0;
+	d->phase = 2;
+	/* The wait holds nothing: no lock, no worker; the loop's timer,
+	 * freed with the module (jobs_settle answers its requesters). */
+	if (d->timer == NULL &&
+	    (d->timer = evtimer_new(m->base, delta_second, d)) == NULL) {
+		module_job_cancelled(r, "heap profile difference");
+		delta_answer(d, r);
+		return;
+	}
+	evtimer_add(d->timer, &tv);
+}
+
+/*
+ * A difference over req->seconds for @p w: joins the delta of the same
+ * question under way, else starts one with its first dump (a sharing job
+ * like any: it may join a running one or wait its turn).
+ */
+static void jobs_delta(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req)
+{
+	struct job_delta *d = NULL;
+	struct job_req first;
+	unsigned i;
+
+	for (i = 0; i < JOBS_DELTAS_MAX; i++)
+		if (m->deltas[i].used && m->deltas[i].phase < 3 &&
+		    job_req_same(&m->deltas[i].req, req))
+			d = &m->deltas[i];
+	if (jobs_waiting(m) >= m->cfg.scrape_waiters_max) {
+		jobs_crowded(m, w, req);
+		return;
+	}
+	if (d != NULL) {
+		if (waiters_add(&d->ws, w) == -1)
+			jobs_refuse(m, w, REASON_FAILED, ENOMEM,
+			    strerror(ENOMEM));
+		return;
+	}
+	for (i = 0; i < JOBS_DELTAS_MAX && d == NULL; i++)
+		if (!m->deltas[i].used)
+			d = &m->deltas[i];
+	if (d == NULL) {
+		jobs_crowded(m, w, req);
+		return;
+	}
+	d->used = 1;
+	d->phase = 1;
+	d->m = m;
+	d->base_fd = -1;
+	d->req = *req;
+	snprintf(d->who_buf, sizeof(d->who_buf), "%s",
+	    req->who != NULL ? req->who : "scrape");
+	d->req.who = d->who_buf;
+	d->req.why = NULL;
+	d->self.answer = delta_step;
+	d->self.arg = d;
+	if (waiters_add(&d->ws, w) == -1) {
+		d->used = 0;
+		jobs_refuse(m, w, REASON_FAILED, ENOMEM, strerror(ENOMEM));
+		return;
+	}
+	first = d->req;
+	first.view = DUMP_VIEW_BASE;
+	first.seconds = 0;
+	module_job(m, &d->self, &first);
+}
+
 /* On the loop: the worker finished the job. */
 static void module_job_done(void *arg, void *job)
 {
 	struct jm4lw *m = arg;
 	struct job *j = job;
-	struct job_waiter w = m->waiter;
 	int was;
 
 	module_enter(m); /* an answer (the log) may free the module */
 	was = module_unsampled_enter(m);
-	m->waiter.answer = NULL;
 	core_job_done(&m->core, j);
+	body_keep(m, j, &j->res);
 	/* A peer that left meanwhile is not answered; the dump stays. */
-	if (w.answer != NULL)
-		w.answer(m, w.arg, &j->res);
+	if (m->waiters.n > 0)
+		waiters_answer(m, &m->waiters, &j->res);
 	else if (j->scheduled)
 		module_log_dump(m, m->job_why, &j->res);
 	dump_result_release(&j->res);
 	job_release(j);
+	jobs_next(m);
 	module_unsampled_leave(m, was);
 	module_leave(m);
 }
@@ -76,8 +539,14 @@ static void module_job_done(void *arg, void *job)
 /* @p arg, a waiter (a connection, a request), is gone: no answer. */
 void module_job_forget(struct jm4lw *m, void *arg)
 {
-	if (m->waiter.answer != NULL && m->waiter.arg == arg)
-		m->waiter.answer = NULL; /* the job ends without a reader */
+	unsigned i;
+
+	waiters_forget(&m->waiters, arg); /* the job ends without it */
+	for (i = 0; i < m->nqueued; i++)
+		waiters_forget(&m->queued[i].ws, arg);
+	for (i = 0; i < JOBS_DELTAS_MAX; i++)
+		if (m->deltas[i].used)
+			waiters_forget(&m->deltas[i].ws, arg);
 }
 
 /* The worker's end of a job. */
@@ -103,17 +572,18 @@ static void module_job_orphan(void *job)
 	free(mj);
 }
 
-/* Hand the prepared job to the worker, or run it here without one. */
-static void module_submit(struct jm4lw *m, const struct job_waiter *w)
+/* Hand the prepared job, its waiters in m->waiters, to the worker, or
+ * run it here without one. */
+static void module_submit(struct jm4lw *m)
 {
 	struct job *j = &m->mj->job;
 
-	m->waiter = w != NULL ? *w : (struct job_waiter){0};
 	/* prof.dump on the worker's thread at the host's priority. */
 	j->locked.run = worker_locked;
 	j->locked.ctx = m->worker;
 	/* A person may ask again in a moment: the idle work waits. */
-	worker_idle_after(m->worker, w != NULL ? WORKER_IDLE_DELAY_MS : 0);
+	worker_idle_after(m->worker,
+	    m->waiters.n > 0 ? WORKER_IDLE_DELAY_MS : 0);
 	if (worker_submit(m->worker, module_job_run, j) == 0)
 		return;
 	/* No thread to be had: the job still happens, on the loop. */
@@ -135,6 +605,16 @@ static void module_submit(struct jm4lw *m, const struct job_waiter *w)
 void module_job(struct jm4lw *m, const struct job_waiter *w,
     const struct job_req *req)
 {
+	if (w != NULL && (unsigned)req->kind < JOB_KINDS &&
+	    job_kinds[req->kind].shares) {
+		/* A span asked for and no first dump yet: a delta. */
+		if (req->seconds != 0 && !req->has_base_fd) {
+			jobs_delta(m, w, req);
+			return;
+		}
+		if (jobs_share(m, w, req))
+			return;
+	}
 	if (core_job_admit(&m->core, &m->mj->job, &m->mj->dumper, req,
 	        &m->refusal) == -1) {
 		if (w != NULL)
@@ -144,15 +624,30 @@ void module_job(struct jm4lw *m, const struct job_waiter *w,
 		return;
 	}
 	m->job_why = req->why;
-	module_submit(m, w);
+	m->waiters.n = 0;
+	if (w != NULL && waiters_add(&m->waiters, w) == -1) {
+		/* Reserved at jobs_init: cannot happen, but never unanswered. */
+		m->core.dump_running = 0;
+		jobs_refuse(m, w, REASON_FAILED, ENOMEM, strerror(ENOMEM));
+		return;
+	}
+	module_submit(m);
 }
 
 /* The worker whose jobs end on the module's loop; -1 if it cannot be
  * made. */
 int jobs_init(struct jm4lw *m, const struct core_ops *ops)
 {
+	struct job_waiter none = {0};
+
 	m->worker = worker_new(m->base, ops, module_job_done, m);
 	if (m->worker == NULL)
+		return -1;
+	/* A job's first waiter has its place already. */
+	if (waiters_add(&m->waiters, &none) == -1)
+		return -1;
+	m->waiters.n = 0;
+	if ((m->bodies_timer = evtimer_new(m->base, bodies_expire, m)) == NULL)
 		return -1;
 	/* Between jobs, the leak indexes of the dumps kept. */
 	worker_set_idle(m->worker, module_job_idle, m->mj);
@@ -183,28 +678,45 @@ static void module_job_cancelled(struct dump_result *r, const char *who)
 
 int jobs_settle(struct jm4lw *m, int timeout_ms)
 {
-	struct job_waiter w;
 	struct dump_result r;
 	void *done;
+	unsigned i;
 	int rv;
 
-	if (m->base_gone) /* no answer can be sent through the loop */
-		m->waiter.answer = NULL;
-	rv = worker_settle(m->worker, timeout_ms, module_job_cancel, &done);
-	if (done != NULL) { /* it ended: its own answer */
-		module_job_done(m, done);
-		return 0;
+	m->jobs_closing = 1; /* no queued job starts now */
+	if (m->base_gone) {  /* no answer can be sent through the loop */
+		m->waiters.n = 0;
+		for (i = 0; i < m->nqueued; i++)
+			m->queued[i].ws.n = 0;
 	}
-	if (rv == 0)
-		return 0;
-	w = m->waiter;
-	m->waiter.answer = NULL;
-	module_job_cancelled(&r, job_kinds[m->mj->job.kind].name);
-	if (w.answer != NULL)
-		w.answer(m, w.arg, &r);
-	else if (m->mj->job.scheduled)
-		module_log_dump(m, m->job_why, &r);
-	return -1;
+	rv = worker_settle(m->worker, timeout_ms, module_job_cancel, &done);
+	if (done != NULL) /* it ended: its own answer */
+		module_job_done(m, done);
+	else if (rv != 0) {
+		module_job_cancelled(&r, job_kinds[m->mj->job.kind].name);
+		if (m->waiters.n > 0)
+			waiters_answer(m, &m->waiters, &r);
+		else if (m->mj->job.scheduled)
+			module_log_dump(m, m->job_why, &r);
+	}
+	/* Deltas waiting between their dumps: their requesters get the
+	 * line (or, with the base gone, nothing), the timers stop. */
+	for (i = 0; i < JOBS_DELTAS_MAX; i++)
+		if (m->deltas[i].used && m->deltas[i].phase == 2) {
+			if (m->base_gone)
+				m->deltas[i].ws.n = 0;
+			module_job_cancelled(&r, "heap profile difference");
+			delta_answer(&m->deltas[i], &r);
+		}
+	/* The queued never ran: each gets the same line. */
+	for (i = 0; i < m->nqueued; i++) {
+		module_job_cancelled(&r, job_kinds[m->queued[i].req.kind].name);
+		waiters_answer(m, &m->queued[i].ws, &r);
+		free(m->queued[i].ws.w);
+		m->queued[i].ws.w = NULL;
+	}
+	m->nqueued = 0;
+	return rv == 0 || done != NULL ? 0 : -1;
 }
 
 int jobs_base_gone(const struct jm4lw *m)
@@ -216,6 +728,8 @@ int jobs_base_gone(const struct jm4lw *m)
  * until it ends, and the worker's thread frees it. */
 void jobs_free(struct jm4lw *m)
 {
+	unsigned i;
+
 	if (m->base_gone)
 		worker_forget_loop(m->worker);
 	/* The work nobody waits for (a leak index) stops here and leaves
@@ -224,4 +738,18 @@ void jobs_free(struct jm4lw *m)
 		dumper_cancel(&m->mj->dumper);
 	if (!worker_free(m->worker, module_job_orphan) && m->mj != NULL)
 		module_job_orphan(m->mj);
+	bodies_drop(m, 1);
+	for (i = 0; i < JOBS_DELTAS_MAX; i++) {
+		if (m->deltas[i].used)
+			delta_end(&m->deltas[i]);
+		if (m->deltas[i].timer != NULL && !m->base_gone)
+			event_free(m->deltas[i].timer);
+		m->deltas[i].timer = NULL;
+	}
+	if (m->bodies_timer != NULL && !m->base_gone)
+		event_free(m->bodies_timer);
+	m->bodies_timer = NULL;
+	free(m->waiters.w);
+	m->waiters.w = NULL;
+	m->waiters.n = m->waiters.cap = 0;
 }

@@ -93,6 +93,50 @@ struct job_waiter {
 	void *arg;
 };
 
+/* Who wait for one job: a list that grows (scrapes share a job). */
+struct job_waiters {
+	struct job_waiter *w;
+	unsigned n, cap;
+};
+
+/* Scrapes waiting for the worker behind another job: one group per
+ * question (job_req_same), started in turn as the worker frees. */
+#define JOBS_QUEUED_MAX 8
+struct job_group {
+	struct job_req req; /* its who points at who_buf */
+	char who_buf[64];
+	struct job_waiters ws;
+};
+
+/*
+ * A difference over req.seconds (?seconds=N): its first dump as a job
+ * (DUMP_VIEW_BASE, whose body is the dump), a timer on the loop for N s
+ * while the worker serves others, then the second dump minus the first
+ * as a job. Its own waiter stands in its jobs' lists; its requesters
+ * wait here, and a request of the same question joins them.
+ */
+#define JOBS_DELTAS_MAX 4
+struct job_delta {
+	int used;
+	int phase; /* 1 the first dump, 2 the wait, 3 the difference */
+	struct job_req req;
+	char who_buf[64];
+	struct job_waiters ws;
+	struct job_waiter self; /* in its jobs' waiters: jobs_delta_step */
+	int base_fd;            /* the first dump, from phase 2 */
+	struct event *timer;
+	struct jm4lw *m;
+};
+
+/* A sharing kind's newest body per view (JOB_SCRAPE's), for at most
+ * dump_min_interval: the answer to the same request meanwhile. */
+struct job_body {
+	int have;
+	int fd;
+	size_t len;
+	struct timespec at; /* CLOCK_MONOTONIC it was answered */
+};
+
 struct jm4lw {
 	struct event_base *base;
 	/* cfg.listen and cfg.http_listen show what is bound (conf reads
@@ -116,7 +160,13 @@ struct jm4lw {
 	int nacl;
 	struct worker *worker;
 	struct module_job *mj;      /* the one dump job */
-	struct job_waiter waiter;   /* who waits for the job, if anyone */
+	struct job_waiters waiters; /* who wait for the job, if anyone */
+	struct job_group queued[JOBS_QUEUED_MAX]; /* sharing jobs to come */
+	unsigned nqueued;
+	struct job_body bodies[DUMP_VIEW_COUNT];  /* newest shared bodies */
+	struct job_delta deltas[JOBS_DELTAS_MAX]; /* ?seconds=N under way */
+	struct event *bodies_timer; /* drops them at dump_min_interval */
+	int jobs_closing;           /* jobs_settle: start nothing more */
 	const char *job_why;        /* or the schedule that asked for it */
 	struct dump_result refusal; /* a dump refused on the loop */
 	jm4lw_log_fn logfn;

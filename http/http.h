@@ -114,14 +114,21 @@ struct http_route {
 	const char *path;
 	int flags;
 	http_route_fn fn;
-	const char *help;  /* for the index pages */
-	const char *word;  /* whose entry in the allow list governs it (NULL:
-	                      always served; the route checks it itself) */
-	enum job_kind job; /* the job it hands the worker (http_job), or
-	                      JOB_NONE: answered on the spot */
+	const char *help;    /* for the index pages */
+	const char *word;    /* whose entry in the allow list governs it (NULL:
+	                        always served; the route checks it itself) */
+	enum job_kind job;   /* the job it hands the worker (http_job), or
+	                        JOB_NONE: answered on the spot */
+	enum dump_view view; /* the view a scrape path answers with */
 };
 
 extern const struct http_route http_routes[];
+
+/* seconds=@p s of /debug/pprof/heap and /allocs (NULL: not given, 0):
+ * 1 up to below @p write_timeout, else -1 with Go's 400 line in @p why.
+ * Pure, for the fuzzer. */
+int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
+    const char **why);
 
 /* /jemalloc/profile's query: the view and whether to compare with the
  * last dump, or -1 with a one-line reason in @p why. Pure, for the

@@ -110,7 +110,8 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 }
 
 /* The status that says each reason, the one table of it: a refusal
- * the client can wait out (busy 409, rate 429, disk 503), one it cannot
+ * the client can wait out (busy 409, rate 429, disk or too many
+ * scrapers waiting 503), one it cannot
  * (no profiling: 501), one that is its own doing (400, 403, 404, 409),
  * a state of the heap (no samples to draw: 409). */
 static const int http_status[REASON_COUNT] = {
@@ -128,6 +129,7 @@ static const int http_status[REASON_COUNT] = {
     [REASON_FAILED] = 500,
     [REASON_NO_STATS] = 501,
     [REASON_NO_SAMPLES] = 409,
+    [REASON_CROWDED] = 503,
 };
 
 /* The table's status for @p why. */
@@ -205,6 +207,14 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 			    (ev_off_t)r->body_len);
 			evbuffer_file_segment_free(seg);
 		}
+	}
+	/* An earlier job's body, shared within dump_min_interval: how old
+	 * it is, as a cache would say (RFC 9111's Age, seconds). */
+	if (r->aged) {
+		char age[32];
+		snprintf(age, sizeof(age), "%ld", r->age);
+		evhttp_add_header(evhttp_request_get_output_headers(p->req),
+		    "Age", age);
 	}
 	if (p->word) { /* jmfp's path, jmdf's after its table */
 		struct out out = {.write = http_out, .arg = b};

@@ -152,16 +152,61 @@ static void route_metrics(struct http_ctx *ctx)
 	    b);
 }
 
-/* /debug/pprof/heap and /allocs: pprof, symbolized here. */
+int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
+    const char **why)
+{
+	char *end;
+	long long v;
+
+	*out = 0;
+	if (s == NULL)
+		return 0;
+	/* Go's strconv.ParseInt(s, 10, 64): a sign, digits, nothing else. */
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0 || v <= 0 ||
+	    (*s != '-' && *s != '+' && (*s < '0' || *s > '9'))) {
+		*why = "invalid value for \"seconds\" - must be a positive "
+		       "integer";
+		return -1;
+	}
+	/* The reply must be written before write_timeout, as Go refuses
+	 * seconds >= the server's WriteTimeout. */
+	if (v >= (long long)write_timeout) {
+		*why = "profile duration exceeds server's WriteTimeout";
+		return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* /debug/pprof/heap and /allocs: pprof, symbolized here, in the view
+ * the route's row names (their default sample types differ, as Go's);
+ * with seconds=N, what changed over the next N s (Go's delta). */
 static void route_pprof_heap(struct http_ctx *ctx)
 {
+	enum dump_view view = ctx->route->view;
+	int allocs = view == DUMP_VIEW_PPROF_ALLOCS;
+	const char *why = NULL;
+	unsigned seconds;
+
+	if (http_seconds_arg(evhttp_find_header(ctx->query, "seconds"),
+	        ctx->m->cfg.write_timeout, &seconds, &why) == -1) {
+		http_error(ctx->req, 400, "%s", why);
+		return;
+	}
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
-	    "Content-Disposition", "attachment; filename=\"heap.pb.gz\"");
+	    "Content-Disposition",
+	    seconds != 0 ? (allocs ? "attachment; filename=\"allocs-delta\""
+	                           : "attachment; filename=\"heap-delta\"")
+	        : allocs ? "attachment; filename=\"allocs.pb.gz\""
+	                 : "attachment; filename=\"heap.pb.gz\"");
 	http_job(ctx,
 	    &(struct job_req){.kind = ctx->route->job,
 	        .who = ctx->path,
-	        .view = DUMP_VIEW_PPROF},
-	    views[DUMP_VIEW_PPROF].ctype, 0);
+	        .view = view,
+	        .seconds = seconds},
+	    views[view].ctype, 0);
 }
 
 /* /pprof/heap: the raw heap_v2 dump, for remote jeprof. */
@@ -458,10 +503,12 @@ const struct http_route http_routes[] = {
         "jmlk", JOB_LEAKS},
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
-        "pprof of the live heap, symbolized (go tool pprof)", "jmtp", JOB_DUMP},
+        "pprof of the live heap, symbolized (go tool pprof); inuse_space "
+        "first",
+        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF},
     {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
-        "the same, with allocation totals when prof_accum is on", "jmtp",
-        JOB_DUMP},
+        "the same, alloc_space first (allocation totals need prof_accum)",
+        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF_ALLOCS},
     {"/debug/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
         "address to function, as Go's net/http/pprof", "jmtp", JOB_SYMBOLS},
     {"/debug/pprof/cmdline", HTTP_GET, route_cmdline, "the process's arguments",

@@ -33,8 +33,11 @@ enum {
 	PROFILE_LOCATION = 4,
 	PROFILE_FUNCTION = 5,
 	PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
 	PROFILE_PERIOD_TYPE = 11,
 	PROFILE_PERIOD = 12,
+	PROFILE_COMMENT = 13,
 	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1,
 	VALUE_TYPE_UNIT = 2,
@@ -601,10 +604,27 @@ static void pp_sample(struct pprof *w, const struct hp_stack *st,
 	pp_emit(w, PROFILE_SAMPLE, &w->sample);
 }
 
-int render_pprof(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym)
+/* Does the profile carry allocation totals? What the process said, else
+ * what the dump's numbers say (jemalloc writes zeros without prof_accum). */
+static int pp_accum(const struct heap_profile *hp, const struct pprof_opts *o)
 {
+	size_t k;
+
+	if (o->accum != 0)
+		return o->accum > 0;
+	for (k = 0; k < hp->nstacks; k++)
+		if (hp->stacks[k].accum_objs != 0 ||
+		    hp->stacks[k].accum_bytes != 0)
+			return 1;
+	return 0;
+}
+
+int render_pprof(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct pprof_opts *o)
+{
+	static const struct pprof_opts none = {0};
 	struct render_view vw = {0};
+	const char *dflt;
 	struct pprof *w;
 	int accum = 0, rv = -1, zr;
 	size_t k;
@@ -625,9 +645,9 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 	}
 	if (pp_maps_init(w, hp) == -1)
 		w->err = ENOMEM;
-	for (k = 0; k < hp->nstacks && !accum; k++)
-		accum = hp->stacks[k].accum_objs != 0 ||
-		    hp->stacks[k].accum_bytes != 0;
+	if (o == NULL)
+		o = &none;
+	accum = pp_accum(hp, o);
 	(void)pp_string(w, "", 0); /* index 0, as the format wants */
 	/* Go's heap layout; alloc_* first, as Go and pprof's own heap
 	 * parser put them, so tools that take the first or last type
@@ -638,7 +658,28 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 	}
 	pp_value_type(w, PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
 	pp_value_type(w, PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
-	pp_top_uint(w, PROFILE_DEFAULT_SAMPLE_TYPE, pp_str(w, "inuse_space"));
+	/* Only a type the profile has: zeros served as allocation data
+	 * would read as "nothing allocated", which is a lie. */
+	dflt = o->default_type != NULL ? o->default_type : "inuse_space";
+	if (!accum && strncmp(dflt, "alloc_", 6) == 0)
+		dflt = "inuse_space";
+	pp_top_uint(w, PROFILE_DEFAULT_SAMPLE_TYPE, pp_str(w, dflt));
+	if (!accum)
+		pp_top_uint(w, PROFILE_COMMENT,
+		    pp_str(w,
+		        o->accum < 0
+		            ? "no alloc_objects/alloc_space: jemalloc's "
+		              "opt.prof_accum is off (start the process with "
+		              "MALLOC_CONF=prof:true,prof_accum:true)"
+		            : "no alloc_objects/alloc_space: the dump has no "
+		              "accumulated counts (opt.prof_accum off?)"));
+	/* Readers file a profile under its time (Parca stores time 0 at
+	 * 1970); int64 fields, so a negative span would be a huge one. */
+	if (o->time_ns > 0)
+		pp_top_uint(w, PROFILE_TIME_NANOS, (uint64_t)o->time_ns);
+	if (o->duration_ns > 0)
+		pp_top_uint(w, PROFILE_DURATION_NANOS,
+		    (uint64_t)o->duration_ns);
 	pp_value_type(w, PROFILE_PERIOD_TYPE, "space", "bytes");
 	/* An int64 field: a period past INT64_MAX (heap_v2 takes any
 	 * uint64) would read back negative. */

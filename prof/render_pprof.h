@@ -6,7 +6,8 @@
  *
  *	sample_type  [alloc_objects/count alloc_space/bytes] (prof_accum)
  *	             inuse_objects/count inuse_space/bytes
- *	default_sample_type inuse_space; period_type space/bytes;
+ *	default_sample_type inuse_space (alloc_space: /allocs);
+ *	period_type space/bytes; time_nanos, duration_nanos (a difference);
  *	period       the sampling interval (heap_v2/<period>)
  *
  * Values are the unsampled counts; for a difference (hp->diff) they are
@@ -22,10 +23,24 @@
 #include "heapprof.h"
 #include "symbolize.h"
 
+/* What the profile itself does not say. */
+struct pprof_opts {
+	/* The type tools show first if the profile has it (Go: nothing
+	 * for /heap, which tools read as the last, inuse_space;
+	 * "alloc_space" for /allocs); NULL: inuse_space. */
+	const char *default_type;
+	/* opt.prof_accum: 1 on (the alloc pair, zeros included, is data),
+	 * -1 off (no alloc pair, and a comment says why), 0 not known
+	 * (the alloc pair when the dump has accumulated counts). */
+	int accum;
+	long long time_ns;     /* time_nanos: when it was dumped; 0: unset */
+	long long duration_ns; /* duration_nanos: a difference's span */
+};
+
 /* @p hp as gzipped pprof protobuf in Go's heap layout, written to @p out
- * as it is encoded (no second copy of the profile in memory). 0, or -1
- * with errno. */
+ * as it is encoded (no second copy of the profile in memory); @p o may
+ * be NULL. 0, or -1 with errno. */
 int render_pprof(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym);
+    struct symbolizer *sym, const struct pprof_opts *o);
 
 #endif

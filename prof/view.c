@@ -42,12 +42,30 @@ static int view_svg(FILE *out, const struct heap_profile *hp,
 	return render_svg(out, hp, sym, view_value(a), a->title);
 }
 
-/* pprof: both values, always. */
+/* pprof's facts from the arguments, its default type @p dflt. */
+static int view_pprof_as(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a, const char *dflt)
+{
+	struct pprof_opts o = {.default_type = dflt,
+	    .accum = a->accum,
+	    .time_ns = a->time_ns,
+	    .duration_ns = a->duration_ns};
+
+	return render_pprof(out, hp, sym, &o);
+}
+
+/* pprof: every value there is, inuse_space shown first (Go's /heap). */
 static int view_pprof(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	(void)a;
-	return render_pprof(out, hp, sym);
+	return view_pprof_as(out, hp, sym, a, "inuse_space");
+}
+
+/* pprof with alloc_space shown first (Go's /allocs): the same values. */
+static int view_pprof_allocs(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return view_pprof_as(out, hp, sym, a, "alloc_space");
 }
 
 /* jeprof's symbolized profile, naming the main program: the one asked
@@ -108,6 +126,15 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .render = view_text},
     /* Not a view of one profile: the leak job's answer (prof/trend.c). */
     [DUMP_VIEW_LEAKS] = {.ctype = TEXT, .word = "jmlk"},
+    /* No format name: /debug/pprof/allocs's row, where fleet scrapers
+     * (Alloy, Parca) read allocations by default. */
+    [DUMP_VIEW_PPROF_ALLOCS] = {.ctype = BINARY,
+        .word = "jmtp",
+        .base = VIEW_BASE_MAY,
+        .render = view_pprof_allocs},
+    /* No rendering, no name: a delta's first dump, its sealed memfd
+     * itself, kept by the job service until the second is subtracted. */
+    [DUMP_VIEW_BASE] = {.ctype = BINARY, .word = "jmtp"},
 };
 
 /* The row whose format name is @p name. */

@@ -20,15 +20,18 @@ struct symbolizer;
 
 /* The views, the index of views[]. */
 enum dump_view {
-	DUMP_VIEW_NONE,       /* jmfp, the schedule: the dump is the answer */
-	DUMP_VIEW_COLLAPSED,  /* jmcs: collapsed stacks */
-	DUMP_VIEW_RAW,        /* the heap_v2 dump itself (HTTP, jeprof) */
-	DUMP_VIEW_SVG,        /* jmfg: a flame graph */
-	DUMP_VIEW_PPROF,      /* gzipped pprof (HTTP) */
-	DUMP_VIEW_TEXT,       /* jmtp: the top of the heap, jeprof --text */
-	DUMP_VIEW_SYMBOLIZED, /* jeprof's symbolized profile (HTTP) */
-	DUMP_VIEW_DIFF,       /* jmdf: kept, and its growth since the last */
-	DUMP_VIEW_LEAKS,      /* jmlk: leak suspects over the kept dumps */
+	DUMP_VIEW_NONE,         /* jmfp, the schedule: the dump is the answer */
+	DUMP_VIEW_COLLAPSED,    /* jmcs: collapsed stacks */
+	DUMP_VIEW_RAW,          /* the heap_v2 dump itself (HTTP, jeprof) */
+	DUMP_VIEW_SVG,          /* jmfg: a flame graph */
+	DUMP_VIEW_PPROF,        /* gzipped pprof (HTTP) */
+	DUMP_VIEW_TEXT,         /* jmtp: the top of the heap, jeprof --text */
+	DUMP_VIEW_SYMBOLIZED,   /* jeprof's symbolized profile (HTTP) */
+	DUMP_VIEW_DIFF,         /* jmdf: kept, and its growth since the last */
+	DUMP_VIEW_LEAKS,        /* jmlk: leak suspects over the kept dumps */
+	DUMP_VIEW_PPROF_ALLOCS, /* /debug/pprof/allocs: pprof, alloc_space
+	                           first in the tools' eyes, as Go's */
+	DUMP_VIEW_BASE,         /* the dump as written, a difference's first */
 	DUMP_VIEW_COUNT
 };
 
@@ -47,6 +50,12 @@ struct view_args {
 	const char *binary; /* the main program; NULL: as the profile says */
 	const char *raw;    /* the profile's own text after the symbols */
 	size_t rawlen;
+	/* opt.prof_accum of the process that dumped: 1 on, -1 off, 0 not
+	 * known (offline: the dump's own numbers say). */
+	int accum;
+	/* Wall clock of the dump (ns since the epoch; 0: not known), and
+	 * for a difference the span since its base's (0: none). */
+	long long time_ns, duration_ns;
 };
 
 /* A view's renderer: one of prof/render*.c's, in one shape. 0, or -1

@@ -3,7 +3,7 @@
  * before any handler runs, with no socket and no module: the route of a
  * path as sent (http_target_split, http_route_of), the Host check
  * (http_host_allowed), the query (http_query_parse: evhttp's parser and
- * our token check, then http_profile_args), the
+ * our token check, then http_profile_args and http_seconds_arg), the
  * refusal of ambiguous requests (http_ambiguity: duplicate and spaced
  * headers) and the body of a /pprof/symbol POST (profile_parse_addrs).
  *
@@ -123,6 +123,21 @@ static void check_query(const char *query)
 		} else {
 			CHECK(r == -1);
 			CHECK(why[0] != '\0' && strchr(why, '\n') == NULL);
+		}
+		/* seconds=: a delta's span is 1 .. below write_timeout, or
+		 * a 400 with a line; never a wait nobody bounded. */
+		{
+			const char *swhy = NULL;
+			unsigned secs = 7;
+
+			if (http_seconds_arg(evhttp_find_header(&q, "seconds"),
+			        30, &secs, &swhy) == 0)
+				CHECK(secs < 30 &&
+				    (secs > 0 ||
+				        evhttp_find_header(&q, "seconds") ==
+				            NULL));
+			else
+				CHECK(swhy != NULL && secs == 0);
 		}
 	}
 	evhttp_clear_headers(&q);

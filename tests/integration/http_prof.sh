@@ -99,7 +99,14 @@ case_refused() {
 	printf 'dump_min_interval = 30\n' >"$d/rate.conf"
 	start_daemon -C "$d" -e MALLOC_CONF=prof:true -- -f rate.conf -l 127.0.0.1:0 -D "$d" || return
 	hreq first /debug/pprof/heap >/dev/null
-	assert_http "a second dump within dump_min_interval: 429" 429 rate /debug/pprof/heap
+	# A scraper's path shares: the newest profile, its age, no refusal.
+	assert_http "a second scrape within dump_min_interval: the newest profile" \
+		200 again /debug/pprof/heap
+	assert_eq "... with its Age" yes \
+		"$(a=$(hheader again Age); [[ $a =~ ^[0-9]+$ ]] && [ "$a" -le 30 ] && echo yes)"
+	# A person's fresh profile keeps the rate's refusal.
+	assert_http "a dump asked for within dump_min_interval: 429" 429 rate \
+		'/jemalloc/profile?format=pprof'
 	# dump_min_interval (30 s) less the time since, plus core's 50 ms of
 	# margin, rounded up: 31 when the second request came at once.
 	assert_eq "... with Retry-After: 1 to 31 (s)" yes \

@@ -53,10 +53,16 @@ check() {
 		return 1
 	fi
 	pass "$desc: google/pprof's ParseData and CheckValid take it"
+	LAST=$line
 	echo "# ${line#"$in": }"
 	case $in in
 	http*) [[ $line == *" http=200 ctype=application/octet-stream "* ]] ||
-		bad="$bad; not 200 application/octet-stream (Alloy refuses any other type)" ;;
+		bad="$bad; not 200 application/octet-stream (Alloy refuses any other type)"
+		# Parca files a profile under time_nanos (0 is 1970); a
+		# difference spans its two dumps.
+		[[ $line =~ \ time_ns=[1-9] ]] || bad="$bad; no time_nanos"
+		[[ $base != base || $line =~ \ duration_ns=[1-9] ]] ||
+			bad="$bad; a difference without duration_nanos" ;;
 	esac
 	[[ $line == *" gzip=yes proto=yes "* ]] || bad="$bad; not a gzipped protobuf"
 	[[ $line == *" types=$types "* ]] || bad="$bad; sample types not $types"
@@ -75,13 +81,57 @@ check() {
 INUSE=inuse_objects/count,inuse_space/bytes
 ALL=alloc_objects/count,alloc_space/bytes,$INUSE
 
+# has DESC PATTERN: the last checked line matches PATTERN (a regex).
+has() {
+	if [[ $LAST =~ $2 ]]; then
+		pass "$1"
+	else
+		fail "$1" "$LAST"
+	fi
+}
+
 # every_path NAME TYPES: every pprof path and format on the daemon
 # started last (1 KiB sampling), and jm4lw-prof -f pprof of its dumps.
 every_path() {
 	local name=$1 types=$2 url=http://127.0.0.1:$HTTP_PORT p=1024 a b
 	ask mntr >/dev/null # something sampled besides the start
 	check "$name: /debug/pprof/heap" "$url/debug/pprof/heap" "$types" $p
+	# Go's /heap names no default: tools take the last type.
+	has "$name: /debug/pprof/heap shows inuse_space first" ' default=inuse_space '
 	check "$name: /debug/pprof/allocs" "$url/debug/pprof/allocs" "$types" $p
+	# Go's /allocs shows alloc_space first; with no allocation totals
+	# there is none to show, and a comment says why rather than zeros.
+	if [ "$types" = "$ALL" ]; then
+		has "$name: /debug/pprof/allocs shows alloc_space first" ' default=alloc_space '
+		has "$name: no comment about prof_accum when it is on" ' comments=""$'
+	else
+		has "$name: /debug/pprof/allocs falls back to inuse_space" ' default=inuse_space '
+		has "$name: a comment says prof_accum is off" ' comments="[^"]*opt.prof_accum is off'
+	fi
+	# Go's delta (serveDeltaProfile): two dumps 1 s apart, every type
+	# subtracted; the profile at the second dump's time, spanning the
+	# two (a delta may have no samples: nothing changed).
+	check "$name: /debug/pprof/allocs?seconds=1" \
+		"$url/debug/pprof/allocs?seconds=1" "$types" $p base
+	if [[ $LAST =~ \ duration_ns=([0-9]+) ]] &&
+		[ "${BASH_REMATCH[1]}" -ge 900000000 ] && [ "${BASH_REMATCH[1]}" -lt 60000000000 ]; then
+		pass "$name: the delta spans about its second (duration_ns=${BASH_REMATCH[1]})"
+	else
+		fail "$name: the delta spans about its second" "$LAST"
+	fi
+	check "$name: /debug/pprof/heap?seconds=1" \
+		"$url/debug/pprof/heap?seconds=1" "$types" $p base
+	has "$name: the heap delta shows inuse_space first" ' default=inuse_space '
+	# go tool pprof reads it as it reads a Go delta.
+	if timeout $((120 * SLOW)) curl -s -o "$T/$name-delta.pb.gz" \
+		"$url/debug/pprof/heap?seconds=1" &&
+		HOME=$T/home GOCACHE=$T/gocache timeout $((120 * SLOW)) \
+			go tool pprof -raw "$T/$name-delta.pb.gz" >"$T/$name-delta.raw" 2>"$T/$name-delta.err"; then
+		assert_grep "$name: go tool pprof -raw reads a delta" '^PeriodType: space bytes' "$T/$name-delta.raw"
+		assert_grep "$name:   with its duration" '^Duration: ' "$T/$name-delta.raw"
+	else
+		fail "$name: go tool pprof -raw reads a delta" "$(cat "$T/$name-delta.err")"
+	fi
 	check "$name: /jemalloc/profile?format=pprof" \
 		"$url/jemalloc/profile?format=pprof" "$types" $p
 	# Two kept dumps, for base=previous and a kept dump's own path.

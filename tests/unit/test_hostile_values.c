@@ -62,7 +62,7 @@ static char *render_to(const struct heap_profile *hp, enum fmt f,
 		r = render_svg(out, hp, sym, RENDER_SPACE, NULL);
 		break;
 	case F_PPROF:
-		r = render_pprof(out, hp, sym);
+		r = render_pprof(out, hp, sym, NULL);
 		break;
 	case F_SYMBOLIZED:
 		r = render_symbolized(out, hp, sym, NULL, raw, strlen(raw));

@@ -49,6 +49,8 @@ struct dec {
 	size_t nstr;
 	uint64_t stype[4][2], period_type[2], period, dflt;
 	size_t nstype;
+	uint64_t time, duration, comment[4];
+	size_t ncomment;
 	struct {
 		uint64_t loc[8];
 		int64_t val[4];
@@ -268,6 +270,16 @@ static void on_profile(void *ctx, int f, uint64_t v, const unsigned char *b,
 	case 12:
 		d->period = v;
 		break;
+	case 9:
+		d->time = v;
+		break;
+	case 10:
+		d->duration = v;
+		break;
+	case 13:
+		assert_true(d->ncomment < 4);
+		d->comment[d->ncomment++] = v;
+		break;
 	case 14:
 		d->dflt = v;
 		break;
@@ -306,8 +318,9 @@ static void make_profile(struct heap_profile *hp, const char *stacks)
 	free(maps);
 }
 
-/* Render @p hp, gunzip, decode into @p d. */
-static void render_decode(const struct heap_profile *hp, struct dec *d)
+/* Render @p hp with @p o, gunzip, decode into @p d. */
+static void render_decode_opts(const struct heap_profile *hp,
+    const struct pprof_opts *o, struct dec *d)
 {
 	char *gz = NULL, err[256];
 	size_t gzlen = 0;
@@ -319,7 +332,7 @@ static void render_decode(const struct heap_profile *hp, struct dec *d)
 	assert_non_null(pb);
 	assert_non_null(sym);
 	assert_non_null(out);
-	assert_int_equal(render_pprof(out, hp, sym), 0);
+	assert_int_equal(render_pprof(out, hp, sym, o), 0);
 	fclose(out);
 	sym_free(sym);
 	assert_true(gzlen > 18);
@@ -336,6 +349,12 @@ static void render_decode(const struct heap_profile *hp, struct dec *d)
 	inflateEnd(&z);
 	free(pb);
 	free(gz);
+}
+
+/* Render @p hp as the offline tools do, with nothing known besides. */
+static void render_decode(const struct heap_profile *hp, struct dec *d)
+{
+	render_decode_opts(hp, NULL, d);
 }
 
 static void dec_free(struct dec *d)
@@ -491,11 +510,50 @@ static void test_difference(void **state)
 	heapprof_free(&base);
 }
 
+/* Go's /allocs: alloc_space first when the process accumulates (zeros
+ * included: they are data then); with prof_accum off, no alloc pair, no
+ * alloc default, and one comment that says why; the times as given. */
+static void test_allocs_layout(void **state)
+{
+	struct pprof_opts on = {.default_type = "alloc_space",
+	    .accum = 1,
+	    .time_ns = 1700000000123456789LL,
+	    .duration_ns = 5000000000LL};
+	struct pprof_opts off = {.default_type = "alloc_space", .accum = -1};
+	struct heap_profile hp;
+	char stacks[128];
+	struct dec d;
+
+	(void)state;
+	snprintf(stacks, sizeof(stacks), "@ 0x%llx\n  t*: 1: 100 [0: 0]\n",
+	    (unsigned long long)FAKE_START + 8);
+	make_profile(&hp, stacks);
+	render_decode_opts(&hp, &on, &d);
+	assert_int_equal(d.nstype, 4);
+	assert_string_equal(str(&d, d.stype[0][0]), "alloc_objects");
+	assert_string_equal(str(&d, d.stype[1][0]), "alloc_space");
+	assert_string_equal(str(&d, d.dflt), "alloc_space");
+	assert_int_equal(d.ncomment, 0);
+	assert_int_equal(d.time, 1700000000123456789ULL);
+	assert_int_equal(d.duration, 5000000000ULL);
+	dec_free(&d);
+	render_decode_opts(&hp, &off, &d);
+	assert_int_equal(d.nstype, 2);
+	assert_string_equal(str(&d, d.dflt), "inuse_space");
+	assert_int_equal(d.ncomment, 1);
+	assert_non_null(strstr(str(&d, d.comment[0]), "prof_accum is off"));
+	assert_int_equal(d.time, 0);
+	assert_int_equal(d.duration, 0);
+	dec_free(&d);
+	heapprof_free(&hp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_heap_layout),
 	    cmocka_unit_test(test_difference),
+	    cmocka_unit_test(test_allocs_layout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

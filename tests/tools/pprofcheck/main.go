@@ -11,7 +11,7 @@
 //	  parca_ids=yes types=inuse_objects/count,inuse_space/bytes
 //	  default=inuse_space period=space/bytes:524288 samples=N
 //	  locations=N mappings=N loc_mapped=all|K/N buildids=K/N
-//	  duration_ns=N time_ns=N
+//	  duration_ns=N time_ns=N comments="C1; C2"
 //
 // (one line, wrapped here), and on a failure "INPUT: FAIL reason", after
 // the ok line when the failure is in what it shows. A URL is fetched with
@@ -253,10 +253,12 @@ func check(w io.Writer, in string, legacy, verbose bool) bool {
 	}
 	fmt.Fprintf(w, "%s: ok%s gzip=%s proto=%s parca_ids=%s types=%s "+
 		"default=%s period=%s:%d samples=%d locations=%d mappings=%d "+
-		"loc_mapped=%s buildids=%d/%d duration_ns=%d time_ns=%d\n",
+		"loc_mapped=%s buildids=%d/%d duration_ns=%d time_ns=%d "+
+		"comments=%q\n",
 		in, head, yesno(gz), yesno(proto), parca, strings.Join(types, ","),
 		def, period, p.Period, len(p.Sample), len(p.Location),
-		len(p.Mapping), locMapped, ids, files, p.DurationNanos, p.TimeNanos)
+		len(p.Mapping), locMapped, ids, files, p.DurationNanos, p.TimeNanos,
+		strings.Join(p.Comments, "; "))
 	if verbose {
 		for _, m := range p.Mapping {
 			fmt.Fprintf(w, "  mapping %d: %#x-%#x +%#x %q build_id=%q\n",
