@@ -323,6 +323,16 @@ static int usage(const char *why, const char *what)
 	return 2;
 }
 
+/* @p path's modification time in nanoseconds since the epoch, or 0. */
+static long long file_mtime_ns(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == -1)
+		return 0;
+	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
 /*
  * --merge: the @p n dumps summed into one profile (prof/merge.c), then
  * rendered as one dump is. A view that carries a dump as it was written
@@ -372,6 +382,9 @@ static int merge_main(int n, char *const *dumps, const char *format,
 		for (w = 0; w < hps[i]->nwarn; w++)
 			fprintf(stderr, "jm4lw-prof: warning: %s: %s\n",
 			    dumps[i], hps[i]->warn[w]);
+		/* The merge is as of its newest dump. */
+		if (file_mtime_ns(dumps[i]) > args->time_ns)
+			args->time_ns = file_mtime_ns(dumps[i]);
 	}
 	/* The objects are read for their build IDs only: no debuginfod. */
 	{
@@ -573,6 +586,14 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "jm4lw-prof: %s\n", err);
 		return 1;
 	}
+	/* When it was dumped (and over what span, with a base), as the
+	 * module's own pprof says: a profile store files it by time_nanos,
+	 * and 0 is 1970. */
+	args.time_ns = file_mtime_ns(argv[optind]);
+	if (basepath != NULL && args.time_ns != 0 &&
+	    file_mtime_ns(basepath) != 0 &&
+	    args.time_ns > file_mtime_ns(basepath))
+		args.duration_ns = args.time_ns - file_mtime_ns(basepath);
 	/* What grew since basepath: jeprof's --base. */
 	if (basepath != NULL &&
 	    (heapprof_load(basepath, &base, err, sizeof(err)) == -1 ||
