@@ -166,7 +166,8 @@ case_bench() {
 		test "$(grep -c '^@' "$p")" -gt 1000
 	check_profile bench_host "$BENCH_HOST" "$p"
 	case_inline "$T/bench_host"
-	cp "$p" "$T/big.heap"
+	# -p: its time too, which a pprof written from it carries.
+	cp -p "$p" "$T/big.heap"
 }
 
 # case_inline DIR: what jm4lw-prof shows as "f (inline)" pprof has as an
