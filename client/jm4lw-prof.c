@@ -323,6 +323,20 @@ static int usage(const char *why, const char *what)
 	return 2;
 }
 
+/* A rendering's end: @p out flushed and, if it is @p outpath's, closed;
+ * a failure (@p r -1, or the flush) said in one line. @p r or -1. */
+static int output_done(FILE *out, const char *outpath, int r)
+{
+	if (fflush(out) != 0)
+		r = -1;
+	if (r == -1)
+		fprintf(stderr, "jm4lw-prof: %s: %s\n",
+		    outpath ? outpath : "standard output", strerror(errno));
+	if (out != stdout)
+		fclose(out);
+	return r;
+}
+
 /* @p path's modification time in nanoseconds since the epoch, or 0. */
 static long long file_mtime_ns(const char *path)
 {
@@ -425,14 +439,7 @@ static int merge_main(int n, char *const *dumps, const char *format,
 		r = -1;
 	if (r == 0)
 		r = vw->render(out, &merged, sym, args);
-	if (fflush(out) != 0)
-		r = -1;
-	if (r == -1)
-		fprintf(stderr, "jm4lw-prof: %s: %s\n",
-		    outpath ? outpath : "standard output", strerror(errno));
-	if (out != stdout)
-		fclose(out);
-	r = r == -1 ? 1 : 0;
+	r = output_done(out, outpath, r) == -1 ? 1 : 0;
 	goto out;
 nomem:
 	fprintf(stderr, "jm4lw-prof: %s\n", strerror(ENOMEM));
@@ -633,13 +640,7 @@ int main(int argc, char *argv[])
 	else
 		r = vw->render(out, &hp, sym, &args);
 	free(raw);
-	if (fflush(out) != 0)
-		r = -1;
-	if (r == -1)
-		fprintf(stderr, "jm4lw-prof: %s: %s\n",
-		    outpath ? outpath : "standard output", strerror(errno));
-	if (out != stdout)
-		fclose(out);
+	r = output_done(out, outpath, r);
 	sym_free(sym);
 	heapprof_free(&hp);
 	heapprof_free(&base);
