@@ -40,7 +40,7 @@ codes() {
 
 # A window long enough that a slow machine's whole burst falls in it.
 d=$(scratch shared)
-printf 'dump_min_interval = 5\n' >"$d/jm4lwd.conf"
+printf 'dump_min_interval = 30\n' >"$d/jm4lwd.conf"
 start_daemon -C "$d" -e MALLOC_CONF=prof:true,prof_accum:true,lg_prof_sample:10 -- \
 	-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || finish
 URL=http://127.0.0.1:$HTTP_PORT
@@ -78,7 +78,7 @@ done
 before=$(mntr_value jm4lw_profiles_served)
 assert_http "a scrape within dump_min_interval gets 200" 200 inside /debug/pprof/allocs
 age=$(hheader inside Age)
-if [[ $age =~ ^[0-9]+$ ]] && [ "$age" -lt 5 ]; then
+if [[ $age =~ ^[0-9]+$ ]] && [ "$age" -lt 30 ]; then
 	pass "it carries Age: $age (seconds, under dump_min_interval)"
 else
 	fail "it carries an Age header under dump_min_interval" "$(cat "$T/inside.head")"
@@ -101,20 +101,29 @@ stop_daemon
 
 # Past scrape_waiters_max: 503 with Retry-After, the others 200. No
 # window (every scrape after a job would make a dump) and a cap of 2, so
-# a burst of 12 overflows it while the first dump runs.
+# a burst of 12 overflows it while the first dump runs. Whether the
+# curls land inside that dump is the machine's timing, so a burst that
+# found the worker free each time is made again (at most 5); every
+# burst's answers must be 200 or 503.
 d=$(scratch crowded)
 printf 'dump_min_interval = 0\nscrape_waiters_max = 2\n' >"$d/jm4lwd.conf"
 start_daemon -C "$d" -e MALLOC_CONF=prof:true,lg_prof_sample:10 -- \
 	-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || finish
 URL=http://127.0.0.1:$HTTP_PORT
-names=()
-for i in $(seq 12); do
-	scrape "c$i" /debug/pprof/heap
-	names+=("c$i")
+for burst in 1 2 3 4 5; do
+	names=()
+	for i in $(seq 12); do
+		scrape "c$burst-$i" /debug/pprof/heap
+		names+=("c$burst-$i")
+	done
+	settle
+	got=$(codes "${names[@]}")
+	echo "# burst $burst: 12 concurrent scrapes, scrape_waiters_max 2: $got"
+	if codes "${names[@]}" | tr ' ' '\n' | grep -Eqv 'x(200|503)$'; then
+		break # an answer other than 200 or 503: fails below
+	fi
+	[[ $got == *x503* ]] && break
 done
-settle
-got=$(codes "${names[@]}")
-echo "# 12 concurrent scrapes, scrape_waiters_max 2: $got"
 if [[ $got == *x200* && $got == *x503* && $got != *none* ]] &&
 	! codes "${names[@]}" | tr ' ' '\n' | grep -Eqv 'x(200|503)$'; then
 	pass "past scrape_waiters_max a scrape gets 503, the rest 200 ($got)"
