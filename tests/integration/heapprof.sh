@@ -229,7 +229,7 @@ thread_names() {
 		"^thread_lines [1-9]" <(printf '%s\n' "$out")
 	same_totals "$what" "$JEPROF_HOST" "$p"
 	[ "${4:-}" = tables ] && same_tables "$what" "$JEPROF_HOST" "$p"
-	out=$(ask jmtp)
+	out=$(ask_when_due jmtp)
 	assert_no_grep "$what: jmtp in the host reads its own dump" \
 		'^error: ' <(printf '%s\n' "$out")
 	assert_grep "$what: ... and shows the named thread's allocations" \

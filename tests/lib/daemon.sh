@@ -119,6 +119,20 @@ ask() {
 	printf '%s\n' "$1" | timeout $((30 * SLOW)) nc.openbsd "${3:-127.0.0.1}" "${2:-$PORT}"
 }
 
+# ask_when_due WORD [PORT [HOST]]: ask WORD, and again after the time
+# a rate refusal names ("retry in S s", at most three times): for a view
+# asked right after a dump, where dump_min_interval is the rule and how
+# long the checks in between took is the machine's.
+ask_when_due() {
+	local out n
+	for n in 1 2 3 4; do
+		out=$(ask "$@")
+		[[ $out =~ ^error:\ .*\ retry\ in\ ([0-9.]+)\ s ]] && [ "$n" -lt 4 ] || break
+		sleep "$(awk -v s="${BASH_REMATCH[1]}" 'BEGIN { print s + 0.1 }')"
+	done
+	printf '%s\n' "$out"
+}
+
 # alive DESC [PORT [HOST]]: the daemon still answers ruok with exactly imok.
 # It is not a liveness probe only: the process must not have died either.
 alive() {
