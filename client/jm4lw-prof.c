@@ -348,6 +348,53 @@ static long long file_mtime_ns(const char *path)
 }
 
 /*
+ * @p hp as view @p vw into @p outpath (NULL: standard output), one dump's
+ * or a merge's alike: symbolized, what is doubtful on stderr first (the
+ * profile's warnings, the symbolizer's), then the rendering, with @p warn
+ * (or NULL) above it in a view with comments. @p dump is the file a view
+ * that carries the dump reads. 0, or 1 after a line on stderr.
+ */
+static int render_profile(const struct view *vw, struct heap_profile *hp,
+    const char *dump, const char *binary, struct sym_debug *dbg,
+    struct view_args *args, const char *outpath, const char *warn)
+{
+	struct symbolizer *sym;
+	FILE *out = stdout;
+	char err[1024], *raw = NULL;
+	size_t w;
+	int r = 0;
+
+	if ((sym = sym_new_debug(hp, binary, dbg, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "jm4lw-prof: %s\n", err);
+		return 1;
+	}
+	for (w = 0; w < hp->nwarn; w++)
+		fprintf(stderr, "jm4lw-prof: warning: %s\n", hp->warn[w]);
+	for (w = 0; sym_warning(sym, w) != NULL; w++)
+		fprintf(stderr, "jm4lw-prof: warning: %s\n",
+		    sym_warning(sym, w));
+	if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
+		fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
+		    strerror(errno));
+		sym_free(sym);
+		return 1;
+	}
+	args->binary = binary;
+	if (warn != NULL && vw->comments &&
+	    fprintf(out, "# warning: %s\n", warn) < 0)
+		r = -1;
+	else if (vw->carries_dump &&
+	    (raw = raw_profile(hp, dump, args)) == NULL)
+		r = -1;
+	else
+		r = vw->render(out, hp, sym, args);
+	free(raw);
+	r = output_done(out, outpath, r);
+	sym_free(sym);
+	return r == -1 ? 1 : 0;
+}
+
+/*
  * --merge: the @p n dumps summed into one profile (prof/merge.c), then
  * rendered as one dump is. A view that carries a dump as it was written
  * (symbolized, raw) has no merged dump to carry and is refused; the
@@ -359,10 +406,9 @@ static int merge_main(int n, char *const *dumps, const char *format,
     const char *dirs, struct sym_debug *dbg, const char *outpath)
 {
 	struct heap_profile **hps = NULL, merged = {0};
-	struct symbolizer *sym = NULL;
 	const struct view *vw;
-	FILE *out = stdout;
 	char err[1024], warn[1536], names[128];
+	long long t;
 	size_t w;
 	int i, f, r = 1;
 
@@ -397,8 +443,8 @@ static int merge_main(int n, char *const *dumps, const char *format,
 			fprintf(stderr, "jm4lw-prof: warning: %s: %s\n",
 			    dumps[i], hps[i]->warn[w]);
 		/* The merge is as of its newest dump. */
-		if (file_mtime_ns(dumps[i]) > args->time_ns)
-			args->time_ns = file_mtime_ns(dumps[i]);
+		if ((t = file_mtime_ns(dumps[i])) > args->time_ns)
+			args->time_ns = t;
 	}
 	/* The objects are read for their build IDs only: no debuginfod. */
 	{
@@ -419,27 +465,8 @@ static int merge_main(int n, char *const *dumps, const char *format,
 	}
 	if (warn[0] != '\0')
 		fprintf(stderr, "jm4lw-prof: warning: %s\n", warn);
-	if ((sym = sym_new_debug(&merged, binary, dbg, err, sizeof(err))) ==
-	    NULL) {
-		fprintf(stderr, "jm4lw-prof: %s\n", err);
-		goto out;
-	}
-	for (w = 0; sym_warning(sym, w) != NULL; w++)
-		fprintf(stderr, "jm4lw-prof: warning: %s\n",
-		    sym_warning(sym, w));
-	if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
-		fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
-		    strerror(errno));
-		goto out;
-	}
-	args->binary = binary;
-	r = 0;
-	if (vw->comments && warn[0] != '\0' &&
-	    fprintf(out, "# warning: %s\n", warn) < 0)
-		r = -1;
-	if (r == 0)
-		r = vw->render(out, &merged, sym, args);
-	r = output_done(out, outpath, r) == -1 ? 1 : 0;
+	r = render_profile(vw, &merged, NULL, binary, dbg, args, outpath,
+	    warn[0] != '\0' ? warn : NULL);
 	goto out;
 nomem:
 	fprintf(stderr, "jm4lw-prof: %s\n", strerror(ENOMEM));
@@ -450,8 +477,6 @@ out:
 			free(hps[i]);
 		}
 	free(hps);
-	if (sym != NULL)
-		sym_free(sym);
 	heapprof_free(&merged);
 	return r;
 }
@@ -477,11 +502,10 @@ int main(int argc, char *argv[])
 	struct view_args args = {0};
 	const struct view *vw;
 	struct heap_profile hp;
-	struct symbolizer *sym;
 	FILE *out = stdout;
-	char err[512], names[128], *raw = NULL, dirs[16384] = "";
+	char err[512], names[128], dirs[16384] = "";
 	struct sym_debug dbg = {.debuginfod = 1};
-	size_t w;
+	long long bt;
 	long t;
 	int ch, r, f, trend = 0, merge = 0;
 
@@ -598,9 +622,8 @@ int main(int argc, char *argv[])
 	 * and 0 is 1970. */
 	args.time_ns = file_mtime_ns(argv[optind]);
 	if (basepath != NULL && args.time_ns != 0 &&
-	    file_mtime_ns(basepath) != 0 &&
-	    args.time_ns > file_mtime_ns(basepath))
-		args.duration_ns = args.time_ns - file_mtime_ns(basepath);
+	    (bt = file_mtime_ns(basepath)) != 0 && args.time_ns > bt)
+		args.duration_ns = args.time_ns - bt;
 	/* What grew since basepath: jeprof's --base. */
 	if (basepath != NULL &&
 	    (heapprof_load(basepath, &base, err, sizeof(err)) == -1 ||
@@ -612,37 +635,9 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	dbg.dirs = dirs;
-	if ((sym = sym_new_debug(&hp, binary, &dbg, err, sizeof(err))) ==
-	    NULL) {
-		fprintf(stderr, "jm4lw-prof: %s\n", err);
-		heapprof_free(&hp);
-		heapprof_free(&base);
-		return 1;
-	}
-	/* What is doubtful in the answer, before it. */
-	for (w = 0; w < hp.nwarn; w++)
-		fprintf(stderr, "jm4lw-prof: warning: %s\n", hp.warn[w]);
-	for (w = 0; sym_warning(sym, w) != NULL; w++)
-		fprintf(stderr, "jm4lw-prof: warning: %s\n",
-		    sym_warning(sym, w));
-	if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
-		fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
-		    strerror(errno));
-		sym_free(sym);
-		heapprof_free(&hp);
-		heapprof_free(&base);
-		return 1;
-	}
-	args.binary = binary;
-	if (vw->carries_dump &&
-	    (raw = raw_profile(&hp, argv[optind], &args)) == NULL)
-		r = -1;
-	else
-		r = vw->render(out, &hp, sym, &args);
-	free(raw);
-	r = output_done(out, outpath, r);
-	sym_free(sym);
+	r = render_profile(vw, &hp, argv[optind], binary, &dbg, &args, outpath,
+	    NULL);
 	heapprof_free(&hp);
 	heapprof_free(&base);
-	return r == -1 ? 1 : 0;
+	return r;
 }
