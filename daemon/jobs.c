@@ -65,6 +65,9 @@ static void module_log_dump(struct jm4lw *m, const char *why,
 		log_msg(m, JM4LW_LOG_WARN, "%s dump: %s", why, r->reason);
 }
 
+static void jobs_refuse(struct jm4lw *m, const struct job_waiter *w,
+    enum core_reason why, int err, const char *line);
+
 /* Seconds from @p a to now (CLOCK_MONOTONIC). */
 static double jobs_age(const struct timespec *a)
 {
@@ -90,6 +93,25 @@ static int waiters_add(struct job_waiters *ws, const struct job_waiter *w)
 	}
 	ws->w[ws->n++] = *w;
 	return 0;
+}
+
+/* @p w waits in @p ws, or (no memory) is refused at once. */
+static void waiters_join(struct jm4lw *m, struct job_waiters *ws,
+    const struct job_waiter *w)
+{
+	if (waiters_add(ws, w) == -1)
+		jobs_refuse(m, w, REASON_FAILED, ENOMEM, strerror(ENOMEM));
+}
+
+/* A request kept past its call (a queued group's, a delta's): @p src
+ * into @p dst, its who copied into @p buf; no schedule's why. */
+static void req_keep(struct job_req *dst, char *buf, size_t len,
+    const struct job_req *src)
+{
+	*dst = *src;
+	snprintf(buf, len, "%s", src->who != NULL ? src->who : "scrape");
+	dst->who = buf;
+	dst->why = NULL;
 }
 
 /* Take @p arg out of @p ws: it is gone and is not answered. */
@@ -277,9 +299,7 @@ static int jobs_share(struct jm4lw *m, const struct job_waiter *w,
 		return 1;
 	}
 	if (job_req_joins(&m->mj->job, req)) {
-		if (waiters_add(&m->waiters, w) == -1)
-			jobs_refuse(m, w, REASON_FAILED, ENOMEM,
-			    strerror(ENOMEM));
+		waiters_join(m, &m->waiters, w);
 		return 1;
 	}
 	for (i = 0; i < m->nqueued && g == NULL; i++)
@@ -291,17 +311,12 @@ static int jobs_share(struct jm4lw *m, const struct job_waiter *w,
 			return 1;
 		}
 		g = &m->queued[m->nqueued++];
-		g->req = *req;
-		snprintf(g->who_buf, sizeof(g->who_buf), "%s",
-		    req->who != NULL ? req->who : "scrape");
-		g->req.who = g->who_buf;
-		g->req.why = NULL;
+		req_keep(&g->req, g->who_buf, sizeof(g->who_buf), req);
 		/* A fresh list: a slot left by jobs_next held one that is
 		 * some job's now. */
 		g->ws = (struct job_waiters){0};
 	}
-	if (waiters_add(&g->ws, w) == -1)
-		jobs_refuse(m, w, REASON_FAILED, ENOMEM, strerror(ENOMEM));
+	waiters_join(m, &g->ws, w);
 	return 1;
 }
 
@@ -479,9 +494,7 @@ static void jobs_delta(struct jm4lw *m, const struct job_waiter *w,
 		return;
 	}
 	if (d != NULL) {
-		if (waiters_add(&d->ws, w) == -1)
-			jobs_refuse(m, w, REASON_FAILED, ENOMEM,
-			    strerror(ENOMEM));
+		waiters_join(m, &d->ws, w);
 		return;
 	}
 	for (i = 0; i < JOBS_DELTAS_MAX && d == NULL; i++)
@@ -495,11 +508,7 @@ static void jobs_delta(struct jm4lw *m, const struct job_waiter *w,
 	d->phase = 1;
 	d->m = m;
 	d->base_fd = -1;
-	d->req = *req;
-	snprintf(d->who_buf, sizeof(d->who_buf), "%s",
-	    req->who != NULL ? req->who : "scrape");
-	d->req.who = d->who_buf;
-	d->req.why = NULL;
+	req_keep(&d->req, d->who_buf, sizeof(d->who_buf), req);
 	d->self.answer = delta_step;
 	d->self.arg = d;
 	if (waiters_add(&d->ws, w) == -1) {
