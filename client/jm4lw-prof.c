@@ -32,6 +32,7 @@
 #include "symbolize.h"
 #include "trend.h"
 #include "view.h"
+#include "when.h"
 
 #ifndef JM4LW_HAVE_LIBIBERTY
 /* libstdc++'s demangler, linked in: C++ names as people read them. Built
@@ -337,16 +338,6 @@ static int output_done(FILE *out, const char *outpath, int r)
 	return r;
 }
 
-/* @p path's modification time in nanoseconds since the epoch, or 0. */
-static long long file_mtime_ns(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) == -1)
-		return 0;
-	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-}
-
 /*
  * @p hp as view @p vw into @p outpath (NULL: standard output), one dump's
  * or a merge's alike: symbolized, what is doubtful on stderr first (the
@@ -443,7 +434,7 @@ static int merge_main(int n, char *const *dumps, const char *format,
 			fprintf(stderr, "jm4lw-prof: warning: %s: %s\n",
 			    dumps[i], hps[i]->warn[w]);
 		/* The merge is as of its newest dump. */
-		if ((t = file_mtime_ns(dumps[i])) > args->time_ns)
+		if ((t = file_mtime_ns(-1, dumps[i])) > args->time_ns)
 			args->time_ns = t;
 	}
 	/* The objects are read for their build IDs only: no debuginfod. */
@@ -620,9 +611,9 @@ int main(int argc, char *argv[])
 	/* When it was dumped (and over what span, with a base), as the
 	 * module's own pprof says: a profile store files it by time_nanos,
 	 * and 0 is 1970. */
-	args.time_ns = file_mtime_ns(argv[optind]);
+	args.time_ns = file_mtime_ns(-1, argv[optind]);
 	if (basepath != NULL && args.time_ns != 0 &&
-	    (bt = file_mtime_ns(basepath)) != 0 && args.time_ns > bt)
+	    (bt = file_mtime_ns(-1, basepath)) != 0 && args.time_ns > bt)
 		args.duration_ns = args.time_ns - bt;
 	/* What grew since basepath: jeprof's --base. */
 	if (basepath != NULL &&

@@ -26,6 +26,7 @@
 #include "trend.h"
 #include "util.h"
 #include "view.h"
+#include "when.h"
 
 /* The worker's places for debug info (profile_debug_from): per thread,
  * for a host may run several modules, each with its worker. */
@@ -40,17 +41,6 @@ static __thread struct {
 void profile_accum_from(int accum)
 {
 	profile_dbg.accum = accum;
-}
-
-/* A file's modification time in ns since the epoch, 0 if unknown: when
- * prof.dump wrote it (a memfd's or a kept dump's last write). */
-static long long profile_mtime_ns(int fd, const char *path)
-{
-	struct stat sb;
-
-	if ((fd != -1 ? fstat(fd, &sb) : stat(path, &sb)) == -1)
-		return 0;
-	return (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
 }
 
 void profile_debug_from(const struct jm4lw_config *cfg)
@@ -211,11 +201,12 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	const struct view *vw = &views[view];
 	struct view_args args = {.limit = PROFILE_TOP_ROWS,
 	    .accum = profile_dbg.accum,
-	    .time_ns = profile_mtime_ns(fd, dump)};
+	    .time_ns = file_mtime_ns(fd, dump)}; /* prof.dump's last write */
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
 	char why[512], hint[128];
-	int r = -1, have_base = 0;
+	long long base_ns;
+	int r = -1, have_base = 0, loaded = 0;
 	size_t i;
 
 	if (vw->render == NULL && !vw->carries_dump)
@@ -225,34 +216,27 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	if (with_base) {
 		/* No earlier dump, or retention took it: jmdf shows the live
 		 * heap with a line saying why; the others cannot. */
-		if (base_fd != -1) {
-			memset(&old, 0, sizeof(old));
-			if (heapprof_load_fd(base_fd, "the first dump", &old,
-			        why, sizeof(why)) == -1)
-				;
-			else if (heapprof_subtract(&hp, &old) == -1) {
-				snprintf(err, errlen, "%s", strerror(ENOMEM));
-				goto out;
-			} else
-				have_base = 1;
-		} else if (base == NULL || base[0] == '\0')
+		if (base_fd != -1)
+			loaded = heapprof_load_fd(base_fd, "the first dump",
+			             &old, why, sizeof(why)) == 0;
+		else if (base == NULL || base[0] == '\0')
 			snprintf(why, sizeof(why),
 			    "no earlier dump by this process to compare with%s",
 			    hint_of(hints ? hints->base_kept_by : NULL, hint,
 			        sizeof(hint)));
-		else if (profile_load(base, &old, why, sizeof(why)) == -1)
-			;
-		else if (heapprof_subtract(&hp, &old) == -1) {
+		else
+			loaded =
+			    profile_load(base, &old, why, sizeof(why)) == 0;
+		if (loaded && heapprof_subtract(&hp, &old) == -1) {
 			snprintf(err, errlen, "%s", strerror(ENOMEM));
 			goto out;
-		} else
-			have_base = 1;
+		}
+		have_base = loaded;
 		/* A difference spans the time between the dumps. */
-		if (have_base && args.time_ns != 0)
-			args.duration_ns =
-			    args.time_ns - profile_mtime_ns(base_fd, base);
-		if (args.duration_ns < 0)
-			args.duration_ns = 0;
+		if (have_base && args.time_ns != 0 &&
+		    (base_ns = file_mtime_ns(base_fd, base)) != 0 &&
+		    args.time_ns > base_ns)
+			args.duration_ns = args.time_ns - base_ns;
 		if (!have_base && vw->base != VIEW_BASE_ALWAYS) {
 			snprintf(err, errlen, "cannot compare: %s", why);
 			r = PROFILE_NO_BASE;

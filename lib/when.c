@@ -1,4 +1,6 @@
 /* The time format of our replies (see when.h). */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <time.h>
 
@@ -12,4 +14,13 @@ const char *fmt_time(char *buf, size_t len, time_t t)
 	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(buf, len, "?");
 	return buf;
+}
+
+long long file_mtime_ns(int fd, const char *path)
+{
+	struct stat sb;
+
+	if ((fd != -1 ? fstat(fd, &sb) : stat(path, &sb)) == -1)
+		return 0;
+	return (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
 }

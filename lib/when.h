@@ -11,4 +11,9 @@
 /* @p t into @p buf, which it returns; "?" if it cannot be shown. */
 const char *fmt_time(char *buf, size_t len, time_t t);
 
+/* When a file was last written, in ns since the epoch: open @p fd's
+ * (when not -1) or @p path's; 0 if it cannot be known. A profile is
+ * filed by it (pprof's time_nanos, from the dump's file). */
+long long file_mtime_ns(int fd, const char *path);
+
 #endif
