@@ -186,8 +186,8 @@ int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
 static void route_pprof_heap(struct http_ctx *ctx)
 {
 	enum dump_view view = ctx->route->view;
-	int allocs = view == DUMP_VIEW_PPROF_ALLOCS;
 	const char *why = NULL;
+	char name[64];
 	unsigned seconds;
 
 	if (http_seconds_arg(evhttp_find_header(ctx->query, "seconds"),
@@ -195,12 +195,12 @@ static void route_pprof_heap(struct http_ctx *ctx)
 		http_error(ctx->req, 400, "%s", why);
 		return;
 	}
+	/* Go's names: heap, allocs; a delta's with -delta. */
+	snprintf(name, sizeof(name), "attachment; filename=\"%s%s\"",
+	    view == DUMP_VIEW_PPROF_ALLOCS ? "allocs" : "heap",
+	    seconds != 0 ? "-delta" : ".pb.gz");
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
-	    "Content-Disposition",
-	    seconds != 0 ? (allocs ? "attachment; filename=\"allocs-delta\""
-	                           : "attachment; filename=\"heap-delta\"")
-	        : allocs ? "attachment; filename=\"allocs.pb.gz\""
-	                 : "attachment; filename=\"heap.pb.gz\"");
+	    "Content-Disposition", name);
 	http_job(ctx,
 	    &(struct job_req){.kind = ctx->route->job,
 	        .who = ctx->path,
