@@ -203,9 +203,8 @@ int http_word_serves(const struct http_ctx *ctx, const char *w);
 /* Why this request may not change state (NULL: it may). */
 const char *http_csrf_refusal(struct evhttp_request *req);
 
-/* struct out's write into the evbuffer @p arg; and a struct out onto
- * @p b, the HTTP face's adapter of lib's output interface. */
-void http_out(void *arg, const void *buf, size_t len);
+/* A struct out onto @p b: the HTTP face's adapter of lib's output
+ * interface. */
 struct out http_out_of(struct evbuffer *b);
 
 /* --- history.c -------------------------------------------------------- */

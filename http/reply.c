@@ -157,7 +157,7 @@ static void http_job_error(struct evhttp_request *req,
 }
 
 /* struct out's write into an evbuffer. */
-void http_out(void *arg, const void *buf, size_t len)
+static void http_out(void *arg, const void *buf, size_t len)
 {
 	(void)evbuffer_add(arg, buf, len);
 }
@@ -217,7 +217,7 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 		    "Age", age);
 	}
 	if (p->word) { /* jmfp's path, jmdf's after its table */
-		struct out out = {.write = http_out, .arg = b};
+		struct out out = http_out_of(b);
 		proto_render_dump(&out, r);
 	}
 	http_reply(p->req, 200, p->ctype, b);

@@ -457,8 +457,7 @@ static void route_word(struct http_ctx *ctx)
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
 		return;
 	}
-	out.write = http_out;
-	out.arg = b;
+	out = http_out_of(b);
 	r = proto_dispatch(&ctx->m->proto, w, &out, &res);
 	if (r == PROTO_JOB) {
 		evbuffer_free(b);
