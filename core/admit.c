@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "admit.h"
+#include "cause.h"
 #include "core.h"
 #include "dumper.h"
 #include "dumps.h"
@@ -128,6 +129,7 @@ static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
 	j->cfg = *c->cfg;
 	j->kind = JOB_DUMP;
 	j->scheduled = req->who == NULL;
+	j->cause = req->cause != CAUSE_NONE ? req->cause : CAUSE_WORD;
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
 	j->symbolized = c->pol.symbolized;
 	/* jmdf compares with the module's last kept dump. */

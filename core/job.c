@@ -14,8 +14,10 @@
 
 #include "admit.h"
 #include "body.h"
+#include "cause.h"
 #include "core.h"
 #include "dumper.h"
+#include "jm4lw.h"
 #include "job.h"
 #include "profile.h"
 #include "publish.h"
@@ -210,6 +212,11 @@ void core_job_done(struct core *c, const struct job *j)
 	c->st.dumps_deleted += r->deleted;
 	if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
 		c->st.dumps_written++;
+		/* Each kept dump's line says why it was taken, as its name
+		 * does (core/cause.h). */
+		if (r->status == DUMP_OK)
+			core_logf(&c->log, JM4LW_LOG_INFO, "%s dump: %s",
+			    cause_name(j->cause), r->path);
 		snprintf(c->last_dump, sizeof(c->last_dump), "%s", r->path);
 		c->last_dump_time = time(NULL);
 		/* An older baseline predates this dump; without growth, a

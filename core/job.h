@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "cause.h"
 #include "config_struct.h"
 #include "dumper.h"
 #include "ops.h"
@@ -44,6 +45,9 @@ struct job_req {
 	 * schedule, whose reason (interval, growth) is @c why. */
 	const char *who;
 	const char *why;
+	/* Why a dump it keeps is taken (its name says it); CAUSE_NONE:
+	 * CAUSE_WORD, the words' entry (a host's jm4lw_reply_builtin). */
+	enum dump_cause cause;
 	enum dump_view view; /* JOB_DUMP, JOB_RENDER: what to answer with */
 	int with_base;       /* JOB_DUMP: compare with the last kept dump */
 	const char *name;    /* JOB_RENDER: a kept dump's name */
@@ -66,7 +70,8 @@ struct job {
 	const struct core_ops *ops;
 	struct jm4lw_config cfg;
 	int scheduled;
-	int want_alloc; /* read stats.allocated after (dump_on_growth) */
+	enum dump_cause cause; /* its kept dump's, in the name */
+	int want_alloc;        /* read stats.allocated after (dump_on_growth) */
 	enum job_kind kind;
 	int symbolized; /* also write <dump>.symbolized (dump_symbolized) */
 	int with_base;  /* compare with base (jmdf; HTTP's base=previous) */

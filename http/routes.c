@@ -461,6 +461,7 @@ static void route_word(struct http_ctx *ctx)
 	r = proto_dispatch(&ctx->m->proto, w, &out, &res);
 	if (r == PROTO_JOB) {
 		evbuffer_free(b);
+		res.req.cause = CAUSE_HTTP;
 		http_job(ctx, &res.req, views[res.req.view].ctype, 1);
 		return;
 	}

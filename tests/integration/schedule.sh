@@ -26,7 +26,7 @@ need nc.openbsd timeout find realpath sha256sum
 [ -x "$JM4LWD" ] || die "$JM4LWD is not executable"
 
 # Our dumps, as find(1) sees them: regular files named exactly so.
-OURS_RE='.*/jm4lw\.[0-9]+\.[0-9]+\.heap'
+OURS_RE='.*/jm4lw\.[0-9]+\.[0-9]+\.[a-z]\.heap'
 
 # --- helpers -------------------------------------------------------------------
 

@@ -270,7 +270,7 @@ fork_mid_dump() {
 		printf 'jmfp\n' | timeout 300 nc.openbsd 127.0.0.1 "$cport" >"$W/c.jmfp"
 		t1=$(date +%s)
 		echo "$((t1 - t0))" >>"$W/childtimes"
-		grep -Eq "^/.*\.$cpid\.[0-9]+\.heap\$" "$W/c.jmfp" ||
+		grep -Eq "^/.*\.$cpid\.[0-9]+\.[a-z]\.heap\$" "$W/c.jmfp" ||
 			bad "fork child: jmfp after $((t1 - t0)) s: $(head -1 "$W/c.jmfp")"
 		forks=$((forks + 1))
 	fi
@@ -415,7 +415,7 @@ fi
 
 # The logs: nothing at WARN or worse but the expected refusals.
 errs=$(cat "$ALOG" "$W/leak/err" "$JLOG" | grep -Ei 'error|warn|fail' |
-	grep -Ev "$REFUSAL|retention: deleted|interval dump|growth dump|reloaded" | sort | uniq -c | sort -rn | head -10)
+	grep -Ev "$REFUSAL|retention: deleted|schedule dump|growth dump|reloaded" | sort | uniq -c | sort -rn | head -10)
 assert_eq "no error line in the logs but the expected refusals" "" "$errs"
 echo "# dumps written by the agent: $(grep -c 'dump: /' "$ALOG"), deleted by retention: $(grep -c 'retention: deleted' "$ALOG")"
 # The disk guard refused while the tmpfs was full, and dumps came back.
