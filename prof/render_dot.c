@@ -144,14 +144,16 @@ static int dot_edge_cmp(const void *a, const void *b)
 }
 
 /* A value as the labels show it: bytes through the one byte formatter,
- * objects whole; a difference's with its sign. */
+ * objects whole; a difference's with its sign. x is clamped first, so
+ * the cast is defined. */
 static const char *dot_value(char *buf, size_t len, double x,
     enum render_value v, int diff)
 {
 	x = render_clamp(x);
 	if (v == RENDER_SPACE)
 		return fmt_bytes_as(buf, len, x, diff ? BYTES_SIGN : 0);
-	snprintf(buf, len, "%s%lld", diff && x > 0 ? "+" : "", render_round(x));
+	/* Truncated, as render_text's (jeprof's int()): the two agree. */
+	snprintf(buf, len, "%s%lld", diff && x >= 1 ? "+" : "", (long long)x);
 	return buf;
 }
 
