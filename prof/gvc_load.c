@@ -1,10 +1,24 @@
 /*
- * gvc_load: libgvc.so.6 dlopen()ed on the first call graph drawn as SVG,
+ * gvc_load: libgvc.so.6 loaded on the first call graph drawn as SVG,
  * with the two plugins that drawing needs (the dot layout, the core
  * renderers), once, under pthread_once; each drawing under one mutex.
  * Why not linked: see gvc_load.h.
+ *
+ * Loaded with dlmopen into a link-map namespace of its own, not with
+ * dlopen: in the host's namespace Graphviz's calls bind to the host's
+ * exported functions first, and hosts export names Graphviz has too,
+ * meaning something else (redis-server, linked -rdynamic, exports
+ * zmalloc, which does not zero as Graphviz's does, and a zrealloc of
+ * two arguments where Graphviz's takes four: the layout crashed the
+ * host). RTLD_DEEPBIND would prefer Graphviz's own names but hand it
+ * libc's malloc while libc's strdup still calls the host's (jemalloc),
+ * freeing one's memory with the other's free. In its own namespace it
+ * sees only itself and its own copy of libc (whose malloc maps its own
+ * memory, not the host allocator's), and nothing crosses but a string
+ * in and one out, which it frees itself.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -78,15 +92,20 @@ static void gvc_load_once(void)
 	const char *dl;
 	char *slash;
 	Dl_info info;
+	Lmid_t lmid;
 	size_t i;
 
 	if (name == NULL || name[0] == '\0')
 		name = GVC_SONAME;
-	/* RTLD_LOCAL: its symbols stay out of the host's namespace. */
-	if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+	if ((lib = dlmopen(LM_ID_NEWLM, name, RTLD_NOW | RTLD_LOCAL)) == NULL) {
 		snprintf(gvc_why, sizeof(gvc_why),
 		    "%.200s cannot be loaded: %.250s", name, dlerror());
 		return;
+	}
+	if (dlinfo(lib, RTLD_DI_LMID, &lmid) == -1) {
+		snprintf(gvc_why, sizeof(gvc_why), "%.200s: %.250s", name,
+		    dlerror());
+		goto fail;
 	}
 	/* dlsym on the handle searches libgvc's dependencies too:
 	 * libcgraph's agmemread, agclose and agseterrf. */
@@ -128,7 +147,8 @@ static void gvc_load_once(void)
 	for (i = 0; i < sizeof(gvc_plugins) / sizeof(gvc_plugins[0]); i++) {
 		snprintf(path, sizeof(path), "%s/graphviz/%s", dir,
 		    gvc_plugins[i].file);
-		if ((plug = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL ||
+		if ((plug = dlmopen(lmid, path, RTLD_NOW | RTLD_LOCAL)) ==
+		        NULL ||
 		    (fn = dlsym(plug, gvc_plugins[i].sym)) == NULL) {
 			dl = dlerror();
 			snprintf(gvc_why, sizeof(gvc_why),
