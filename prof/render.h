@@ -109,16 +109,17 @@ int render_collapsed(FILE *out, const struct heap_profile *hp,
  * defaults (--nodefraction=0.005 --edgefraction=0.001 --nodecount=80,
  * and its maxdegree of 8). */
 struct render_dot_opts {
-	double nodefraction; /* nodes of |cum| at most this x total go */
-	double edgefraction; /* edges of |value| at most this x total go */
-	size_t nodecount;    /* at most this many nodes, heaviest first */
-	size_t maxdegree;    /* at most this many edges into and out of a
-	                        node (the first into it always stays) */
-	const char *program; /* the graph's name and the legend's first
-	                        line; NULL: "heap profile" */
-	const char *title;   /* "live heap", "heap growth"; NULL: a default */
+	double nodefraction;  /* nodes of |cum| at most this x total go */
+	double edgefraction;  /* edges of |value| at most this x total go */
+	size_t nodecount;     /* at most this many nodes, heaviest first */
+	size_t maxdegree;     /* at most this many edges into and out of a
+	                         node (the first into it always stays) */
+	const char *program;  /* the graph's name and the legend's first
+	                         line; NULL: "heap profile" */
+	const char *title;    /* "live heap", "heap growth"; NULL: a default */
+	const char *fontname; /* every label's font; NULL: Graphviz's own */
 };
-#define RENDER_DOT_OPTS 0.005, 0.001, 80, 8, NULL, NULL
+#define RENDER_DOT_OPTS 0.005, 0.001, 80, 8, NULL, NULL, NULL
 
 /* Graphviz dot of the call graph, as jeprof --dot: a box per function
  * (self and "of" cumulative, each with its share; the font grows with

@@ -448,6 +448,13 @@ int render_dot(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
 	fputs("digraph \"", out);
 	dot_str(out, o.program != NULL ? o.program : "heap profile", 0);
 	fputs("\" {\nnode [width=0.375,height=0.25];\n", out);
+	if (o.fontname != NULL) {
+		fputs("node [fontname=\"", out);
+		dot_str(out, o.fontname, 0);
+		fputs("\"];\nedge [fontname=\"", out);
+		dot_str(out, o.fontname, 0);
+		fputs("\"];\n", out);
+	}
 	dot_legend(out, hp, v, &o, total, moved, shown, nshown, g.nfn,
 	    dropped_nodes, dropped_cum, dropped_edges, dropped_w);
 	for (i = 0; i < nshown; i++)

@@ -114,6 +114,12 @@ static int view_callgraph(FILE *out, const struct heap_profile *hp,
 {
 	struct render_dot_opts o = view_dot_opts(hp, a);
 
+	/* Laid out without the text-layout plugin (see gvc_load.c), dot
+	 * sizes labels from its own metrics, and a browser draws them in
+	 * the fonts it has: in a monospace face the two agree (any one is
+	 * about 0.6 em a character, as dot's Courier), where Times and the
+	 * browser's serif do not and labels overran their boxes. */
+	o.fontname = "Courier";
 	return render_callgraph(out, hp, sym, view_value(a), &o);
 }
 
