@@ -135,6 +135,9 @@ const struct view views[DUMP_VIEW_COUNT] = {
     /* No rendering, no name: a delta's first dump, its sealed memfd
      * itself, kept by the job service until the second is subtracted. */
     [DUMP_VIEW_BASE] = {.ctype = BINARY, .word = "jmtp"},
+    /* Not a view of a profile: the recent allocations' job's answer
+     * (prof/recent.c). */
+    [DUMP_VIEW_RECENT] = {.ctype = TEXT, .word = "jmrc"},
 };
 
 /* The row whose format name is @p name. */
