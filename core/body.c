@@ -215,8 +215,9 @@ int body_recent(struct job *j)
 {
 	char dir[PATH_MAX];
 	int e = j->recent_err;
+	int rv = -1;
 
-	if (e != 0) {
+	if (e != 0)
 		/* Admission saw prof_recent there: ENOENT now is a race
 		 * with nothing, but say it as plainly. */
 		dump_why(&j->res, DUMP_FAILED,
@@ -224,16 +225,15 @@ int body_recent(struct job *j)
 		    "recent allocations failed: "
 		    "experimental.prof_recent.alloc_dump: %s",
 		    strerror(e));
-		return -1;
+	else if (job_stage(j, "recent allocations", dir, sizeof(dir)) == 0) {
+		if (dump_render(j, NULL, dir) == 0)
+			j->res.status = DUMP_OK;
+		rv = 0;
 	}
-	if (job_stage(j, "recent allocations", dir, sizeof(dir)) == -1)
-		return -1;
-	if (dump_render(j, NULL, dir) == 0)
-		j->res.status = DUMP_OK;
 	free(j->recent);
 	j->recent = NULL;
 	j->recent_len = j->recent_cap = 0;
-	return 0;
+	return rv;
 }
 
 /*

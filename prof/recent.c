@@ -492,6 +492,10 @@ int recent_parse(const char *buf, size_t len, int cut, struct recent *r,
 	}
 	return 0;
 fail:
+	if (cut && s.eof && (seen & 4)) { /* cut after the records */
+		r->cut = 1;
+		return 0;
+	}
 	recent_free(r);
 	return -1;
 }
