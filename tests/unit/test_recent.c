@@ -115,6 +115,39 @@ static void test_good_and_freed(void **state)
 	recent_free(&r);
 }
 
+/* What jemalloc 5.3.0 really wrote (the fuzzer's seed, from a program
+ * with a named thread, another thread, and frees). */
+static void test_real_dump(void **state)
+{
+	char buf[16384];
+	struct recent r;
+	size_t n, i, freed = 0;
+	FILE *f;
+
+	(void)state;
+	f = fopen(JM4LW_SOURCE_DIR
+	    "/tests/fuzz/corpus_recent/real-freed-and-threads",
+	    "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_int_equal(recent_parse(buf, n, 0, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.n, 11);
+	assert_int_equal(r.max, 20);
+	assert_int_equal(r.sample_interval, 1);
+	assert_string_equal(r.rec[0].alloc.thread, "named thread");
+	assert_string_equal(r.rec[10].alloc.thread, "");
+	for (i = 0; i < r.n; i++) {
+		freed += r.rec[i].has_free;
+		assert_true(r.rec[i].alloc.n > 0);
+		if (r.rec[i].has_free)
+			assert_true(
+			    r.rec[i].free.time_ns >= r.rec[i].alloc.time_ns);
+	}
+	assert_int_equal(freed, 5);
+	recent_free(&r);
+}
+
 /* jemalloc writes strings unescaped: a backslash is a byte, a long name
  * is cut to what a record keeps. */
 static void test_names(void **state)
@@ -454,6 +487,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_good_and_freed),
+	    cmocka_unit_test(test_real_dump),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_cut),
 	    cmocka_unit_test(test_hostile),
