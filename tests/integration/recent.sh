@@ -10,7 +10,9 @@
 #    live=1 and min_size=N filters hold, bad values are 400, /4lw/jmrc is
 #    the word; SIGHUP with recent_max = 0 turns it off with one clear line
 #    (409 on HTTP) and another value sets alloc_max;
-#  - without profiling, jmrc says so in one line.
+#  - without profiling, jmrc says so in one line;
+#  - the allow list refuses the word and its route alike; readonly
+#    serves them.
 #
 #	bash recent.sh   (JEPROF_HOST, JM4LWD; else build/)
 . "$(dirname "$0")/../lib.sh"
@@ -163,7 +165,26 @@ case_no_profiling() {
 	stop_daemon
 }
 
+# The allow list governs the word and its route alike; readonly serves it.
+case_allow() {
+	local d
+	d=$(scratch allow)
+	printf 'allow = ruok, mntr\n' >"$d/jm4lwd.conf"
+	start_daemon -C "$d" -e "$PROF_ON" -- -f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return 1
+	ask jmrc >"$d/refused.out"
+	assert_bytes "allow = ruok, mntr: jmrc refused with ZooKeeper's line" "$d/refused.out" \
+		'jmrc is not executed because it is not in the whitelist.\n'
+	assert_http "allow = ruok, mntr: /jemalloc/recent is 403" 403 refused /jemalloc/recent
+	printf 'allow = readonly\n' >"$d/jm4lwd.conf"
+	kill -HUP "$PID"
+	wait_log '^jm4lwd: configuration reloaded' 10 || fail "SIGHUP: reload logged" "$(show_tail "$DLOG")"
+	ask jmrc >"$d/ro.out"
+	assert_grep "allow = readonly: jmrc is served" '^# [0-9]+ of [0-9]+ recent sampled allocations' "$d/ro.out"
+	stop_daemon
+}
+
 case_host
 case_daemon
 case_no_profiling
+case_allow
 finish
