@@ -562,15 +562,22 @@ static int text_frames(FILE *out, struct render_view *v, const struct recent *r,
 	return 0;
 }
 
-/* "thread 3" or "thread 3 (name)". */
+/* "t3" or "t3 (name)": a name is the program's (thread.prof.name), any
+ * bytes, so a control byte in it becomes '?' and each record stays one
+ * line. */
 static const char *fmt_thread(char *buf, size_t len,
     const struct recent_site *s)
 {
+	char *p;
+
 	if (s->thread[0] != '\0')
 		snprintf(buf, len, "t%llu (%s)", (unsigned long long)s->tid,
 		    s->thread);
 	else
 		snprintf(buf, len, "t%llu", (unsigned long long)s->tid);
+	for (p = buf; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return buf;
 }
 

@@ -28,6 +28,7 @@
 #include "recent.h"
 #include "recentjob.h"
 #include "result.h"
+#include "symbolize.h"
 
 static char err[512];
 
@@ -166,6 +167,38 @@ static void test_names(void **state)
 	    name);
 	assert_int_equal(parse(doc, &r), 0);
 	assert_int_equal(strlen(r.rec[0].alloc.thread), RECENT_NAME_MAX - 1);
+	recent_free(&r);
+}
+
+/* A thread's name with a newline and an escape: the screen keeps one
+ * line a record, the JSON escapes them. */
+static void test_names_rendered(void **state)
+{
+	static const char doc[] =
+	    DOC(REC(",\"alloc_thread_name\":\"a\nb\033[31m\""));
+	char *buf = NULL;
+	size_t len = 0;
+	struct recent r;
+	struct recent_opts o = {.now_ns = 10};
+	struct heap_profile hp;
+	struct symbolizer *s;
+	FILE *f;
+
+	(void)state;
+	memset(&hp, 0, sizeof(hp));
+	assert_int_equal(parse(doc, &r), 0);
+	assert_non_null(s = sym_new(&hp, NULL, err, sizeof(err)));
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(recent_render_text(f, &r, s, &o), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "t1 (a?b?[31m)"));
+	free(buf);
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(recent_render_json(f, &r, s, &o), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"thread_name\":\"a\\nb\\u001b[31m\""));
+	free(buf);
+	sym_free(s);
 	recent_free(&r);
 }
 
@@ -489,6 +522,7 @@ int main(void)
 	    cmocka_unit_test(test_good_and_freed),
 	    cmocka_unit_test(test_real_dump),
 	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_names_rendered),
 	    cmocka_unit_test(test_cut),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test_setup_teardown(test_job_text_and_json, setup,
