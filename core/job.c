@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "publish.h"
 #include "reason.h"
+#include "recentjob.h"
 #include "result.h"
 #include "stage.h"
 #include "view.h"
@@ -36,6 +37,9 @@ void job_release(struct job *j)
 	free(j->addrs);
 	j->addrs = NULL;
 	j->addrs_len = 0;
+	free(j->recent);
+	j->recent = NULL;
+	j->recent_len = j->recent_cap = 0;
 }
 
 /*
@@ -92,6 +96,15 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .locked = stage_prof_dump,
             .counted = 1,
             .shares = 1,
+        },
+    /* jemalloc's last sampled allocations: the read (alloc_dump) is the
+     * lock window; parsing, symbolizing and rendering come after. */
+    [JOB_RECENT] =
+        {
+            .name = "recent allocations",
+            .admit = admit_recent,
+            .steps = {recent_read, body_recent},
+            .locked = recent_read,
         },
 };
 

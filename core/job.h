@@ -31,6 +31,7 @@ enum job_kind {
 	JOB_RENDER,  /* a view of a kept dump (minus another) */
 	JOB_LEAKS,   /* leak suspects over this process's kept dumps */
 	JOB_SCRAPE,  /* a scraper's pprof: a dump, shared (job_entry.shares) */
+	JOB_RECENT,  /* recent sampled allocations (prof_recent) */
 	JOB_KINDS
 };
 
@@ -62,6 +63,9 @@ struct job_req {
 	 * from a fresh one; the admission takes a descriptor of its own. */
 	int has_base_fd;
 	int base_fd;
+	/* JOB_RECENT: only records not freed, and at least this big. */
+	int live_only;
+	unsigned long long min_size;
 };
 
 /* One job, as handed to the worker: inputs copied, so the loop may reload
@@ -88,6 +92,16 @@ struct job {
 	int base_fd;
 	char **leaks; /* JOB_LEAKS: their paths, on the worker */
 	size_t nleaks;
+	/* JOB_RECENT: alloc_dump's JSON as the lock window read it (owned,
+	 * at most RECENT_JSON_MAX bytes: cut says it stopped there), the
+	 * filters, and jemalloc's clock right after. */
+	char *recent;
+	size_t recent_len, recent_cap;
+	int recent_cut;
+	int recent_err; /* the mallctl's answer */
+	int live_only;
+	unsigned long long min_size;
+	unsigned long long recent_now;
 	/* How the job runs its kind's lock window, the step that holds
 	 * jemalloc's profiling locks (prof.dump): @c run(@c ctx, fn, arg)
 	 * runs fn(arg) at the host's priority and returns when it has (the

@@ -502,6 +502,10 @@ const struct http_route http_routes[] = {
         "leak suspects over this process's kept dumps, JSON "
         "(?format=text: jmlk)",
         "jmlk", JOB_LEAKS},
+    {"/jemalloc/recent", HTTP_GET, http_route_recent,
+        "recent sampled allocations, both stacks symbolized, JSON "
+        "(?live=1, ?min_size=N, ?format=text: jmrc)",
+        "jmrc", JOB_RECENT},
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
         "pprof of the live heap, symbolized (go tool pprof); inuse_space "

@@ -186,6 +186,9 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .word = "jmcg",
         .base = VIEW_BASE_MAY,
         .render = view_callgraph},
+    /* Not a view of a profile: the recent allocations' job's answer
+     * (prof/recent.c). */
+    [DUMP_VIEW_RECENT] = {.ctype = TEXT, .word = "jmrc"},
 };
 
 /* The row whose format name is @p name. */

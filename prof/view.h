@@ -34,6 +34,7 @@ enum dump_view {
 	DUMP_VIEW_BASE,         /* the dump as written, a difference's first */
 	DUMP_VIEW_DOT,          /* jmcg: the call graph in Graphviz's dot */
 	DUMP_VIEW_CALLGRAPH,    /* the call graph laid out by libgvc, SVG */
+	DUMP_VIEW_RECENT,       /* jmrc: recent sampled allocations */
 	DUMP_VIEW_COUNT
 };
 

@@ -308,5 +308,10 @@ const struct proto_word proto_words[] = {
         .view = DUMP_VIEW_LEAKS,
         .help = "leak suspects: functions that grew in nearly every "
                 "interval of the kept dumps"},
+    {.name = "jmrc",
+        .job = JOB_RECENT,
+        .view = DUMP_VIEW_RECENT,
+        .help = "recent sampled allocations, newest first: size, age, "
+                "thread, live or freed, where"},
     {.name = NULL},
 };

@@ -505,6 +505,27 @@ def run(c):
     result(ok and view == "svg" and hit, "Draw call graph: an SVG laid out by Graphviz naming %s" % (hit[:2] or "-"),
            "%s %s; %s" % (view, c.ev("document.querySelector('#cg-state').textContent"), texts[:12]))
     c.shot("callgraph.png")
+    # Recent allocations: jemalloc's prof_recent records, redis's own, both
+    # stacks named; then only the live ones of 100 bytes or more.
+    c.click("document.querySelector('#recent-load')")
+    ok = c.wait("/^[0-9]+ of [0-9]+ /.test(document.querySelector('#recent-state').textContent)", 60)
+    rows = table_rows(c, "#rlist")
+    result(ok and rows and all(r[3] == "live" or r[3].startswith("freed") for r in rows),
+           "Recent allocations lists records, live or freed (%d rows)" % len(rows),
+           c.ev("document.querySelector('#recent-state').textContent"))
+    result(any(f in r[4] for r in rows for f in REDIS_FNS),
+           "... where redis allocated them, by name", [r[4] for r in rows[:5]])
+    c.click("document.querySelector('#recent-live')")
+    c.type("#recent-min", "100")
+    c.click("document.querySelector('#recent-load')")
+    ok = c.wait("/only|^[0-9]+ of/.test(document.querySelector('#recent-state').textContent) && "
+                "document.querySelector('#recent-live').checked", 60)
+    c.pump(1.5)
+    rows = table_rows(c, "#rlist")
+    sizes = c.ev("Array.from(document.querySelectorAll('#rlist tbody tr.live, #rlist tbody tr.freed')).length")
+    result(ok and all(r[3] == "live" for r in rows if len(r) == 6),
+           "live only and size >= 100: every row live (%d rows, %s records)" % (len(rows), sizes),
+           rows[:3])
 
     # Allocator detail: jemalloc's JSON as a tree, filtered.
     c.click("document.querySelector('#stats-load')")
