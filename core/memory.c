@@ -78,14 +78,16 @@ static int read_small(const char *dir, const char *name, char *buf, size_t len)
  * a sign, junk, overflow). */
 static int parse_u64(const char *s, const char **end, uint64_t *v)
 {
-	uint64_t n = 0;
+	uint64_t n = 0, d;
 
 	if (*s < '0' || *s > '9')
 		return -1;
 	for (; *s >= '0' && *s <= '9'; s++) {
-		if (n > (UINT64_MAX - 9) / 10)
+		d = (uint64_t)(*s - '0');
+		if (n > UINT64_MAX / 10 ||
+		    (n == UINT64_MAX / 10 && d > UINT64_MAX % 10))
 			return -1;
-		n = n * 10 + (uint64_t)(*s - '0');
+		n = n * 10 + d;
 	}
 	*v = n;
 	if (end != NULL)
@@ -304,7 +306,7 @@ static void cgroup_dir(char *out, size_t len, const char *mount,
 int memory_read(const struct memory_where *w, struct memory_reading *r)
 {
 	char self[PATH_MAX], text[FILE_MAX], v2[PATH_MAX / 2], v1[PATH_MAX / 2];
-	char mount[PATH_MAX / 2], dir[PATH_MAX], psi[FILE_MAX];
+	char mount[PATH_MAX / 2], dir[PATH_MAX], v2dir[PATH_MAX], psi[FILE_MAX];
 	const char *psi_dir = NULL;
 	uint64_t vm;
 
@@ -320,9 +322,10 @@ int memory_read(const struct memory_where *w, struct memory_reading *r)
 		    (int)(sizeof(mount) - 1), mount);
 		if (access(dir, F_OK) != 0)
 			snprintf(mount, sizeof(mount), "%s", w->cgroup_root);
-		cgroup_dir(dir, sizeof(dir), mount, strcmp(v2, "/") ? v2 : "");
-		if (memory_read_v2(mount, dir, r) == 0)
-			psi_dir = dir;
+		cgroup_dir(v2dir, sizeof(v2dir), mount,
+		    strcmp(v2, "/") ? v2 : "");
+		(void)memory_read_v2(mount, v2dir, r);
+		psi_dir = v2dir; /* with a limit or without */
 	}
 	if (r->source == MEMORY_NONE && v1[0] != '\0') {
 		snprintf(mount, sizeof(mount), "%s/memory", w->cgroup_root);

@@ -916,7 +916,7 @@ static const struct config_key *key_find(const char *name)
 /* "unknown key" with the list of keys there are. */
 static int unknown_key(const char *name, char *err, size_t errlen)
 {
-	char q[96], keys[512];
+	char q[96], keys[1024];
 	size_t i, o = 0;
 
 	keys[0] = '\0';
@@ -1166,7 +1166,7 @@ struct config_load {
 	int line_bad;            /* the current line is already an error */
 	int seen[NKEYS];         /* line each key was set on */
 	int err_line;            /* first line we found wrong, 0 if none */
-	char err[512];           /* and why */
+	char err[1024];          /* and why (unknown_key lists every key) */
 };
 
 /* Note the first error we find; inih reports only the first as well. */
@@ -1317,7 +1317,7 @@ static int load_key(void *arg, const char *section, const char *name,
 {
 	struct config_load *l = arg;
 	const struct config_key *k;
-	char why[512], q[96];
+	char why[1024], q[96];
 
 	if (name == NULL)
 		return 1; /* a section start, if inih was built to report it */
