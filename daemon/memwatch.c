@@ -270,8 +270,11 @@ void memwatch_apply(struct jm4lw *m)
 	    strcmp(w->root, m->cfg.memory_cgroup_root) == 0)
 		return;
 	memwatch_free(m);
-	if (!on)
+	if (!on) { /* its figures go with it; its counters stay */
+		m->core.mem.have = 0;
+		m->core.mem.threshold = 0;
 		return;
+	}
 	if ((m->memwatch = memwatch_start(m)) == NULL)
 		log_msg(m, JM4LW_LOG_WARN,
 		    "dump_on_memory: cannot start the watcher thread (%s); "
