@@ -414,3 +414,10 @@ void memory_rearm(struct memory_state *s)
 {
 	s->fired_usage = s->fired_psi = 0;
 }
+
+int memory_policy_same(const struct memory_policy *a,
+    const struct memory_policy *b)
+{
+	return a->bytes == b->bytes && a->pct == b->pct && a->psi == b->psi &&
+	    a->psi_full == b->psi_full;
+}

@@ -86,6 +86,7 @@ struct memory_state {
 	int fired_usage, fired_psi;  /* dumped; waits to fall back */
 	int asking;                  /* a dump is out */
 	enum memory_trigger pending; /* what it was asked for */
+	struct memory_policy armed;  /* the policy it was armed under */
 	uint64_t dumps[MEMORY_TRIGGERS];
 };
 
@@ -105,5 +106,9 @@ void memory_dumped(struct memory_state *s, int ok);
 
 /* The state after a new policy: armed again, counters kept. */
 void memory_rearm(struct memory_state *s);
+
+/* Do two policies say the same? */
+int memory_policy_same(const struct memory_policy *a,
+    const struct memory_policy *b);
 
 #endif /* JM4LW_MEMORY_H */

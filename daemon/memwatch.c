@@ -264,8 +264,12 @@ void memwatch_apply(struct jm4lw *m)
 	int on = memory_policy_on(&m->core.pol.mem);
 
 	/* A new policy starts armed: a threshold lowered below the usage
-	 * dumps at the next reading. */
-	memory_rearm(&m->core.mem);
+	 * dumps at the next reading. A reload that left it alone does not
+	 * re-arm (it would dump again while usage stays above). */
+	if (!memory_policy_same(&m->core.mem.armed, &m->core.pol.mem)) {
+		memory_rearm(&m->core.mem);
+		m->core.mem.armed = m->core.pol.mem;
+	}
 	if (w != NULL && on && w->interval == m->cfg.memory_check_interval &&
 	    strcmp(w->root, m->cfg.memory_cgroup_root) == 0)
 		return;

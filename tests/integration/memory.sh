@@ -113,6 +113,13 @@ assert_cmd "the watcher sees 900000000" \
 put memory.current '1000000000\n'
 assert_cmd "below 95% and across again: the second dump" \
 	wait_mntr jm4lw_memory_dumps_cgroup_v2 -eq 2
+conf "dump_on_memory = 90%" "
+dump_on_memory_psi = some 10%
+dump_keep = 100"
+assert_cmd "SIGHUP that leaves dump_on_memory alone" reload
+sleep 1.5
+assert_eq "still above after that reload: no third dump" 2 \
+	"$(mntr jm4lw_memory_dumps_cgroup_v2)"
 
 put memory.pressure 'some avg10=25.00 avg60=3.00 avg300=0.50 total=123\nfull avg10=1.00 avg60=0.00 avg300=0.00 total=7\n'
 assert_cmd "memory pressure (some avg10 25% >= 10%): a PSI dump" \

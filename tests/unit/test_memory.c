@@ -299,6 +299,11 @@ static void test_hysteresis(void **state)
 	memory_dumped(&s, 1);
 	assert_int_equal(s.dumps[MEMORY_CGROUP_V1], 2);
 	/* A new policy re-arms, the counters stay. */
+	assert_true(memory_policy_same(&p, &(struct memory_policy){.pct = 90}));
+	assert_false(
+	    memory_policy_same(&p, &(struct memory_policy){.pct = 91}));
+	assert_false(memory_policy_same(&p,
+	    &(struct memory_policy){.pct = 90, .psi = 100}));
 	memory_rearm(&s);
 	assert_int_equal(memory_check(&s, &p, &r), MEMORY_CGROUP_V1);
 	memory_dumped(&s, 1);
