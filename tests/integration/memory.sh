@@ -92,6 +92,12 @@ assert_grep "its line: v2's figures and memory.events" \
 	'memory dump: .*/jm4lw\.[0-9]+\.[0-9]+\.o\.heap \(cgroup v2: usage 953\.7 MiB of 1\.0 GiB limit, 93\.1% >= 90%; memory\.events high 2 max 1 oom_kill 0\)' \
 	"$DLOG"
 assert_eq "one .o.heap" 1 "$(odumps)"
+first=$(find "$T/dumps" -maxdepth 1 -name 'jm4lw.*.o.heap')
+assert_eq "it is pinned: read-only" 400 "$(stat -c %a "$first")"
+assert_http "fetched through /jemalloc/dump?name=" 200 fetch \
+	"/jemalloc/dump?name=${first##*/}&format=raw"
+assert_eq "fetched: released, an ordinary dump again" 600 \
+	"$(stat -c %a "$first")"
 
 put memory.current '1010000000\n'
 assert_cmd "the watcher sees the higher usage" \
