@@ -84,6 +84,45 @@ static int view_symbolized(FILE *out, const struct heap_profile *hp,
 	    a->raw != NULL ? a->raw : "", a->rawlen);
 }
 
+/* The call graph's options: the profile's program as its name. */
+static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
+    const struct view_args *a)
+{
+	struct render_dot_opts o = {RENDER_DOT_OPTS};
+	size_t i;
+
+	o.program = a->binary != NULL ? a->binary : hp->binary;
+	for (i = 0; o.program == NULL && i < hp->nmaps; i++)
+		if (hp->maps[i].path[0] == '/')
+			o.program = hp->maps[i].path;
+	o.title = a->title;
+	return o;
+}
+
+/* jeprof --dot's call graph. */
+static int view_dot(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	struct render_dot_opts o = view_dot_opts(hp, a);
+
+	return render_dot(out, hp, sym, view_value(a), &o);
+}
+
+/* The same laid out as SVG by Graphviz, or its dot text saying why not. */
+static int view_callgraph(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	struct render_dot_opts o = view_dot_opts(hp, a);
+
+	/* Laid out without the text-layout plugin (see gvc_load.c), dot
+	 * sizes labels from its own metrics, and a browser draws them in
+	 * the fonts it has: in a monospace face the two agree (any one is
+	 * about 0.6 em a character, as dot's Courier), where Times and the
+	 * browser's serif do not and labels overran their boxes. */
+	o.fontname = "Courier";
+	return render_callgraph(out, hp, sym, view_value(a), &o);
+}
+
 const struct view views[DUMP_VIEW_COUNT] = {
     [DUMP_VIEW_NONE] = {.ctype = TEXT, .word = "jmfp", .keeps = 1},
     [DUMP_VIEW_COLLAPSED] = {.name = "collapsed",
@@ -135,6 +174,18 @@ const struct view views[DUMP_VIEW_COUNT] = {
     /* No rendering, no name: a delta's first dump, its sealed memfd
      * itself, kept by the job service until the second is subtracted. */
     [DUMP_VIEW_BASE] = {.ctype = BINARY, .word = "jmtp"},
+    /* The call graph, jeprof --dot's: for dot -Tsvg, or laid out here
+     * by libgvc where the machine has it (render_callgraph). */
+    [DUMP_VIEW_DOT] = {.name = "dot",
+        .ctype = "text/vnd.graphviz; charset=utf-8",
+        .word = "jmcg",
+        .base = VIEW_BASE_MAY,
+        .render = view_dot},
+    [DUMP_VIEW_CALLGRAPH] = {.name = "callgraph",
+        .ctype = SVG,
+        .word = "jmcg",
+        .base = VIEW_BASE_MAY,
+        .render = view_callgraph},
 };
 
 /* The row whose format name is @p name. */

@@ -32,6 +32,8 @@ enum dump_view {
 	DUMP_VIEW_PPROF_ALLOCS, /* /debug/pprof/allocs: pprof, alloc_space
 	                           first in the tools' eyes, as Go's */
 	DUMP_VIEW_BASE,         /* the dump as written, a difference's first */
+	DUMP_VIEW_DOT,          /* jmcg: the call graph in Graphviz's dot */
+	DUMP_VIEW_CALLGRAPH,    /* the call graph laid out by libgvc, SVG */
 	DUMP_VIEW_COUNT
 };
 

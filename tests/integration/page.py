@@ -486,13 +486,25 @@ def run(c):
 
     # Dumps: every format downloads.
     links = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')[0].querySelectorAll('a')).map(a => [a.textContent, a.getAttribute('href'), a.getAttribute('download')])")
-    result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text"],
-           "each dump has raw, symbolized, pprof, collapsed, svg and text links", links)
+    result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text", "dot", "callgraph"],
+           "each dump has raw, symbolized, pprof, collapsed, svg, text, dot and callgraph links", links)
     for name, href, dl in links:
         code, body = get(href)
-        want = {"raw": b"heap_v2/", "pprof": b"\x1f\x8b", "svg": b"<?xml"}.get(name, b"")
+        want = {"raw": b"heap_v2/", "pprof": b"\x1f\x8b", "svg": b"<?xml", "dot": b"digraph",
+                "callgraph": b"<?xml"}.get(name, b"")
         result(code == 200 and len(body) > 0 and body.startswith(want),
                "the %s link answers 200 (%d bytes, saved as %s)" % (name, len(body), dl), body[:60])
+
+    # The call graph: Graphviz's SVG drawn in the page, naming Redis's own.
+    c.pump(1.2)  # dump_min_interval
+    c.click("document.querySelector('#cg-load')")
+    ok = c.wait("document.querySelector('#callgraph').dataset.loaded", 60)
+    view = c.ev("document.querySelector('#cg-graph').dataset.view")
+    texts = c.ev("Array.from(document.querySelectorAll('#cg-graph svg text')).map(t => t.textContent)") or []
+    hit = [f for f in REDIS_FNS if f in texts]
+    result(ok and view == "svg" and hit, "Draw call graph: an SVG laid out by Graphviz naming %s" % (hit[:2] or "-"),
+           "%s %s; %s" % (view, c.ev("document.querySelector('#cg-state').textContent"), texts[:12]))
+    c.shot("callgraph.png")
 
     # Allocator detail: jemalloc's JSON as a tree, filtered.
     c.click("document.querySelector('#stats-load')")

@@ -1483,11 +1483,11 @@ static void test_views_table(void **state)
 		assert_int_equal(views[v].keeps,
 		    v == DUMP_VIEW_NONE || v == DUMP_VIEW_DIFF);
 	}
-	assert_int_equal(view_by_name("dot"), -1);
+	assert_int_equal(view_by_name("gif"), -1);
 	assert_string_equal(view_names(names, sizeof(names), 0),
-	    "collapsed, raw, svg, pprof, text or symbolized");
+	    "collapsed, raw, svg, pprof, text, symbolized, dot or callgraph");
 	assert_string_equal(view_names(names, sizeof(names), 1),
-	    "collapsed, svg, pprof, text or symbolized");
+	    "collapsed, svg, pprof, text, symbolized, dot or callgraph");
 	for (w = proto_words; w->name != NULL; w++)
 		if (w->job == JOB_DUMP)
 			assert_string_equal(views[w->view].word, w->name);
