@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "answer.h"
@@ -136,15 +137,23 @@ void answer_figures_prometheus(struct out *out, const void *result)
 {
 	const struct answer_figures *a = result;
 	const struct figure *f;
+	const char *family = NULL;
 	size_t i;
 
 	for (i = 0; i < figures_count; i++) {
 		f = &figures[i];
 		if (f->metric == NULL || !a->v[i].have || f->type == FIG_TEXT)
 			continue;
-		out_printf(out, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n",
-		    f->metric, f->help, f->metric,
-		    f->type == FIG_COUNTER ? "counter" : "gauge", f->metric,
+		/* A labelled family's rows follow each other: one HELP. */
+		if (family == NULL || strcmp(family, f->metric) != 0)
+			out_printf(out, "# HELP %s %s\n# TYPE %s %s\n",
+			    f->metric, f->help, f->metric,
+			    f->type == FIG_COUNTER ? "counter" : "gauge");
+		family = f->metric;
+		out_printf(out, "%s%s%s%s %llu\n", f->metric,
+		    f->labels != NULL ? "{" : "",
+		    f->labels != NULL ? f->labels : "",
+		    f->labels != NULL ? "}" : "",
 		    (unsigned long long)a->v[i].u);
 	}
 	out_printf(out,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "body.h"
+#include "cause.h"
 #include "dumps.h"
 #include "jm4lw.h"
 #include "job.h"
@@ -171,6 +172,7 @@ int body_symbols(struct job *j)
  * renderer nor the dump is the dump file itself. */
 int body_render(struct job *j)
 {
+	const char *name = strrchr(j->path, '/');
 	char dir[PATH_MAX];
 
 	if (job_stage(j, "rendering", dir, sizeof(dir)) == -1)
@@ -180,6 +182,11 @@ int body_render(struct job *j)
 		dump_raw_body(j, j->path, dir);
 	else if (dump_render(j, j->path, dir) == 0)
 		j->res.status = DUMP_OK;
+	/* Fetched: a person has it, retention may have it (core/dumps.h). */
+	if (j->res.status == DUMP_OK &&
+	    dumps_cause(j->cfg.dump_prefix,
+	        name != NULL ? name + 1 : j->path) == CAUSE_MEMORY)
+		(void)dumps_pin(j->path, 0);
 	return 0;
 }
 

@@ -112,6 +112,20 @@ struct jm4lw_config {
 	 *  (experimental.prof_recent.alloc_max), set at start and on reload;
 	 *  0 turns them off (default 64). */
 	unsigned recent_max;
+	/* dump_on_memory: a dump before the OOM killer comes. */
+	/* Dump when the process's memory use reaches this much of its limit
+	 *  (cgroup v2, cgroup v1, RLIMIT_AS, else the machine): a percentage
+	 *  (`90%`) or bytes (`3G`); `0` (default) is off. */
+	char dump_on_memory[32];
+	/* Dump when memory pressure's avg10 reaches a percentage: `some 10%`
+	 *  or `full 5%` (PSI); `off` (default). */
+	char dump_on_memory_psi[32];
+	/* Seconds between two looks at the limit, usage and pressure
+	 *  (default 1). */
+	unsigned memory_check_interval;
+	/* Where the cgroup file systems are mounted (default
+	 *  `/sys/fs/cgroup`), for containers with unusual mounts and tests. */
+	char memory_cgroup_root[256];
 };
 
 #endif

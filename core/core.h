@@ -14,6 +14,7 @@
 
 #include "config_struct.h"
 #include "history.h"
+#include "memory.h"
 #include "ops.h"
 #include "reason.h"
 #include "util.h"
@@ -43,6 +44,7 @@ struct core_policy {
 	unsigned growth_pct;             /* dump_on_growth in %, or 0 */
 	int reset_lg;                    /* prof_reset_lg_sample; -1: keep */
 	int symbolized;                  /* dump_symbolized */
+	struct memory_policy mem; /* dump_on_memory, dump_on_memory_psi */
 };
 
 /* The engine's state, owned by the module's event loop. */
@@ -63,11 +65,12 @@ struct core {
 	int dump_running;             /* a dump job is out on the worker */
 	time_t last_dump_time;        /* wall clock of the last written dump */
 	char last_dump[CORE_PATH_MAX];
-	size_t alloc_at_dump; /* stats.allocated then (growth) */
-	int alloc_known;      /* growth has a baseline */
-	struct ctl_mib tpa;   /* thread.prof.active */
-	struct history hist;  /* history_points rows of the figures */
-	long dump_pid;        /* the process dump_running is about */
+	size_t alloc_at_dump;    /* stats.allocated then (growth) */
+	int alloc_known;         /* growth has a baseline */
+	struct ctl_mib tpa;      /* thread.prof.active */
+	struct history hist;     /* history_points rows of the figures */
+	long dump_pid;           /* the process dump_running is about */
+	struct memory_state mem; /* dump_on_memory's watch, on the loop */
 };
 
 /* Initialise @p c with the allocator ops, configuration and policy. */

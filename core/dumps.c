@@ -328,6 +328,8 @@ static int dumps_scan(const char *prefix, const char *dir,
 		d[n].size = (long long)sb.st_size;
 		d[n].mtime = sb.st_mtim;
 		d[n].cause = dumps_cause(prefix, de->d_name);
+		d[n].pinned =
+		    d[n].cause == CAUSE_MEMORY && !(sb.st_mode & S_IWUSR);
 		/* dump_symbolized's companion counts with its dump; the leak
 		 * index (a few KiB at most, TREND_FNS_MAX lines) does not. */
 		if (companion_at(dfd, de->d_name, 0, &sb) == 0)
@@ -347,10 +349,17 @@ nomem:
 	return -1;
 }
 
+int dumps_pin(const char *path, int pin)
+{
+	return chmod(path, pin ? 0400 : 0600);
+}
+
 /*
  * dump_keep and dump_max_bytes, newest first: a file goes when it is past
  * the count or would take the total over the cap. The dump just written
- * always stays, or a cap smaller than one dump would eat every dump.
+ * always stays, or a cap smaller than one dump would eat every dump. A
+ * pinned memory dump is passed by and counts for neither cap: the
+ * newest DUMPS_PINNED_MAX of them; older pins are released here.
  */
 uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
     const char *newest, const struct core_log *log)
@@ -361,7 +370,7 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 	char path[PATH_MAX + 256];
 	struct dump_entry *d;
 	struct stat sb;
-	size_t n, i, k, kept = 0;
+	size_t n, i, k, kept = 0, pins = 0;
 	int full = 0, pair;
 
 	if (c->dump_keep == 0 && c->dump_max_bytes == 0)
@@ -375,13 +384,22 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 	/* The dump just written takes its slot first, whatever the clock
 	 * says about the others (a clock stepped back, copied files). */
 	for (i = 0; i < n; i++)
-		if (strcmp(d[i].name, base) == 0) {
+		if (strcmp(d[i].name, base) == 0 && !d[i].pinned) {
 			kept++;
 			total += (unsigned long long)d[i].size;
 		}
 	for (i = 0; i < n; i++) {
 		int mine = strcmp(d[i].name, base) == 0;
-		if (mine)
+		if (d[i].pinned && ++pins > DUMPS_PINNED_MAX) {
+			snprintf(path, sizeof(path), "%s/%s", dir, d[i].name);
+			if (dumps_pin(path, 0) == 0)
+				core_logf(log, JM4LW_LOG_INFO,
+				    "retention: %s unpinned (more than %d "
+				    "memory dumps pinned)",
+				    path, DUMPS_PINNED_MAX);
+			d[i].pinned = 0;
+		}
+		if (mine || d[i].pinned)
 			continue;
 		/* Once one does not fit, every older one goes too: a small
 		 * old dump must not outlive bigger newer ones. */
@@ -432,8 +450,8 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
  */
 int core_dump_list(const struct core *c, struct dump_list *l)
 {
+	char path[PATH_MAX + 256];
 	size_t i;
-
 	int r;
 
 	memset(l, 0, sizeof(*l));
@@ -452,8 +470,15 @@ int core_dump_list(const struct core *c, struct dump_list *l)
 		l->err = errno;
 		return -1;
 	}
-	for (i = 0; i < l->n; i++)
+	for (i = 0; i < l->n; i++) {
 		l->total += (unsigned long long)l->d[i].size;
+		/* Listed: a person has seen it, retention may have it. */
+		if (l->d[i].pinned) {
+			snprintf(path, sizeof(path), "%s/%s", l->dir,
+			    l->d[i].name);
+			(void)dumps_pin(path, 0);
+		}
+	}
 	return 0;
 }
 

@@ -21,7 +21,8 @@ struct dump_entry {
 	char *name;
 	long long size;
 	struct timespec mtime;
-	int cause; /* enum dump_cause, from its name */
+	int cause;  /* enum dump_cause, from its name */
+	int pinned; /* a memory dump nobody has listed or fetched yet */
 };
 
 /* jmls: our dumps, newest first. */
@@ -51,6 +52,21 @@ uint64_t dumps_retain(const struct jm4lw_config *cfg, const char *dir,
  * errno. */
 int dumps_of_pid(const char *prefix, const char *dir, long pid, size_t max,
     char ***paths, size_t *n);
+
+/*
+ * The dump before an OOM kill must outlive the flood of dumps after it:
+ * a memory dump (CAUSE_MEMORY) is pinned, written read-only (0400), and
+ * retention passes it by until someone lists it (jmls, /jemalloc/dumps)
+ * or fetches it (/jemalloc/dump?name=), which makes it 0600 again. The
+ * mode is the mark because it lives with the file: it survives restarts,
+ * shows in `ls -l`, and costs retention's scan no extra call. At most
+ * DUMPS_PINNED_MAX stay pinned; retention releases the oldest beyond.
+ */
+#define DUMPS_PINNED_MAX 4
+
+/* Pin (0400) or release (0600) the memory dump at @p path: 0, or -1 and
+ * errno. */
+int dumps_pin(const char *path, int pin);
 
 /* Is @p name one of ours: "<prefix>.<pid>.<seq>.[<cause>.]heap"? */
 int dumps_match(const char *prefix, const char *name);

@@ -66,6 +66,58 @@ static int fig_symbolizer(const struct core *c, uint64_t *v, const char **s)
 	return 1;
 }
 
+/* jm4lw_memory_source: where dump_on_memory read the limit. */
+static int fig_memory_source(const struct core *c, uint64_t *v, const char **s)
+{
+	(void)v;
+	*s = memory_trigger_names[c->mem.last.source];
+	return c->mem.have;
+}
+
+/* jm4lw_memory_usage_bytes, once a limit was read. */
+static int fig_memory_usage(const struct core *c, uint64_t *v, const char **s)
+{
+	(void)s;
+	*v = c->mem.last.usage;
+	return c->mem.have && c->mem.last.source != MEMORY_NONE;
+}
+
+/* jm4lw_memory_limit_bytes, once a limit was read. */
+static int fig_memory_limit(const struct core *c, uint64_t *v, const char **s)
+{
+	(void)s;
+	*v = c->mem.last.limit;
+	return c->mem.have && c->mem.last.source != MEMORY_NONE;
+}
+
+/* jm4lw_memory_threshold_bytes: dump_on_memory in bytes, when set. */
+static int fig_memory_threshold(const struct core *c, uint64_t *v,
+    const char **s)
+{
+	(void)s;
+	*v = c->mem.threshold;
+	return c->mem.threshold != 0;
+}
+
+/* One trigger's memory dumps. */
+#define FIG_MEMORY_DUMPS(t)                                                    \
+	static int fig_memory_dumps_##t(const struct core *c, uint64_t *v,     \
+	    const char **s)                                                    \
+	{                                                                      \
+		(void)s;                                                       \
+		*v = c->mem.dumps[t];                                          \
+		return 1;                                                      \
+	}
+FIG_MEMORY_DUMPS(MEMORY_CGROUP_V2)
+FIG_MEMORY_DUMPS(MEMORY_CGROUP_V1)
+FIG_MEMORY_DUMPS(MEMORY_RLIMIT)
+FIG_MEMORY_DUMPS(MEMORY_MACHINE)
+FIG_MEMORY_DUMPS(MEMORY_PSI)
+
+#define MEMORY_DUMPS_HELP                                                      \
+	"Dumps dump_on_memory took, by what fired: the cgroup's limit (v2, "   \
+	"v1), RLIMIT_AS, the machine's memory, or memory pressure"
+
 /* In mntr's order, which scripts may rely on. */
 const struct figure figures[] = {
     {"jm4lw_version", NULL, "jm4lw's version", FIG_TEXT, .fn = fig_version},
@@ -150,6 +202,36 @@ const struct figure figures[] = {
         "Bytes retained for reuse, not returned to the OS "
         "(stats.retained)",
         FIG_GAUGE, .ctl = "stats.retained"},
+    /* dump_on_memory: a dump before the OOM killer comes. */
+    {"jm4lw_memory_source", NULL,
+        "Where dump_on_memory reads the limit: cgroup_v2, cgroup_v1, "
+        "rlimit, machine, or none",
+        FIG_TEXT, .fn = fig_memory_source},
+    {"jm4lw_memory_usage", "jm4lw_memory_usage_bytes",
+        "Memory the limit counts (cgroup usage, VmSize under RLIMIT_AS, "
+        "else VmRSS)",
+        FIG_GAUGE, .fn = fig_memory_usage},
+    {"jm4lw_memory_limit", "jm4lw_memory_limit_bytes",
+        "The memory limit dump_on_memory watches", FIG_GAUGE,
+        .fn = fig_memory_limit},
+    {"jm4lw_memory_threshold", "jm4lw_memory_threshold_bytes",
+        "Usage at which dump_on_memory dumps", FIG_GAUGE,
+        .fn = fig_memory_threshold},
+    {"jm4lw_memory_dumps_cgroup_v2", "jm4lw_memory_dumps_total",
+        MEMORY_DUMPS_HELP, FIG_COUNTER, .fn = fig_memory_dumps_MEMORY_CGROUP_V2,
+        .labels = "trigger=\"cgroup_v2\""},
+    {"jm4lw_memory_dumps_cgroup_v1", "jm4lw_memory_dumps_total",
+        MEMORY_DUMPS_HELP, FIG_COUNTER, .fn = fig_memory_dumps_MEMORY_CGROUP_V1,
+        .labels = "trigger=\"cgroup_v1\""},
+    {"jm4lw_memory_dumps_rlimit", "jm4lw_memory_dumps_total", MEMORY_DUMPS_HELP,
+        FIG_COUNTER, .fn = fig_memory_dumps_MEMORY_RLIMIT,
+        .labels = "trigger=\"rlimit\""},
+    {"jm4lw_memory_dumps_machine", "jm4lw_memory_dumps_total",
+        MEMORY_DUMPS_HELP, FIG_COUNTER, .fn = fig_memory_dumps_MEMORY_MACHINE,
+        .labels = "trigger=\"machine\""},
+    {"jm4lw_memory_dumps_psi", "jm4lw_memory_dumps_total", MEMORY_DUMPS_HELP,
+        FIG_COUNTER, .fn = fig_memory_dumps_MEMORY_PSI,
+        .labels = "trigger=\"psi\""},
 };
 const size_t figures_count = sizeof(figures) / sizeof(figures[0]);
 _Static_assert(sizeof(figures) / sizeof(figures[0]) <= FIGURES_MAX,

@@ -28,6 +28,9 @@ struct figure {
 	const char *ctl; /* read with mallctl, or NULL */
 	size_t stat;     /* else offset into struct core_stats + 1, or 0 */
 	int (*fn)(const struct core *c, uint64_t *v, const char **s);
+	/* A sample of a labelled family: its labels (`trigger="psi"`);
+	 * consecutive rows of one metric name are one family. */
+	const char *labels;
 };
 
 struct figure_value {
@@ -37,7 +40,7 @@ struct figure_value {
 };
 
 /* At least figures_count: room for a face's array of values. */
-#define FIGURES_MAX 40
+#define FIGURES_MAX 48
 
 extern const struct figure figures[];
 extern const size_t figures_count;

@@ -226,8 +226,9 @@ void core_job_done(struct core *c, const struct job *j)
 	if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
 		c->st.dumps_written++;
 		/* Each kept dump's line says why it was taken, as its name
-		 * does (core/cause.h). */
-		if (r->status == DUMP_OK)
+		 * does (core/cause.h); dump_on_memory's says more, with
+		 * the figures that fired (daemon/memwatch.c). */
+		if (r->status == DUMP_OK && j->cause != CAUSE_MEMORY)
 			core_logf(&c->log, JM4LW_LOG_INFO, "%s dump: %s",
 			    cause_name(j->cause), r->path);
 		snprintf(c->last_dump, sizeof(c->last_dump), "%s", r->path);

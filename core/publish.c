@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "body.h"
+#include "cause.h"
 #include "dumper.h"
 #include "dumps.h"
 #include "jm4lw.h"
@@ -176,6 +177,11 @@ static void dump_answer(struct job *j, const char *dir,
 	size_t n;
 
 	j->res.kept = 1;
+	/* The dump before an OOM kill outlives the flood after it until a
+	 * person lists or fetches it (core/dumps.h). */
+	if (j->cause == CAUSE_MEMORY && dumps_pin(path, 1) == -1)
+		core_logf(log, JM4LW_LOG_WARN, "cannot pin %s: %s", path,
+		    strerror(errno));
 	/* jmdf's view, from the sealed memfd where there is one (the kept
 	 * file would be read into memory: dump_render). */
 	if (views[j->res.view].render != NULL &&

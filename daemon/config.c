@@ -51,6 +51,9 @@ static int check_growth(const char *, int, char *, size_t, char *, size_t);
 static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
 static int check_debug_dirs(const char *, int, char *, size_t, char *, size_t);
 static int check_debuginfod(const char *, int, char *, size_t, char *, size_t);
+static int check_memory(const char *, int, char *, size_t, char *, size_t);
+static int check_memory_psi(const char *, int, char *, size_t, char *, size_t);
+static int check_cgroup_root(const char *, int, char *, size_t, char *, size_t);
 
 #define STRING_KEY(f, fn)                                                      \
 	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
@@ -160,6 +163,20 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(recent_max, 0, 100000, ""), .def = "64",
         .help = "recent sampled allocations jemalloc keeps with both stacks "
                 "(`jmrc`, `/jemalloc/recent`); 0 is off"},
+    /* dump_on_memory: a dump before the OOM killer comes. */
+    {STRING_KEY(dump_on_memory, check_memory), .def = "0",
+        .help = "dump when memory use reaches this much of the process's "
+                "limit (cgroup v2, v1, RLIMIT_AS, else the machine): a "
+                "percentage (`90%`) or bytes (K/M/G/T); 0 is off"},
+    {STRING_KEY(dump_on_memory_psi, check_memory_psi), .def = "off",
+        .help = "dump when memory pressure's avg10 reaches this: "
+                "`some 10%` or `full 5%` (PSI); off is off"},
+    {NUMBER_KEY(memory_check_interval, 1, 3600, " seconds"), .def = "1",
+        .help = "seconds between two looks at the memory limit, usage and "
+                "pressure, off the loop"},
+    {STRING_KEY(memory_cgroup_root, check_cgroup_root), .def = "/sys/fs/cgroup",
+        .help = "where the cgroup file systems are mounted, for containers "
+                "with unusual mounts and tests"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -554,6 +571,76 @@ static int parse_growth(const char *v, unsigned long long *bytes, unsigned *pct,
 	return 0;
 }
 
+/*
+ * dump_on_memory: 0 (off), a size (3G) or a percentage of the limit
+ * (1-100%). One of *bytes and *pct gets the value, the other 0.
+ */
+static int parse_memory(const char *v, unsigned long long *bytes, unsigned *pct,
+    char *err, size_t errlen)
+{
+	unsigned long p = 0;
+	size_t i, n = strlen(v);
+	char q[96];
+
+	*bytes = 0;
+	*pct = 0;
+	if (n == 0 || v[n - 1] != '%')
+		return parse_bytes("dump_on_memory", v, bytes, err, errlen);
+	for (i = 0; i + 1 < n; i++) {
+		if (v[i] < '0' || v[i] > '9' || p > 100)
+			break;
+		p = p * 10 + (unsigned long)(v[i] - '0');
+	}
+	if (n == 1 || i + 1 < n || p < 1 || p > 100)
+		return config_err(err, errlen,
+		    "dump_on_memory: %s is not a percentage of the limit (want "
+		    "1%%-100%%, e.g. 90%%, or bytes such as 3G; 0 is off)",
+		    quote(q, sizeof(q), v, n));
+	*pct = (unsigned)p;
+	return 0;
+}
+
+/*
+ * dump_on_memory_psi: off (or 0), or "some N%" / "full N%", N 1-100:
+ * memory pressure's avg10 at or above N. *psi is N x100 (avg10's
+ * hundredths), 0 when off.
+ */
+static int parse_memory_psi(const char *v, unsigned *psi, int *full, char *err,
+    size_t errlen)
+{
+	unsigned long p = 0;
+	const char *s;
+	size_t i, n;
+	char q[96];
+
+	*psi = 0;
+	*full = 0;
+	if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+		return 0;
+	if (strncmp(v, "some ", 5) == 0)
+		s = v + 5;
+	else if (strncmp(v, "full ", 5) == 0) {
+		s = v + 5;
+		*full = 1;
+	} else
+		goto bad;
+	while (*s == ' ')
+		s++;
+	n = strlen(s);
+	for (i = 0; i < n && s[i] >= '0' && s[i] <= '9' && p <= 100; i++)
+		p = p * 10 + (unsigned long)(s[i] - '0');
+	if (i == 0 || p < 1 || p > 100 ||
+	    !(i == n || (i + 1 == n && s[i] == '%')))
+		goto bad;
+	*psi = (unsigned)p * 100;
+	return 0;
+bad:
+	return config_err(err, errlen,
+	    "dump_on_memory_psi: %s (want off, or some N%% or full N%% with N "
+	    "1-100: memory pressure's avg10, e.g. some 10%%)",
+	    quote(q, sizeof(q), v, strlen(v)));
+}
+
 /* prof_reset_lg_sample: "keep" (-1 in *lg) or 0-62 (jemalloc's range). */
 static int parse_lg_sample(const char *v, int *lg, char *err, size_t errlen)
 {
@@ -666,6 +753,55 @@ static int check_growth(const char *v, int flags, char *norm, size_t normlen,
 	if (parse_growth(v, &bytes, &pct, err, errlen) == -1)
 		return -1;
 	return copy_norm("dump_on_growth", v, norm, normlen, err, errlen);
+}
+
+/* dump_on_memory as a checker: parse_memory() with the value kept. */
+static int check_memory(const char *v, int flags, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	unsigned long long bytes;
+	unsigned pct;
+
+	(void)flags;
+	if (parse_memory(v, &bytes, &pct, err, errlen) == -1)
+		return -1;
+	return copy_norm("dump_on_memory", v, norm, normlen, err, errlen);
+}
+
+/* dump_on_memory_psi as a checker: parse_memory_psi() with the value
+ * kept. */
+static int check_memory_psi(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	unsigned psi;
+	int full;
+
+	(void)flags;
+	if (parse_memory_psi(v, &psi, &full, err, errlen) == -1)
+		return -1;
+	return copy_norm("dump_on_memory_psi", v, norm, normlen, err, errlen);
+}
+
+/* memory_cgroup_root: an absolute directory, no control characters. */
+static int check_cgroup_root(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	size_t i, n = strlen(v);
+	char q[96];
+
+	(void)flags;
+	if (v[0] != '/')
+		return config_err(err, errlen,
+		    "memory_cgroup_root: %s is not an absolute directory "
+		    "(want e.g. /sys/fs/cgroup)",
+		    quote(q, sizeof(q), v, n));
+	for (i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			return config_err(err, errlen,
+			    "memory_cgroup_root: control character 0x%02x at "
+			    "byte %zu (want a plain path)",
+			    (unsigned char)v[i], i + 1);
+	return copy_norm("memory_cgroup_root", v, norm, normlen, err, errlen);
 }
 
 /* prof_reset_lg_sample as a checker: parse_lg_sample() with the value kept. */
@@ -784,7 +920,7 @@ static const struct config_key *key_find(const char *name)
 /* "unknown key" with the list of keys there are. */
 static int unknown_key(const char *name, char *err, size_t errlen)
 {
-	char q[96], keys[512];
+	char q[96], keys[1024];
 	size_t i, o = 0;
 
 	keys[0] = '\0';
@@ -975,6 +1111,26 @@ int config_check_module(const struct jm4lw_config *cfg, char *err,
 	return check_config(cfg, CONFIG_HOST_WORDS, err, errlen);
 }
 
+/* dump_on_memory and dump_on_memory_psi, typed. */
+static int config_memory_policy(const struct jm4lw_config *cfg,
+    struct memory_policy *mp, char *err, size_t errlen)
+{
+	unsigned long long bytes;
+	const char *v;
+
+	memset(mp, 0, sizeof(*mp));
+	if ((v = key_string(cfg, key_find("dump_on_memory"), err, errlen)) ==
+	        NULL ||
+	    parse_memory(v, &bytes, &mp->pct, err, errlen) == -1)
+		return -1;
+	mp->bytes = bytes;
+	if ((v = key_string(cfg, key_find("dump_on_memory_psi"), err,
+	         errlen)) == NULL ||
+	    parse_memory_psi(v, &mp->psi, &mp->psi_full, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
 /*
  * The values the server acts on, parsed once when it takes a configuration
  * rather than on every timer tick or word, by the checkers' own parsers.
@@ -999,6 +1155,8 @@ int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
 	if (sym == NULL || (p.symbolized = parse_onoff(sym)) == -1)
 		return config_err(err, errlen,
 		    "dump_symbolized: want on or off");
+	if (config_memory_policy(cfg, &p.mem, err, errlen) == -1)
+		return -1;
 	*pol = p;
 	return 0;
 }
@@ -1012,7 +1170,7 @@ struct config_load {
 	int line_bad;            /* the current line is already an error */
 	int seen[NKEYS];         /* line each key was set on */
 	int err_line;            /* first line we found wrong, 0 if none */
-	char err[512];           /* and why */
+	char err[1024];          /* and why (unknown_key lists every key) */
 };
 
 /* Note the first error we find; inih reports only the first as well. */
@@ -1163,7 +1321,7 @@ static int load_key(void *arg, const char *section, const char *name,
 {
 	struct config_load *l = arg;
 	const struct config_key *k;
-	char why[512], q[96];
+	char why[1024], q[96];
 
 	if (name == NULL)
 		return 1; /* a section start, if inih was built to report it */

@@ -10,6 +10,7 @@
  *   http/      the HTTP face (binds through listen.c's sockets)
  *   listen.c   listeners: bind, accept, pause on EMFILE, the allow check
  *   timers.c   the dump schedule (dump_interval, dump_on_growth)
+ *   memwatch.c dump_on_memory's watcher thread and its dumps
  *   conn.c     a connection's life: one word, its reply, the caps
  *   jobs.c     the job service: admission, hand-off to the worker, the
  *              waiter a job answers, the host thread's sampling switch
@@ -155,6 +156,7 @@ struct jm4lw {
 	struct event *dump_timer;   /* dump_interval, only when set */
 	struct event *growth_timer; /* dump_on_growth, only when set */
 	struct event *hist_timer;   /* history_interval, when history is on */
+	struct memwatch *memwatch;  /* dump_on_memory's watcher, when on */
 	unsigned nrejecting;        /* refusals still being sent */
 	struct cidr acl[ACL_MAX];   /* allow_from, parsed */
 	int nacl;

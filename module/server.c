@@ -17,6 +17,7 @@
 #include "config_struct.h"
 #include "core.h"
 #include "http.h"
+#include "memwatch.h"
 #include "module.h"
 #include "ops.h"
 #include "recentjob.h"
@@ -166,6 +167,7 @@ static int module_destroy(struct jm4lw *m)
 		    "are left unfreed rather than touch the freed base");
 	was = module_unsampled_enter(m);
 	rv = jobs_settle(m, m->free_timeout_ms);
+	memwatch_free(m);
 	while (!TAILQ_EMPTY(&m->conns))
 		conn_finish(TAILQ_FIRST(&m->conns));
 	if (!m->base_gone) {
@@ -260,6 +262,7 @@ static struct jm4lw *module_new(struct event_base *base,
 		timers_commit(m, &t);
 	}
 	module_recent_max(m);
+	memwatch_apply(m);
 	live_add(m);
 	return m;
 }
@@ -317,6 +320,9 @@ static int module_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	m->nacl = nacl;
 	m->core.pol = pol;
 	timers_commit(m, &t);
+	was = module_unsampled_enter(m);
+	memwatch_apply(m);
+	module_unsampled_leave(m, was);
 	listen_check_allow(m);
 	module_recent_max(m);
 	module_leave(m);

@@ -114,7 +114,8 @@ begin fuzz
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
 	-DJM4LW_TESTS=ON -DJM4LW_FUZZ=ON -DJM4LW_SANITIZE= -DJM4LW_LIBDW=AUTO \
 	>/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_proto fuzz_heapprof fuzz_http fuzz_recent
+cmake --build build-fuzz -j"$jobs" --target fuzz_proto fuzz_heapprof fuzz_http \
+	fuzz_memory fuzz_recent
 (cd build-fuzz && ctest --output-on-failure --no-tests=error -j"$jobs" -L fuzz)
 
 # The bench harness end to end, ~1 s a case: every server must start and

@@ -1569,6 +1569,10 @@ static void test_figures(void **state)
 	assert_true(figures_count <= FIGURES_MAX);
 	assert_int_equal(run("jmfp"), PROTO_OK); /* jm4lw_last_dump* too */
 	core.st.conns_evicted = 4;
+	/* dump_on_memory's figures show once it has read a limit. */
+	core.mem.have = 1;
+	core.mem.last.source = MEMORY_CGROUP_V1;
+	core.mem.threshold = 1;
 	figures_read(&core, v);
 	for (i = 0; i < figures_count; i++) {
 		assert_true(v[i].have);

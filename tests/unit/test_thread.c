@@ -326,6 +326,84 @@ static void test_jmfp_and_stop_mid_dump(void **state)
 	assert_int_equal(tid_named("jm4lw-worker\n"), 0);
 }
 
+/* The memory dump named so in @p dir, into @p path: 1 if there is one. */
+static int memory_dump(const char *dir, char *path, size_t len)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	size_t n;
+	int found = 0;
+
+	assert_non_null(dp);
+	while ((d = readdir(dp)) != NULL) {
+		n = strlen(d->d_name);
+		if (strncmp(d->d_name, "jm4lw.", 6) == 0 && n > 7 &&
+		    strcmp(d->d_name + n - 7, ".o.heap") == 0) {
+			snprintf(path, len, "%s/%s", dir, d->d_name);
+			found = 1;
+		}
+	}
+	closedir(dp);
+	return found;
+}
+
+/*
+ * dump_on_memory in thread mode: its watcher thread (jm4lw-memory) hands
+ * readings to the module's loop and a threshold of one byte dumps at the
+ * first one, pinned read-only; stopping the module stops the watcher,
+ * also while the next reading or a dump may be under way (under
+ * ThreadSanitizer in scripts/test.sh's tsan build).
+ */
+static void test_memory_watcher(void **state)
+{
+	struct jm4lw_config cfg;
+	struct jm4lw_thread *t;
+	char err[256], dir[512], path[1024];
+	const char *tmp = getenv("TMPDIR"), *mc = getenv("MALLOC_CONF");
+	int prof = mc != NULL && strstr(mc, "prof:true") != NULL;
+	struct stat sb;
+	int i, round;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/test_thread.XXXXXX",
+	    tmp != NULL ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	for (round = 0; round < 2; round++) {
+		config_defaults(&cfg);
+		cfg.http_listen[0] = '\0';
+		snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
+		snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s", dir);
+		cfg.dump_min_interval = 0;
+		cfg.dump_min_free = 0;
+		assert_int_equal(jm4lw_config_set(&cfg, "dump_on_memory", "1",
+		                     err, sizeof(err)),
+		    0);
+		t = jm4lw_start_thread(&cfg, err, sizeof(err));
+		if (t == NULL)
+			fail_msg("start: %s", err);
+		for (i = 0; i < 200 && tid_named("jm4lw-memory\n") == 0; i++)
+			usleep(10 * 1000);
+		assert_int_not_equal(tid_named("jm4lw-memory\n"), 0);
+		/* Round 0 waits for the dump (when profiling is on); round 1
+		 * stops at once, mid-reading or mid-dump. */
+		for (i = 0; round == 0 && prof && i < 200 &&
+		     !memory_dump(dir, path, sizeof(path));
+		     i++)
+			usleep(50 * 1000);
+		if (round == 0 && prof) {
+			assert_true(memory_dump(dir, path, sizeof(path)));
+			assert_int_equal(stat(path, &sb), 0);
+			assert_int_equal(sb.st_mode & 0777, 0400);
+		}
+		jm4lw_stop_thread(t);
+		assert_int_equal(tid_named("jm4lw-memory\n"), 0);
+	}
+	for (i = 0; i < 600 && tid_named("jm4lw-worker\n") != 0; i++)
+		usleep(50 * 1000);
+	snprintf(path, sizeof(path), "rm -rf -- '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 static void test_stop_with_open_connections(void **state)
 {
 	struct jm4lw_thread *t;
@@ -515,6 +593,7 @@ int main(void)
 	    cmocka_unit_test(test_allow_names_host_words),
 	    cmocka_unit_test(test_many_starts_and_stops),
 	    cmocka_unit_test(test_log_level),
+	    cmocka_unit_test(test_memory_watcher),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
