@@ -106,6 +106,11 @@ struct jm4lw_config {
 	/* Scrapes (/debug/pprof/heap, /allocs) that may wait at once for
 	 *  a shared dump; one more gets 503 with Retry-After (default 64). */
 	unsigned scrape_waiters_max;
+	/* `adopt`: jemalloc's own dumps (lg_prof_interval, prof_gdump,
+	 *  prof_final, an unnamed prof.dump) go into dump_dir under
+	 *  dump_prefix and are kept like ours, unless the host set its own
+	 *  prof_prefix; `leave`: where jemalloc puts them (default adopt). */
+	char jemalloc_dumps[8];
 };
 
 #endif

@@ -167,6 +167,7 @@ static int module_destroy(struct jm4lw *m)
 	rv = jobs_settle(m, m->free_timeout_ms);
 	while (!TAILQ_EMPTY(&m->conns))
 		conn_finish(TAILQ_FIRST(&m->conns));
+	jedumps_free(m);
 	if (!m->base_gone) {
 		http_free(m);
 		listen_free(m);
@@ -241,6 +242,11 @@ static struct jm4lw *module_new(struct event_base *base,
 		}
 		timers_commit(m, &t);
 	}
+	if (jedumps_apply(m, NULL) == -1) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		(void)module_destroy(m);
+		return NULL;
+	}
 	live_add(m);
 	return m;
 }
@@ -298,6 +304,7 @@ static int module_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	m->nacl = nacl;
 	m->core.pol = pol;
 	timers_commit(m, &t);
+	(void)jedumps_apply(m, &old); /* its lines say what went wrong */
 	listen_check_allow(m);
 	module_leave(m);
 	return 0;
