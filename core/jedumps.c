@@ -21,7 +21,6 @@
 #include "jm4lw.h"
 #include "job.h"
 #include "profile.h"
-#include "publish.h"
 #include "result.h"
 #include "stage.h"
 #include "util.h"
@@ -169,6 +168,76 @@ static void adopt_symbolized(const char *path, const char *stage,
 	}
 }
 
+/* What this thread has allocated so far (thread.allocated), or 0. */
+static uint64_t thread_allocated(const struct core_ops *ops)
+{
+	uint64_t v = 0;
+	size_t len = sizeof(v);
+
+	if (ops == NULL ||
+	    ops->mallctl("thread.allocated", &v, &len, NULL, 0) != 0)
+		return 0;
+	return v;
+}
+
+/* 2^opt.lg_prof_interval, or 0 when interval dumps are off (-1). */
+static uint64_t prof_interval(const struct core_ops *ops)
+{
+	ssize_t lg = -1;
+	size_t len = sizeof(lg);
+
+	if (ops == NULL ||
+	    ops->mallctl("opt.lg_prof_interval", &lg, &len, NULL, 0) != 0 ||
+	    lg < 0 || lg > 62)
+		return 0;
+	return (uint64_t)1 << lg;
+}
+
+/*
+ * A dump's companion and leak index, made now. Both parse the dump and
+ * symbolize it in the process, which allocates megabytes, and
+ * lg_prof_interval counts every thread's allocations, ours too (jemalloc
+ * 5.3's prof_sample_event_handler feeds one process-wide counter): with
+ * an interval near that cost, each dump we index sets off the next one,
+ * without end (redis at lg_prof_interval:23 went from 6 dumps to 800 in
+ * 20 s). So the work's cost is measured (thread.allocated) on an interval
+ * dump, and past half the interval (under it, the dumps we set off are
+ * at most as many as jemalloc's own: 1/2 + 1/4 + ...), later interval
+ * dumps are kept and rotated but not indexed (jmlk indexes them when
+ * asked) nor symbolized.
+ */
+static void adopt_work(struct job *j, const char *stage,
+    const struct core_log *log)
+{
+	struct dumper *d = j->dumper;
+	char err[CORE_PATH_MAX + 128];
+	uint64_t at, interval;
+	int interval_dump = j->cause == CAUSE_INTERVAL;
+
+	if (interval_dump && d->interval_heavy)
+		return;
+	at = thread_allocated(j->ops);
+	if (j->symbolized)
+		adopt_symbolized(j->path, stage, log);
+	/* Made now, not left to the idle worker: its cost is measured
+	 * with the companion's. A failure is jmlk's to say. */
+	(void)profile_index_kept(j->path, stage, err, sizeof(err));
+	if (!interval_dump || at == 0 ||
+	    (interval = prof_interval(j->ops)) == 0)
+		return;
+	d->interval_work = thread_allocated(j->ops) - at;
+	if (d->interval_work > interval / 2) {
+		d->interval_heavy = 1;
+		core_logf(log, JM4LW_LOG_WARN,
+		    "jemalloc's interval dumps come every %llu KiB allocated "
+		    "and indexing one allocates %llu KiB, which would set off "
+		    "the next: from now on they are kept and rotated but not "
+		    "indexed or symbolized (raise lg_prof_interval)",
+		    (unsigned long long)(interval >> 10),
+		    d->interval_work >> 10);
+	}
+}
+
 int jedumps_adopt(struct job *j)
 {
 	struct core_log log = {.fn = dump_log, .arg = &j->res};
@@ -187,6 +256,9 @@ int jedumps_adopt(struct job *j)
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, errno,
 		    "jemalloc's dump %s is not adopted: %s", j->path,
 		    strerror(errno));
+		/* Gone already (retention, an operator): nothing to say. */
+		if (j->res.err != ENOENT)
+			core_logf(&log, JM4LW_LOG_WARN, "%s", j->res.reason);
 		return -1;
 	}
 	if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) {
@@ -194,21 +266,20 @@ int jedumps_adopt(struct job *j)
 		    "jemalloc's dump %s is not adopted: not a regular file "
 		    "of ours",
 		    j->path);
+		core_logf(&log, JM4LW_LOG_WARN, "%s", j->res.reason);
 		return -1;
 	}
 	j->mtime = (long long)sb.st_mtim.tv_sec;
 	snprintf(j->res.path, sizeof(j->res.path), "%s", j->path);
-	/* The staging directory: the companion is made there, and the idle
-	 * worker indexes only while there is one (dumper_idle). */
-	if (job_stage(j, "adopting jemalloc's dump", dir, sizeof(dir)) == -1)
+	/* The staging directory, where the companion and the index are
+	 * made and renamed in from. */
+	if (job_stage(j, "adopting jemalloc's dump", dir, sizeof(dir)) == -1) {
+		core_logf(&log, JM4LW_LOG_WARN, "%s", j->res.reason);
 		return -1;
-	if (j->symbolized) {
-		dumper_stage_of(j->dumper, stage, sizeof(stage));
-		if (stage[0] != '\0')
-			adopt_symbolized(j->path, stage, &log);
 	}
-	/* Its leak index is work nobody waits for, as for ours. */
-	dumper_index_later(j->dumper, j->path);
+	dumper_stage_of(j->dumper, stage, sizeof(stage));
+	if (stage[0] != '\0')
+		adopt_work(j, stage, &log);
 	j->res.kept = 1;
 	j->res.status = DUMP_OK;
 	j->res.deleted = dumps_retain(&j->cfg, dir, j->path, &log);

@@ -99,7 +99,7 @@ assert "jemalloc" in o and "stats" in o["jemalloc"], sorted(o)' "$D/jmsj.out" \
 case_conf() {
 	ask conf >"$D/conf.out"
 	assert_bytes "conf: every key with its effective value" "$D/conf.out" \
-		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=48\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\ndump_symbolized=off\nhttp_listen=127.0.0.1:$HTTP_PORT\nhttp_allowed_hosts=\nhttp_max_header_bytes=8192\nhttp_max_body_bytes=4194304\nhttp_keepalive_requests=100\nscrape_waiters_max=64\ndebug_dirs=\nsymbolize_debuginfod=off\nsymbolize_timeout=10\nhistory_interval=10\nhistory_points=8640\nsymbolizer=${JM4LW_SYMBOLIZER:-libdw}\n"
+		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=48\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\ndump_symbolized=off\njemalloc_dumps=adopt\nhttp_listen=127.0.0.1:$HTTP_PORT\nhttp_allowed_hosts=\nhttp_max_header_bytes=8192\nhttp_max_body_bytes=4194304\nhttp_keepalive_requests=100\nscrape_waiters_max=64\ndebug_dirs=\nsymbolize_debuginfod=off\nsymbolize_timeout=10\nhistory_interval=10\nhistory_points=8640\nsymbolizer=${JM4LW_SYMBOLIZER:-libdw}\n"
 }
 
 # srvr: ZooKeeper's shape, with the Mode: line tools look for.
