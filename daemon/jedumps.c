@@ -302,8 +302,14 @@ int jedumps_apply(struct jm4lw *m, const struct jm4lw_config *old)
 	j->set = st == JEDUMPS_SET;
 	if (j->set)
 		jedumps_watch(j, dir);
-	else
+	else {
 		jedumps_unwatch(j);
+		/* Not ours any more: prof.gdump as the host had it. */
+		if (j->gdump_off) {
+			evtimer_del(j->gdump);
+			jedumps_gdump_on(-1, 0, j);
+		}
+	}
 	return 0;
 }
 
