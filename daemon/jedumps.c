@@ -52,6 +52,7 @@ struct jedumps {
 	int gdump_off;       /* we turned it off; gdump turns it on */
 	struct event *say;   /* the start's line, on the loop's first turn */
 	char line[CORE_PATH_MAX + 256];
+	int line_level;
 	char *path[JEDUMPS_PENDING_MAX];
 	int cause[JEDUMPS_PENDING_MAX];
 	unsigned n;
@@ -155,7 +156,7 @@ static void jedumps_say(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	module_enter(j->m);
 	if (j->line[0] != '\0')
-		log_msg(j->m, JM4LW_LOG_INFO, "%s", j->line);
+		log_msg(j->m, j->line_level, "%s", j->line);
 	j->line[0] = '\0';
 	module_leave(j->m);
 }
@@ -213,6 +214,17 @@ static void jedumps_read(evutil_socket_t fd, short what, void *arg)
 				    "jemalloc's dumps: the kernel dropped "
 				    "events; some are not adopted (jmls and "
 				    "retention still count them)");
+			/* dump_dir removed (or unmounted): the watch is gone;
+			 * a reload that names a dump_dir watches again. */
+			if (ev->wd == j->wd && (ev->mask & IN_IGNORED)) {
+				log_msg(j->m, JM4LW_LOG_WARN,
+				    "%s is gone: jemalloc's dumps are not "
+				    "watched until a reload",
+				    j->dir);
+				j->wd = -1;
+				j->dir[0] = '\0';
+				continue;
+			}
 			if (ev->wd != j->wd || !(ev->mask & IN_CLOSE_WRITE) ||
 			    ev->len == 0)
 				continue;
@@ -266,6 +278,7 @@ int jedumps_apply(struct jm4lw *m, const struct jm4lw_config *old)
 	const struct jm4lw_config *cfg = &m->cfg;
 	struct jedumps *j = m->jedumps;
 	enum jedumps_prefix st;
+	int level;
 
 	if (j == NULL) {
 		if ((j = calloc(1, sizeof(*j))) == NULL)
@@ -283,22 +296,23 @@ int jedumps_apply(struct jm4lw *m, const struct jm4lw_config *old)
 		}
 		m->jedumps = j;
 	}
-	/* A reload that changes none of ours changes nothing: no line. */
+	/* A reload that changes none of ours changes nothing, no line,
+	 * unless the watch was lost (dump_dir removed). */
 	if (old != NULL && strcmp(old->dump_dir, cfg->dump_dir) == 0 &&
 	    strcmp(old->dump_prefix, cfg->dump_prefix) == 0 &&
-	    strcmp(old->jemalloc_dumps, cfg->jemalloc_dumps) == 0)
+	    strcmp(old->jemalloc_dumps, cfg->jemalloc_dumps) == 0 &&
+	    (!j->set || j->wd != -1))
 		return 0;
 	st = core_jemalloc_prefix(m->core.ops, cfg, m->core.pol.jemalloc_dumps,
 	    j->set, dir, sizeof(dir), line, sizeof(line));
-	if (old == NULL && st != JEDUMPS_UNSAFE && st != JEDUMPS_FAILED) {
+	level = st == JEDUMPS_UNSAFE || st == JEDUMPS_FAILED ? JM4LW_LOG_WARN
+	                                                     : JM4LW_LOG_INFO;
+	if (old == NULL && line[0] != '\0') {
 		snprintf(j->line, sizeof(j->line), "%s", line);
+		j->line_level = level;
 		event_active(j->say, EV_TIMEOUT, 0);
 	} else if (line[0] != '\0')
-		log_msg(m,
-		    st == JEDUMPS_UNSAFE || st == JEDUMPS_FAILED
-		        ? JM4LW_LOG_WARN
-		        : JM4LW_LOG_INFO,
-		    "%s", line);
+		log_msg(m, level, "%s", line);
 	j->set = st == JEDUMPS_SET;
 	if (j->set)
 		jedumps_watch(j, dir);
