@@ -92,7 +92,7 @@ static char *dumper_unindexed_pop(struct dumper *d)
 
 /* The kept dump @p path waits for its leak index (dumper_idle); past
  * DUMPER_UNINDEXED_MAX the oldest waits for the first leak question. */
-void dumper_index_later(struct dumper *d, const char *path)
+static void dumper_unindexed(struct dumper *d, const char *path)
 {
 	char *p;
 
@@ -151,7 +151,7 @@ static int dump_publish(struct job *j, const char *tmp, const char *dir,
 	}
 	/* Its leak index is work nobody waits for: after the answer
 	 * (dumper_idle), or at the first leak question. */
-	dumper_index_later(j->dumper, path);
+	dumper_unindexed(j->dumper, path);
 	if (j->symbolized) { /* its companion follows it in */
 		snprintf(sym, sizeof(sym), "%s.symbolized", tmp);
 		snprintf(symto, sizeof(symto), "%s.symbolized", path);

@@ -13,9 +13,4 @@
 int publish_dump(struct job *j);
 int publish_answer(struct job *j);
 
-/* On the worker: the kept dump @p path gets its leak index between jobs
- * (dumper_idle); past DUMPER_UNINDEXED_MAX the oldest waits for the first
- * leak question. */
-void dumper_index_later(struct dumper *d, const char *path);
-
 #endif /* JM4LW_PUBLISH_H */
