@@ -75,13 +75,16 @@ assert_eq "interval: jmls lists every kept dump, each with cause interval" \
 newest=$(awk -F '\t' 'NR == 2 { print $1 }' "$T/i.jmls")
 assert_eq "interval: jmdf's base (mntr jm4lw_last_dump) is the newest" \
 	"$newest" "$(mntr_value jm4lw_last_dump "$APORT")"
-assert_cmd "interval: its symbolized companion (dump_symbolized)" \
-	grep -q '^--- symbol' "$newest.symbolized"
-for _ in $(seq $((100 * SLOW))); do
-	[ -s "$newest.trend" ] && break
-	sleep 0.2
-done
-assert_cmd "interval: its leak index ($newest.trend)" test -s "$newest.trend"
+# Made in the adoption's job, before its log line. Where indexing costs
+# more than half of the 64 MiB (debug info of redis installed, say), the
+# agent stops it and says so: the next part's case.
+if grep -q "which would set off the next" "$RDIR/err"; then
+	skip "interval: the symbolized companion and leak index ($(grep -o "indexing one allocates [0-9]* KiB" "$RDIR/err"), over half of lg_prof_interval:26 here)"
+else
+	assert_cmd "interval: its symbolized companion (dump_symbolized)" \
+		grep -q '^--- symbol' "$newest.symbolized"
+	assert_cmd "interval: its leak index ($newest.trend)" test -s "$newest.trend"
+fi
 ask jmlk "$APORT" >"$T/i.jmlk"
 assert_grep "interval: jmlk reads the kept interval dumps" \
 	'^# [0-9]+ leak suspects? over [0-9]+ dumps' "$T/i.jmlk"
