@@ -345,3 +345,27 @@ int admit_recent(const struct job_entry *k, struct core *c, struct job *j,
 	dump_begin(c);
 	return 0;
 }
+
+int admit_adopt(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	const char *slash;
+
+	if (job_free_admit(k, c, j, d, JOB_ADOPT, r) == -1)
+		return -1;
+	if (req->name == NULL || req->name[0] != '/' ||
+	    strlen(req->name) >= sizeof(j->path) ||
+	    (slash = strrchr(req->name, '/')) == NULL ||
+	    (size_t)(slash - req->name) >= sizeof(j->dir)) {
+		dump_why(r, DUMP_FAILED, REASON_FAILED, EINVAL,
+		    "%s: not a dump's path", k->name);
+		return -1;
+	}
+	snprintf(j->path, sizeof(j->path), "%s", req->name);
+	snprintf(j->dir, sizeof(j->dir), "%.*s", (int)(slash - req->name),
+	    req->name);
+	j->cause = req->cause;
+	j->symbolized = c->pol.symbolized;
+	dump_begin(c);
+	return 0;
+}

@@ -25,6 +25,10 @@ int admit_render(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
 /* A kind that makes no dump and reads only req->view and req->json
  * (JOB_LEAKS): a free worker. */
+/* JOB_ADOPT: a free worker; the job gets the path (req->name) and cause
+ * of the dump jemalloc wrote. */
+int admit_adopt(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r);
 int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
 /* JOB_RECENT: profiling usable, prof_recent there and on (alloc_max not

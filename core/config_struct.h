@@ -126,6 +126,11 @@ struct jm4lw_config {
 	/* Where the cgroup file systems are mounted (default
 	 *  `/sys/fs/cgroup`), for containers with unusual mounts and tests. */
 	char memory_cgroup_root[256];
+	/* `adopt`: jemalloc's own dumps (lg_prof_interval, prof_gdump,
+	 *  prof_final, an unnamed prof.dump) go into dump_dir under
+	 *  dump_prefix and are kept like ours, unless the host set its own
+	 *  prof_prefix; `leave`: where jemalloc puts them (default adopt). */
+	char jemalloc_dumps[8];
 };
 
 #endif

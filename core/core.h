@@ -36,6 +36,12 @@ struct core_stats {
 	uint64_t dumps_deleted;   /* by dump_keep/dump_max_bytes */
 	uint64_t profiles_served; /* jmtp, jmcs, jmfg, jmdf answered */
 	uint64_t http_requests;   /* requests the HTTP face took */
+	/* jemalloc's own dumps taken into dump_dir (core/jedumps.c), and
+	 * the prof_gdump rate limit's pauses. */
+	uint64_t jemalloc_interval_dumps; /* lg_prof_interval's */
+	uint64_t jemalloc_gdumps;         /* prof_gdump's */
+	uint64_t jemalloc_manual_dumps;   /* a host's unnamed prof.dump */
+	uint64_t gdump_paused;            /* prof.gdump held off */
 };
 
 /* The typed parts of the configuration, parsed once when it is loaded. */
@@ -45,6 +51,7 @@ struct core_policy {
 	int reset_lg;                    /* prof_reset_lg_sample; -1: keep */
 	int symbolized;                  /* dump_symbolized */
 	struct memory_policy mem; /* dump_on_memory, dump_on_memory_psi */
+	int jemalloc_dumps;              /* 1: adopt, 0: leave */
 };
 
 /* The engine's state, owned by the module's event loop. */

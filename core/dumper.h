@@ -29,6 +29,11 @@ struct dumper {
 	char *unindexed[DUMPER_UNINDEXED_MAX];
 	size_t nunindexed;
 	long unindexed_pid;
+	/* jemalloc's lg_prof_interval dumps are indexed and symbolized only
+	 * while that work allocates well under the interval: set once it
+	 * did not (core/jedumps.c), with what it allocated. */
+	int interval_heavy;
+	unsigned long long interval_work;
 };
 
 /* Remove the staging directory this process made, if any, and forget

@@ -18,6 +18,7 @@
 #include "core.h"
 #include "dumper.h"
 #include "jm4lw.h"
+#include "jedumps.h"
 #include "job.h"
 #include "profile.h"
 #include "publish.h"
@@ -105,6 +106,15 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .admit = admit_recent,
             .steps = {recent_read, body_recent},
             .locked = recent_read,
+        },
+    /* jemalloc's own dump, closed in dump_dir (daemon/jedumps.c saw
+     * it): kept like ours, nobody waiting; no dump of ours, so it counts
+     * in its own figures (jedumps_done), not in dumps_written. */
+    [JOB_ADOPT] =
+        {
+            .name = "adopting jemalloc's dump",
+            .admit = admit_adopt,
+            .steps = {jedumps_adopt},
         },
 };
 
@@ -223,7 +233,9 @@ void core_job_done(struct core *c, const struct job *j)
 			c->log.fn(c->log.arg, s[0] - '0', line);
 	}
 	c->st.dumps_deleted += r->deleted;
-	if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
+	if (r->kept && j->kind == JOB_ADOPT)
+		jedumps_done(c, j);
+	else if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
 		c->st.dumps_written++;
 		/* Each kept dump's line says why it was taken, as its name
 		 * does (core/cause.h); dump_on_memory's says more, with

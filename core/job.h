@@ -32,6 +32,7 @@ enum job_kind {
 	JOB_LEAKS,   /* leak suspects over this process's kept dumps */
 	JOB_SCRAPE,  /* a scraper's pprof: a dump, shared (job_entry.shares) */
 	JOB_RECENT,  /* recent sampled allocations (prof_recent) */
+	JOB_ADOPT,   /* a dump jemalloc wrote in dump_dir, taken as ours */
 	JOB_KINDS
 };
 
@@ -51,7 +52,8 @@ struct job_req {
 	enum dump_cause cause;
 	enum dump_view view; /* JOB_DUMP, JOB_RENDER: what to answer with */
 	int with_base;       /* JOB_DUMP: compare with the last kept dump */
-	const char *name;    /* JOB_RENDER: a kept dump's name */
+	const char *name;    /* JOB_RENDER: a kept dump's name; JOB_ADOPT:
+	                        the path of jemalloc's dump */
 	const char *base;    /* JOB_RENDER: the kept dump to compare with */
 	const char *addrs;   /* JOB_SYMBOLS: the request body */
 	size_t addrs_len;
@@ -102,6 +104,7 @@ struct job {
 	int live_only;
 	unsigned long long min_size;
 	unsigned long long recent_now;
+	long long mtime; /* JOB_ADOPT: the dump's (path), seconds */
 	/* How the job runs its kind's lock window, the step that holds
 	 * jemalloc's profiling locks (prof.dump): @c run(@c ctx, fn, arg)
 	 * runs fn(arg) at the host's priority and returns when it has (the

@@ -54,6 +54,8 @@ static int check_debuginfod(const char *, int, char *, size_t, char *, size_t);
 static int check_memory(const char *, int, char *, size_t, char *, size_t);
 static int check_memory_psi(const char *, int, char *, size_t, char *, size_t);
 static int check_cgroup_root(const char *, int, char *, size_t, char *, size_t);
+static int check_jemalloc_dumps(const char *, int, char *, size_t, char *,
+    size_t);
 
 #define STRING_KEY(f, fn)                                                      \
 	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
@@ -124,6 +126,11 @@ static const struct config_key config_keys[] = {
     {STRING_KEY(dump_symbolized, check_symbolized), .def = "off",
         .help = "`on`: each kept dump also gets `<dump>.symbolized`, which "
                 "jeprof and `jm4lw-prof` read without the program"},
+    {STRING_KEY(jemalloc_dumps, check_jemalloc_dumps), .def = "adopt",
+        .help = "`adopt`: jemalloc's own dumps (`lg_prof_interval`, "
+                "`prof_gdump`, `prof_final`) go into `dump_dir` and are "
+                "kept like ours, unless the host set its own `prof_prefix`; "
+                "`leave`: where jemalloc puts them"},
     {STRING_KEY(http_listen, check_http_listen),
         .def = JM4LW_DEFAULT_HTTP_LISTEN,
         .help = "the HTTP face's addresses, like `listen`; empty turns HTTP "
@@ -712,6 +719,32 @@ static int check_symbolized(const char *v, int flags, char *norm,
 	return check_switch("dump_symbolized", v, norm, normlen, err, errlen);
 }
 
+/* jemalloc_dumps: adopt or leave; 1 or 0, or -1. */
+static int parse_jemalloc_dumps(const char *v)
+{
+	if (strcasecmp(v, "adopt") == 0)
+		return 1;
+	if (strcasecmp(v, "leave") == 0)
+		return 0;
+	return -1;
+}
+
+/* jemalloc_dumps: adopt or leave. */
+static int check_jemalloc_dumps(const char *v, int flags, char *norm,
+    size_t normlen, char *err, size_t errlen)
+{
+	char q[64];
+	int b = parse_jemalloc_dumps(v);
+
+	(void)flags;
+	if (b == -1)
+		return config_err(err, errlen,
+		    "jemalloc_dumps: %s is neither adopt nor leave",
+		    quote(q, sizeof(q), v, strlen(v)));
+	return copy_norm("jemalloc_dumps", b ? "adopt" : "leave", norm, normlen,
+	    err, errlen);
+}
+
 /* symbolize_debuginfod: a switch. */
 static int check_debuginfod(const char *v, int flags, char *norm,
     size_t normlen, char *err, size_t errlen)
@@ -1157,6 +1190,10 @@ int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
 		    "dump_symbolized: want on or off");
 	if (config_memory_policy(cfg, &p.mem, err, errlen) == -1)
 		return -1;
+	sym = key_string(cfg, key_find("jemalloc_dumps"), err, errlen);
+	if (sym == NULL || (p.jemalloc_dumps = parse_jemalloc_dumps(sym)) == -1)
+		return config_err(err, errlen,
+		    "jemalloc_dumps: want adopt or leave");
 	*pol = p;
 	return 0;
 }

@@ -11,6 +11,8 @@
  *   listen.c   listeners: bind, accept, pause on EMFILE, the allow check
  *   timers.c   the dump schedule (dump_interval, dump_on_growth)
  *   memwatch.c dump_on_memory's watcher thread and its dumps
+ *   jedumps.c  jemalloc's own dumps: prof.prefix into dump_dir, each
+ *              one noticed (inotify) and adopted, prof_gdump's rate
  *   conn.c     a connection's life: one word, its reply, the caps
  *   jobs.c     the job service: admission, hand-off to the worker, the
  *              waiter a job answers, the host thread's sampling switch
@@ -157,6 +159,7 @@ struct jm4lw {
 	struct event *growth_timer; /* dump_on_growth, only when set */
 	struct event *hist_timer;   /* history_interval, when history is on */
 	struct memwatch *memwatch;  /* dump_on_memory's watcher, when on */
+	struct jedumps *jedumps;    /* jemalloc's own dumps (jedumps.c) */
 	unsigned nrejecting;        /* refusals still being sent */
 	struct cidr acl[ACL_MAX];   /* allow_from, parsed */
 	int nacl;
@@ -279,6 +282,11 @@ int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,
 void timers_commit(struct jm4lw *m, struct timers *t);
 void timers_discard(struct timers *t);
 void timers_free(struct jm4lw *m);
+
+/* jedumps.c: jemalloc's own dumps into dump_dir, at start (@p old NULL)
+ * and at each reload; -1 only without memory. Then freed. */
+int jedumps_apply(struct jm4lw *m, const struct jm4lw_config *old);
+void jedumps_free(struct jm4lw *m);
 
 /* server.c, for thread.c and agent.c */
 void server_set_mode(struct jm4lw *m, const char *mode);

@@ -170,6 +170,7 @@ static int module_destroy(struct jm4lw *m)
 	memwatch_free(m);
 	while (!TAILQ_EMPTY(&m->conns))
 		conn_finish(TAILQ_FIRST(&m->conns));
+	jedumps_free(m);
 	if (!m->base_gone) {
 		http_free(m);
 		listen_free(m);
@@ -263,6 +264,11 @@ static struct jm4lw *module_new(struct event_base *base,
 	}
 	module_recent_max(m);
 	memwatch_apply(m);
+	if (jedumps_apply(m, NULL) == -1) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		(void)module_destroy(m);
+		return NULL;
+	}
 	live_add(m);
 	return m;
 }
@@ -323,6 +329,7 @@ static int module_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	was = module_unsampled_enter(m);
 	memwatch_apply(m);
 	module_unsampled_leave(m, was);
+	(void)jedumps_apply(m, &old); /* its lines say what went wrong */
 	listen_check_allow(m);
 	module_recent_max(m);
 	module_leave(m);

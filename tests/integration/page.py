@@ -484,6 +484,10 @@ def run(c):
     result(fill and fill.startswith("rgb(255,"), "createStringObject is red in the differential flame graph (%s)" % fill)
     c.shot("growth.png")
 
+    # Dumps: each row says why it was taken, as the JSON does.
+    whys = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')).map(r => [r.dataset.name, r.querySelector('td.why').textContent])")
+    result(whys and sorted(whys) == sorted([d["name"], d["cause"]] for d in dumps),
+           "each dump's row says why it was taken (%s)" % (whys[0] if whys else "-"), whys)
     # Dumps: every format downloads.
     links = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')[0].querySelectorAll('a')).map(a => [a.textContent, a.getAttribute('href'), a.getAttribute('download')])")
     result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text", "dot", "callgraph"],
