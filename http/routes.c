@@ -477,7 +477,7 @@ const struct http_route http_routes[] = {
         "this process's kept dumps, JSON (jmls)", "jmls"},
     {"/jemalloc/dump", HTTP_GET, route_dump,
         "a kept dump: ?name=N&amp;format=raw|symbolized|pprof|collapsed|"
-        "svg|text[&amp;base=M]",
+        "svg|text|threads[&amp;base=M]",
         NULL, JOB_RENDER},
     {"/metrics", HTTP_GET, route_metrics,
         "Prometheus metrics: allocator figures and the module's counters",
@@ -490,7 +490,8 @@ const struct http_route http_routes[] = {
         "malloc_stats_print (?format=json for JSON)", NULL},
     {"/jemalloc/profile", HTTP_GET, route_profile,
         "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
-        "symbolized, &amp;base=previous for the growth since the last dump",
+        "symbolized|threads, &amp;base=previous for the growth since the "
+        "last dump",
         NULL, JOB_DUMP},
     {"/jemalloc/history", HTTP_GET, http_route_history,
         "the figures' history ring, JSON (?since=T for the rows after T; "

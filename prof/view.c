@@ -8,6 +8,7 @@
 #include "render.h"
 #include "render_pprof.h"
 #include "render_svg.h"
+#include "render_threads.h"
 #include "symbolize.h"
 #include "view.h"
 
@@ -84,6 +85,13 @@ static int view_symbolized(FILE *out, const struct heap_profile *hp,
 	    a->raw != NULL ? a->raw : "", a->rawlen);
 }
 
+/* The live heap by thread (render_threads.c). */
+static int view_threads(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return render_threads(out, hp, sym, view_value(a), a->limit);
+}
+
 const struct view views[DUMP_VIEW_COUNT] = {
     [DUMP_VIEW_NONE] = {.ctype = TEXT, .word = "jmfp", .keeps = 1},
     [DUMP_VIEW_COLLAPSED] = {.name = "collapsed",
@@ -135,6 +143,13 @@ const struct view views[DUMP_VIEW_COUNT] = {
     /* No rendering, no name: a delta's first dump, its sealed memfd
      * itself, kept by the job service until the second is subtracted. */
     [DUMP_VIEW_BASE] = {.ctype = BINARY, .word = "jmtp"},
+    /* Never with a base: heapprof_subtract leaves the threads' lines
+     * as dumped. */
+    [DUMP_VIEW_THREADS] = {.name = "threads",
+        .ctype = TEXT,
+        .word = "jmth",
+        .comments = 1,
+        .render = view_threads},
 };
 
 /* The row whose format name is @p name. */

@@ -32,6 +32,7 @@ enum dump_view {
 	DUMP_VIEW_PPROF_ALLOCS, /* /debug/pprof/allocs: pprof, alloc_space
 	                           first in the tools' eyes, as Go's */
 	DUMP_VIEW_BASE,         /* the dump as written, a difference's first */
+	DUMP_VIEW_THREADS,      /* jmth: the live heap by thread */
 	DUMP_VIEW_COUNT
 };
 
