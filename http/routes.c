@@ -186,7 +186,7 @@ int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
 static void route_pprof_heap(struct http_ctx *ctx)
 {
 	enum dump_view view = ctx->route->view;
-	const char *why = NULL;
+	const char *why = NULL, *labels;
 	char name[64];
 	unsigned seconds;
 
@@ -194,6 +194,19 @@ static void route_pprof_heap(struct http_ctx *ctx)
 	        ctx->m->cfg.write_timeout, &seconds, &why) == -1) {
 		http_error(ctx->req, 400, "%s", why);
 		return;
+	}
+	/* Scrapers get no thread labels (a series per thread); a person
+	 * asks for them: labels=thread, /jemalloc/profile's pprof. */
+	if ((labels = evhttp_find_header(ctx->query, "labels")) != NULL) {
+		if (strcmp(labels, "thread") != 0 ||
+		    view != DUMP_VIEW_PPROF_HEAP) {
+			http_error(ctx->req, 400,
+			    "labels=%.40s: thread labels are labels=thread, on "
+			    "/debug/pprof/heap only",
+			    labels);
+			return;
+		}
+		view = DUMP_VIEW_PPROF;
 	}
 	/* Go's names: heap, allocs; a delta's with -delta. */
 	snprintf(name, sizeof(name), "attachment; filename=\"%s%s\"",
@@ -504,8 +517,8 @@ const struct http_route http_routes[] = {
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
         "pprof of the live heap, symbolized (go tool pprof); inuse_space "
-        "first",
-        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF},
+        "first; ?labels=thread labels each sample with its thread",
+        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF_HEAP},
     {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
         "the same, alloc_space first (allocation totals need prof_accum)",
         "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF_ALLOCS},

@@ -141,10 +141,10 @@ static void row_top(struct thread_row *r, const struct tsplit *t, size_t row)
 			continue;
 		/* Insertion into a list of THREADS_TOP: the list is short,
 		 * a heap would not pay. */
-		for (j = r->ntop; j > 0 && (r->top[j - 1].value < e->value ||
-		                               (r->top[j - 1].value == e->value &&
-		                                   strcmp(r->top[j - 1].name,
-		                                       e->name) > 0));
+		for (j = r->ntop; j > 0 &&
+		     (r->top[j - 1].value < e->value ||
+		         (r->top[j - 1].value == e->value &&
+		             strcmp(r->top[j - 1].name, e->name) > 0));
 		     j--)
 			if (j < THREADS_TOP)
 				r->top[j] = r->top[j - 1];

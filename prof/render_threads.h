@@ -50,11 +50,11 @@ enum {
 struct thread_split {
 	struct thread_row *rows; /* biggest first, by the split's unit */
 	size_t n;
-	size_t nthreads;         /* threads holding some of the heap, the
-	                            folded ones included */
-	double u_objs, u_bytes;  /* the profile's unsampled totals */
-	long long objs, bytes;   /* those rounded: each is the sum of the
-	                            rows' */
+	size_t nthreads;        /* threads holding some of the heap, the
+	                           folded ones included */
+	double u_objs, u_bytes; /* the profile's unsampled totals */
+	long long objs, bytes;  /* those rounded: each is the sum of the
+	                           rows' */
 };
 
 /*

@@ -289,9 +289,10 @@ static void test_split_by_thread(void **state)
 		rb += s.rows[i].bytes;
 		ro += s.rows[i].objs;
 		/* Each rounded within 1 of its own value. */
-		assert_true(fabs((double)s.rows[i].bytes - s.rows[i].u_bytes) <
-		    1);
-		assert_true(fabs((double)s.rows[i].objs - s.rows[i].u_objs) < 1);
+		assert_true(
+		    fabs((double)s.rows[i].bytes - s.rows[i].u_bytes) < 1);
+		assert_true(
+		    fabs((double)s.rows[i].objs - s.rows[i].u_objs) < 1);
 	}
 	assert_true(fabs(sb - hp.u_bytes) < 1e-6 * hp.u_bytes);
 	assert_true(fabs(so - hp.u_objs) < 1e-6 * hp.u_objs);
