@@ -664,7 +664,7 @@ static void pp_sample(struct pprof *w, const struct heap_profile *hp,
 			return;
 		pb_varint(&w->locids, id);
 	}
-	if (w->labels && !hp->diff) {
+	if (w->labels && !hp->diff && render_threads_fit(st)) {
 		/* heapprof's scales, on each thread's part. */
 		sa =
 		    heapprof_scale(st->accum_objs, st->accum_bytes, hp->period);

@@ -222,7 +222,7 @@ int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
 	double sc, po, pb, in_o, in_b;
 	size_t k, i, j;
 	long r;
-	int rv = -1;
+	int rv = -1, fit;
 
 	memset(out, 0, sizeof(*out));
 	if (hp->diff) {
@@ -244,7 +244,10 @@ int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
 			goto out;
 		sum_objs = sum_bytes = 0;
 		in_o = in_b = 0;
-		for (i = 0; i < st->ntc; i++) {
+		/* Lines that claim more than the stack: all of it is
+		 * nobody's (the row below), not a thread's. */
+		fit = render_threads_fit(st);
+		for (i = 0; fit && i < st->ntc; i++) {
 			const struct hp_tcount *c = &st->tc[i];
 			if ((r = row_of(&t, c->tid)) == -1)
 				goto out;
