@@ -130,29 +130,25 @@ static int row_cmp_objs(const void *a, const void *b)
 	return row_cmp_bytes(a, b);
 }
 
-/* One row's functions (entries of @p row) into its top, biggest first. */
-static void row_top(struct thread_row *r, const struct tsplit *t, size_t row)
+/* Function @p e into its row's top, biggest first (insertion into a
+ * list of THREADS_TOP: the list is short, a heap would not pay). */
+static void top_add(struct thread_row *r, const struct tf_entry *e)
 {
-	size_t i, j;
+	size_t j;
 
-	for (i = 0; i < t->nfn; i++) {
-		const struct tf_entry *e = &t->fn[i];
-		if (e->row != row || e->value == 0)
-			continue;
-		/* Insertion into a list of THREADS_TOP: the list is short,
-		 * a heap would not pay. */
-		for (j = r->ntop; j > 0 &&
-		     (r->top[j - 1].value < e->value ||
-		         (r->top[j - 1].value == e->value &&
-		             strcmp(r->top[j - 1].name, e->name) > 0));
-		     j--)
-			if (j < THREADS_TOP)
-				r->top[j] = r->top[j - 1];
-		if (j < THREADS_TOP) {
-			r->top[j] = (struct thread_fn){e->name, e->value};
-			if (r->ntop < THREADS_TOP)
-				r->ntop++;
-		}
+	if (e->value == 0)
+		return;
+	for (j = r->ntop; j > 0 &&
+	     (r->top[j - 1].value < e->value ||
+	         (r->top[j - 1].value == e->value &&
+	             strcmp(r->top[j - 1].name, e->name) > 0));
+	     j--)
+		if (j < THREADS_TOP)
+			r->top[j] = r->top[j - 1];
+	if (j < THREADS_TOP) {
+		r->top[j] = (struct thread_fn){e->name, e->value};
+		if (r->ntop < THREADS_TOP)
+			r->ntop++;
 	}
 }
 
@@ -168,6 +164,22 @@ static long long *rounded(struct thread_row *r, int objs)
 	return objs ? &r->objs : &r->bytes;
 }
 
+/* A row's index and what flooring lost of its value. */
+struct frac {
+	size_t i;
+	double lost;
+};
+
+/* Most lost first, then by index: a stable order. */
+static int frac_cmp(const void *a, const void *b)
+{
+	const struct frac *x = a, *y = b;
+
+	if (x->lost != y->lost)
+		return x->lost < y->lost ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /* Round the @p n rows' objects (@p objs) or bytes so they add up to the
  * rounding of their sum: each floored, and the units missing given to
  * the largest remainders (Hamilton's method), each within 1 of its own
@@ -175,40 +187,32 @@ static long long *rounded(struct thread_row *r, int objs)
 static void round_rows(struct thread_row *rows, size_t n, int objs,
     long long *total)
 {
-	double sum = 0, best, frac, x;
+	struct frac *f;
+	double sum = 0, x;
 	long long got = 0, want;
-	unsigned char *given;
-	size_t i, pick;
+	size_t i;
 
+	f = calloc(n ? n : 1, sizeof(*f));
 	for (i = 0; i < n; i++) {
 		x = render_clamp(*unrounded(&rows[i], objs));
 		*rounded(&rows[i], objs) = render_round(floor(x));
+		/* Values stay within the profile's total (< 2^62), and so
+		 * does their sum: no overflow. */
 		got += *rounded(&rows[i], objs);
 		sum += x;
+		if (f != NULL)
+			f[i] = (struct frac){i, x - floor(x)};
 	}
 	want = render_round(sum);
-	/* At most n units are missing (each floor loses less than one);
-	 * n passes over n rows, n being a limit's rows (30). */
-	given = calloc(n ? n : 1, 1);
-	for (; given != NULL && got < want; got++) {
-		best = -1;
-		pick = n;
-		for (i = 0; i < n; i++) {
-			x = render_clamp(*unrounded(&rows[i], objs));
-			frac = x - floor(x);
-			if (!given[i] && frac > best) {
-				best = frac;
-				pick = i;
-			}
-		}
-		if (pick == n)
-			break;
-		given[pick] = 1;
-		(*rounded(&rows[pick], objs))++;
+	/* At most n units are missing (each floor loses less than one). */
+	if (f != NULL && n > 0 && got < want) {
+		qsort(f, n, sizeof(*f), frac_cmp);
+		for (i = 0; i < n && got < want; i++, got++)
+			(*rounded(&rows[f[i].i], objs))++;
 	}
 	/* No memory to pick with: the sum of the floors, still the sum. */
 	*total = got;
-	free(given);
+	free(f);
 }
 
 /* Split the profile by thread (render_threads.h). */
@@ -281,8 +285,10 @@ int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
 		                            : st->u_bytes - in_b) == -1)
 			goto out;
 	}
-	for (i = 0; i < t.n; i++)
-		row_top(&t.rows[i], &t, i);
+	/* One pass over the functions: rows times functions would be
+	 * 10^8 steps for a thousand threads over a big profile. */
+	for (i = 0; i < t.nfn; i++)
+		top_add(&t.rows[t.fn[i].row], &t.fn[i]);
 	/* Threads holding nothing (a thread's lines all zero, as jemalloc
 	 * writes them for one whose samples were freed) go. */
 	for (i = j = 0; i < t.n; i++)
