@@ -292,10 +292,11 @@ int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
 	/* Threads holding nothing (a thread's lines all zero, as jemalloc
 	 * writes them for one whose samples were freed) go. */
 	for (i = j = 0; i < t.n; i++)
-		if (t.rows[i].u_objs != 0 || t.rows[i].u_bytes != 0)
+		if (t.rows[i].u_objs != 0 || t.rows[i].u_bytes != 0) {
+			out->nthreads += t.rows[i].kind == THREAD_ROW_THREAD;
 			t.rows[j++] = t.rows[i];
+		}
 	t.n = j;
-	out->nthreads = t.n - (t.none != 0);
 	if (t.n > 0)
 		qsort(t.rows, t.n, sizeof(*t.rows),
 		    v == RENDER_OBJECTS ? row_cmp_objs : row_cmp_bytes);
