@@ -612,7 +612,7 @@ int main(int argc, char *argv[])
 	/* A symbolized file carries the profile as dumped: no difference. */
 	if (basepath != NULL && vw->base == VIEW_BASE_NEVER) {
 		snprintf(err, sizeof(err),
-		    "--base does not go with -f %s (it carries the profile as "
+		    "--base does not go with -f %s (it shows one profile as "
 		    "dumped)",
 		    format);
 		return usage(err, NULL);

@@ -335,8 +335,8 @@ int http_profile_args(struct evkeyvalq *query, enum dump_view *view,
 		return -1;
 	}
 	if (base != NULL && views[v].base == VIEW_BASE_NEVER) {
-		snprintf(why, len,
-		    "format=%s carries the dump as it is: no base", fmt);
+		snprintf(why, len, "format=%s shows one dump as it is: no base",
+		    fmt);
 		return -1;
 	}
 	*view = (enum dump_view)v;
