@@ -8,11 +8,13 @@
  * .heap.symbolized, our -f symbolized) names its own addresses and
  * needs neither.
  *
- *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof|threads] [--objects]
+ *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof|dot|callgraph|threads]
+ *	           [--objects]
  *	           [--base OLD] [--binary PATH] [--debug-dir DIR]...
  *	           [--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod]
  *	           [-o FILE] PROFILE
- *	jm4lw-prof --merge [-f text|collapsed|svg|pprof] [--objects] [...]
+ *	jm4lw-prof --merge [-f text|collapsed|svg|pprof|dot|callgraph]
+ *	           [--objects] [...]
  *	           [-o FILE] DUMP...
  *	jm4lw-prof --trend [-f text|json] [--binary PATH] [-o FILE] DUMP...
  *
@@ -43,7 +45,8 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 #endif
 
 static const char usage_text[] =
-    "usage: jm4lw-prof [-f text|collapsed|symbolized|svg|pprof|threads] "
+    "usage: jm4lw-prof "
+    "[-f text|collapsed|symbolized|svg|pprof|dot|callgraph|threads] "
     "[--objects] "
     "[--base OLD] [--binary PATH] [--debug-dir DIR]... "
     "[--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod] "
@@ -62,6 +65,10 @@ static const char usage_text[] =
     "pprof, Parca); --objects is moot\n"
     "                (each sample labelled thread=NAME: go tool pprof "
     "-tagfocus=thread=NAME)\n"
+    "  -f dot        the call graph in Graphviz dot, as jeprof --dot: "
+    "pipe it to dot -Tsvg\n"
+    "  -f callgraph  the call graph laid out as SVG by Graphviz's libgvc "
+    "(without it: the dot text)\n"
     "  -f threads    the live heap by thread: bytes, objects, % and top "
     "functions of each\n"
     "                (jemalloc's per-thread lines; names with "
@@ -81,7 +88,8 @@ static const char usage_text[] =
     "  --no-debuginfod  do not ask debuginfod even when DEBUGINFOD_URLS is "
     "set\n"
     "  -o FILE       write there instead of standard output\n"
-    "usage: jm4lw-prof --merge [-f text|collapsed|svg|pprof] [--objects] "
+    "usage: jm4lw-prof --merge [-f text|collapsed|svg|pprof|dot|callgraph] "
+    "[--objects] "
     "[--binary PATH] [...] [-o FILE] DUMP...\n"
     "  --merge       dumps of one program from many processes (hosts) as "
     "one profile,\n"
@@ -415,7 +423,8 @@ static int merge_main(int n, char *const *dumps, const char *format,
 		    "--merge does not go with -f %s (it carries one dump as "
 		    "it was written, and a merge has none): ",
 		    format);
-		return usage(err, "use text, collapsed, svg or pprof");
+		return usage(err,
+		    "use text, collapsed, svg, pprof, dot or callgraph");
 	}
 	/* A thread's number is its process's: summed over processes they
 	 * would name nobody. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "admit.h"
+#include "cause.h"
 #include "core.h"
 #include "dumper.h"
 #include "dumps.h"
@@ -128,6 +129,7 @@ static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
 	j->cfg = *c->cfg;
 	j->kind = JOB_DUMP;
 	j->scheduled = req->who == NULL;
+	j->cause = req->cause != CAUSE_NONE ? req->cause : CAUSE_WORD;
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
 	j->symbolized = c->pol.symbolized;
 	/* jmdf compares with the module's last kept dump. */
@@ -296,6 +298,50 @@ int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
 	j->json = req->json;
 	j->pid = (long)getpid();
 	j->res.view = req->view;
+	dump_begin(c);
+	return 0;
+}
+
+/* JOB_RECENT: profiling usable, jemalloc's prof_recent there and keeping
+ * records (alloc_max not 0), a free worker; the job gets the filters.
+ * The reads here are an atomic load in jemalloc, no lock. */
+int admit_recent(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	ssize_t max = 0;
+	size_t len = sizeof(max);
+	enum prof_state s;
+	int e;
+
+	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
+		r->status = DUMP_REFUSED;
+		r->why = core_prof_why(s);
+		r->err = e;
+		core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
+		return -1;
+	}
+	if ((e = c->ops->mallctl("experimental.prof_recent.alloc_max", &max,
+	         &len, NULL, 0)) != 0) {
+		dump_why(r, DUMP_REFUSED, REASON_PROF_UNBUILT, e, "%s: %s",
+		    k->name,
+		    e == ENOENT ? "this jemalloc has no prof_recent (it came "
+		                  "with jemalloc 5.3.0)"
+		                : strerror(e));
+		return -1;
+	}
+	if (max == 0) {
+		dump_why(r, DUMP_REFUSED, REASON_NO_SAMPLES, ENODATA,
+		    "%s are off: recent_max is 0 (set recent_max in the "
+		    "configuration, then reload)",
+		    k->name);
+		return -1;
+	}
+	if (job_free_admit(k, c, j, d, JOB_RECENT, r) == -1)
+		return -1;
+	j->json = req->json;
+	j->live_only = req->live_only;
+	j->min_size = req->min_size;
+	j->res.view = DUMP_VIEW_RECENT;
 	dump_begin(c);
 	return 0;
 }

@@ -27,5 +27,9 @@ int admit_render(const struct job_entry *k, struct core *c, struct job *j,
  * (JOB_LEAKS): a free worker. */
 int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
+/* JOB_RECENT: profiling usable, prof_recent there and on (alloc_max not
+ * 0), a free worker; the job gets the filters. */
+int admit_recent(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r);
 
 #endif /* JM4LW_ADMIT_H */

@@ -18,6 +18,7 @@
 #include "jm4lw.h"
 #include "job.h"
 #include "profile.h"
+#include "recentjob.h"
 #include "reason.h"
 #include "result.h"
 #include "stage.h"
@@ -83,6 +84,14 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	else if (j->kind == JOB_LEAKS)
 		r = profile_leaks(j->leaks, j->nleaks, j->dumper->stage,
 		    j->json, f, err, sizeof(err));
+	else if (j->kind == JOB_RECENT)
+		r = profile_recent(j->recent, j->recent_len,
+		    &(struct profile_recent_args){.cut = j->recent_cut,
+		        .json = j->json,
+		        .live_only = j->live_only,
+		        .min_size = j->min_size,
+		        .now_ns = j->recent_now},
+		    f, err, sizeof(err));
 	else if (j->dump_fd != -1 && j->has_base_fd) /* a delta's second */
 		r = profile_render_delta(j->res.view, j->dump_fd, j->base_fd,
 		    j->hints, f, err, sizeof(err));
@@ -198,6 +207,33 @@ int body_leaks(struct job *j)
 	j->leaks = NULL;
 	j->nleaks = 0;
 	return 0;
+}
+
+/* JOB_RECENT: what the lock window read, parsed, symbolized and rendered
+ * into a body file; its buffer goes as soon as that is done. */
+int body_recent(struct job *j)
+{
+	char dir[PATH_MAX];
+	int e = j->recent_err;
+	int rv = -1;
+
+	if (e != 0)
+		/* Admission saw prof_recent there: ENOENT now is a race
+		 * with nothing, but say it as plainly. */
+		dump_why(&j->res, DUMP_FAILED,
+		    e == ENOENT ? REASON_PROF_UNBUILT : REASON_FAILED, e,
+		    "recent allocations failed: "
+		    "experimental.prof_recent.alloc_dump: %s",
+		    strerror(e));
+	else if (job_stage(j, "recent allocations", dir, sizeof(dir)) == 0) {
+		if (dump_render(j, NULL, dir) == 0)
+			j->res.status = DUMP_OK;
+		rv = 0;
+	}
+	free(j->recent);
+	j->recent = NULL;
+	j->recent_len = j->recent_cap = 0;
+	return rv;
 }
 
 /*

@@ -106,6 +106,12 @@ struct jm4lw_config {
 	/* Scrapes (/debug/pprof/heap, /allocs) that may wait at once for
 	 *  a shared dump; one more gets 503 with Retry-After (default 64). */
 	unsigned scrape_waiters_max;
+	/* Recent sampled allocations (jmrc, /jemalloc/recent). */
+	/* Records jemalloc keeps of the last sampled allocations, each with
+	 *  its stack and, once freed, its free's
+	 *  (experimental.prof_recent.alloc_max), set at start and on reload;
+	 *  0 turns them off (default 64). */
+	unsigned recent_max;
 };
 
 #endif

@@ -2,7 +2,8 @@
  * The dumps as a collection: which files are ours, jmls, retention and
  * the sweep of staging directories left by processes that are gone.
  *
- * Ours means exactly "<dump_prefix>.<digits>.<digits>.heap" in dump_dir,
+ * Ours means exactly "<dump_prefix>.<digits>.<digits>.[<cause>.]heap" in
+ * dump_dir (core/cause.h: jemalloc's own dumps under our prefix too),
  * a regular file owned by our effective user: any pid, so dumps of earlier
  * runs are counted and cleaned up too, and nothing else — a foreign file,
  * another user's file with our name, another prefix, a temporary file, a
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cause.h"
 #include "config_struct.h"
 #include "core.h"
 #include "dumps.h"
@@ -30,25 +32,31 @@
 
 #define DUMPS_MAX 100000 /* entries we look at in one directory */
 
-/* "<prefix>.<digits>.<digits>.heap" and nothing else. */
-int dumps_match(const char *prefix, const char *name)
+/* "<prefix>.<digits>.<digits>.[<tag>.]heap" (core/cause.h) and nothing
+ * else: its cause, or -1. */
+int dumps_cause(const char *prefix, const char *name)
 {
 	size_t n = strlen(prefix);
 	const char *s;
 	int part;
 
 	if (strncmp(name, prefix, n) != 0 || name[n] != '.')
-		return 0;
+		return -1;
 	s = name + n + 1;
 	for (part = 0; part < 2; part++) {
 		if (*s < '0' || *s > '9')
-			return 0;
+			return -1;
 		while (*s >= '0' && *s <= '9')
 			s++;
 		if (*s++ != '.')
-			return 0;
+			return -1;
 	}
-	return strcmp(s, "heap") == 0;
+	return cause_of_tag(s);
+}
+
+int dumps_match(const char *prefix, const char *name)
+{
+	return dumps_cause(prefix, name) >= 0;
 }
 
 int dumps_stage_match(const char *prefix, const char *name, long *pid)
@@ -319,6 +327,7 @@ static int dumps_scan(const char *prefix, const char *dir,
 			goto nomem;
 		d[n].size = (long long)sb.st_size;
 		d[n].mtime = sb.st_mtim;
+		d[n].cause = dumps_cause(prefix, de->d_name);
 		/* dump_symbolized's companion counts with its dump; the leak
 		 * index (a few KiB at most, TREND_FNS_MAX lines) does not. */
 		if (companion_at(dfd, de->d_name, 0, &sb) == 0)

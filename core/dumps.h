@@ -21,6 +21,7 @@ struct dump_entry {
 	char *name;
 	long long size;
 	struct timespec mtime;
+	int cause; /* enum dump_cause, from its name */
 };
 
 /* jmls: our dumps, newest first. */
@@ -51,8 +52,12 @@ uint64_t dumps_retain(const struct jm4lw_config *cfg, const char *dir,
 int dumps_of_pid(const char *prefix, const char *dir, long pid, size_t max,
     char ***paths, size_t *n);
 
-/* Is @p name one of ours: "<prefix>.<pid>.<seq>.heap"? */
+/* Is @p name one of ours: "<prefix>.<pid>.<seq>.[<cause>.]heap"? */
 int dumps_match(const char *prefix, const char *name);
+
+/* The cause (enum dump_cause) @p name's tag says, or -1 if it is not one
+ * of ours. */
+int dumps_cause(const char *prefix, const char *name);
 
 /* Is @p name a staging directory's: ".<prefix>.<pid>.XXXXXX"? */
 int dumps_stage_match(const char *prefix, const char *name, long *pid);

@@ -14,12 +14,15 @@
 
 #include "admit.h"
 #include "body.h"
+#include "cause.h"
 #include "core.h"
 #include "dumper.h"
+#include "jm4lw.h"
 #include "job.h"
 #include "profile.h"
 #include "publish.h"
 #include "reason.h"
+#include "recentjob.h"
 #include "result.h"
 #include "stage.h"
 #include "view.h"
@@ -34,6 +37,9 @@ void job_release(struct job *j)
 	free(j->addrs);
 	j->addrs = NULL;
 	j->addrs_len = 0;
+	free(j->recent);
+	j->recent = NULL;
+	j->recent_len = j->recent_cap = 0;
 }
 
 /*
@@ -90,6 +96,15 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .locked = stage_prof_dump,
             .counted = 1,
             .shares = 1,
+        },
+    /* jemalloc's last sampled allocations: the read (alloc_dump) is the
+     * lock window; parsing, symbolizing and rendering come after. */
+    [JOB_RECENT] =
+        {
+            .name = "recent allocations",
+            .admit = admit_recent,
+            .steps = {recent_read, body_recent},
+            .locked = recent_read,
         },
 };
 
@@ -210,6 +225,11 @@ void core_job_done(struct core *c, const struct job *j)
 	c->st.dumps_deleted += r->deleted;
 	if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
 		c->st.dumps_written++;
+		/* Each kept dump's line says why it was taken, as its name
+		 * does (core/cause.h). */
+		if (r->status == DUMP_OK)
+			core_logf(&c->log, JM4LW_LOG_INFO, "%s dump: %s",
+			    cause_name(j->cause), r->path);
 		snprintf(c->last_dump, sizeof(c->last_dump), "%s", r->path);
 		c->last_dump_time = time(NULL);
 		/* An older baseline predates this dump; without growth, a

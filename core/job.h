@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "cause.h"
 #include "config_struct.h"
 #include "dumper.h"
 #include "ops.h"
@@ -30,6 +31,7 @@ enum job_kind {
 	JOB_RENDER,  /* a view of a kept dump (minus another) */
 	JOB_LEAKS,   /* leak suspects over this process's kept dumps */
 	JOB_SCRAPE,  /* a scraper's pprof: a dump, shared (job_entry.shares) */
+	JOB_RECENT,  /* recent sampled allocations (prof_recent) */
 	JOB_KINDS
 };
 
@@ -44,6 +46,9 @@ struct job_req {
 	 * schedule, whose reason (interval, growth) is @c why. */
 	const char *who;
 	const char *why;
+	/* Why a dump it keeps is taken (its name says it); CAUSE_NONE:
+	 * CAUSE_WORD, the words' entry (a host's jm4lw_reply_builtin). */
+	enum dump_cause cause;
 	enum dump_view view; /* JOB_DUMP, JOB_RENDER: what to answer with */
 	int with_base;       /* JOB_DUMP: compare with the last kept dump */
 	const char *name;    /* JOB_RENDER: a kept dump's name */
@@ -58,6 +63,9 @@ struct job_req {
 	 * from a fresh one; the admission takes a descriptor of its own. */
 	int has_base_fd;
 	int base_fd;
+	/* JOB_RECENT: only records not freed, and at least this big. */
+	int live_only;
+	unsigned long long min_size;
 };
 
 /* One job, as handed to the worker: inputs copied, so the loop may reload
@@ -66,7 +74,8 @@ struct job {
 	const struct core_ops *ops;
 	struct jm4lw_config cfg;
 	int scheduled;
-	int want_alloc; /* read stats.allocated after (dump_on_growth) */
+	enum dump_cause cause; /* its kept dump's, in the name */
+	int want_alloc;        /* read stats.allocated after (dump_on_growth) */
 	enum job_kind kind;
 	int symbolized; /* also write <dump>.symbolized (dump_symbolized) */
 	int with_base;  /* compare with base (jmdf; HTTP's base=previous) */
@@ -83,6 +92,16 @@ struct job {
 	int base_fd;
 	char **leaks; /* JOB_LEAKS: their paths, on the worker */
 	size_t nleaks;
+	/* JOB_RECENT: alloc_dump's JSON as the lock window read it (owned,
+	 * at most RECENT_JSON_MAX bytes: cut says it stopped there), the
+	 * filters, and jemalloc's clock right after. */
+	char *recent;
+	size_t recent_len, recent_cap;
+	int recent_cut;
+	int recent_err; /* the mallctl's answer */
+	int live_only;
+	unsigned long long min_size;
+	unsigned long long recent_now;
 	/* How the job runs its kind's lock window, the step that holds
 	 * jemalloc's profiling locks (prof.dump): @c run(@c ctx, fn, arg)
 	 * runs fn(arg) at the host's priority and returns when it has (the

@@ -22,6 +22,8 @@
 #include "profile.h"
 #include "render_threads.h"
 #include "reason.h"
+#include "recent.h"
+#include "recentjob.h"
 #include "render.h"
 #include "symbolize.h"
 #include "trend.h"
@@ -423,6 +425,43 @@ int profile_symbols(const char *addrs, size_t len, FILE *out, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+int profile_recent(const char *buf, size_t len,
+    const struct profile_recent_args *a, FILE *out, char *err, size_t errlen)
+{
+	struct recent_opts o = {.live_only = a->live_only,
+	    .min_size = a->min_size,
+	    .now_ns = a->now_ns,
+	    .cap_bytes = RECENT_JSON_MAX};
+	struct heap_profile hp;
+	struct symbolizer *sym;
+	struct recent r;
+	int rv;
+
+	if (recent_parse(buf != NULL ? buf : "", len, a->cut, &r, err,
+	        errlen) == -1)
+		return -1;
+	/* The records' addresses are this process's: its mappings now, as
+	 * for a symbol lookup. */
+	if (profile_self_maps(&hp, err, errlen) == -1) {
+		recent_free(&r);
+		return -1;
+	}
+	if ((sym = profile_sym(&hp, err, errlen)) == NULL) {
+		heapprof_free(&hp);
+		recent_free(&r);
+		return -1;
+	}
+	rv = a->json ? recent_render_json(out, &r, sym, &o)
+	             : recent_render_text(out, &r, sym, &o);
+	if (rv == -1)
+		snprintf(err, errlen, "cannot write the recent allocations: %s",
+		    strerror(errno ? errno : EIO));
+	sym_free(sym);
+	heapprof_free(&hp);
+	recent_free(&r);
+	return rv;
 }
 
 int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen)

@@ -74,6 +74,21 @@ long profile_parse_addrs(const char *addrs, size_t len, uint64_t *out,
  * of every address, then the dump itself. 0, or -1 with @p err. */
 int profile_symbolized(const char *dump, FILE *out, char *err, size_t errlen);
 
+/* What profile_recent shows: the reader's state, the filters, the clock. */
+struct profile_recent_args {
+	int cut;  /* the reader stopped at RECENT_JSON_MAX */
+	int json; /* /jemalloc/recent's JSON, not jmrc's text */
+	int live_only;
+	unsigned long long min_size;
+	unsigned long long now_ns; /* jemalloc's clock when it was read */
+};
+
+/* alloc_dump's @p len bytes of JSON at @p buf, parsed, symbolized in
+ * this process (its mappings now) and rendered (prof/recent.h) to
+ * @p out. 0, or -1 with one line in @p err. */
+int profile_recent(const char *buf, size_t len,
+    const struct profile_recent_args *a, FILE *out, char *err, size_t errlen);
+
 /* Where the profile_* calls on this thread (the worker's) find debug
  * info from now on: @p cfg's debug_dirs, symbolize_debuginfod and
  * symbolize_timeout. A job's copy of the configuration, so

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "cause.h"
 #include "dumper.h"
 #include "dumps.h"
 #include "job.h"
@@ -306,8 +307,9 @@ static int dump_target(struct job *j, char *dir, size_t dirlen,
 	/* Skip names an earlier process with our pid left behind. */
 	for (tries = 0;; tries++) {
 		*seq = j->dumper->seq++;
-		snprintf(path, sizeof(j->res.path), "%s/%s.%ld.%lu.heap", dir,
-		    j->cfg.dump_prefix, pid, *seq);
+		snprintf(path, sizeof(j->res.path), "%s/%s.%ld.%lu.%c.heap",
+		    dir, j->cfg.dump_prefix, pid, *seq,
+		    causes[j->cause].letter);
 		if (lstat(path, &sb) == -1 && errno == ENOENT)
 			return 0;
 		if (tries == 1000) {
@@ -389,8 +391,8 @@ int stage_target(struct job *j)
 		JOB_FAIL(j, j->dir, errno, strerror(errno));
 		return -1;
 	}
-	snprintf(j->tmp, sizeof(j->tmp), "%s/%s.%ld.%lu.heap", d->stage,
-	    j->cfg.dump_prefix, pid, seq);
+	snprintf(j->tmp, sizeof(j->tmp), "%s/%s.%ld.%lu.%c.heap", d->stage,
+	    j->cfg.dump_prefix, pid, seq, causes[j->cause].letter);
 	/*
 	 * The lock window (stage_prof_dump) writes into memory, a memfd
 	 * jemalloc opens by its /proc path, so no disk (a full page cache,

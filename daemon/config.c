@@ -156,6 +156,10 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(history_points, 0, 100000, ""), .def = "8640",
         .help = "rows of history kept (8640: a day at 10 s; 104 bytes "
                 "each, mapped once); 0 is off"},
+    /* Recent sampled allocations (jemalloc 5.3's prof_recent). */
+    {NUMBER_KEY(recent_max, 0, 100000, ""), .def = "64",
+        .help = "recent sampled allocations jemalloc keeps with both stacks "
+                "(`jmrc`, `/jemalloc/recent`); 0 is off"},
 };
 #define NKEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 

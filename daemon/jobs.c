@@ -58,10 +58,9 @@ void module_unsampled_leave(struct jm4lw *m, int was)
 static void module_log_dump(struct jm4lw *m, const char *why,
     const struct dump_result *r)
 {
-	if (r->status == DUMP_OK) {
-		m->core.st.dumps_scheduled++;
-		log_msg(m, JM4LW_LOG_INFO, "%s dump: %s", why, r->path);
-	} else
+	if (r->status == DUMP_OK)
+		m->core.st.dumps_scheduled++; /* its line is core_job_done's */
+	else
 		log_msg(m, JM4LW_LOG_WARN, "%s dump: %s", why, r->reason);
 }
 

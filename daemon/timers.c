@@ -26,7 +26,9 @@ static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
 	module_enter(arg);
 	was = module_unsampled_enter(arg);
 	module_job(arg, NULL,
-	    &(struct job_req){.kind = JOB_DUMP, .why = "interval"});
+	    &(struct job_req){.kind = JOB_DUMP,
+	        .why = "interval",
+	        .cause = CAUSE_SCHEDULE});
 	module_unsampled_leave(arg, was);
 	module_leave(arg);
 }
@@ -43,7 +45,9 @@ static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
 	was = module_unsampled_enter(m);
 	if (core_growth_due(&m->core))
 		module_job(m, NULL,
-		    &(struct job_req){.kind = JOB_DUMP, .why = "growth"});
+		    &(struct job_req){.kind = JOB_DUMP,
+		        .why = "growth",
+		        .cause = CAUSE_GROWTH});
 	module_unsampled_leave(m, was);
 	module_leave(m);
 }

@@ -78,3 +78,38 @@ void http_route_leaks(struct http_ctx *ctx)
 	        .json = json},
 	    json ? JSON : TEXT, 0);
 }
+
+/* /jemalloc/recent[?live=1&min_size=N&format=json|text]: jmrc, JSON by
+ * default (the page draws it), on the worker. */
+void http_route_recent(struct http_ctx *ctx)
+{
+	const char *f = evhttp_find_header(ctx->query, "format");
+	const char *live = evhttp_find_header(ctx->query, "live");
+	const char *min = evhttp_find_header(ctx->query, "min_size");
+	int json = f == NULL || strcmp(f, "json") == 0;
+	uint64_t min_size = 0;
+
+	if (!json && strcmp(f, "text") != 0) {
+		http_error(ctx->req, 400,
+		    "unknown format \"%.40s\" (want json or text)", f);
+		return;
+	}
+	if (live != NULL && strcmp(live, "0") != 0 && strcmp(live, "1") != 0) {
+		http_error(ctx->req, 400, "live=%.40s: want 0 or 1", live);
+		return;
+	}
+	/* Digits only, at most 19: no overflow, no sign, no suffix. */
+	if (min != NULL && min[0] != '\0' &&
+	    history_since(min, &min_size) == -1) {
+		http_error(ctx->req, 400,
+		    "min_size=%.40s: want a size in bytes, digits only", min);
+		return;
+	}
+	http_job(ctx,
+	    &(struct job_req){.kind = ctx->route->job,
+	        .view = DUMP_VIEW_RECENT,
+	        .json = json,
+	        .live_only = live != NULL && strcmp(live, "1") == 0,
+	        .min_size = min_size},
+	    json ? JSON : TEXT, 0);
+}

@@ -214,6 +214,7 @@ void http_route_history(struct http_ctx *ctx);
 /* /jemalloc/leaks: the leak suspects (?format=json|text), on the
  * worker. */
 void http_route_leaks(struct http_ctx *ctx);
+void http_route_recent(struct http_ctx *ctx);
 
 /* --- metrics.c ------------------------------------------------------- */
 

@@ -269,10 +269,14 @@ static struct http_pending *http_pending_new(struct http_ctx *ctx,
 void http_job(struct http_ctx *ctx, const struct job_req *req,
     const char *ctype, int word)
 {
+	struct job_req r = *req;
 	struct job_waiter w;
 
+	/* Whatever a route keeps, HTTP took it. */
+	if (r.cause == CAUSE_NONE)
+		r.cause = CAUSE_HTTP;
 	if (http_pending_new(ctx, ctype, word, &w) != NULL)
-		module_job(ctx->m, &w, req);
+		module_job(ctx->m, &w, &r);
 }
 
 /* May this request change state? The header a form cannot send, with

@@ -474,6 +474,7 @@ static void route_word(struct http_ctx *ctx)
 	r = proto_dispatch(&ctx->m->proto, w, &out, &res);
 	if (r == PROTO_JOB) {
 		evbuffer_free(b);
+		res.req.cause = CAUSE_HTTP;
 		http_job(ctx, &res.req, views[res.req.view].ctype, 1);
 		return;
 	}
@@ -490,7 +491,7 @@ const struct http_route http_routes[] = {
         "this process's kept dumps, JSON (jmls)", "jmls"},
     {"/jemalloc/dump", HTTP_GET, route_dump,
         "a kept dump: ?name=N&amp;format=raw|symbolized|pprof|collapsed|"
-        "svg|text|threads[&amp;base=M]",
+        "svg|text|dot|callgraph|threads[&amp;base=M]",
         NULL, JOB_RENDER},
     {"/metrics", HTTP_GET, route_metrics,
         "Prometheus metrics: allocator figures and the module's counters",
@@ -503,8 +504,8 @@ const struct http_route http_routes[] = {
         "malloc_stats_print (?format=json for JSON)", NULL},
     {"/jemalloc/profile", HTTP_GET, route_profile,
         "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
-        "symbolized|threads, &amp;base=previous for the growth since the "
-        "last dump",
+        "symbolized|dot|callgraph|threads, &amp;base=previous for the growth "
+        "since the last dump",
         NULL, JOB_DUMP},
     {"/jemalloc/history", HTTP_GET, http_route_history,
         "the figures' history ring, JSON (?since=T for the rows after T; "
@@ -514,6 +515,10 @@ const struct http_route http_routes[] = {
         "leak suspects over this process's kept dumps, JSON "
         "(?format=text: jmlk)",
         "jmlk", JOB_LEAKS},
+    {"/jemalloc/recent", HTTP_GET, http_route_recent,
+        "recent sampled allocations, both stacks symbolized, JSON "
+        "(?live=1, ?min_size=N, ?format=text: jmrc)",
+        "jmrc", JOB_RECENT},
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
         "pprof of the live heap, symbolized (go tool pprof); inuse_space "

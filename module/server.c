@@ -19,6 +19,7 @@
 #include "http.h"
 #include "module.h"
 #include "ops.h"
+#include "recentjob.h"
 
 /* srvr's Mode: line ("thread" in thread mode; "standalone" else). */
 void server_set_mode(struct jm4lw *m, const char *mode)
@@ -185,6 +186,23 @@ static void module_destroy_deferred(struct jm4lw *m)
 }
 
 /* jm4lw_new() with the caller's sampling off (module_unsampled_enter). */
+/*
+ * recent_max into jemalloc (experimental.prof_recent.alloc_max), at start
+ * and on reload, when it differs. On the loop: a read, and a write only
+ * when the value changes, whose cost is freeing the records past the new
+ * cap under prof_recent_alloc_mtx, tens of microseconds for a thousand.
+ * A failure is a log line, never a refused configuration: jmrc says what
+ * it can show.
+ */
+static void module_recent_max(struct jm4lw *m)
+{
+	char why[256];
+
+	if (core_recent_max(&m->core, m->cfg.recent_max, why, sizeof(why)) ==
+	    -1)
+		log_msg(m, JM4LW_LOG_WARN, "%s", why);
+}
+
 static struct jm4lw *module_new(struct event_base *base,
     const struct jm4lw_config *cfg, char *err, size_t errlen)
 {
@@ -241,6 +259,7 @@ static struct jm4lw *module_new(struct event_base *base,
 		}
 		timers_commit(m, &t);
 	}
+	module_recent_max(m);
 	live_add(m);
 	return m;
 }
@@ -299,6 +318,7 @@ static int module_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	m->core.pol = pol;
 	timers_commit(m, &t);
 	listen_check_allow(m);
+	module_recent_max(m);
 	module_leave(m);
 	return 0;
 }

@@ -112,4 +112,38 @@ int render_dump(FILE *out, FILE *in, struct symbolizer *sym);
 int render_collapsed(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, enum render_value v);
 
+/* What render_dot draws and leaves out; RENDER_DOT_OPTS is jeprof's
+ * defaults (--nodefraction=0.005 --edgefraction=0.001 --nodecount=80,
+ * and its maxdegree of 8). */
+struct render_dot_opts {
+	double nodefraction;  /* nodes of |cum| at most this x total go */
+	double edgefraction;  /* edges of |value| at most this x total go */
+	size_t nodecount;     /* at most this many nodes, heaviest first */
+	size_t maxdegree;     /* at most this many edges into and out of a
+	                         node (the first into it always stays) */
+	const char *program;  /* the graph's name and the legend's first
+	                         line; NULL: "heap profile" */
+	const char *title;    /* "live heap", "heap growth"; NULL: a default */
+	const char *fontname; /* every label's font; NULL: Graphviz's own */
+};
+#define RENDER_DOT_OPTS 0.005, 0.001, 80, 8, NULL, NULL, NULL
+
+/* Graphviz dot of the call graph, as jeprof --dot: a box per function
+ * (self and "of" cumulative, each with its share; the font grows with
+ * self), an edge per caller -> callee labelled with what flowed through
+ * it, nodes and edges under @p o's fractions left out, and a legend of
+ * the totals and of what was dropped. A difference shows signed values,
+ * growth red and shrinking blue. @p o NULL: RENDER_DOT_OPTS. 0, or -1
+ * with errno. */
+int render_dot(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
+    enum render_value v, const struct render_dot_opts *o);
+
+/* The call graph of render_dot as SVG, laid out by Graphviz's libgvc
+ * (prof/gvc_load.c) where it can be loaded. Where it cannot (or refuses
+ * the graph), an SVG of the dot text's lines under a dot comment saying
+ * why, its root marked data-jm4lw="dot-text". 0, or -1 with errno. */
+int render_callgraph(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, enum render_value v,
+    const struct render_dot_opts *o);
+
 #endif

@@ -96,6 +96,45 @@ static int view_symbolized(FILE *out, const struct heap_profile *hp,
 	    a->raw != NULL ? a->raw : "", a->rawlen);
 }
 
+/* The call graph's options: the profile's program as its name. */
+static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
+    const struct view_args *a)
+{
+	struct render_dot_opts o = {RENDER_DOT_OPTS};
+	size_t i;
+
+	o.program = a->binary != NULL ? a->binary : hp->binary;
+	for (i = 0; o.program == NULL && i < hp->nmaps; i++)
+		if (hp->maps[i].path[0] == '/')
+			o.program = hp->maps[i].path;
+	o.title = a->title;
+	return o;
+}
+
+/* jeprof --dot's call graph. */
+static int view_dot(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	struct render_dot_opts o = view_dot_opts(hp, a);
+
+	return render_dot(out, hp, sym, view_value(a), &o);
+}
+
+/* The same laid out as SVG by Graphviz, or its dot text saying why not. */
+static int view_callgraph(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	struct render_dot_opts o = view_dot_opts(hp, a);
+
+	/* Laid out without the text-layout plugin (see gvc_load.c), dot
+	 * sizes labels from its own metrics, and a browser draws them in
+	 * the fonts it has: in a monospace face the two agree (any one is
+	 * about 0.6 em a character, as dot's Courier), where Times and the
+	 * browser's serif do not and labels overran their boxes. */
+	o.fontname = "Courier";
+	return render_callgraph(out, hp, sym, view_value(a), &o);
+}
+
 /* The live heap by thread (render_threads.c). */
 static int view_threads(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
@@ -154,6 +193,21 @@ const struct view views[DUMP_VIEW_COUNT] = {
     /* No rendering, no name: a delta's first dump, its sealed memfd
      * itself, kept by the job service until the second is subtracted. */
     [DUMP_VIEW_BASE] = {.ctype = BINARY, .word = "jmtp"},
+    /* The call graph, jeprof --dot's: for dot -Tsvg, or laid out here
+     * by libgvc where the machine has it (render_callgraph). */
+    [DUMP_VIEW_DOT] = {.name = "dot",
+        .ctype = "text/vnd.graphviz; charset=utf-8",
+        .word = "jmcg",
+        .base = VIEW_BASE_MAY,
+        .render = view_dot},
+    [DUMP_VIEW_CALLGRAPH] = {.name = "callgraph",
+        .ctype = SVG,
+        .word = "jmcg",
+        .base = VIEW_BASE_MAY,
+        .render = view_callgraph},
+    /* Not a view of a profile: the recent allocations' job's answer
+     * (prof/recent.c). */
+    [DUMP_VIEW_RECENT] = {.ctype = TEXT, .word = "jmrc"},
     /* Never with a base: heapprof_subtract leaves the threads' lines
      * as dumped. */
     [DUMP_VIEW_THREADS] = {.name = "threads",

@@ -226,6 +226,7 @@ static void word_req(const struct proto_word *w, struct job_req *req)
 	req->kind = w->job;
 	req->who = w->name;
 	req->view = w->view;
+	req->cause = CAUSE_WORD;
 }
 
 /* Run one word: a host word, a built-in, unknown, or refused. */

@@ -271,6 +271,10 @@ const struct proto_word proto_words[] = {
         .job = JOB_DUMP,
         .view = DUMP_VIEW_SVG,
         .help = "the live heap as an SVG flame graph"},
+    {.name = "jmcg",
+        .job = JOB_DUMP,
+        .view = DUMP_VIEW_DOT,
+        .help = "the live heap's call graph in Graphviz dot (jeprof --dot)"},
     {.name = "jmth",
         .job = JOB_DUMP,
         .view = DUMP_VIEW_THREADS,
@@ -308,5 +312,10 @@ const struct proto_word proto_words[] = {
         .view = DUMP_VIEW_LEAKS,
         .help = "leak suspects: functions that grew in nearly every "
                 "interval of the kept dumps"},
+    {.name = "jmrc",
+        .job = JOB_RECENT,
+        .view = DUMP_VIEW_RECENT,
+        .help = "recent sampled allocations, newest first: size, age, "
+                "thread, live or freed, where"},
     {.name = NULL},
 };

@@ -15,7 +15,8 @@
 #   tsan   ThreadSanitizer build, the thread-mode tests and the worker's
 #          dump path with prof:true (tsan.dump_path);
 #   fuzz   libFuzzer targets (framing and dispatch; the heap_v2 parser;
-#          the HTTP face's decisions): 1M runs each over their seed corpora;
+#          the HTTP face's decisions; jemalloc's prof_recent JSON): 1M runs
+#          each over their seed corpora;
 #   bench  benchmark smoke run, so the harness never rots (figures not
 #          judged).
 # Each stage's elapsed time is printed at the end, with the total (also
@@ -113,7 +114,7 @@ begin fuzz
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
 	-DJM4LW_TESTS=ON -DJM4LW_FUZZ=ON -DJM4LW_SANITIZE= -DJM4LW_LIBDW=AUTO \
 	>/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_proto fuzz_heapprof fuzz_http
+cmake --build build-fuzz -j"$jobs" --target fuzz_proto fuzz_heapprof fuzz_http fuzz_recent
 (cd build-fuzz && ctest --output-on-failure --no-tests=error -j"$jobs" -L fuzz)
 
 # The bench harness end to end, ~1 s a case: every server must start and

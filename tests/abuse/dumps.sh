@@ -144,7 +144,7 @@ case_disk_full() {
 		sleep 0.1
 	done
 	r=$(ask jmfp)
-	if [[ $r =~ ^${m//./\.}/jm4lw\.$PID\.[0-9]+\.heap$ ]] && [ -s "$r" ]; then
+	if [[ $r =~ ^${m//./\.}/jm4lw\.$PID\.[0-9]+\.[a-z]\.heap$ ]] && [ -s "$r" ]; then
 		pass "dump_min_free=512K, 1 MiB free: the dump is written ($r)"
 	else
 		fail "dump_min_free=512K, 1 MiB free: the dump is written" "$r"

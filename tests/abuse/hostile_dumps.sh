@@ -68,7 +68,7 @@ case_dump_dir_foreign_dir() {
 	chmod 1777 "$d/open"
 	ask jmfp >"$d/jmfp.out"
 	assert_grep "dump_dir_foreign_dir: sticky (as /tmp), it is written" \
-		"^$d/open/jm4lw\.[0-9]+\.[0-9]+\.heap$" "$d/jmfp.out"
+		"^$d/open/jm4lw\.[0-9]+\.[0-9]+\.[a-z]\.heap$" "$d/jmfp.out"
 	if root_only dump_dir_foreign_dir; then
 		chmod 0755 "$d/open"
 		chown "$NOBODY:$NOBODY" "$d/open"
@@ -126,7 +126,7 @@ case_dump_dir_private_default() {
 	baseline "dump_dir_private_default" || return
 	ask jmfp >"$d/jmfp.out"
 	assert_grep "dump_dir_private_default: jmfp writes in priv-$me" \
-		"^$d/priv-$me/jm4lw\.[0-9]+\.[0-9]+\.heap$" "$d/jmfp.out"
+		"^$d/priv-$me/jm4lw\.[0-9]+\.[0-9]+\.[a-z]\.heap$" "$d/jmfp.out"
 	assert_eq "dump_dir_private_default: made with mode 0700" 700 \
 		"$(stat -c %a "$d/priv-$me" 2>&1)"
 	if root_only dump_dir_private_default; then

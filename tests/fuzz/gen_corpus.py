@@ -17,7 +17,7 @@ OUT = os.path.join(HERE, "corpus")
 
 WORDS = ["ruok", "mntr", "srvr", "conf", "jmst", "jmsj", "jmfp", "jmtp",
          "jmcs", "jmfg", "jmdf", "jmep", "jmdp", "jmpg", "jmls", "jmrs",
-         "jmdr", "jmhi", "jmlk"]  # proto_words, in order
+         "jmdr", "jmhi", "jmlk", "jmrc"]  # proto_words, in order
 HOST = ["hwid", "hbin", "herr"]
 ITEMS = HOST + ["dyn"] + WORDS  # allow-list items, bit i % 16
 ERRNOS = ["none", "enoent", "efault", "eperm", "einval", "eagain"]

@@ -169,8 +169,8 @@ case_jmfp() {
 	reply_text >"$out.text"
 	assert_bytes "jmfp via $CLIENT: one line, the path" "$out.text" \
 		"$(printf '%s' "$path" | sed 's/%/%%/g')\\n" || return
-	assert_grep "jmfp via $CLIENT: <dir>/jm4lw.<pid>.<seq>.heap" \
-		"^${DUMPS//./\\.}/jm4lw\\.$PID\\.[0-9]+\\.heap\$" "$out.text" || return
+	assert_grep "jmfp via $CLIENT: <dir>/jm4lw.<pid>.<seq>.w.heap" \
+		"^${DUMPS//./\\.}/jm4lw\\.$PID\\.[0-9]+\\.w\\.heap\$" "$out.text" || return
 	if [ -s "$path" ]; then
 		pass "jmfp via $CLIENT: $path exists"
 	else

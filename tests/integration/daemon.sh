@@ -99,7 +99,7 @@ assert "jemalloc" in o and "stats" in o["jemalloc"], sorted(o)' "$D/jmsj.out" \
 case_conf() {
 	ask conf >"$D/conf.out"
 	assert_bytes "conf: every key with its effective value" "$D/conf.out" \
-		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=48\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\ndump_symbolized=off\nhttp_listen=127.0.0.1:$HTTP_PORT\nhttp_allowed_hosts=\nhttp_max_header_bytes=8192\nhttp_max_body_bytes=4194304\nhttp_keepalive_requests=100\nscrape_waiters_max=64\ndebug_dirs=\nsymbolize_debuginfod=off\nsymbolize_timeout=10\nhistory_interval=10\nhistory_points=8640\nsymbolizer=${JM4LW_SYMBOLIZER:-libdw}\n"
+		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=48\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\ndump_symbolized=off\nhttp_listen=127.0.0.1:$HTTP_PORT\nhttp_allowed_hosts=\nhttp_max_header_bytes=8192\nhttp_max_body_bytes=4194304\nhttp_keepalive_requests=100\nscrape_waiters_max=64\ndebug_dirs=\nsymbolize_debuginfod=off\nsymbolize_timeout=10\nhistory_interval=10\nhistory_points=8640\nrecent_max=64\nsymbolizer=${JM4LW_SYMBOLIZER:-libdw}\n"
 }
 
 # srvr: ZooKeeper's shape, with the Mode: line tools look for.
@@ -133,8 +133,8 @@ case_jmfp() {
 	a=$(ask jmfp)
 	b=$(ask jmfp)
 	assert_eq "jmfp: absolute path under the relative dump_dir, seq 0" \
-		"$D/dumps/jm4lw.$PID.0.heap" "$a"
-	assert_eq "jmfp: the next one is seq 1" "$D/dumps/jm4lw.$PID.1.heap" "$b"
+		"$D/dumps/jm4lw.$PID.0.w.heap" "$a"
+	assert_eq "jmfp: the next one is seq 1" "$D/dumps/jm4lw.$PID.1.w.heap" "$b"
 	# Each with its leak index (issue 23), written by the worker after
 	# the answer (issue 27): wait for it, bounded.
 	for _ in $(seq 100); do
@@ -142,7 +142,7 @@ case_jmfp() {
 		sleep 0.1
 	done
 	assert_eq "jmfp: both files exist, and their leak indexes, nothing else" \
-		"jm4lw.$PID.0.heap jm4lw.$PID.0.heap.trend jm4lw.$PID.1.heap jm4lw.$PID.1.heap.trend" \
+		"jm4lw.$PID.0.w.heap jm4lw.$PID.0.w.heap.trend jm4lw.$PID.1.w.heap jm4lw.$PID.1.w.heap.trend" \
 		"$(cd "$D/dumps" && ls | tr '\n' ' ' | sed 's/ $//')"
 	assert_eq "jmfp: no temporary left" "" "$(leftovers "$D/dumps")"
 	assert_eq "jmfp: one staging directory (0700), ours" "1 700" \
@@ -195,7 +195,7 @@ case_main() {
 	case_counters
 	stop_daemon
 	assert_eq "jm4lwd's exit removed its staging directory" "" \
-		"$(cd "$d/dumps" && ls -A | grep -Ev '^jm4lw\.[0-9]*\.[0-9]*\.heap(\.trend)?$')"
+		"$(cd "$d/dumps" && ls -A | grep -Ev '^jm4lw\.[0-9]*\.[0-9]*\.([a-z][0-9]*\.)?heap(\.trend)?$')"
 }
 
 # --- timeouts and limits -------------------------------------------------------
@@ -308,11 +308,11 @@ case_dump_name_taken() {
 	local d
 	d=$(scratch name_taken)
 	start_daemon -C "$d" -e "$PROF_ON" -- -l 127.0.0.1:0 -D "$d" || return
-	echo precious >"$d/jm4lw.$PID.0.heap"
-	assert_eq "jmfp: skips the existing seq 0 name" "$d/jm4lw.$PID.1.heap" \
+	echo precious >"$d/jm4lw.$PID.0.w.heap"
+	assert_eq "jmfp: skips the existing seq 0 name" "$d/jm4lw.$PID.1.w.heap" \
 		"$(ask jmfp)"
 	assert_eq "jmfp: the existing file is untouched" precious \
-		"$(cat "$d/jm4lw.$PID.0.heap")"
+		"$(cat "$d/jm4lw.$PID.0.w.heap")"
 	stop_daemon
 }
 
@@ -413,7 +413,7 @@ case_allow_reload() {
 	alive "SIGHUP: same port $p0 still answers" "$p0"
 	ask jmfp "$p0" >"$d/allowed.out"
 	assert_bytes "SIGHUP: jmfp now allowed, writes a profile" \
-		"$d/allowed.out" "$d/jm4lw.$PID.0.heap\n"
+		"$d/allowed.out" "$d/jm4lw.$PID.0.w.heap\n"
 	ask srvr "$p0" >"$d/srvr.out"
 	assert_bytes "SIGHUP: srvr still refused" "$d/srvr.out" \
 		'srvr is not executed because it is not in the whitelist.\n'
@@ -427,7 +427,7 @@ case_allow_reload() {
 	fi
 	ask jmfp "$p0" >"$d/kept.out"
 	assert_bytes "SIGHUP with a bad file: the old list still in force" \
-		"$d/kept.out" "$d/jm4lw.$PID.1.heap\n"
+		"$d/kept.out" "$d/jm4lw.$PID.1.w.heap\n"
 	stop_daemon
 }
 

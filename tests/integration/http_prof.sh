@@ -42,7 +42,7 @@ case_formats() {
 	else
 		fail "go tool pprof reads /debug/pprof/heap" "$(head -3 "$T/pheap.raw")"
 	fi
-	assert_http "unknown format: 400" 400 fbad '/jemalloc/profile?format=dot'
+	assert_http "unknown format: 400" 400 fbad '/jemalloc/profile?format=gif'
 
 	# base=previous: no kept dump yet, then a jmfp.
 	assert_http "base=previous before any kept dump: 409" 409 nobase \

@@ -70,7 +70,7 @@ assert_eq "the fork came while the parent's dump was out" 1 "$ok"
 # go of its copy without a word or a shutdown, so the reply is the
 # parent's alone, whole.
 assert_eq "frk1's reply is the parent's \"forked PID\" alone" "forked $cpid" "$(cat "$D/fork")"
-assert_grep "the parent's jmfp: its path" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.heap\$" "$D/parent"
+assert_grep "the parent's jmfp: its path" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.[a-z]\.heap\$" "$D/parent"
 
 for _ in $(seq 100); do
 	CPORT=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$D/out")
@@ -79,9 +79,9 @@ for _ in $(seq 100); do
 done
 [ -n "$CPORT" ] || die "the child listens" "$(cat "$D/out" "$D/err")"
 ask jmfp "$CPORT" >"$D/child1"
-assert_grep "the child's jmfp succeeds (not \"in progress\")" "^$D/dumps/jm4lw\.$cpid\.[0-9]+\.heap\$" "$D/child1"
+assert_grep "the child's jmfp succeeds (not \"in progress\")" "^$D/dumps/jm4lw\.$cpid\.[0-9]+\.[a-z]\.heap\$" "$D/child1"
 ask jmfp "$CPORT" >"$D/child2"
-assert_grep "the child's second jmfp too" "^$D/dumps/jm4lw\.$cpid\.[0-9]+\.heap\$" "$D/child2"
+assert_grep "the child's second jmfp too" "^$D/dumps/jm4lw\.$cpid\.[0-9]+\.[a-z]\.heap\$" "$D/child2"
 
 # The child shares the parent's listening socket: gone first, so the
 # parent answers.
@@ -130,7 +130,7 @@ fi
 assert_eq "the same connection answers after the child's exit" 200 "$(ka_get /jemalloc/status)"
 exec 5>&-
 ask jmfp >"$D/parent2"
-assert_grep "the parent dumps on after the fork" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.heap\$" "$D/parent2"
+assert_grep "the parent dumps on after the fork" "^$D/dumps/jm4lw\.$PID\.[0-9]+\.[a-z]\.heap\$" "$D/parent2"
 
 stop_host leak_host
 finish

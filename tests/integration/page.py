@@ -496,14 +496,46 @@ def run(c):
 
     # Dumps: every format downloads.
     links = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')[0].querySelectorAll('a')).map(a => [a.textContent, a.getAttribute('href'), a.getAttribute('download')])")
-    result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text", "threads"],
-           "each dump has raw, symbolized, pprof, collapsed, svg, text and threads links", links)
+    result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text", "dot", "callgraph", "threads"],
+           "each dump has raw, symbolized, pprof, collapsed, svg, text, dot, callgraph and threads links", links)
     for name, href, dl in links:
         code, body = get(href)
-        want = {"raw": b"heap_v2/", "pprof": b"\x1f\x8b", "svg": b"<?xml",
-                "threads": b"# live heap by thread"}.get(name, b"")
+        want = {"raw": b"heap_v2/", "pprof": b"\x1f\x8b", "svg": b"<?xml", "dot": b"digraph",
+                "callgraph": b"<?xml", "threads": b"# live heap by thread"}.get(name, b"")
         result(code == 200 and len(body) > 0 and body.startswith(want),
                "the %s link answers 200 (%d bytes, saved as %s)" % (name, len(body), dl), body[:60])
+
+    # The call graph: Graphviz's SVG drawn in the page, naming Redis's own.
+    c.pump(1.2)  # dump_min_interval
+    c.click("document.querySelector('#cg-load')")
+    ok = c.wait("document.querySelector('#callgraph').dataset.loaded", 60)
+    view = c.ev("document.querySelector('#cg-graph').dataset.view")
+    texts = c.ev("Array.from(document.querySelectorAll('#cg-graph svg text')).map(t => t.textContent)") or []
+    hit = [f for f in REDIS_FNS if f in texts]
+    result(ok and view == "svg" and hit, "Draw call graph: an SVG laid out by Graphviz naming %s" % (hit[:2] or "-"),
+           "%s %s; %s" % (view, c.ev("document.querySelector('#cg-state').textContent"), texts[:12]))
+    c.shot("callgraph.png")
+    # Recent allocations: jemalloc's prof_recent records, redis's own, both
+    # stacks named; then only the live ones of 100 bytes or more.
+    c.click("document.querySelector('#recent-load')")
+    ok = c.wait("/^[0-9]+ of [0-9]+ /.test(document.querySelector('#recent-state').textContent)", 60)
+    rows = table_rows(c, "#rlist")
+    result(ok and rows and all(r[3] == "live" or r[3].startswith("freed") for r in rows),
+           "Recent allocations lists records, live or freed (%d rows)" % len(rows),
+           c.ev("document.querySelector('#recent-state').textContent"))
+    result(any(f in r[4] for r in rows for f in REDIS_FNS),
+           "... where redis allocated them, by name", [r[4] for r in rows[:5]])
+    c.click("document.querySelector('#recent-live')")
+    c.type("#recent-min", "100")
+    c.click("document.querySelector('#recent-load')")
+    ok = c.wait("/only|^[0-9]+ of/.test(document.querySelector('#recent-state').textContent) && "
+                "document.querySelector('#recent-live').checked", 60)
+    c.pump(1.5)
+    rows = table_rows(c, "#rlist")
+    sizes = c.ev("Array.from(document.querySelectorAll('#rlist tbody tr.live, #rlist tbody tr.freed')).length")
+    result(ok and all(r[3] == "live" for r in rows if len(r) == 6),
+           "live only and size >= 100: every row live (%d rows, %s records)" % (len(rows), sizes),
+           rows[:3])
 
     # Allocator detail: jemalloc's JSON as a tree, filtered.
     c.click("document.querySelector('#stats-load')")

@@ -26,7 +26,7 @@ need nc.openbsd timeout find realpath sha256sum
 [ -x "$JM4LWD" ] || die "$JM4LWD is not executable"
 
 # Our dumps, as find(1) sees them: regular files named exactly so.
-OURS_RE='.*/jm4lw\.[0-9]+\.[0-9]+\.heap'
+OURS_RE='.*/jm4lw\.[0-9]+\.[0-9]+\.([a-z][0-9]*\.)?heap'
 
 # --- helpers -------------------------------------------------------------------
 
@@ -198,9 +198,26 @@ fingerprint() {
 	printf 'outside: %s %s\n' "$(stat -c '%s %Y %i' "$out")" "$(sha256sum <"$out")"
 }
 
+# cause_of NAME: the cause a dump's name says (core/cause.h), as jmls
+# words it.
+cause_of() {
+	case $1 in
+	*.w.heap) echo word ;;
+	*.h.heap) echo http ;;
+	*.s.heap) echo schedule ;;
+	*.g.heap) echo growth ;;
+	*.o.heap) echo memory ;;
+	*.f.heap) echo final ;;
+	*.i[0-9]*.heap) echo interval ;;
+	*.u[0-9]*.heap) echo gdump ;;
+	*.m[0-9]*.heap) echo manual ;;
+	*) echo - ;;
+	esac
+}
+
 # jmls_check DESC DIR: jmls lists exactly our dumps in DIR as ls/stat see
-# them: path, size, mtime in UTC, newest first (ties by name, descending),
-# after a "# N dumps, B bytes in DIR (jm4lw.*.heap)" line.
+# them: path, size, mtime in UTC, cause, newest first (ties by name,
+# descending), after a "# N dumps, B bytes in DIR (jm4lw.*.heap)" line.
 jmls_check() {
 	local desc=$1 dir real n b
 	dir=$2
@@ -210,7 +227,8 @@ jmls_check() {
 		-regex "$OURS_RE" -printf '%T@\t%p\t%s\t%Ts\n' |
 		LC_ALL=C sort -t "$(printf '\t')" -k1,1r -k2,2r |
 		while IFS=$'\t' read -r _ p s e; do
-			printf '%s\t%s\t%s\n' "$p" "$s" "$(date -u -d "@$e" +%Y-%m-%dT%H:%M:%SZ)"
+			printf '%s\t%s\t%s\t%s\n' "$p" "$s" \
+				"$(date -u -d "@$e" +%Y-%m-%dT%H:%M:%SZ)" "$(cause_of "$p")"
 		done >"$D/jmls.expected"
 	read -r n b < <(usage_ours "$dir")
 	assert_eq "$desc: jmls starts with one '#' line: count, bytes, directory" \
@@ -318,9 +336,9 @@ phase_interval() {
 		"$(awk -F '\t' '$1 == "jm4lw_dumps_scheduled" { print $2 }' "$dI/mntr.out")"
 	assert_eq "interval: mntr jm4lw_dumps_written is the same (no jmfp was sent)" "$n" \
 		"$(awk -F '\t' '$1 == "jm4lw_dumps_written" { print $2 }' "$dI/mntr.out")"
-	assert_eq "interval: the log names each dump ('jm4lwd: interval dump: PATH')" \
+	assert_eq "interval: the log names each dump ('jm4lwd: schedule dump: PATH')" \
 		"$(ours "$dI/dumps" | sed "s#^#$(realpath "$dI/dumps")/#")" \
-		"$(logged 'jm4lwd: interval dump: ')"
+		"$(logged 'jm4lwd: schedule dump: ')"
 	assert_no_grep "interval: no scheduled dump failed or was refused" \
 		'dump: error' "$DLOG"
 	after_case I "interval"
@@ -329,7 +347,7 @@ phase_interval() {
 	retention_check K "dump_keep=$KEEP" "$dK" "${#over_k[@]}" "${over_k[@]}"
 	assert_eq "dump_keep=$KEEP: the count reached $KEEP (the limit was exercised)" $KEEP "$maxk"
 	assert_eq "dump_keep=$KEEP: the $KEEP dumps kept are the newest written" \
-		"$(logged 'jm4lwd: interval dump: ' | tail -n $KEEP | xargs -n1 basename | LC_ALL=C sort)" \
+		"$(logged 'jm4lwd: schedule dump: ' | tail -n $KEEP | xargs -n1 basename | LC_ALL=C sort)" \
 		"$(ours "$dK/dumps")"
 	jmls_check "dump_keep=$KEEP, salted directory" "$dK/dumps"
 	after_case K "dump_keep=$KEEP"
@@ -339,7 +357,7 @@ phase_interval() {
 	# older file kept while a newer one went.
 	read -r n b < <(usage_ours "$dB/dumps")
 	assert_eq "dump_max_bytes=$MAXB: the $n dump(s) kept ($b bytes) are the newest $n written" \
-		"$(logged 'jm4lwd: interval dump: ' | tail -n "$n" | xargs -n1 basename | LC_ALL=C sort)" \
+		"$(logged 'jm4lwd: schedule dump: ' | tail -n "$n" | xargs -n1 basename | LC_ALL=C sort)" \
 		"$(ours "$dB/dumps")"
 	after_case B "dump_max_bytes=$MAXB"
 
@@ -371,12 +389,12 @@ retention_check() {
 	if [ -e "$dir/dumps/jm4lw.1.0.heap" ]; then
 		fail "$desc: the old dump of ours (jm4lw.1.0.heap, 2020, 100 bytes) is deleted" \
 			"still there; ours now: $(ours "$dir/dumps" | tr '\n' ' ')" \
-			"$(grep -E 'interval dump|retention' "$DLOG" | tail -8)"
+			"$(grep -E 'schedule dump|retention' "$DLOG" | tail -8)"
 	else
 		pass "$desc: the old dump of ours (jm4lw.1.0.heap, 2020) is deleted"
 	fi
 	# Deleted = (written by us + the old one) - still there; each logged once.
-	dumped=$( (logged 'jm4lwd: interval dump: '; echo "$(realpath "$dir/dumps")/jm4lw.1.0.heap") |
+	dumped=$( (logged 'jm4lwd: schedule dump: '; echo "$(realpath "$dir/dumps")/jm4lw.1.0.heap") |
 		LC_ALL=C sort)
 	gone=$(comm -23 <(echo "$dumped") <(ours "$dir/dumps" | sed "s#^#$(realpath "$dir/dumps")/#"))
 	deleted=$(logged 'jm4lwd: retention: deleted ')
@@ -519,7 +537,7 @@ case_hup() {
 	else
 		fail "SIGHUP every 1 s with dump_interval=2 unchanged: a dump in 5 s" \
 			"none: each reload restarts the interval timer, so reloads more often than dump_interval stop the dumps" \
-			"$(grep -E 'reloaded|interval dump' "$DLOG" | tail -8)"
+			"$(grep -E 'reloaded|schedule dump' "$DLOG" | tail -8)"
 	fi
 	reload H dump_interval=0 || return
 

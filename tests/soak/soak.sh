@@ -103,7 +103,7 @@ printf 'dump_min_interval = 0\ndump_min_free = 0\ndump_keep = 4\n' >"$W/leak/con
 start_leak_host "$W/leak" 10 || die "leak_host" "$(cat "$W/leak/err")"
 
 # --- the clients -------------------------------------------------------------
-WORDS="ruok mntr srvr conf jmst jmsj jmfp jmtp jmcs jmfg jmth jmdf jmep jmpg jmls jmrs jmhi jmlk"
+WORDS="ruok mntr srvr conf jmst jmsj jmfp jmtp jmcs jmfg jmcg jmth jmdf jmep jmpg jmls jmrs jmhi jmlk jmrc"
 MUTATES=" jmfp jmdf jmep jmdp jmpg jmrs "
 # The refusals a busy module gives: expected, and counted apart.
 # (jmcs right after jmrs's reset: no samples yet, and the line says so.)
@@ -165,10 +165,12 @@ reply_check() {
 	jmdf) grep -Eq '^/.*\.heap$' "$f" || bad "$face jmdf: no path"
 		grep -E '^/.*\.heap$' "$f" >>"$W/paths" ;;
 	jmfg) grep -q '</svg>' "$f" || bad "$face jmfg: no </svg>" ;;
+	jmcg) grep -q '^digraph ' "$f" || bad "$face jmcg: $(head -c 60 "$f")" ;;
 	jmth) grep -q "^Total: [0-9]* bytes" "$f" || bad "$face jmth: $(head -1 "$f")" ;;
 	jmsj) tail -c 3 "$f" | grep -q '}' || bad "$face jmsj: not JSON's end" ;;
 	jmhi) grep -q '^allocated ' "$f" || bad "$face jmhi: no allocated line" ;;
 	jmlk) grep -q '^# [0-9]* leak suspects over' "$f" || bad "$face jmlk: $(head -1 "$f")" ;;
+	jmrc) grep -q '^# [0-9]* of [0-9]* recent sampled allocations' "$f" || bad "$face jmrc: $(head -1 "$f")" ;;
 	esac
 }
 
@@ -271,7 +273,7 @@ fork_mid_dump() {
 		printf 'jmfp\n' | timeout 300 nc.openbsd 127.0.0.1 "$cport" >"$W/c.jmfp"
 		t1=$(date +%s)
 		echo "$((t1 - t0))" >>"$W/childtimes"
-		grep -Eq "^/.*\.$cpid\.[0-9]+\.heap\$" "$W/c.jmfp" ||
+		grep -Eq "^/.*\.$cpid\.[0-9]+\.[a-z]\.heap\$" "$W/c.jmfp" ||
 			bad "fork child: jmfp after $((t1 - t0)) s: $(head -1 "$W/c.jmfp")"
 		forks=$((forks + 1))
 	fi
@@ -416,7 +418,7 @@ fi
 
 # The logs: nothing at WARN or worse but the expected refusals.
 errs=$(cat "$ALOG" "$W/leak/err" "$JLOG" | grep -Ei 'error|warn|fail' |
-	grep -Ev "$REFUSAL|retention: deleted|interval dump|growth dump|reloaded" | sort | uniq -c | sort -rn | head -10)
+	grep -Ev "$REFUSAL|retention: deleted|schedule dump|growth dump|reloaded" | sort | uniq -c | sort -rn | head -10)
 assert_eq "no error line in the logs but the expected refusals" "" "$errs"
 echo "# dumps written by the agent: $(grep -c 'dump: /' "$ALOG"), deleted by retention: $(grep -c 'retention: deleted' "$ALOG")"
 # The disk guard refused while the tmpfs was full, and dumps came back.

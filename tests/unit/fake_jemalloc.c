@@ -49,6 +49,7 @@ void fake_reset(void)
 	fake.allocated = 12345;
 	fake.stats = 19;
 	fake.lg_sample = 19;
+	fake.recent_max = 64;
 }
 
 /* Long profiles without a buffer: lines of letters, then a newline. */
@@ -172,6 +173,40 @@ static int fake_dump(void *newp, size_t newlen)
 	return fake_profile_into(f, path);
 }
 
+/* experimental.prof_recent.alloc_dump: write-only, a packet of the
+ * callback and its argument; the JSON handed over in pieces, each a
+ * string as jemalloc's buffered writer hands it. */
+static int fake_recent_dump(void *oldp, size_t *oldlenp, void *newp,
+    size_t newlen)
+{
+	struct {
+		void (*cb)(void *, const char *);
+		void *arg;
+	} pk;
+	const char *s =
+	    fake.recent_json != NULL ? fake.recent_json : FAKE_RECENT;
+	size_t n = strlen(s), step, k;
+	char *piece;
+
+	FAKE_CHECK(oldp == NULL && oldlenp == NULL);
+	FAKE_CHECK(newp != NULL && newlen == sizeof(pk));
+	if (!fake.opt_prof)
+		return ENOENT;
+	memcpy(&pk, newp, sizeof(pk));
+	FAKE_CHECK(pk.cb != NULL);
+	fake.recent_dumps++;
+	step = fake.recent_piece != 0 ? fake.recent_piece : n;
+	FAKE_CHECK((piece = malloc(step + 1)) != NULL);
+	for (k = 0; k < n; k += step) {
+		size_t m = n - k < step ? n - k : step;
+		memcpy(piece, s + k, m);
+		piece[m] = '\0';
+		pk.cb(pk.arg, piece);
+	}
+	free(piece);
+	return 0;
+}
+
 /* mallctl with jemalloc's signature, answering from the state. */
 static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
     void *newp, size_t newlen)
@@ -254,6 +289,30 @@ static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
 	if (strcmp(name, "arena.4096.purge") == 0) {
 		FAKE_CHECK(oldp == NULL && oldlenp == NULL && newp == NULL);
 		fake.purges++;
+		return 0;
+	}
+	if (strcmp(name, "experimental.prof_recent.alloc_max") == 0) {
+		FAKE_CHECK(oldp == NULL ||
+		    (oldlenp != NULL && *oldlenp == sizeof(ssize_t)));
+		if (!fake.opt_prof)
+			return ENOENT; /* as 5.3.0 answers without opt.prof */
+		if (oldp != NULL)
+			*(ssize_t *)oldp = fake.recent_max;
+		if (newp != NULL) {
+			FAKE_CHECK(newlen == sizeof(ssize_t));
+			if (*(ssize_t *)newp < -1)
+				return EINVAL;
+			fake.recent_max = *(ssize_t *)newp;
+			fake.recent_max_writes++;
+		}
+		return 0;
+	}
+	if (strcmp(name, "experimental.prof_recent.alloc_dump") == 0)
+		return fake_recent_dump(oldp, oldlenp, newp, newlen);
+	if (strcmp(name, "opt.prof_time_res") == 0) {
+		FAKE_CHECK(oldp != NULL && oldlenp != NULL &&
+		    *oldlenp == sizeof(const char *));
+		*(const char **)oldp = "default";
 		return 0;
 	}
 	return ENOENT; /* a name this jemalloc does not have */

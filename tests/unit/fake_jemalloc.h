@@ -59,7 +59,27 @@ struct fake_jemalloc {
 	int resets;      /* prof.reset calls */
 	size_t reset_lg; /* the last one's lg_prof_sample */
 	int purges;      /* arena.<all>.purge calls */
+
+	/* jemalloc 5.3's prof_recent. */
+	ssize_t recent_max;      /* experimental.prof_recent.alloc_max (64) */
+	const char *recent_json; /* what alloc_dump writes; NULL: FAKE_RECENT */
+	size_t recent_piece;     /* handed over in pieces this big (0: one) */
+	int recent_dumps;        /* alloc_dump calls */
+	int recent_max_writes;   /* alloc_max writes */
 };
+
+/* What alloc_dump writes without recent_json: one live record and one
+ * freed, in jemalloc's compact shape, stacks of addresses in no object. */
+#define FAKE_RECENT                                                            \
+	"{\"sample_interval\":524288,\"recent_alloc_max\":64,"                 \
+	"\"recent_alloc\":[{\"size\":1000,\"usize\":1024,\"released\":true,"   \
+	"\"alloc_thread_uid\":1,\"alloc_time\":1000000000,"                    \
+	"\"alloc_trace\":[\"0x10\",\"0x20\"],\"dalloc_thread_uid\":2,"         \
+	"\"dalloc_thread_name\":\"worker\",\"dalloc_time\":2000000000,"        \
+	"\"dalloc_trace\":[\"0x30\"]},{\"size\":4096,\"usize\":4096,"          \
+	"\"released\":false,\"alloc_thread_uid\":3,"                           \
+	"\"alloc_thread_name\":\"main\",\"alloc_time\":3000000000,"            \
+	"\"alloc_trace\":[\"0x40\"]}]}"
 
 /* What prof.dump writes without a hook: a whole profile, ending in the
  * maps section. */

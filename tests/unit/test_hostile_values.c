@@ -35,9 +35,9 @@
 static char err[256];
 
 /* The formats, each rendered by render_to. */
-enum fmt { F_TEXT, F_COLLAPSED, F_SVG, F_PPROF, F_SYMBOLIZED, F_N };
+enum fmt { F_TEXT, F_COLLAPSED, F_SVG, F_PPROF, F_SYMBOLIZED, F_DOT, F_N };
 static const char *const fmt_names[] = {"text", "collapsed", "svg", "pprof",
-    "symbolized"};
+    "symbolized", "dot"};
 
 /* Render @p hp as @p f into a string (its length in *@p len; free it):
  * what render_* returned must be 0. */
@@ -66,6 +66,9 @@ static char *render_to(const struct heap_profile *hp, enum fmt f,
 		break;
 	case F_SYMBOLIZED:
 		r = render_symbolized(out, hp, sym, NULL, raw, strlen(raw));
+		break;
+	case F_DOT:
+		r = render_dot(out, hp, sym, RENDER_SPACE, NULL);
 		break;
 	default:
 		fail();
@@ -184,6 +187,13 @@ static void test_deep_stack_svg(void **state)
 			break;
 		case F_SYMBOLIZED: /* every address named once */
 			assert_int_equal(count(buf, len, "\n0x"), DEEP + 2);
+			break;
+		case F_DOT: /* the 80 heaviest of every frame's function */
+			assert_int_equal(count(buf, len, "\",shape=box,"), 80);
+			assert_non_null(strstr(buf,
+			    "\\lShowing top 80 nodes out of 100002\\l"));
+			assert_non_null(strstr(buf,
+			    "\\lDropped 99922 nodes (cum <= 1.0 MiB)\\l"));
 			break;
 		default:
 			break;

@@ -30,6 +30,7 @@
 #include "config_struct.h"
 #include "core.h"
 #include "dumper.h"
+#include "cause.h"
 #include "dumps.h"
 #include "fake_jemalloc.h"
 #include "figures.h"
@@ -122,7 +123,8 @@ static int run(const char *word)
 		return r;
 	}
 	assert_int_equal(R.len, 0); /* nothing written yet */
-	assert_true(res.req.kind == JOB_DUMP || res.req.kind == JOB_LEAKS);
+	assert_true(res.req.kind == JOB_DUMP || res.req.kind == JOB_LEAKS ||
+	    res.req.kind == JOB_RECENT);
 	assert_string_equal(res.req.who, proto_lookup(word)->name);
 	core_job_sync(&core, &dumper, &res.req, &D);
 	assert_int_equal(core.dump_running, busy); /* done, or not begun */
@@ -638,7 +640,7 @@ static void test_jmfp_writes_and_renames(void **state)
 
 	(void)state;
 	assert_int_equal(run("jmfp"), PROTO_OK);
-	snprintf(want, sizeof(want), "%s/jm4lw.%ld.0.heap\n", tmpdir,
+	snprintf(want, sizeof(want), "%s/jm4lw.%ld.0.w.heap\n", tmpdir,
 	    (long)getpid());
 	assert_string_equal(R.buf, want);
 	want[strlen(want) - 1] = '\0';
@@ -908,13 +910,13 @@ static void test_jmfp_skips_existing_names(void **state)
 	int fd;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/jm4lw.%ld.0.heap", tmpdir,
+	snprintf(path, sizeof(path), "%s/jm4lw.%ld.0.w.heap", tmpdir,
 	    (long)getpid());
 	fd = open(path, O_WRONLY | O_CREAT, 0644);
 	assert_true(fd != -1);
 	close(fd);
 	assert_int_equal(run("jmfp"), PROTO_OK);
-	assert_non_null(strstr(R.buf, ".1.heap\n"));
+	assert_non_null(strstr(R.buf, ".1.w.heap\n"));
 	assert_int_equal(dir_entries(), 2);
 }
 
@@ -1071,7 +1073,32 @@ static void test_dumps_match(void **state)
 	assert_false(dumps_match("jm4lw", "jm4lw.x.0.heap"));
 	assert_false(dumps_match("jm4lw", "jm4lw.1.2.3.heap"));
 	assert_false(dumps_match("jm4lw", "jm4lw..0.heap"));
+	assert_false(dumps_match("jm4lwx", "jm4lw.1.0.heap"));
 	assert_false(dumps_match("jm4lw", "jm4lwx.1.0.heap"));
+	/* A cause's letter (core/cause.h): ours, and jemalloc's own. */
+	assert_int_equal(dumps_cause("jm4lw", "jm4lw.12.0.heap"), CAUSE_NONE);
+	assert_int_equal(dumps_cause("jm4lw", "jm4lw.12.0.w.heap"), CAUSE_WORD);
+	assert_int_equal(dumps_cause("jm4lw", "jm4lw.12.0.h.heap"), CAUSE_HTTP);
+	assert_int_equal(dumps_cause("jm4lw", "jm4lw.12.3.o.heap"),
+	    CAUSE_MEMORY);
+	assert_int_equal(dumps_cause("jm4lw", "jm4lw.12.3.i17.heap"),
+	    CAUSE_INTERVAL);
+	assert_int_equal(dumps_cause("jm4lw", "jm4lw.12.3.u0.heap"),
+	    CAUSE_GDUMP);
+	assert_int_equal(dumps_cause("jm4lw", "jm4lw.12.3.f.heap"),
+	    CAUSE_FINAL);
+	assert_int_equal(dumps_cause("jm4lw", "jm4lw.12.3.m2.heap"),
+	    CAUSE_MANUAL);
+	assert_false(dumps_match("jm4lw", "jm4lw.12.3.i.heap")); /* no n */
+	assert_false(
+	    dumps_match("jm4lw", "jm4lw.12.3.w1.heap")); /* ours: none */
+	assert_false(dumps_match("jm4lw", "jm4lw.12.3.x.heap"));
+	assert_false(dumps_match("jm4lw", "jm4lw.12.3.f.heap.tmp"));
+	assert_false(dumps_match("jm4lw", "jm4lw.12.3.ww.heap"));
+	assert_false(dumps_match("jm4lw", "jm4lw.12.3..heap"));
+	assert_string_equal(cause_name(CAUSE_GDUMP), "gdump");
+	assert_string_equal(cause_name(CAUSE_NONE), "-");
+	assert_string_equal(cause_name(-1), "-");
 	assert_false(dumps_match("jm4", "jm4lw.1.0.heap"));
 	assert_false(dumps_match("jm4lw", "other.1.0.heap"));
 	assert_false(dumps_match("jm4lw", "jm4lw.1.0.heapx"));
@@ -1164,13 +1191,15 @@ static void test_jmls(void **state)
 	assert_string_equal(R.buf, want);
 	plant("jm4lw.7.0.heap", 3, 86400);
 	plant("jm4lw.7.1.heap", 5, 2 * 86400 + 61);
+	plant("jm4lw.7.2.i0.heap", 1, 3 * 86400);
 	plant("other.7.1.heap", 5, 5);
 	assert_int_equal(run("jmls"), PROTO_OK);
 	snprintf(want, sizeof(want),
-	    "# 2 dumps, 8 bytes in %s (jm4lw.*.heap)\n"
-	    "%s/jm4lw.7.1.heap\t5\t1970-01-03T00:01:01Z\n"
-	    "%s/jm4lw.7.0.heap\t3\t1970-01-02T00:00:00Z\n",
-	    tmpdir, tmpdir, tmpdir);
+	    "# 3 dumps, 9 bytes in %s (jm4lw.*.heap)\n"
+	    "%s/jm4lw.7.2.i0.heap\t1\t1970-01-04T00:00:00Z\tinterval\n"
+	    "%s/jm4lw.7.1.heap\t5\t1970-01-03T00:01:01Z\t-\n"
+	    "%s/jm4lw.7.0.heap\t3\t1970-01-02T00:00:00Z\t-\n",
+	    tmpdir, tmpdir, tmpdir, tmpdir);
 	assert_string_equal(R.buf, want);
 	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s/nope", tmpdir);
 	assert_int_equal(run("jmls"), PROTO_ERROR);
@@ -1456,11 +1485,12 @@ static void test_views_table(void **state)
 		assert_int_equal(views[v].keeps,
 		    v == DUMP_VIEW_NONE || v == DUMP_VIEW_DIFF);
 	}
-	assert_int_equal(view_by_name("dot"), -1);
+	assert_int_equal(view_by_name("gif"), -1);
 	assert_string_equal(view_names(names, sizeof(names), 0),
-	    "collapsed, raw, svg, pprof, text, symbolized or threads");
+	    "collapsed, raw, svg, pprof, text, symbolized, dot, callgraph or "
+	    "threads");
 	assert_string_equal(view_names(names, sizeof(names), 1),
-	    "collapsed, svg, pprof, text, symbolized or threads");
+	    "collapsed, svg, pprof, text, symbolized, dot, callgraph or threads");
 	for (w = proto_words; w->name != NULL; w++)
 		if (w->job == JOB_DUMP)
 			assert_string_equal(views[w->view].word, w->name);
@@ -1486,6 +1516,9 @@ static void test_jmfp_is_a_job(void **state)
 			assert_true(w->flags & PROTO_F_MUTATES);
 		} else if (strcmp(w->name, "jmlk") == 0) { /* reads dumps */
 			assert_int_equal(w->job, JOB_LEAKS);
+			assert_false(w->flags & PROTO_F_MUTATES);
+		} else if (strcmp(w->name, "jmrc") == 0) { /* reads records */
+			assert_int_equal(w->job, JOB_RECENT);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else if (w->view != DUMP_VIEW_NONE) { /* they keep nothing */
 			assert_int_equal(w->job, JOB_DUMP);
