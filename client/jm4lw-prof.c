@@ -8,7 +8,7 @@
  * .heap.symbolized, our -f symbolized) names its own addresses and
  * needs neither.
  *
- *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof|dot|callgraph]
+ *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof|dot|callgraph|threads]
  *	           [--objects]
  *	           [--base OLD] [--binary PATH] [--debug-dir DIR]...
  *	           [--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod]
@@ -45,7 +45,8 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 #endif
 
 static const char usage_text[] =
-    "usage: jm4lw-prof [-f text|collapsed|symbolized|svg|pprof|dot|callgraph] "
+    "usage: jm4lw-prof "
+    "[-f text|collapsed|symbolized|svg|pprof|dot|callgraph|threads] "
     "[--objects] "
     "[--base OLD] [--binary PATH] [--debug-dir DIR]... "
     "[--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod] "
@@ -62,10 +63,16 @@ static const char usage_text[] =
     "(with --base: red grew, blue shrank)\n"
     "  -f pprof      gzipped pprof protobuf, Go's heap layout (go tool "
     "pprof, Parca); --objects is moot\n"
+    "                (each sample labelled thread=NAME: go tool pprof "
+    "-tagfocus=thread=NAME)\n"
     "  -f dot        the call graph in Graphviz dot, as jeprof --dot: "
     "pipe it to dot -Tsvg\n"
     "  -f callgraph  the call graph laid out as SVG by Graphviz's libgvc "
     "(without it: the dot text)\n"
+    "  -f threads    the live heap by thread: bytes, objects, % and top "
+    "functions of each\n"
+    "                (jemalloc's per-thread lines; names with "
+    "prof_sys_thread_name or jm4lw_thread_name)\n"
     "  --objects     count objects instead of bytes\n"
     "  --base OLD    what grew since the profile OLD (jeprof's --base)\n"
     "  --binary PATH the main program's file, when it is not where the "
@@ -419,6 +426,12 @@ static int merge_main(int n, char *const *dumps, const char *format,
 		return usage(err,
 		    "use text, collapsed, svg, pprof, dot or callgraph");
 	}
+	/* A thread's number is its process's: summed over processes they
+	 * would name nobody. */
+	if (f == DUMP_VIEW_THREADS)
+		return usage("--merge does not go with -f threads (threads "
+		             "are one process's): ",
+		    "use text, collapsed, svg or pprof");
 	if (f == -1 || views[f].render == NULL) {
 		snprintf(err, sizeof(err), "unknown format (want %s): ",
 		    view_names(names, sizeof(names), 1));
@@ -608,7 +621,7 @@ int main(int argc, char *argv[])
 	/* A symbolized file carries the profile as dumped: no difference. */
 	if (basepath != NULL && vw->base == VIEW_BASE_NEVER) {
 		snprintf(err, sizeof(err),
-		    "--base does not go with -f %s (it carries the profile as "
+		    "--base does not go with -f %s (it shows one profile as "
 		    "dumped)",
 		    format);
 		return usage(err, NULL);

@@ -117,6 +117,32 @@ int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m, int on)
 	return old;
 }
 
+/* Name the calling thread for the profiles (see ops.h). */
+int ctl_thread_name(const struct core_ops *ops, const char *name)
+{
+	int on = 0, e;
+	size_t i;
+
+	if (name == NULL)
+		return EINVAL;
+	/* jemalloc's own rule (isgraph or isblank), in ASCII: its isgraph
+	 * of a char past 0x7f is the locale's, and the dump is read back
+	 * byte by byte. */
+	for (i = 0; name[i] != '\0'; i++)
+		if (name[i] < ' ' ? name[i] != '\t' : name[i] > '~')
+			return EINVAL;
+	if (i > CTL_THREAD_NAME_MAX)
+		return ENAMETOOLONG;
+	if ((e = ctl_bool(ops, "opt.prof", &on)) != 0 || !on)
+		return e == 0 || e == ENOENT ? ENOENT : e;
+	/* With it, thread.prof.name answers ENOENT, as without profiling:
+	 * say which. */
+	if (ctl_bool(ops, "opt.prof_sys_thread_name", &on) == 0 && on)
+		return EBUSY;
+	return ops->mallctl("thread.prof.name", NULL, NULL, (void *)&name,
+	    sizeof(name));
+}
+
 /* The same through the module's cached lookup. */
 int core_thread_sampling(struct core *c, int on)
 {

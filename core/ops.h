@@ -48,4 +48,20 @@ void ctl_epoch(const struct core_ops *ops);
  */
 int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m, int on);
 
+/* The longest thread name ctl_thread_name takes: what the kernel keeps
+ * of a thread's name (comm, 16 bytes with its NUL), so a name given here
+ * and one prof_sys_thread_name reads are alike, as short label values. */
+#define CTL_THREAD_NAME_MAX 15
+
+/*
+ * Name the calling thread in heap profiles (thread.prof.name: the
+ * header's tN: line ends with it). 0, or an errno: EINVAL (NULL, or a
+ * byte jemalloc refuses: only printable ASCII, space and tab),
+ * ENAMETOOLONG (past CTL_THREAD_NAME_MAX), ENOENT (no heap profiling:
+ * opt.prof off or not built), EBUSY (opt.prof_sys_thread_name: jemalloc
+ * takes every thread's name from the system, pthread_setname_np), or
+ * jemalloc's own (EAGAIN: no memory).
+ */
+int ctl_thread_name(const struct core_ops *ops, const char *name);
+
 #endif /* JM4LW_OPS_H */

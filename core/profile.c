@@ -20,6 +20,7 @@
 #include "heapprof.h"
 #include "prof_util.h"
 #include "profile.h"
+#include "render_threads.h"
 #include "reason.h"
 #include "recent.h"
 #include "recentjob.h"
@@ -89,6 +90,13 @@ static void profile_heading(FILE *out, enum dump_view view, const char *base,
 {
 	if (!views[view].comments)
 		return;
+	if (view == DUMP_VIEW_THREADS) {
+		fprintf(out,
+		    "# live heap by thread, biggest first: the top %d "
+		    "threads, %d functions each by bytes in use\n",
+		    PROFILE_TOP_ROWS, THREADS_TOP);
+		return;
+	}
 	if (!have_base && views[view].base != VIEW_BASE_ALWAYS)
 		fprintf(out, "# live heap, top %d functions by bytes in use\n",
 		    PROFILE_TOP_ROWS);

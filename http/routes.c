@@ -186,7 +186,7 @@ int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
 static void route_pprof_heap(struct http_ctx *ctx)
 {
 	enum dump_view view = ctx->route->view;
-	const char *why = NULL;
+	const char *why = NULL, *labels;
 	char name[64];
 	unsigned seconds;
 
@@ -194,6 +194,19 @@ static void route_pprof_heap(struct http_ctx *ctx)
 	        ctx->m->cfg.write_timeout, &seconds, &why) == -1) {
 		http_error(ctx->req, 400, "%s", why);
 		return;
+	}
+	/* Scrapers get no thread labels (a series per thread); a person
+	 * asks for them: labels=thread, /jemalloc/profile's pprof. */
+	if ((labels = evhttp_find_header(ctx->query, "labels")) != NULL) {
+		if (strcmp(labels, "thread") != 0 ||
+		    view != DUMP_VIEW_PPROF_HEAP) {
+			http_error(ctx->req, 400,
+			    "labels=%.40s: thread labels are labels=thread, on "
+			    "/debug/pprof/heap only",
+			    labels);
+			return;
+		}
+		view = DUMP_VIEW_PPROF;
 	}
 	/* Go's names: heap, allocs; a delta's with -delta. */
 	snprintf(name, sizeof(name), "attachment; filename=\"%s%s\"",
@@ -322,8 +335,8 @@ int http_profile_args(struct evkeyvalq *query, enum dump_view *view,
 		return -1;
 	}
 	if (base != NULL && views[v].base == VIEW_BASE_NEVER) {
-		snprintf(why, len,
-		    "format=%s carries the dump as it is: no base", fmt);
+		snprintf(why, len, "format=%s shows one dump as it is: no base",
+		    fmt);
 		return -1;
 	}
 	*view = (enum dump_view)v;
@@ -478,7 +491,7 @@ const struct http_route http_routes[] = {
         "this process's kept dumps, JSON (jmls)", "jmls"},
     {"/jemalloc/dump", HTTP_GET, route_dump,
         "a kept dump: ?name=N&amp;format=raw|symbolized|pprof|collapsed|"
-        "svg|text|dot|callgraph[&amp;base=M]",
+        "svg|text|dot|callgraph|threads[&amp;base=M]",
         NULL, JOB_RENDER},
     {"/metrics", HTTP_GET, route_metrics,
         "Prometheus metrics: allocator figures and the module's counters",
@@ -491,8 +504,8 @@ const struct http_route http_routes[] = {
         "malloc_stats_print (?format=json for JSON)", NULL},
     {"/jemalloc/profile", HTTP_GET, route_profile,
         "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
-        "symbolized|dot|callgraph, &amp;base=previous for the growth since "
-        "the last dump",
+        "symbolized|dot|callgraph|threads, &amp;base=previous for the growth "
+        "since the last dump",
         NULL, JOB_DUMP},
     {"/jemalloc/history", HTTP_GET, http_route_history,
         "the figures' history ring, JSON (?since=T for the rows after T; "
@@ -509,8 +522,8 @@ const struct http_route http_routes[] = {
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
         "pprof of the live heap, symbolized (go tool pprof); inuse_space "
-        "first",
-        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF},
+        "first; ?labels=thread labels each sample with its thread",
+        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF_HEAP},
     {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
         "the same, alloc_space first (allocation totals need prof_accum)",
         "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF_ALLOCS},

@@ -436,6 +436,26 @@ JM4LW_API void jm4lw_stop_thread(struct jm4lw_thread *t);
 
 /** @} */
 
+/**
+ * Name the calling thread in heap profiles: jemalloc's thread.prof.name,
+ * which every dump's header line for the thread ends with, so `jmth`,
+ * `-f threads` and pprof's `thread` label show @p name instead of
+ * `t<N>`. Needs no module; call it from the thread itself, as it starts.
+ * @p name is at most 15 bytes (what the kernel keeps of a thread's name,
+ * so names given here and the system's look alike) of printable ASCII,
+ * space or tab; "" clears it. Returns 0, or -1 with errno:
+ * - EINVAL: @p name is NULL or has another byte;
+ * - ENAMETOOLONG: @p name is longer than 15 bytes;
+ * - ENOENT: no heap profiling (jemalloc without it, or opt.prof off:
+ *   start with `MALLOC_CONF=prof:true`);
+ * - EBUSY: MALLOC_CONF has `prof_sys_thread_name:true`, so jemalloc
+ *   takes each thread's name from the system: use
+ *   pthread_setname_np() instead;
+ * - ENOSYS: the process's malloc() is not jemalloc's;
+ * - EAGAIN: jemalloc had no memory for it.
+ */
+JM4LW_API int jm4lw_thread_name(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

@@ -372,6 +372,23 @@ JM4LW_API int jm4lw_free_wait(struct jm4lw *m, int timeout_ms)
 	return module_destroy(m);
 }
 
+/* Name the calling thread for heap profiles (ctl_thread_name). */
+JM4LW_API int jm4lw_thread_name(const char *name)
+{
+	const struct core_ops *ops;
+	char err[256];
+	int e;
+
+	if ((ops = core_allocator(err, sizeof(err))) == NULL)
+		e = ENOSYS;
+	else
+		e = ctl_thread_name(ops, name);
+	if (e == 0)
+		return 0;
+	errno = e;
+	return -1;
+}
+
 /* jm4lw_free_wait() without waiting: a dump under way is cancelled. */
 JM4LW_API void jm4lw_free(struct jm4lw *m)
 {

@@ -94,6 +94,22 @@ void render_view_free(struct render_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* Are the stack's thread lines within it? (See render.h.) */
+int render_threads_fit(const struct hp_stack *st)
+{
+	uint64_t o = 0, b = 0, ao = 0, ab = 0;
+	size_t i;
+
+	for (i = 0; i < st->ntc; i++)
+		if (__builtin_add_overflow(o, st->tc[i].objs, &o) ||
+		    __builtin_add_overflow(b, st->tc[i].bytes, &b) ||
+		    __builtin_add_overflow(ao, st->tc[i].accum_objs, &ao) ||
+		    __builtin_add_overflow(ab, st->tc[i].accum_bytes, &ab))
+			return 0;
+	return o <= st->objs && b <= st->bytes && ao <= st->accum_objs &&
+	    ab <= st->accum_bytes;
+}
+
 /* A stack's unsampled bytes or objects (its growth, for a diff). */
 double render_value_of(const struct hp_stack *st, enum render_value v)
 {

@@ -53,6 +53,13 @@ int render_view_stack(struct render_view *v, const struct hp_stack *st,
 
 void render_view_free(struct render_view *v);
 
+/* Do stack @p st's tN: lines hold no more than the stack (each count
+ * summed over them at most the stack's own, without overflow)? Only
+ * then are they split by thread (render_threads, pprof's labels): a
+ * dump whose thread lines claim more is damaged or forged, and its
+ * threads' parts would pass every bound the stack's own keep. */
+int render_threads_fit(const struct hp_stack *st);
+
 /* What stack @p st counts in @p v: its unsampled bytes or objects (its
  * growth, for a difference), through render_clamp. */
 double render_value_of(const struct hp_stack *st, enum render_value v);

@@ -43,6 +43,9 @@ enum {
 	VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1,
 	SAMPLE_VALUE = 2,
+	SAMPLE_LABEL = 3,
+	LABEL_KEY = 1,
+	LABEL_STR = 2,
 	MAPPING_ID = 1,
 	MAPPING_MEMORY_START = 2,
 	MAPPING_MEMORY_LIMIT = 3,
@@ -194,7 +197,7 @@ struct pp_map {
 struct pprof {
 	struct gz gz;
 	struct symbolizer *sym;
-	struct pb_buf head, loc, line, fn, sample, packed;
+	struct pb_buf head, loc, line, fn, sample, packed, locids, label;
 	struct pp_str *strs; /* by index: the string table */
 	size_t nstrs, cap_strs;
 	struct hmap str_ix; /* hash of a string -> index in strs */
@@ -202,9 +205,12 @@ struct pprof {
 	struct pp_map *maps;      /* the executable ones, in profile order */
 	struct pp_map **by_start; /* the same, by address */
 	size_t nmaps;
-	double sum[4];    /* each value's unsampled sum so far */
-	long long put[4]; /* and what the samples so far got of it */
-	int err;          /* errno of the first failure, sticky */
+	int labels;          /* a "thread" label on each sample */
+	uint64_t thread_key; /* "thread" in the string table */
+	struct hmap names;   /* tid -> index of its name in hp->threads */
+	double sum[4];       /* each value's unsampled sum so far */
+	long long put[4];    /* and what the samples so far got of it */
+	int err;             /* errno of the first failure, sticky */
 };
 
 /* Write message @p b as field @p field of the Profile, and empty it. */
@@ -539,27 +545,34 @@ static void pp_mappings(struct pprof *w)
 	}
 }
 
-/* One Sample per stack with a value: its locations leaf first, then
- * its values in sample_type's order. */
-static void pp_sample(struct pprof *w, const struct hp_stack *st,
-    struct render_view *vw, int accum)
+/* The label value of thread @p tid: its name in the dump, else
+ * "t<N>" (jeprof's and the dump's own name for it); 0 on a failure. */
+static uint64_t pp_thread(struct pprof *w, const struct heap_profile *hp,
+    uint64_t tid)
 {
-	double x[4];
+	uint64_t *i;
+	char buf[32];
+
+	if ((i = hmap_get(&w->names, tid)) != NULL &&
+	    hp->threads[*i].name != NULL && hp->threads[*i].name[0] != '\0')
+		return pp_str(w, hp->threads[*i].name);
+	snprintf(buf, sizeof(buf), "t%llu", (unsigned long long)tid);
+	return pp_str(w, buf);
+}
+
+/* One Sample of values @p x (@p nv of them), at the locations in
+ * w->locids, labelled thread=@p thread (0: none). */
+static void pp_emit_sample(struct pprof *w, const double *x, size_t nv,
+    uint64_t thread)
+{
 	long long v[4];
-	size_t nv = 0, i, j;
-	uint64_t id;
+	size_t i;
 	int any = 0;
 
-	if (accum) {
-		x[nv++] = render_clamp(st->u_accum_objs);
-		x[nv++] = render_clamp(st->u_accum_bytes);
-	}
-	x[nv++] = render_clamp(st->u_objs);
-	x[nv++] = render_clamp(st->u_bytes);
 	/* pprof's values are integers and ours are not (1.4 objects,
 	 * unsampled). Rounding each stack would be off by up to half a
 	 * unit a stack, thousands of objects over a big profile; so each
-	 * stack gets what rounding the running sum adds (error
+	 * sample gets what rounding the running sum adds (error
 	 * diffusion): every value stays within 1 of its own, and the
 	 * total within 0.5 of jeprof's. */
 	for (i = 0; i < nv; i++) {
@@ -575,33 +588,104 @@ static void pp_sample(struct pprof *w, const struct hp_stack *st,
 	}
 	if (!any) /* nothing to count: pprof would drop it */
 		return;
+	if (w->locids.n > 0)
+		pb_bytes(&w->sample, SAMPLE_LOCATION_ID, w->locids.p,
+		    w->locids.n);
+	for (i = 0; i < nv; i++)
+		pb_varint(&w->packed, (uint64_t)v[i]);
+	pb_bytes(&w->sample, SAMPLE_VALUE, w->packed.p, w->packed.n);
+	w->sample.oom |= w->packed.oom | w->locids.oom;
+	w->packed.n = 0;
+	w->packed.oom = 0;
+	if (thread != 0) {
+		pb_uint(&w->label, LABEL_KEY, w->thread_key);
+		pb_uint(&w->label, LABEL_STR, thread);
+		pb_bytes(&w->sample, SAMPLE_LABEL, w->label.p, w->label.n);
+		w->sample.oom |= w->label.oom;
+		w->label.n = 0;
+		w->label.oom = 0;
+	}
+	pp_emit(w, PROFILE_SAMPLE, &w->sample);
+}
+
+/* A stack's values, or a part of them: the accumulated pair first when
+ * @p accum, each unsampled with its own scale (@p sa, @p sc). */
+static size_t pp_values(double *x, int accum, double sa, double sc, uint64_t ao,
+    uint64_t ab, uint64_t o, uint64_t b)
+{
+	size_t nv = 0;
+
+	if (accum) {
+		x[nv++] = render_clamp((double)ao * sa);
+		x[nv++] = render_clamp((double)ab * sa);
+	}
+	x[nv++] = render_clamp((double)o * sc);
+	x[nv++] = render_clamp((double)b * sc);
+	return nv;
+}
+
+/* One Sample per stack with a value: its locations leaf first, then
+ * its values in sample_type's order. With thread labels, one per
+ * thread holding some of it, its part unsampled with the stack's scale
+ * (as the text view splits it), and the rest, if the threads' lines do
+ * not cover the stack, unlabelled: the values still add up. */
+static void pp_sample(struct pprof *w, const struct heap_profile *hp,
+    const struct hp_stack *st, struct render_view *vw, int accum)
+{
+	double x[4], rest[4], sa, sc;
+	size_t nv = 0, i, j;
+	uint64_t id, thread;
+	int any = 0;
+
+	if (accum) {
+		rest[nv++] = render_clamp(st->u_accum_objs);
+		rest[nv++] = render_clamp(st->u_accum_bytes);
+	}
+	rest[nv++] = render_clamp(st->u_objs);
+	rest[nv++] = render_clamp(st->u_bytes);
+	/* Nothing to count, no sample: each sample's rounding leaves the
+	 * running sums rounded, so zeros add nothing. */
+	for (j = 0; j < nv; j++)
+		any |= rest[j] != 0;
+	if (!any)
+		return;
 	if (render_view_stack(vw, st, w->sym) == -1) {
 		w->err = ENOMEM;
 		return;
 	}
 	/* A stack the allocator's frames were all of has no locations,
 	 * but its bytes still count in the total, as in jeprof's. */
+	w->locids.n = 0;
 	for (i = 0; i < vw->n; i = j) {
 		for (j = i + 1; j < vw->n && vw->f[j].depth == vw->f[i].depth;
 		     j++)
 			;
 		if ((id = pp_location(w, &vw->f[i], j - i)) == 0)
 			return;
-		pb_varint(&w->packed, id);
+		pb_varint(&w->locids, id);
 	}
-	if (w->packed.n > 0)
-		pb_bytes(&w->sample, SAMPLE_LOCATION_ID, w->packed.p,
-		    w->packed.n);
-	w->sample.oom |= w->packed.oom;
-	w->packed.n = 0;
-	w->packed.oom = 0;
-	for (i = 0; i < nv; i++)
-		pb_varint(&w->packed, (uint64_t)v[i]);
-	pb_bytes(&w->sample, SAMPLE_VALUE, w->packed.p, w->packed.n);
-	w->sample.oom |= w->packed.oom;
-	w->packed.n = 0;
-	w->packed.oom = 0;
-	pp_emit(w, PROFILE_SAMPLE, &w->sample);
+	if (w->labels && !hp->diff && render_threads_fit(st)) {
+		/* heapprof's scales, on each thread's part. */
+		sa =
+		    heapprof_scale(st->accum_objs, st->accum_bytes, hp->period);
+		sc = heapprof_scale(st->objs, st->bytes, hp->period);
+		for (i = 0; i < st->ntc && w->err == 0; i++) {
+			const struct hp_tcount *c = &st->tc[i];
+			(void)pp_values(x, accum, sa, sc, c->accum_objs,
+			    c->accum_bytes, c->objs, c->bytes);
+			for (j = 0; j < nv; j++)
+				rest[j] -= x[j];
+			if ((thread = pp_thread(w, hp, c->tid)) != 0)
+				pp_emit_sample(w, x, nv, thread);
+		}
+		/* What the lines cover is the stack up to rounding: a
+		 * rest under a millionth of a unit is that. */
+		for (j = 0; j < nv; j++)
+			if (fabs(rest[j]) < 1e-6)
+				rest[j] = 0;
+	}
+	if (w->err == 0)
+		pp_emit_sample(w, rest, nv, 0);
 }
 
 /* Does the profile carry allocation totals? What the process said, else
@@ -685,8 +769,21 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 	 * uint64) would read back negative. */
 	pp_top_uint(w, PROFILE_PERIOD,
 	    hp->period > INT64_MAX ? (uint64_t)INT64_MAX : hp->period);
+	/* Each thread's name by its number, for the labels. */
+	w->labels = o->thread_labels && !hp->diff;
+	if (w->labels) {
+		w->thread_key = pp_str(w, "thread");
+		for (k = 0; k < hp->nthreads && w->err == 0; k++) {
+			uint64_t *slot =
+			    hmap_put(&w->names, hp->threads[k].c.tid, NULL);
+			if (slot == NULL)
+				w->err = ENOMEM;
+			else
+				*slot = k;
+		}
+	}
 	for (k = 0; k < hp->nstacks && w->err == 0; k++)
-		pp_sample(w, &hp->stacks[k], &vw, accum);
+		pp_sample(w, hp, &hp->stacks[k], &vw, accum);
 	pp_mappings(w);
 	if (w->err == 0 && gz_write(&w->gz, NULL, 0, Z_FINISH) == -1)
 		w->err = w->gz.err;
@@ -713,6 +810,9 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 	free(w->fn.p);
 	free(w->sample.p);
 	free(w->packed.p);
+	free(w->locids.p);
+	free(w->label.p);
+	hmap_free(&w->names);
 	free(w);
 	return rv;
 }

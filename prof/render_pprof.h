@@ -35,6 +35,12 @@ struct pprof_opts {
 	int accum;
 	long long time_ns;     /* time_nanos: when it was dumped; 0: unset */
 	long long duration_ns; /* duration_nanos: a difference's span */
+	/* A string label "thread" (its name in the dump, else t<N>) on
+	 * each sample: a stack several threads hold is a sample per
+	 * thread, its values split as render_threads splits them, so
+	 * `go tool pprof -tagfocus=thread=NAME` shows one thread's heap.
+	 * Not on a difference (its thread lines are not subtracted). */
+	int thread_labels;
 };
 
 /* @p hp as gzipped pprof protobuf in Go's heap layout, written to @p out

@@ -8,6 +8,7 @@
 #include "render.h"
 #include "render_pprof.h"
 #include "render_svg.h"
+#include "render_threads.h"
 #include "symbolize.h"
 #include "view.h"
 
@@ -42,30 +43,41 @@ static int view_svg(FILE *out, const struct heap_profile *hp,
 	return render_svg(out, hp, sym, view_value(a), a->title);
 }
 
-/* pprof's facts from the arguments, its default type @p dflt. */
+/* pprof's facts from the arguments, its default type @p dflt, with
+ * thread labels or not (@p labels). */
 static int view_pprof_as(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym, const struct view_args *a, const char *dflt)
+    struct symbolizer *sym, const struct view_args *a, const char *dflt,
+    int labels)
 {
 	struct pprof_opts o = {.default_type = dflt,
 	    .accum = a->accum,
 	    .time_ns = a->time_ns,
-	    .duration_ns = a->duration_ns};
+	    .duration_ns = a->duration_ns,
+	    .thread_labels = labels};
 
 	return render_pprof(out, hp, sym, &o);
 }
 
-/* pprof: every value there is, inuse_space shown first (Go's /heap). */
+/* pprof: every value there is, inuse_space shown first (Go's /heap),
+ * each sample labelled with its thread. */
 static int view_pprof(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	return view_pprof_as(out, hp, sym, a, "inuse_space");
+	return view_pprof_as(out, hp, sym, a, "inuse_space", 1);
 }
 
 /* pprof with alloc_space shown first (Go's /allocs): the same values. */
 static int view_pprof_allocs(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	return view_pprof_as(out, hp, sym, a, "alloc_space");
+	return view_pprof_as(out, hp, sym, a, "alloc_space", 0);
+}
+
+/* pprof as view_pprof, without thread labels: for fleet scrapers. */
+static int view_pprof_heap(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return view_pprof_as(out, hp, sym, a, "inuse_space", 0);
 }
 
 /* jeprof's symbolized profile, naming the main program: the one asked
@@ -121,6 +133,13 @@ static int view_callgraph(FILE *out, const struct heap_profile *hp,
 	 * browser's serif do not and labels overran their boxes. */
 	o.fontname = "Courier";
 	return render_callgraph(out, hp, sym, view_value(a), &o);
+}
+
+/* The live heap by thread (render_threads.c). */
+static int view_threads(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return render_threads(out, hp, sym, view_value(a), a->limit);
 }
 
 const struct view views[DUMP_VIEW_COUNT] = {
@@ -189,6 +208,20 @@ const struct view views[DUMP_VIEW_COUNT] = {
     /* Not a view of a profile: the recent allocations' job's answer
      * (prof/recent.c). */
     [DUMP_VIEW_RECENT] = {.ctype = TEXT, .word = "jmrc"},
+    /* Never with a base: heapprof_subtract leaves the threads' lines
+     * as dumped. */
+    [DUMP_VIEW_THREADS] = {.name = "threads",
+        .ctype = TEXT,
+        .word = "jmth",
+        .comments = 1,
+        .render = view_threads},
+    /* No format name: /debug/pprof/heap's row, pprof without thread
+     * labels, which fleet scrapers (Alloy, Parca) would store as one
+     * series per thread (README, "Threads"). */
+    [DUMP_VIEW_PPROF_HEAP] = {.ctype = BINARY,
+        .word = "jmtp",
+        .base = VIEW_BASE_MAY,
+        .render = view_pprof_heap},
 };
 
 /* The row whose format name is @p name. */

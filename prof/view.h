@@ -24,7 +24,7 @@ enum dump_view {
 	DUMP_VIEW_COLLAPSED,    /* jmcs: collapsed stacks */
 	DUMP_VIEW_RAW,          /* the heap_v2 dump itself (HTTP, jeprof) */
 	DUMP_VIEW_SVG,          /* jmfg: a flame graph */
-	DUMP_VIEW_PPROF,        /* gzipped pprof (HTTP) */
+	DUMP_VIEW_PPROF,        /* gzipped pprof, thread labels (HTTP) */
 	DUMP_VIEW_TEXT,         /* jmtp: the top of the heap, jeprof --text */
 	DUMP_VIEW_SYMBOLIZED,   /* jeprof's symbolized profile (HTTP) */
 	DUMP_VIEW_DIFF,         /* jmdf: kept, and its growth since the last */
@@ -35,6 +35,9 @@ enum dump_view {
 	DUMP_VIEW_DOT,          /* jmcg: the call graph in Graphviz's dot */
 	DUMP_VIEW_CALLGRAPH,    /* the call graph laid out by libgvc, SVG */
 	DUMP_VIEW_RECENT,       /* jmrc: recent sampled allocations */
+	DUMP_VIEW_THREADS,      /* jmth: the live heap by thread */
+	DUMP_VIEW_PPROF_HEAP,   /* /debug/pprof/heap: pprof without thread
+	                           labels, for fleet scrapers */
 	DUMP_VIEW_COUNT
 };
 

@@ -73,6 +73,7 @@ int main(void)
 	expect("jm4lw_reply_error(NULL)", jm4lw_reply_error(NULL, "x"), -1);
 	expect("jm4lw_reply_builtin(NULL)", jm4lw_reply_builtin(NULL, "ruok"),
 	    -1);
+	expect("jm4lw_thread_name(NULL)", jm4lw_thread_name(NULL), -1);
 	jm4lw_free(NULL);
 	jm4lw_stop_thread(NULL);
 	printf("jm4lw_free(NULL), jm4lw_stop_thread(NULL): returned\n");

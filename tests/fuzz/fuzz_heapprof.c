@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "heapprof.h"
+#include "render_threads.h"
 #include "symbolize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -51,6 +52,30 @@ static void check_table(const struct heap_profile *hp)
 			(void)sym_in_allocator(s, hp->pcs[i]);
 		}
 	sym_free(s);
+}
+
+/* The split by thread (render_threads.c, without a symbolizer) of any
+ * parsed profile: the rows add up to the totals, each within 1 of its
+ * own value, and none past the profile's total (a thread's lines that
+ * claim more than their stack are nobody's). */
+static void check_threads(const struct heap_profile *hp)
+{
+	struct thread_split s;
+	long long b = 0, o = 0;
+	size_t i;
+
+	CHECK(threads_split(hp, NULL, RENDER_SPACE, 2, &s) == 0);
+	CHECK(s.n <= 3);
+	for (i = 0; i < s.n; i++) {
+		CHECK(s.rows[i].u_bytes <= hp->u_bytes * (1 + 1e-9) + 1);
+		CHECK(s.rows[i].u_objs <= hp->u_objs * (1 + 1e-9) + 1);
+		CHECK(fabs((double)s.rows[i].bytes - s.rows[i].u_bytes) <=
+		    1 + s.rows[i].u_bytes * 1e-12);
+		b += s.rows[i].bytes;
+		o += s.rows[i].objs;
+	}
+	CHECK(b == s.bytes && o == s.objs);
+	threads_split_free(&s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -99,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(frames == hp.ntcounts);
 	if (hp.symbolized)
 		check_table(&hp);
+	check_threads(&hp);
 	heapprof_free(&hp);
 	return 0;
 }

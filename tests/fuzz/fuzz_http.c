@@ -112,14 +112,12 @@ static void check_query(const char *query)
 		r = http_profile_args(&q, &view, &base, why, sizeof(why));
 		if (r == 0) {
 			CHECK(base == 0 || base == 1);
-			CHECK(view == DUMP_VIEW_COLLAPSED ||
-			    view == DUMP_VIEW_RAW || view == DUMP_VIEW_SVG ||
-			    view == DUMP_VIEW_PPROF || view == DUMP_VIEW_TEXT ||
-			    view == DUMP_VIEW_SYMBOLIZED);
-			/* The dump as it is has nothing to subtract. */
-			CHECK(!base ||
-			    (view != DUMP_VIEW_RAW &&
-			        view != DUMP_VIEW_SYMBOLIZED));
+			/* A named view of views[], nothing else. */
+			CHECK((unsigned)view < DUMP_VIEW_COUNT &&
+			    views[view].name != NULL);
+			/* The dump as it is (raw, symbolized) and the
+			 * threads' split have nothing to subtract. */
+			CHECK(!base || views[view].base != VIEW_BASE_NEVER);
 		} else {
 			CHECK(r == -1);
 			CHECK(why[0] != '\0' && strchr(why, '\n') == NULL);

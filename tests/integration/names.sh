@@ -118,12 +118,13 @@ check_text() {
 	assert_eq "$1: no flat bytes for _start, main or the exported callers" "" "$bad"
 }
 
-# pprof_stacks PROFILE OUT: go tool pprof -traces as collapsed stacks.
+# pprof_stacks PROFILE OUT: go tool pprof -traces as collapsed stacks
+# (a sample's labels, "thread:  NAME", are no frame).
 pprof_stacks() {
 	timeout 120 go tool pprof -traces "$1" 2>/dev/null | perl -ne '
 		sub out { print join(";", reverse @f), "\n" if @f; @f = (); }
 		if (/^-+\+-+$/) { out(); next; }
-		next if /^\s*(bytes|objects|space|count):/ || /^\S/;
+		next if /^\s*(bytes|objects|space|count|thread):/ || /^\S/;
 		s/^\s+(-?[0-9.]+[kMGT]?B?\s+)?//; chomp;
 		push @f, $_ if length;
 		END { out(); }' >"$2"

@@ -387,6 +387,16 @@ def run(c):
            % (top[0][0] if top else "empty"), top[:5])
     c.shot("heap.png")
 
+    # Threads: format=threads as a table; jm4lw-run names threads
+    # (prof_sys_thread_name), so redis's main thread is there by name.
+    c.click("document.querySelector('#th-refresh')")
+    ok = c.wait("document.querySelector('#threads').dataset.loaded", 60)
+    result(ok, "the Threads section loads", c.ev("document.querySelector('#th-state').textContent"))
+    th = table_rows(c, "#thtop")
+    result(any(r[0].endswith(" redis-server") and "B" in r[1] and r[3].endswith("%") for r in th),
+           "the Threads table names redis's main thread with its bytes and share (%s)"
+           % (th[0][0] if th else "empty"), th[:3])
+
     # Hover: the tooltip names the frame, its bytes and its share.
     target = next((f for f in ("createStringObject", "_sdsnewlen", "zmalloc_usable") if f in fr), None)
     frame = "document.querySelector('#heap-graph g.fr[data-name=\"%s\"]')" % target
@@ -490,12 +500,12 @@ def run(c):
            "each dump's row says why it was taken (%s)" % (whys[0] if whys else "-"), whys)
     # Dumps: every format downloads.
     links = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')[0].querySelectorAll('a')).map(a => [a.textContent, a.getAttribute('href'), a.getAttribute('download')])")
-    result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text", "dot", "callgraph"],
-           "each dump has raw, symbolized, pprof, collapsed, svg, text, dot and callgraph links", links)
+    result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text", "dot", "callgraph", "threads"],
+           "each dump has raw, symbolized, pprof, collapsed, svg, text, dot, callgraph and threads links", links)
     for name, href, dl in links:
         code, body = get(href)
         want = {"raw": b"heap_v2/", "pprof": b"\x1f\x8b", "svg": b"<?xml", "dot": b"digraph",
-                "callgraph": b"<?xml"}.get(name, b"")
+                "callgraph": b"<?xml", "threads": b"# live heap by thread"}.get(name, b"")
         result(code == 200 and len(body) > 0 and body.startswith(want),
                "the %s link answers 200 (%d bytes, saved as %s)" % (name, len(body), dl), body[:60])
 

@@ -16,7 +16,9 @@
 # types) and off (the inuse pair): /debug/pprof/heap and /allocs,
 # /jemalloc/profile?format=pprof and its base=previous, a kept dump's
 # /jemalloc/dump?format=pprof and its base=<dump>, and jm4lw-prof -f pprof
-# of the kept dumps (alone and --base). /pprof/heap is jeprof's raw
+# of the kept dumps (alone and --base). The thread label: none on
+# /debug/pprof/heap (scrapers), on ?labels=thread, /jemalloc/profile's and
+# jm4lw-prof's, whose inuse_space still adds up to -f threads' Total. /pprof/heap is jeprof's raw
 # heap_v2, not pprof: google/pprof must refuse it. And the checker must
 # refuse a truncated body, or its passes would prove nothing.
 #
@@ -98,6 +100,12 @@ every_path() {
 	check "$name: /debug/pprof/heap" "$url/debug/pprof/heap" "$types" $p
 	# Go's /heap names no default: tools take the last type.
 	has "$name: /debug/pprof/heap shows inuse_space first" ' default=inuse_space '
+	# Scrapers split series on labels: none where they scrape.
+	has "$name: /debug/pprof/heap has no label" ' labels=none '
+	check "$name: /debug/pprof/heap?labels=thread" \
+		"$url/debug/pprof/heap?labels=thread" "$types" $p
+	has "$name: /debug/pprof/heap?labels=thread labels each sample's thread" \
+		' labels=thread:[1-9][0-9]* '
 	check "$name: /debug/pprof/allocs" "$url/debug/pprof/allocs" "$types" $p
 	# Go's /allocs shows alloc_space first; with no allocation totals
 	# there is none to show, and a comment says why rather than zeros.
@@ -134,6 +142,8 @@ every_path() {
 	fi
 	check "$name: /jemalloc/profile?format=pprof" \
 		"$url/jemalloc/profile?format=pprof" "$types" $p
+	has "$name: /jemalloc/profile?format=pprof labels each sample's thread" \
+		' labels=thread:[1-9][0-9]* '
 	# Two kept dumps, for base=previous and a kept dump's own path.
 	if [ "$(hreq "$name-a" /4lw/jmfp -X POST -H 'X-Jm4lw: 1')" != 200 ] ||
 		[ "$(hreq "$name-b" /4lw/jmfp -X POST -H 'X-Jm4lw: 1')" != 200 ]; then
@@ -151,6 +161,15 @@ every_path() {
 		"$url/jemalloc/dump?name=${b##*/}&format=pprof&base=${a##*/}" "$types" $p base
 	if "$JM4LW_PROF" -f pprof -o "$T/$name.pb.gz" "$b" 2>"$T/$name.err"; then
 		check "$name: jm4lw-prof -f pprof of a kept dump" "$T/$name.pb.gz" "$types" $p
+		has "$name: jm4lw-prof -f pprof labels each sample's thread" \
+			' labels=thread:[1-9][0-9]* '
+		# Split by thread, the values still add up: inuse_space's sum
+		# is -f threads' Total (both round the one unsampled sum).
+		local sum total
+		sum=$(sed -n 's/.* sums=\([0-9,]*\) .*/\1/p' <<<"$LAST" | awk -F, '{ print $NF }')
+		total=$("$JM4LW_PROF" -f threads "$b" 2>/dev/null | awk '/^Total: / { print $2 }')
+		assert_eq "$name: the labelled samples' inuse_space is -f threads' Total" \
+			1 "$(( ${sum:-0} > 0 && ${sum:-0} - ${total:-0} <= 1 && ${total:-0} - ${sum:-0} <= 1 ))"
 	else
 		fail "$name: jm4lw-prof -f pprof of a kept dump" "$(cat "$T/$name.err")"
 	fi

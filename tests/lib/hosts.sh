@@ -72,24 +72,31 @@ start_leak_host() {
 	return 1
 }
 
-# start_redis_agent NAME [VAR=VALUE...]: Debian's redis-server with the
-# preload agent (jm4lw-run --prof-active: sampling on), its words and its
-# HTTP on ports the kernel picks, in scratch dir NAME, with the VARs in
-# its environment (say MALLOC_CONF=lg_prof_sample:15). Waits (20 s) for
-# the agent's two "listening on" lines and redis's PING. Sets RDIR, RPID
-# (redis-server's pid: jm4lw-run execs it), RPORT (redis's port), APORT
-# (the words') and AHTTP (HTTP's); returns 1 after recording a failure.
+# start_redis_agent NAME [VAR=VALUE...] [-- REDIS_ARGS...]: Debian's
+# redis-server with the preload agent (jm4lw-run --prof-active: sampling
+# on), its words and its HTTP on ports the kernel picks, in scratch dir
+# NAME, with the VARs in its environment (say
+# MALLOC_CONF=lg_prof_sample:15) and REDIS_ARGS after its own. Waits
+# (20 s) for the agent's two "listening on" lines and redis's PING. Sets
+# RDIR, RPID (redis-server's pid: jm4lw-run execs it), RPORT (redis's
+# port), APORT (the words') and AHTTP (HTTP's); returns 1 after
+# recording a failure.
 start_redis_agent() {
-	local name=$1
+	local name=$1 vars=()
 	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
 	RDIR=$(scratch "$name")
 	RPORT=$(free_port)
 	APORT=
 	AHTTP=
 	(cd "$RDIR" && exec env JM4LW_DUMP_DIR="$RDIR" \
-		JM4LW_HTTP_LISTEN=127.0.0.1:0 "$@" "$JM4LW_RUN" --prof-active \
+		JM4LW_HTTP_LISTEN=127.0.0.1:0 "${vars[@]}" "$JM4LW_RUN" --prof-active \
 		-l 127.0.0.1:0 -- redis-server --port "$RPORT" --bind 127.0.0.1 \
-		--save "" --appendonly no --dir "$RDIR") \
+		--save "" --appendonly no --dir "$RDIR" "$@") \
 		</dev/null >"$RDIR/out" 2>"$RDIR/err" &
 	RPID=$!
 	track "$RPID"

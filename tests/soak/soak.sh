@@ -103,7 +103,7 @@ printf 'dump_min_interval = 0\ndump_min_free = 0\ndump_keep = 4\n' >"$W/leak/con
 start_leak_host "$W/leak" 10 || die "leak_host" "$(cat "$W/leak/err")"
 
 # --- the clients -------------------------------------------------------------
-WORDS="ruok mntr srvr conf jmst jmsj jmfp jmtp jmcs jmfg jmcg jmdf jmep jmpg jmls jmrs jmhi jmlk jmrc"
+WORDS="ruok mntr srvr conf jmst jmsj jmfp jmtp jmcs jmfg jmcg jmth jmdf jmep jmpg jmls jmrs jmhi jmlk jmrc"
 MUTATES=" jmfp jmdf jmep jmdp jmpg jmrs "
 # The refusals a busy module gives: expected, and counted apart.
 # (jmcs right after jmrs's reset: no samples yet, and the line says so.)
@@ -166,6 +166,7 @@ reply_check() {
 		grep -E '^/.*\.heap$' "$f" >>"$W/paths" ;;
 	jmfg) grep -q '</svg>' "$f" || bad "$face jmfg: no </svg>" ;;
 	jmcg) grep -q '^digraph ' "$f" || bad "$face jmcg: $(head -c 60 "$f")" ;;
+	jmth) grep -q "^Total: [0-9]* bytes" "$f" || bad "$face jmth: $(head -1 "$f")" ;;
 	jmsj) tail -c 3 "$f" | grep -q '}' || bad "$face jmsj: not JSON's end" ;;
 	jmhi) grep -q '^allocated ' "$f" || bad "$face jmhi: no allocated line" ;;
 	jmlk) grep -q '^# [0-9]* leak suspects over' "$f" || bad "$face jmlk: $(head -1 "$f")" ;;

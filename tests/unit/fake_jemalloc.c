@@ -6,6 +6,7 @@
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -229,6 +230,32 @@ static int fake_mallctl(const char *name, void *oldp, size_t *oldlenp,
 		if (newp != NULL)
 			return EPERM; /* read-only, as in jemalloc */
 		*(bool *)oldp = fake.opt_prof;
+		return 0;
+	}
+	if (strcmp(name, "opt.prof_sys_thread_name") == 0) {
+		FAKE_CHECK(oldp != NULL && oldlenp != NULL &&
+		    *oldlenp == sizeof(bool) && newp == NULL);
+		*(bool *)oldp = fake.opt_prof_sys_thread_name;
+		return 0;
+	}
+	/* jemalloc 5.3's ctl.c and prof_data.c: ENOENT without opt.prof or
+	 * with prof_sys_thread_name, a const char * written, EFAULT for a
+	 * byte neither isgraph nor isblank. */
+	if (strcmp(name, "thread.prof.name") == 0) {
+		const char *nm;
+		size_t i;
+		if (!fake.opt_prof || fake.opt_prof_sys_thread_name)
+			return ENOENT;
+		FAKE_CHECK(oldp == NULL && oldlenp == NULL && newp != NULL &&
+		    newlen == sizeof(const char *));
+		nm = *(const char *const *)newp;
+		FAKE_CHECK(nm != NULL);
+		for (i = 0; nm[i] != '\0'; i++)
+			if (!isgraph((unsigned char)nm[i]) &&
+			    !isblank((unsigned char)nm[i]))
+				return EFAULT;
+		FAKE_CHECK(i < sizeof(fake.thread_name));
+		memcpy(fake.thread_name, nm, i + 1);
 		return 0;
 	}
 	if (strcmp(name, "prof.active") == 0) {

@@ -23,6 +23,8 @@ struct fake_jemalloc {
 	size_t stats;     /* every other stats.* (default 19) */
 	size_t lg_sample; /* prof.lg_sample, and prof.reset's default (19) */
 	int stats_pieces; /* extra pieces malloc_stats_print hands over */
+	bool opt_prof_sys_thread_name; /* opt.prof_sys_thread_name */
+	char thread_name[64];          /* thread.prof.name, as set */
 
 	/* Failures: fail_errno for fail_name ("*": every name, "x.": every
 	 * name starting "x."; NULL: none), then the hook, if any: its

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "heapprof.h"
+#include "render_threads.h"
 
 #define MAPS                                                                   \
 	"\nMAPPED_LIBRARIES:\n"                                                \
@@ -226,6 +227,110 @@ static void test_load_errors(void **state)
 	assert_string_equal(err, "/: not a regular file");
 }
 
+/* The heap by thread (prof/render_threads.c): each thread's part of a
+ * stack unsampled with the stack's scale, the threads named from the
+ * header, one that ended (no header line) by its number, what no tN:
+ * line holds in a row of its own; the rows add up to the total, before
+ * rounding and after. */
+static void test_split_by_thread(void **state)
+{
+	struct thread_split s;
+	double sc1, sc2, sc3, sb = 0, so = 0;
+	long long rb = 0, ro = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(parse("heap_v2/524288\n"
+	                       "  t*: 33: 104000 [0: 0]\n"
+	                       "  t0: 20: 2000 [0: 0] redis-server\n"
+	                       "  t1: 10: 1000 [0: 0] io_thd_1\n"
+	                       "  t2: 0: 0 [0: 0] idle\n"
+	                       "@ 0x1 0x2\n"
+	                       "  t*: 20: 2000 [0: 0]\n"
+	                       "  t0: 15: 1500 [0: 0]\n"
+	                       "  t1: 5: 500 [0: 0]\n"
+	                       "@ 0x3\n"
+	                       "  t*: 10: 1000 [0: 0]\n"
+	                       "  t0: 5: 500 [0: 0]\n"
+	                       "  t1: 4: 400 [0: 0]\n"
+	                       "  t7: 1: 100 [0: 0]\n"
+	                       "@ 0x4\n"
+	                       "  t*: 3: 101000 [0: 0]\n"
+	                       "  t1: 1: 1000 [0: 0]\n" MAPS),
+	    0);
+	sc1 = heapprof_scale(20, 2000, 524288);
+	sc2 = heapprof_scale(10, 1000, 524288);
+	sc3 = heapprof_scale(3, 101000, 524288);
+	assert_int_equal(threads_split(&hp, NULL, RENDER_SPACE, 0, &s), 0);
+	/* t2 holds nothing and is left out; the "no thread" row is not
+	 * a thread. */
+	assert_int_equal(s.nthreads, 3);
+	assert_int_equal(s.n, 4);
+	/* Biggest first: t0, t1, then what no line holds (0x4's 100000
+	 * sampled bytes, at its own small scale), then t7. */
+	assert_int_equal(s.rows[0].kind, THREAD_ROW_THREAD);
+	assert_int_equal(s.rows[0].tid, 0);
+	assert_string_equal(s.rows[0].name, "redis-server");
+	assert_true(fabs(s.rows[0].u_bytes - (1500 * sc1 + 500 * sc2)) < 1e-6);
+	assert_true(fabs(s.rows[0].u_objs - (15 * sc1 + 5 * sc2)) < 1e-9);
+	assert_int_equal(s.rows[1].tid, 1);
+	assert_string_equal(s.rows[1].name, "io_thd_1");
+	assert_true(fabs(s.rows[1].u_bytes -
+	                (500 * sc1 + 400 * sc2 + 1000 * sc3)) < 1e-6);
+	assert_int_equal(s.rows[2].kind, THREAD_ROW_NONE);
+	assert_true(fabs(s.rows[2].u_bytes - 100000 * sc3) < 1e-6);
+	assert_true(fabs(s.rows[2].u_objs - 2 * sc3) < 1e-9);
+	assert_int_equal(s.rows[3].tid, 7);
+	assert_null(s.rows[3].name); /* ended before the dump */
+	assert_true(fabs(s.rows[3].u_bytes - 100 * sc2) < 1e-6);
+	for (i = 0; i < s.n; i++) {
+		sb += s.rows[i].u_bytes;
+		so += s.rows[i].u_objs;
+		rb += s.rows[i].bytes;
+		ro += s.rows[i].objs;
+		/* Each rounded within 1 of its own value. */
+		assert_true(
+		    fabs((double)s.rows[i].bytes - s.rows[i].u_bytes) < 1);
+		assert_true(
+		    fabs((double)s.rows[i].objs - s.rows[i].u_objs) < 1);
+	}
+	assert_true(fabs(sb - hp.u_bytes) < 1e-6 * hp.u_bytes);
+	assert_true(fabs(so - hp.u_objs) < 1e-6 * hp.u_objs);
+	assert_int_equal(rb, s.bytes);
+	assert_int_equal(ro, s.objs);
+	assert_int_equal(s.bytes, llround(hp.u_bytes));
+	assert_int_equal(s.objs, llround(hp.u_objs));
+	threads_split_free(&s);
+
+	/* A limit of 1: the first row, the rest as one, the sums kept;
+	 * by objects, t0 still first. */
+	assert_int_equal(threads_split(&hp, NULL, RENDER_OBJECTS, 1, &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.rows[0].tid, 0);
+	assert_int_equal(s.rows[1].kind, THREAD_ROW_MORE);
+	assert_int_equal(s.rows[1].nmore, 2);
+	assert_int_equal(s.rows[0].bytes + s.rows[1].bytes, s.bytes);
+	assert_int_equal(s.rows[0].objs + s.rows[1].objs, s.objs);
+	assert_int_equal(s.bytes, llround(hp.u_bytes));
+	threads_split_free(&s);
+	heapprof_free(&hp);
+
+	/* No per-thread lines at all (jemalloc before 5, a merge): one
+	 * row, all of it. */
+	assert_int_equal(parse("heap_v2/524288\n"
+	                       "  t*: 2: 1024 [0: 0]\n"
+	                       "@ 0x1\n"
+	                       "  t*: 2: 1024 [0: 0]\n" MAPS),
+	    0);
+	assert_int_equal(threads_split(&hp, NULL, RENDER_SPACE, 0, &s), 0);
+	assert_int_equal(s.nthreads, 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.rows[0].kind, THREAD_ROW_NONE);
+	assert_int_equal(s.rows[0].bytes, s.bytes);
+	threads_split_free(&s);
+	heapprof_free(&hp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +339,7 @@ int main(void)
 	    cmocka_unit_test(test_skips_unknown_lines),
 	    cmocka_unit_test(test_stack_without_counts),
 	    cmocka_unit_test(test_thread_names),
+	    cmocka_unit_test(test_split_by_thread),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_load_errors),
 	};

@@ -36,6 +36,7 @@
 #include "figures.h"
 #include "http.h"
 #include "job.h"
+#include "ops.h"
 #include "proto.h"
 #include "reason.h"
 #include "result.h"
@@ -1486,9 +1487,10 @@ static void test_views_table(void **state)
 	}
 	assert_int_equal(view_by_name("gif"), -1);
 	assert_string_equal(view_names(names, sizeof(names), 0),
-	    "collapsed, raw, svg, pprof, text, symbolized, dot or callgraph");
+	    "collapsed, raw, svg, pprof, text, symbolized, dot, callgraph or "
+	    "threads");
 	assert_string_equal(view_names(names, sizeof(names), 1),
-	    "collapsed, svg, pprof, text, symbolized, dot or callgraph");
+	    "collapsed, svg, pprof, text, symbolized, dot, callgraph or threads");
 	for (w = proto_words; w->name != NULL; w++)
 		if (w->job == JOB_DUMP)
 			assert_string_equal(views[w->view].word, w->name);
@@ -1676,12 +1678,48 @@ static void test_policy(void **state)
 	assert_int_equal(fake.epochs, 0);
 }
 
+/* Naming a thread for the profiles (jm4lw_thread_name's core): the
+ * name reaches thread.prof.name; each refusal is its own errno, and a
+ * refused name never reaches jemalloc. */
+static void test_thread_name(void **state)
+{
+	(void)state;
+	assert_int_equal(ctl_thread_name(&fake_ops, "io_thd_1"), 0);
+	assert_string_equal(fake.thread_name, "io_thd_1");
+	assert_int_equal(ctl_thread_name(&fake_ops, "a b\tc"), 0);
+	assert_int_equal(ctl_thread_name(&fake_ops, "123456789012345"), 0);
+	assert_int_equal(ctl_thread_name(&fake_ops, ""), 0); /* clears */
+	assert_string_equal(fake.thread_name, "");
+	assert_int_equal(ctl_thread_name(&fake_ops, "1234567890123456"),
+	    ENAMETOOLONG);
+	assert_int_equal(ctl_thread_name(&fake_ops, NULL), EINVAL);
+	assert_int_equal(ctl_thread_name(&fake_ops, "a\nb"), EINVAL);
+	assert_int_equal(ctl_thread_name(&fake_ops, "caf\xc3\xa9"), EINVAL);
+	assert_int_equal(ctl_thread_name(&fake_ops, "del\x7f"), EINVAL);
+	assert_string_equal(fake.thread_name, "");
+	fake.opt_prof_sys_thread_name = true;
+	assert_int_equal(ctl_thread_name(&fake_ops, "x"), EBUSY);
+	fake.opt_prof_sys_thread_name = false;
+	fake.opt_prof = false;
+	assert_int_equal(ctl_thread_name(&fake_ops, "x"), ENOENT);
+	fake.opt_prof = true;
+	/* jemalloc built without profiling: no opt.prof at all. */
+	fake.fail_name = "opt.prof";
+	fake.fail_errno = ENOENT;
+	assert_int_equal(ctl_thread_name(&fake_ops, "x"), ENOENT);
+	fake.fail_name = "thread.prof.name";
+	fake.fail_errno = EAGAIN;
+	assert_int_equal(ctl_thread_name(&fake_ops, "x"), EAGAIN);
+	assert_string_equal(fake.thread_name, "");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    T(test_frame_short),
+	    T(test_thread_name),
 	    T(test_frame_exact_and_trailing),
 	    T(test_frame_binary),
 	    T(test_ruok_exact_bytes),

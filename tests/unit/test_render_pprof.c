@@ -55,6 +55,7 @@ struct dec {
 		uint64_t loc[8];
 		int64_t val[4];
 		size_t nloc, nval;
+		uint64_t label_key, label_str; /* its one label, if any */
 	} sample[8];
 	size_t nsample;
 	struct {
@@ -138,6 +139,19 @@ static void on_pair(void *ctx, int f, uint64_t v, const unsigned char *b,
 		((uint64_t *)ctx)[f - 1] = v;
 }
 
+static void on_label(void *ctx, int f, uint64_t v, const unsigned char *b,
+    size_t n)
+{
+	struct dec *d = ctx;
+
+	(void)b;
+	(void)n;
+	if (f == 1)
+		d->sample[d->nsample].label_key = v;
+	if (f == 2)
+		d->sample[d->nsample].label_str = v;
+}
+
 static void on_sample(void *ctx, int f, uint64_t v, const unsigned char *b,
     size_t n)
 {
@@ -146,6 +160,10 @@ static void on_sample(void *ctx, int f, uint64_t v, const unsigned char *b,
 	size_t i;
 
 	(void)v;
+	if (f == 3) {
+		assert_int_equal(d->sample[d->nsample].label_key, 0); /* one */
+		fields(b, b + n, on_label, d);
+	}
 	if (f == 1)
 		d->sample[d->nsample].nloc =
 		    packed(b, n, d->sample[d->nsample].loc, 8);
@@ -471,6 +489,69 @@ static void test_heap_layout(void **state)
 	heapprof_free(&hp);
 }
 
+/* Thread labels: a stack two threads hold is two samples, its values
+ * split by the threads' lines at the stack's scale, each labelled
+ * thread=<its name> (t<N> without one); the values add up as before.
+ * Without the option, one sample a stack and no label. */
+static void test_thread_labels(void **state)
+{
+	uintptr_t leaf = (uintptr_t)pp_test_leaf + 1;
+	struct pprof_opts labels = {.thread_labels = 1};
+	struct heap_profile hp;
+	char stacks[512];
+	long long objs = 0, bytes = 0;
+	double sc;
+	struct dec d;
+	size_t i;
+
+	(void)state;
+	snprintf(stacks, sizeof(stacks),
+	    "  t0: 3: 3000 [0: 0] main\n"
+	    "  t1: 2: 2000 [0: 0]\n"
+	    "@ 0x%llx\n  t*: 4: 4000 [0: 0]\n"
+	    "  t0: 3: 3000 [0: 0]\n  t1: 1: 1000 [0: 0]\n"
+	    "@ 0x%llx\n  t*: 1: 1000 [0: 0]\n  t1: 1: 1000 [0: 0]\n",
+	    (unsigned long long)leaf, (unsigned long long)FAKE_START + 8);
+	make_profile(&hp, stacks);
+	render_decode_opts(&hp, &labels, &d);
+	assert_int_equal(d.nsample, 3);
+	for (i = 0; i < d.nsample; i++) {
+		assert_string_equal(str(&d, d.sample[i].label_key), "thread");
+		objs += d.sample[i].val[0];
+		bytes += d.sample[i].val[1];
+	}
+	assert_string_equal(str(&d, d.sample[0].label_str), "main");
+	assert_string_equal(str(&d, d.sample[1].label_str), "t1");
+	assert_string_equal(str(&d, d.sample[2].label_str), "t1");
+	/* Three quarters of the first stack is main's. */
+	sc = heapprof_scale(4, 4000, 524288);
+	assert_true(llabs(d.sample[0].val[1] - llround(3000 * sc)) <= 1);
+	assert_true(llabs(d.sample[1].val[1] - llround(1000 * sc)) <= 1);
+	assert_int_equal(objs, llround(hp.u_objs));
+	assert_int_equal(bytes, llround(hp.u_bytes));
+	dec_free(&d);
+
+	render_decode(&hp, &d);
+	assert_int_equal(d.nsample, 2);
+	for (i = 0; i < d.nsample; i++)
+		assert_int_equal(d.sample[i].label_key, 0);
+	dec_free(&d);
+	heapprof_free(&hp);
+
+	/* Thread lines that claim more than their stack: not split. */
+	snprintf(stacks, sizeof(stacks),
+	    "@ 0x%llx\n  t*: 1: 1000 [0: 0]\n"
+	    "  t0: 1: 1000 [0: 0]\n  t1: 18446744073709551615: 1 [0: 0]\n",
+	    (unsigned long long)leaf);
+	make_profile(&hp, stacks);
+	render_decode_opts(&hp, &labels, &d);
+	assert_int_equal(d.nsample, 1);
+	assert_int_equal(d.sample[0].label_key, 0);
+	assert_int_equal(d.sample[0].val[1], llround(hp.u_bytes));
+	dec_free(&d);
+	heapprof_free(&hp);
+}
+
 /* A difference: what shrank is negative, int64 as ten-byte varints; the
  * values carry their rounding, so they add up to the total. */
 static void test_difference(void **state)
@@ -552,6 +633,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_heap_layout),
+	    cmocka_unit_test(test_thread_labels),
 	    cmocka_unit_test(test_difference),
 	    cmocka_unit_test(test_allocs_layout),
 	};

@@ -11,7 +11,8 @@
 //	  parca_ids=yes types=inuse_objects/count,inuse_space/bytes
 //	  default=inuse_space period=space/bytes:524288 samples=N
 //	  locations=N mappings=N loc_mapped=all|K/N buildids=K/N
-//	  duration_ns=N time_ns=N comments="C1; C2"
+//	  duration_ns=N time_ns=N labels=KEY:N,...|none sums=S1,S2,...
+//	  comments="C1; C2"
 //
 // (one line, wrapped here), and on a failure "INPUT: FAIL reason", after
 // the ok line when the failure is in what it shows. A URL is fetched with
@@ -21,6 +22,8 @@
 // protobuf, so an input must also be a protobuf unless -legacy is given.
 // parca_ids is Parca's own check of the wire format, which ParseData's
 // renumbering would hide: ids 1, 2, 3... in order, string_table[0] "".
+// labels are the string label keys on the samples, each with how many
+// values it takes (a scraper's series); sums each sample type's total.
 // The exit status is 1 if any input failed, 2 on a usage error.
 //
 // Build it offline in GOPATH mode against Debian's
@@ -38,6 +41,7 @@ import (
 	"io/ioutil"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -247,6 +251,35 @@ func check(w io.Writer, in string, legacy, verbose bool) bool {
 			}
 		}
 	}
+	// Each label key's values, and each type's sum over the samples.
+	values := map[string]map[string]bool{}
+	sums := make([]int64, len(p.SampleType))
+	for _, s := range p.Sample {
+		for k, vs := range s.Label {
+			if values[k] == nil {
+				values[k] = map[string]bool{}
+			}
+			for _, v := range vs {
+				values[k][v] = true
+			}
+		}
+		for i, v := range s.Value {
+			if i < len(sums) {
+				sums[i] += v
+			}
+		}
+	}
+	var labels, sumv []string
+	for k, vs := range values {
+		labels = append(labels, fmt.Sprintf("%s:%d", k, len(vs)))
+	}
+	sort.Strings(labels)
+	if len(labels) == 0 {
+		labels = []string{"none"}
+	}
+	for _, v := range sums {
+		sumv = append(sumv, fmt.Sprintf("%d", v))
+	}
 	def := p.DefaultSampleType
 	if def == "" {
 		def = "(none: last type)"
@@ -254,10 +287,11 @@ func check(w io.Writer, in string, legacy, verbose bool) bool {
 	fmt.Fprintf(w, "%s: ok%s gzip=%s proto=%s parca_ids=%s types=%s "+
 		"default=%s period=%s:%d samples=%d locations=%d mappings=%d "+
 		"loc_mapped=%s buildids=%d/%d duration_ns=%d time_ns=%d "+
-		"comments=%q\n",
+		"labels=%s sums=%s comments=%q\n",
 		in, head, yesno(gz), yesno(proto), parca, strings.Join(types, ","),
 		def, period, p.Period, len(p.Sample), len(p.Location),
 		len(p.Mapping), locMapped, ids, files, p.DurationNanos, p.TimeNanos,
+		strings.Join(labels, ","), strings.Join(sumv, ","),
 		strings.Join(p.Comments, "; "))
 	if verbose {
 		for _, m := range p.Mapping {
