@@ -51,6 +51,22 @@ static void dump_begin(struct core *c)
 	c->dump_pid = (long)getpid();
 }
 
+/* Is heap profiling usable? 0, or -1 with the refusal in @p r that says
+ * why not and what to do. */
+static int admit_prof_ready(struct core *c, struct dump_result *r)
+{
+	enum prof_state s;
+	int e;
+
+	if ((s = core_prof_state(c->ops, &e)) == PROF_READY)
+		return 0;
+	r->status = DUMP_REFUSED;
+	r->why = core_prof_why(s);
+	r->err = e;
+	core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
+	return -1;
+}
+
 /*
  * dump_min_interval: a dump costs the process a pause and the disk a file,
  * so a storm of jmfp (a script in a loop, many operators) gets one dump
@@ -64,18 +80,11 @@ static int dump_rate(struct core *c, const char *who, int rate,
 	double ago, min = (double)c->cfg->dump_min_interval;
 	int scheduled = who == NULL;
 	struct timespec now;
-	enum prof_state s;
-	int e;
 
 	if (scheduled)
 		who = "dump";
-	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
-		r->status = DUMP_REFUSED;
-		r->why = core_prof_why(s);
-		r->err = e;
-		core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
+	if (admit_prof_ready(c, r) == -1)
 		return -1;
-	}
 	if (dump_busy(c)) {
 		c->st.dumps_refused++;
 		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
@@ -310,16 +319,10 @@ int admit_recent(const struct job_entry *k, struct core *c, struct job *j,
 {
 	ssize_t max = 0;
 	size_t len = sizeof(max);
-	enum prof_state s;
 	int e;
 
-	if ((s = core_prof_state(c->ops, &e)) != PROF_READY) {
-		r->status = DUMP_REFUSED;
-		r->why = core_prof_why(s);
-		r->err = e;
-		core_prof_reason(s, e, c->hints, r->reason, sizeof(r->reason));
+	if (admit_prof_ready(c, r) == -1)
 		return -1;
-	}
 	if ((e = c->ops->mallctl("experimental.prof_recent.alloc_max", &max,
 	         &len, NULL, 0)) != 0) {
 		dump_why(r, DUMP_REFUSED, REASON_PROF_UNBUILT, e, "%s: %s",

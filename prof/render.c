@@ -135,3 +135,72 @@ long long render_round(double x)
 {
 	return llround(render_clamp(x));
 }
+
+size_t render_utf8(const unsigned char *s, size_t n, long *cp)
+{
+	size_t len, i;
+	long c, min;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, c = s[0] & 0x1f, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, c = s[0] & 0x0f, min = 0x800;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, c = s[0] & 0x07, min = 0x10000;
+	else
+		len = 0, c = 0, min = 0;
+	if (len > n)
+		len = 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			break;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (len == 0 || i < len || c < min || c > 0x10ffff ||
+	    (c >= 0xd800 && c <= 0xdfff)) {
+		*cp = -1;
+		return 1;
+	}
+	*cp = c;
+	return len;
+}
+
+void render_xml(FILE *out, const char *s, size_t n, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	size_t i, len, count = 0;
+	long cp;
+
+	if (max == 0)
+		return;
+	for (i = 0; i < n && count <= max; count++)
+		i += render_utf8(p + i, n - i, &cp);
+	if (count > max) /* too long: leave room for ".." */
+		max = max >= 2 ? max - 2 : 0;
+	for (count = 0; p < end && count < max; count++, p += len) {
+		len = render_utf8(p, (size_t)(end - p), &cp);
+		/* What XML 1.0 cannot carry: control characters but the tab,
+		 * U+FFFE and U+FFFF, and a broken sequence. */
+		if (cp == -1 || (cp < 0x20 && cp != '\t') || cp == 0xfffe ||
+		    cp == 0xffff)
+			fputc('?', out);
+		else if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else if (cp == '\'')
+			fputs("&apos;", out);
+		else
+			fwrite(p, 1, len, out);
+	}
+	if (p < end)
+		fputs("..", out);
+}

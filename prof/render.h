@@ -78,6 +78,19 @@ double render_base_of(const struct hp_stack *st, enum render_value v);
 #define RENDER_MAX 0x1.fffffffffffffp62 /* the largest double < 2^63 */
 double render_clamp(double x);
 
+/* Decode the UTF-8 character at @p s, @p n bytes left (n > 0): its
+ * length, with its code point in *@p cp; or 1 with *@p cp = -1 for a
+ * byte that starts no whole character (a broken, overlong or cut
+ * sequence, a surrogate, past U+10FFFF). Control characters come back as
+ * they are: each format says what it does with them. */
+size_t render_utf8(const unsigned char *s, size_t n, long *cp);
+
+/* Write the @p n bytes at @p s as XML text or an attribute's value:
+ * & < > " ' escaped, anything XML cannot carry as '?', at most @p max
+ * characters; a longer @p s is cut to max - 2 and ".." (names are C++
+ * templates, often longer than the box they go in). */
+void render_xml(FILE *out, const char *s, size_t n, size_t max);
+
 /* render_clamp(@p x) rounded to the nearest integer (llround's). */
 long long render_round(double x);
 

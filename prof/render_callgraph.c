@@ -8,36 +8,13 @@
  * as text instead. Copied out, the lines are dot that `dot -Tsvg` reads.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gvc_load.h"
 #include "render.h"
-
-/* @p s (@p n bytes) as XML character data or an attribute's value. */
-static void xml_text(FILE *out, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		switch (s[i]) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(s[i], out);
-		}
-}
 
 /* The dot text @p dot as an SVG of its lines, @p note above them. The
  * dot text is render_dot's: UTF-8 without control characters, so each
@@ -61,14 +38,14 @@ static void dot_as_svg(FILE *out, const char *note, const char *dot)
 	    "<text x=\"8\" y=\"%.0f\" xml:space=\"preserve\" "
 	    "font-weight=\"bold\">",
 	    (double)width * 7.3 + 16, (double)lines * 15 + 12, y);
-	xml_text(out, note, strlen(note));
+	render_xml(out, note, strlen(note), SIZE_MAX);
 	fputs("</text>\n", out);
 	for (p = dot; *p != '\0'; p += n + (p[n] == '\n')) {
 		n = strcspn(p, "\n");
 		y += 15;
 		fprintf(out, "<text x=\"8\" y=\"%.0f\" xml:space=\"preserve\">",
 		    y);
-		xml_text(out, p, n);
+		render_xml(out, p, n, SIZE_MAX);
 		fputs("</text>\n", out);
 	}
 	fputs("</svg>\n", out);

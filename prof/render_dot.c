@@ -165,36 +165,6 @@ static const char *dot_pct(char *buf, size_t len, double x, double total)
 	return buf;
 }
 
-/* The length of the UTF-8 sequence at @p s (of @p n bytes left), or 0
- * when it is not one (overlong, a surrogate, past U+10FFFF, cut). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 /*
  * @p s inside a dot quoted string: '"' and '\' escaped (dot reads
  * "\\" as one backslash, and a lone one would start one of its label
@@ -208,12 +178,12 @@ static void dot_str(FILE *out, const char *s, int lines)
 	const unsigned char *p = (const unsigned char *)s;
 	size_t n = strlen(s), i, len;
 	int depth = 0;
+	long cp;
 
 	for (i = 0; i < n; i += len) {
-		len = utf8_len(p + i, n - i);
-		if (len == 0) {
+		len = render_utf8(p + i, n - i, &cp);
+		if (cp == -1) {
 			fputc('?', out);
-			len = 1;
 		} else if (len > 1) {
 			fwrite(p + i, 1, len, out);
 		} else if (p[i] == '"' || p[i] == '\\') {

@@ -219,82 +219,10 @@ static int tree_sort(struct svg_tree *t)
 	return 0;
 }
 
-/* Decode the UTF-8 character at @p s: its length, with its code point in
- * *@p cp, or 1 with *@p cp = -1 for a byte XML cannot carry (a broken
- * sequence, a control character, a surrogate, U+FFFE/U+FFFF). */
-static size_t utf8_char(const unsigned char *s, long *cp)
-{
-	size_t len, i;
-	long c, min;
-
-	if (s[0] < 0x80) {
-		*cp = s[0] < 0x20 && s[0] != '\t' ? -1 : s[0];
-		return 1;
-	}
-	if ((s[0] & 0xe0) == 0xc0)
-		len = 2, c = s[0] & 0x1f, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, c = s[0] & 0x0f, min = 0x800;
-	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, c = s[0] & 0x07, min = 0x10000;
-	else
-		len = 0, c = 0, min = 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			break;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (len == 0 || i < len || c < min || c > 0x10ffff ||
-	    (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff) {
-		*cp = -1;
-		return 1;
-	}
-	*cp = c;
-	return len;
-}
-
-/* Write @p s as XML text: & < > " ' escaped, anything XML cannot carry
- * as '?', at most @p max characters; a longer @p s is cut to max - 2 and
- * ".." (names are C++ templates, often longer than their frame). */
+/* Write @p s as XML text, at most @p max characters (render_xml). */
 static void put_xml(FILE *out, const char *s, size_t max)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n, len, count = 0;
-	long cp;
-
-	if (max == 0)
-		return;
-	for (n = 0; p[n] != '\0' && count <= max; count++)
-		n += utf8_char(p + n, &cp);
-	if (count > max) /* too long: leave room for ".." */
-		max = max >= 2 ? max - 2 : 0;
-	for (count = 0; *p != '\0' && count < max; count++, p += len) {
-		len = utf8_char(p, &cp);
-		switch (cp) {
-		case -1:
-			fputc('?', out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&apos;", out);
-			break;
-		default:
-			fwrite(p, 1, len, out);
-		}
-	}
-	if (*p != '\0')
-		fputs("..", out);
+	render_xml(out, s, strlen(s), max);
 }
 
 /* @p x in people's units: "12.3 MiB (12897484 bytes)", or "1234 objects";
