@@ -51,7 +51,7 @@ struct core_policy {
 	int reset_lg;                    /* prof_reset_lg_sample; -1: keep */
 	int symbolized;                  /* dump_symbolized */
 	struct memory_policy mem; /* dump_on_memory, dump_on_memory_psi */
-	int jemalloc_dumps;              /* 1: adopt, 0: leave */
+	int jemalloc_dumps;       /* 1: adopt, 0: leave */
 };
 
 /* The engine's state, owned by the module's event loop. */
