@@ -14,7 +14,8 @@
 # Each with tests/bench/lockprobe preloaded, in the conditions CONDITIONS
 # (default "quiet busy"): quiet, and busy: two busy loops (`while :; do :;
 # done`, normal priority) beside it. In each, measures:
-#   a. jmfp, jmtp, jmfg reply times (TRIES each, one connection at a time,
+#   a. the reply times of WORDS (default jmfp, jmtp, jmfg, jmcg, jmth,
+#      jmrc; TRIES each, one connection at a time,
 #      tests/bench/wordtime; a reply slower than REPLY_TIMEOUT is ">N s"
 #      and its word is not tried again; the tries follow each other at
 #      once, so a try may wait for the leak index the module makes of the
@@ -52,11 +53,14 @@
 # (CI, under a minute); the busy condition too with SMOKE_BUSY=1.
 # Exit 0 when every server started and every reply was right (a timeout
 # is right only in the busy condition of a full run: it is the figure);
-# 1 otherwise. Environment: HOSTS, CONDITIONS, HEAP_MB, STACKS_MB, TRIES,
+# 1 otherwise. Environment: HOSTS, CONDITIONS, WORDS, HEAP_MB, STACKS_MB, TRIES,
 # REPLY_TIMEOUT, RB_N, ALST_SECS, SETTLE, JM4LW_WORKER_NICE, KEEP=1.
 # shellcheck disable=SC2034,SC2119,SC2317 # lib.sh reads CLIENT_BIN, SECTION; free_port's argument is optional; start_$h, host_work_$h are called by name
 set -uo pipefail
 
+# The words timed in a. (jmcg: the call graph, jmth: the heap by thread,
+# jmrc: recent allocations; each a job on the worker like jmtp's).
+WORDS=${WORDS:-jmfp jmtp jmfg jmcg jmth jmrc}
 MODE=full
 if [ "${1:-}" = --smoke ]; then
 	MODE=smoke
@@ -368,6 +372,9 @@ prefix_of() {
 	jmfp) echo / ;;
 	jmtp) echo "# live heap" ;;
 	jmfg) echo "<?xml" ;;
+	jmcg) echo "digraph" ;;
+	jmth) echo "# live heap by thread" ;;
+	jmrc) echo "# " ;;
 	esac
 }
 
@@ -382,7 +389,7 @@ measure() {
 	R[$k.load0]=$(cut -d' ' -f1 /proc/loadavg)
 
 	# a. reply times and CPU per job
-	for w in jmfp jmtp jmfg; do
+	for w in $WORDS; do
 		wait_idle || bench_fail "$k $w: a job still runs after ${IDLE_WAIT} s"
 		w0=$(thread_ticks jm4lw-worker) d0=$(thread_ticks jm4lw-dump)
 		jobs=0 times=() timed_out=
@@ -516,7 +523,7 @@ table() {
 	done
 	echo "$hdr"
 	echo "$sep"
-	for w in jmfp jmtp jmfg; do
+	for w in $WORDS; do
 		row "$w reply, median / max (s, $TRIES tries)" '${R[$h.$c.$w.time]}'
 	done
 	case $h in
@@ -535,7 +542,7 @@ table() {
 	row "jmfp of the loop: answered (refused busy); median / max (s)" '${R[$h.$c.loop.ok]:-0} (${R[$h.$c.loop.busy]:-0}); ${R[$h.$c.loop.times]:-—}'
 	row "probe, longest malloc+free per dump: median / max (ms)" '${R[$h.$c.lw.dump]} (${R[$h.$c.lw.ndump]} dumps); p99 of their windows ${R[$h.$c.lw.dwin99]}'
 	row "probe, 50 ms windows without a dump: median / p99 / max (ms)" '$(cut -d/ -f1 <<<"${R[$h.$c.lw.free]}")/ ${R[$h.$c.lw.free99]} /$(cut -s -d/ -f2 <<<"${R[$h.$c.lw.free]}") (${R[$h.$c.lw.nfree]} windows)'
-	for w in jmfp jmtp jmfg; do
+	for w in $WORDS; do
 		row "CPU per $w job, jm4lw-worker / jm4lw-dump (ms)" '${R[$h.$c.$w.cpu]}'
 	done
 	row "jm4lw-worker / jm4lw-dump ran at" '${R[$h.$c.prio]}'

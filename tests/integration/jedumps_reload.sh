@@ -36,7 +36,7 @@ W=$(readlink -f "$(scratch reload)")
 mkdir -m 700 "$W/a" "$W/b"
 conf "$W" dump_dir="$W/a"
 start_daemon -C "$W" -e MALLOC_CONF=prof:true,prof_final:true -- \
-	-f "$W/jm4lwd.conf" || finish
+	-l 127.0.0.1:0 -f "$W/jm4lwd.conf" || finish
 assert_cmd "start: jemalloc's dumps go to dump_dir a" wait_log \
 	"^jm4lwd: jemalloc's own dumps \\(lg_prof_interval, prof_gdump, prof_final\\) go to $W/a/jm4lw\\.\\*$"
 conf "$W" dump_dir="$W/b" dump_prefix=app
@@ -65,7 +65,7 @@ assert_eq "none in dump_dir a, nor in the working directory" "" \
 H=$(readlink -f "$(scratch host)")
 mkdir -m 700 "$H/dumps"
 start_daemon -C "$H" -e MALLOC_CONF=prof:true,prof_final:true,prof_prefix:"$H/mine" \
-	-- -D "$H/dumps" || finish
+	-- -l 127.0.0.1:0 -D "$H/dumps" || finish
 assert_cmd "a host's prof_prefix: one line says its dumps go there" wait_log \
 	"^jm4lwd: jemalloc's own dumps go to the host's prof_prefix $H/mine\\.\\*, not into $H/dumps"
 pid=$PID

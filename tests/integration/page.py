@@ -373,6 +373,13 @@ def run(c):
     result("allocated" in leg and "resident" in leg and "iB" in leg,
            "the legend names the figures with their values", leg)
 
+    # The nav names every section, and every link lands on one.
+    nav = c.ev("Array.from(document.querySelectorAll('nav a')).map(a => a.getAttribute('href'))") or []
+    secs = c.ev("Array.from(document.querySelectorAll('section[id]')).map(s => '#' + s.id)") or []
+    result(nav and sorted(nav) == sorted(secs),
+           "the nav links each of the %d sections, and nothing else" % len(secs),
+           "nav %s; sections %s" % (nav, secs))
+
     # The live heap, from /jemalloc/profile?format=collapsed.
     ok = c.wait("document.querySelector('#heap').dataset.loaded", 60)
     result(ok, "the live heap's flame graph loads",
