@@ -278,6 +278,9 @@ static void jobs_crowded(struct jm4lw *m, const struct job_waiter *w,
 	jobs_refuse(m, w, REASON_CROWDED, EAGAIN, line);
 }
 
+static int jobs_queue(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req);
+
 /*
  * A sharing request @p req for @p w: the newest body, the running job's
  * waiters, or a queued group (the file's opening says why). 1 when it is
@@ -286,9 +289,6 @@ static void jobs_crowded(struct jm4lw *m, const struct job_waiter *w,
 static int jobs_share(struct jm4lw *m, const struct job_waiter *w,
     const struct job_req *req)
 {
-	struct job_group *g = NULL;
-	unsigned i;
-
 	if (body_serve(m, w, req))
 		return 1;
 	if (!core_job_busy(&m->core))
@@ -301,6 +301,18 @@ static int jobs_share(struct jm4lw *m, const struct job_waiter *w,
 		waiters_join(m, &m->waiters, w);
 		return 1;
 	}
+	return jobs_queue(m, w, req);
+}
+
+/* @p req for @p w waits its turn: with the queued group that asks the
+ * same, else in a new one; refused when the queue is full. 1: answered
+ * or waiting. */
+static int jobs_queue(struct jm4lw *m, const struct job_waiter *w,
+    const struct job_req *req)
+{
+	struct job_group *g = NULL;
+	unsigned i;
+
 	for (i = 0; i < m->nqueued && g == NULL; i++)
 		if (job_req_same(&m->queued[i].req, req))
 			g = &m->queued[i];
@@ -604,6 +616,21 @@ static void module_submit(struct jm4lw *m)
 }
 
 /*
+ * Does @p req wait for the running job rather than be refused as busy?
+ * When that job is one nobody asked for (jemalloc's own dump taken in,
+ * JOB_ADOPT): a person's word is not turned away for our housekeeping,
+ * it runs next. Only a request that owns nothing but its kind and numbers
+ * (a dump and its view, the leaks, the recent allocations) can be kept
+ * past this call: a name, a base or a body points into the caller's.
+ */
+static int jobs_behind_nobody(struct jm4lw *m, const struct job_req *req)
+{
+	return core_job_busy(&m->core) && m->waiters.n == 0 &&
+	    m->mj->job.kind == JOB_ADOPT && req->name == NULL &&
+	    req->base == NULL && req->addrs == NULL && !req->has_base_fd;
+}
+
+/*
  * The job @p req asks for, for waiter @p w (a peer's word, an HTTP
  * request), or with @p w NULL for the schedule req->why. Admission
  * happens here on the loop (one job at a time; a dump's
@@ -623,6 +650,8 @@ void module_job(struct jm4lw *m, const struct job_waiter *w,
 		if (jobs_share(m, w, req))
 			return;
 	}
+	if (w != NULL && jobs_behind_nobody(m, req) && jobs_queue(m, w, req))
+		return;
 	if (core_job_admit(&m->core, &m->mj->job, &m->mj->dumper, req,
 	        &m->refusal) == -1) {
 		if (w != NULL)

@@ -100,6 +100,23 @@ assert i and all(x["cause"] == "interval" for x in i), d' "$T/i.json"
 http_get "http://127.0.0.1:$AHTTP/metrics" "$T/i.metrics"
 assert_cmd "interval: /metrics has jm4lw_jemalloc_interval_dumps_total" \
 	grep -Eq '^jm4lw_jemalloc_interval_dumps_total [1-9][0-9]*$' "$T/i.metrics"
+# A person's jmfp while a jemalloc dump is being taken in waits for it
+# and runs next, never "in progress" (adoption is nobody's job): ask
+# through a second fill, when dumps come and are taken in (after the
+# checks above: these dumps of ours rotate the interval dumps away).
+(
+	for i in 1 2 3 4 5 6 7 8; do
+		ask jmfp "$APORT" >"$T/i.jmfp.$i"
+		sleep 1.2
+	done
+) &
+asker=$!
+fill "$RPORT" b 600000
+wait "$asker"
+assert_eq "interval: no jmfp during the fill was refused for a dump taken in" "" \
+	"$(cat "$T"/i.jmfp.* | grep 'in progress')"
+assert_eq "interval: ... each got its dump's path, or a refusal for the rate" "" \
+	"$(cat "$T"/i.jmfp.* | grep -Ev "^$(readlink -f "$D")/jm4lw\.$rpid\.[0-9]*\.w\.heap$|^error: jmfp refused: the last dump was [0-9.]+ s ago and dump_min_interval is")"
 assert_cmd "interval: redis still serves" \
 	test "$(redis-cli -p "$RPORT" get a1 | wc -c)" -gt 200
 redis-cli -p "$RPORT" shutdown nosave >/dev/null 2>&1
