@@ -537,7 +537,10 @@ static const char *fmt_age(char *buf, size_t len, double s)
 static int site_view(struct render_view *v, const struct recent *r,
     const struct recent_site *site, struct symbolizer *sym)
 {
-	struct hp_stack st = {.pc = r->pcs + site->off, .depth = site->n};
+	/* No record with a frame: no array to point into (NULL + 0 is
+	 * undefined). */
+	struct hp_stack st = {.pc = site->n != 0 ? r->pcs + site->off : NULL,
+	    .depth = site->n};
 
 	return render_view_stack(v, &st, sym);
 }
