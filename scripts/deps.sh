@@ -2,7 +2,8 @@
 # Install the Debian packages jm4lw needs, only those that are missing.
 #   scripts/deps.sh        build + run: compiler, cmake, libevent, jemalloc, inih,
 #                          libdw, zlib; nc and redis-server for the README
-#                          walkthrough
+#                          walkthrough; graphviz (dot, and libgvc6 the
+#                          page's call graph loads) for its call graphs
 #   scripts/deps.sh test   also the test suite's: cmocka, clang, valgrind, the
 #                          real clients the integration tests drive, and
 #                          redis-server for the preload agent's proof,
@@ -16,18 +17,17 @@
 #                          promtool) and curl for the HTTP face; abidiff
 #                          (abigail-tools) for the ABI check, debuginfod
 #                          for the symbolizer's debug-info tests, llvm-14
-#                          for llvm-symbolizer, graphviz (dot, and libgvc6
-#                          for format=callgraph) for the call graph
+#                          for llvm-symbolizer
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev \
-zlib1g-dev libdebuginfod-dev libiberty-dev perl binutils netcat-openbsd redis-server redis-tools curl"
+zlib1g-dev libdebuginfod-dev libiberty-dev perl binutils netcat-openbsd redis-server redis-tools curl \
+graphviz"
 if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
 valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium firefox-esr fonts-dejavu-core \
-golang-go golang-github-google-pprof-dev elfutils prometheus curl abigail-tools debuginfod llvm-14 \
-graphviz"
+golang-go golang-github-google-pprof-dev elfutils prometheus curl abigail-tools debuginfod llvm-14"
 fi
 
 missing=""
