@@ -250,7 +250,7 @@ case_live() {
 
 	# The cron job.
 	cmd=$(subst "$JOB")
-	if [[ $cmd == *9181* || $cmd == */var/log/* || $cmd == *$INSTALLED* ]]; then
+	if [[ $cmd == *"-p 9181 "* || $cmd == */var/log/* || $cmd == *$INSTALLED* ]]; then
 		fail "cron job: substitution" "$cmd"
 		return
 	fi
