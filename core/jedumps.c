@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "jm4lw.h"
 #include "job.h"
 #include "profile.h"
+#include "publish.h"
 #include "result.h"
 #include "stage.h"
 #include "util.h"
@@ -133,10 +133,7 @@ static void adopt_symbolized(const char *path, const char *stage,
     const struct core_log *log)
 {
 	char tmp[2 * CORE_PATH_MAX + 16], to[CORE_PATH_MAX + 16];
-	char err[CORE_PATH_MAX + 128];
 	const char *name = strrchr(path, '/');
-	FILE *f = NULL;
-	int fd, r;
 
 	name = name != NULL ? name + 1 : path;
 	if (snprintf(tmp, sizeof(tmp), "%s/%s.symbolized", stage, name) >=
@@ -144,27 +141,11 @@ static void adopt_symbolized(const char *path, const char *stage,
 	    snprintf(to, sizeof(to), "%s.symbolized", path) >= (int)sizeof(to))
 		return; /* not reached: both fit PATH_MAX */
 	(void)unlink(tmp);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
-	        -1 ||
-	    (f = fdopen(fd, "w")) == NULL) {
+	if (publish_symbolized(path, tmp, to, log) == 0 &&
+	    rename(tmp, to) == -1) {
 		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", to,
 		    strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return;
-	}
-	r = profile_symbolized(path, f, err, sizeof(err));
-	if (fclose(f) != 0 && r == 0) {
-		snprintf(err, sizeof(err), "%s", strerror(errno));
-		r = -1;
-	}
-	if (r == 0 && rename(tmp, to) == -1) {
-		snprintf(err, sizeof(err), "%s", strerror(errno));
-		r = -1;
-	}
-	if (r == -1) {
 		(void)unlink(tmp);
-		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", to, err);
 	}
 }
 

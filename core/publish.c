@@ -24,6 +24,35 @@
 #include "util.h"
 #include "view.h"
 
+int publish_symbolized(const char *dump, const char *out, const char *shown,
+    const struct core_log *log)
+{
+	char err[CORE_PATH_MAX + 128];
+	FILE *f = NULL;
+	int r, fd;
+
+	if ((fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
+	        -1 ||
+	    (f = fdopen(fd, "w")) == NULL) {
+		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", shown,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	r = profile_symbolized(dump, f, err, sizeof(err));
+	if (fclose(f) != 0 && r == 0) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		r = -1;
+	}
+	if (r == -1) {
+		(void)unlink(out);
+		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", shown,
+		    err);
+	}
+	return r;
+}
+
 /*
  * dump_symbolized: "<tmp>.symbolized" beside the dump in the staging
  * directory, renamed in after the dump. A failure is logged, never the
@@ -31,29 +60,10 @@
  */
 static void dump_write_symbolized(const char *tmp, const struct core_log *log)
 {
-	char err[CORE_PATH_MAX + 128], out[CORE_PATH_MAX + 160];
-	FILE *f = NULL;
-	int r, fd;
+	char out[CORE_PATH_MAX + 160];
 
 	snprintf(out, sizeof(out), "%s.symbolized", tmp);
-	if ((fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) ==
-	        -1 ||
-	    (f = fdopen(fd, "w")) == NULL) {
-		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", out,
-		    strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return;
-	}
-	r = profile_symbolized(tmp, f, err, sizeof(err));
-	if (fclose(f) != 0 && r == 0) {
-		snprintf(err, sizeof(err), "%s", strerror(errno));
-		r = -1;
-	}
-	if (r == -1) {
-		(void)unlink(out);
-		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", out, err);
-	}
+	(void)publish_symbolized(tmp, out, out, log);
 }
 
 /* Forget the dumps still to index. */
