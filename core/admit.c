@@ -139,6 +139,8 @@ static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
 	j->kind = JOB_DUMP;
 	j->scheduled = req->who == NULL;
 	j->cause = req->cause != CAUSE_NONE ? req->cause : CAUSE_WORD;
+	snprintf(j->detail, sizeof(j->detail), "%s",
+	    req->detail != NULL ? req->detail : "");
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
 	j->symbolized = c->pol.symbolized;
 	/* jmdf compares with the module's last kept dump. */

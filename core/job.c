@@ -115,6 +115,7 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .name = "adopting jemalloc's dump",
             .admit = admit_adopt,
             .steps = {jedumps_adopt},
+            .done = jedumps_done,
         },
 };
 
@@ -233,16 +234,18 @@ void core_job_done(struct core *c, const struct job *j)
 			c->log.fn(c->log.arg, s[0] - '0', line);
 	}
 	c->st.dumps_deleted += r->deleted;
-	if (r->kept && j->kind == JOB_ADOPT)
-		jedumps_done(c, j);
+	if (r->kept && job_kinds[j->kind].done != NULL)
+		job_kinds[j->kind].done(c, j);
 	else if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
 		c->st.dumps_written++;
 		/* Each kept dump's line says why it was taken, as its name
-		 * does (core/cause.h); dump_on_memory's says more, with
-		 * the figures that fired (daemon/memwatch.c). */
-		if (r->status == DUMP_OK && j->cause != CAUSE_MEMORY)
-			core_logf(&c->log, JM4LW_LOG_INFO, "%s dump: %s",
-			    cause_name(j->cause), r->path);
+		 * does (core/cause.h), and what its asker added
+		 * (dump_on_memory: the figures that fired). */
+		if (r->status == DUMP_OK)
+			core_logf(&c->log, JM4LW_LOG_INFO, "%s dump: %s%s%s%s",
+			    cause_name(j->cause), r->path,
+			    j->detail[0] != '\0' ? " (" : "", j->detail,
+			    j->detail[0] != '\0' ? ")" : "");
 		snprintf(c->last_dump, sizeof(c->last_dump), "%s", r->path);
 		c->last_dump_time = time(NULL);
 		/* An older baseline predates this dump; without growth, a

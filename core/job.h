@@ -50,6 +50,9 @@ struct job_req {
 	/* Why a dump it keeps is taken (its name says it); CAUSE_NONE:
 	 * CAUSE_WORD, the words' entry (a host's jm4lw_reply_builtin). */
 	enum dump_cause cause;
+	/* Said after a kept dump's path in its log line, in parentheses
+	 * (dump_on_memory's figures); NULL: nothing. */
+	const char *detail;
 	enum dump_view view; /* JOB_DUMP, JOB_RENDER: what to answer with */
 	int with_base;       /* JOB_DUMP: compare with the last kept dump */
 	const char *name;    /* JOB_RENDER: a kept dump's name; JOB_ADOPT:
@@ -77,6 +80,7 @@ struct job {
 	struct jm4lw_config cfg;
 	int scheduled;
 	enum dump_cause cause; /* its kept dump's, in the name */
+	char detail[256];      /* its req's, for the log line, or "" */
 	int want_alloc;        /* read stats.allocated after (dump_on_growth) */
 	enum job_kind kind;
 	int symbolized; /* also write <dump>.symbolized (dump_symbolized) */
@@ -152,6 +156,10 @@ struct job_entry {
 	 * dump_min_interval with the newest body instead of a dump. A
 	 * person's jmfp is not such a kind: it keeps its refusals. */
 	int shares;
+	/* Back on the loop, a kept dump's bookkeeping when it is not one of
+	 * ours (its counters, its log line, jmdf's base); NULL: ours, in
+	 * core_job_done. */
+	void (*done)(struct core *c, const struct job *j);
 };
 
 extern const struct job_entry job_kinds[JOB_KINDS];

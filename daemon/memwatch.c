@@ -143,11 +143,9 @@ static void memwatch_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 	int ok = r->status == DUMP_OK && r->path[0] != '\0';
 
 	memory_dumped(&m->core.mem, ok);
-	if (ok) {
+	if (ok) { /* its line, with w->detail, is core_job_done's */
 		m->core.st.dumps_scheduled++;
 		w->refused_said = 0;
-		log_msg(m, JM4LW_LOG_INFO, "memory dump: %s (%s)", r->path,
-		    w->detail);
 	} else if (!w->refused_said) {
 		/* Once per episode: asked again every interval meanwhile. */
 		w->refused_said = 1;
@@ -187,7 +185,8 @@ static void memwatch_ready(evutil_socket_t fd, short what, void *arg)
 		module_job(m, &w->waiter,
 		    &(struct job_req){.kind = JOB_DUMP,
 		        .why = "memory",
-		        .cause = CAUSE_MEMORY});
+		        .cause = CAUSE_MEMORY,
+		        .detail = w->detail});
 	}
 	module_unsampled_leave(m, was);
 	module_leave(m);
