@@ -93,6 +93,29 @@ static int rp_expect(struct rp *s, char c)
 	return 0;
 }
 
+/* Open a list, @p open ('[' or '{') to @p close: 1 when an item comes, 0
+ * when it is empty (its close taken too), or -1. */
+static int rp_open(struct rp *s, char open, char close)
+{
+	if (rp_expect(s, open) == -1)
+		return -1;
+	if (rp_peek(s) != close)
+		return 1;
+	s->p++;
+	return 0;
+}
+
+/* After a list's item: 1 when a ',' brings another, 0 when @p close ends
+ * the list (taken), or -1. */
+static int rp_next(struct rp *s, char close)
+{
+	if (rp_peek(s) == ',') {
+		s->p++;
+		return 1;
+	}
+	return rp_expect(s, close) == -1 ? -1 : 0;
+}
+
 /* A string, unescaped as jemalloc writes it: its bytes in [*@p v,
  * *@p v + *@p n). */
 static int rp_string(struct rp *s, const char **v, size_t *n)
@@ -172,10 +195,13 @@ static int rp_bool(struct rp *s, int *v)
 	return 0;
 }
 
+static int rp_key(struct rp *s, const char **k, size_t *n);
+
 /* Skip one value of a key this parser does not know (a later jemalloc's),
  * nested at most RECENT_DEPTH_MAX deep. */
 static int rp_skip(struct rp *s, int depth)
 {
+	int more;
 	const char *v;
 	uint64_t u;
 	size_t n;
@@ -197,23 +223,12 @@ static int rp_skip(struct rp *s, int depth)
 	if (c != '{' && c != '[')
 		return rp_uint(s, &u);
 	close = c == '{' ? '}' : ']';
-	s->p++;
-	if (rp_peek(s) == close) {
-		s->p++;
-		return 0;
-	}
-	for (;;) {
-		if (close == '}' &&
-		    (rp_string(s, &v, &n) == -1 || rp_expect(s, ':') == -1))
+	for (more = rp_open(s, (char)c, close); more == 1;
+	     more = rp_next(s, close))
+		if ((close == '}' && rp_key(s, &v, &n) == -1) ||
+		    rp_skip(s, depth + 1) == -1)
 			return -1;
-		if (rp_skip(s, depth + 1) == -1)
-			return -1;
-		if ((c = rp_peek(s)) == ',') {
-			s->p++;
-			continue;
-		}
-		return rp_expect(s, close);
-	}
+	return more;
 }
 
 /* A key and its colon: the key's bytes in *@p k, *@p n. */
@@ -242,6 +257,7 @@ static int hexval(int c)
 /* A stack: an array of "0x<hex>" strings, into r->pcs. */
 static int rp_trace(struct rp *s, struct recent *r, struct recent_site *site)
 {
+	int more;
 	const char *v;
 	uint64_t pc;
 	size_t n, i;
@@ -249,13 +265,7 @@ static int rp_trace(struct rp *s, struct recent *r, struct recent_site *site)
 
 	site->off = r->npcs;
 	site->n = 0;
-	if (rp_expect(s, '[') == -1)
-		return -1;
-	if (rp_peek(s) == ']') {
-		s->p++;
-		return 0;
-	}
-	for (;;) {
+	for (more = rp_open(s, '[', ']'); more == 1; more = rp_next(s, ']')) {
 		if (rp_string(s, &v, &n) == -1)
 			return -1;
 		if (n < 3 || n > 18 || v[0] != '0' ||
@@ -274,12 +284,8 @@ static int rp_trace(struct rp *s, struct recent *r, struct recent_site *site)
 			return rp_fail(s, "%s", strerror(ENOMEM));
 		r->pcs[r->npcs++] = pc;
 		site->n++;
-		if (rp_peek(s) == ',') {
-			s->p++;
-			continue;
-		}
-		return rp_expect(s, ']');
 	}
+	return more;
 }
 
 /* A thread's name, cut to what the record keeps. */
@@ -364,26 +370,18 @@ static int rp_field(struct rp *s, struct recent *r, struct recent_rec *x,
 /* One record, appended to @p r. */
 static int rp_record(struct rp *s, struct recent *r)
 {
+	int more;
 	struct recent_rec x;
 	unsigned seen = 0;
 	const char *k;
 	size_t n;
 
 	memset(&x, 0, sizeof(x));
-	if (rp_expect(s, '{') == -1)
-		return -1;
-	if (rp_peek(s) != '}')
-		for (;;) {
-			if (rp_key(s, &k, &n) == -1 ||
-			    rp_field(s, r, &x, k, n, &seen) == -1)
-				return -1;
-			if (rp_peek(s) == ',') {
-				s->p++;
-				continue;
-			}
-			break;
-		}
-	if (rp_expect(s, '}') == -1)
+	for (more = rp_open(s, '{', '}'); more == 1; more = rp_next(s, '}'))
+		if (rp_key(s, &k, &n) == -1 ||
+		    rp_field(s, r, &x, k, n, &seen) == -1)
+			return -1;
+	if (more == -1)
 		return -1;
 	if ((seen & K_NEEDED) != K_NEEDED)
 		return rp_fail(s, "a record without %s",
@@ -409,15 +407,10 @@ static int rp_record(struct rp *s, struct recent *r)
 /* The records' array. With @p cut, the end of the input ends it. */
 static int rp_records(struct rp *s, struct recent *r, int cut)
 {
+	int more;
 	size_t npcs;
 
-	if (rp_expect(s, '[') == -1)
-		return -1;
-	if (rp_peek(s) == ']') {
-		s->p++;
-		return 0;
-	}
-	for (;;) {
+	for (more = rp_open(s, '[', ']'); more == 1; more = rp_next(s, ']')) {
 		npcs = r->npcs;
 		if (rp_record(s, r) == -1) {
 			if (cut && s->eof) { /* the cap: keep the whole ones */
@@ -431,12 +424,8 @@ static int rp_records(struct rp *s, struct recent *r, int cut)
 			r->cut = 1;
 			return 1;
 		}
-		if (rp_peek(s) == ',') {
-			s->p++;
-			continue;
-		}
-		return rp_expect(s, ']');
 	}
+	return more;
 }
 
 int recent_parse(const char *buf, size_t len, int cut, struct recent *r,
@@ -450,7 +439,7 @@ int recent_parse(const char *buf, size_t len, int cut, struct recent *r,
 	unsigned seen = 0;
 	const char *k;
 	size_t n;
-	int rv, c;
+	int rv, more = -1;
 
 	memset(r, 0, sizeof(*r));
 	if (rp_expect(&s, '{') == -1)
@@ -474,13 +463,10 @@ int recent_parse(const char *buf, size_t len, int cut, struct recent *r,
 			rv = rp_skip(&s, 1);
 		if (rv == -1)
 			goto fail;
-		if ((c = rp_peek(&s)) == ',') {
-			s.p++;
-			continue;
-		}
-		break;
+		if ((more = rp_next(&s, '}')) != 1)
+			break;
 	}
-	if (rp_expect(&s, '}') == -1)
+	if (more == -1)
 		goto fail;
 	if (rp_peek(&s) != -1) {
 		rp_fail(&s, "more after the object");
