@@ -164,16 +164,11 @@ static void memwatch_ready(evutil_socket_t fd, short what, void *arg)
 	struct jm4lw *m = w->m;
 	struct memory_reading r;
 	enum memory_trigger t;
-	uint64_t n;
 	int was;
 
 	(void)what;
-	/* A fork child's copy of the parent's eventfd: not ours to read. */
-	if (w->efd_pid != getpid()) {
-		event_del(w->ev);
-		return;
-	}
-	(void)!read(fd, &n, sizeof(n));
+	if (module_efd_take(w->ev, fd, w->efd_pid) == -1)
+		return; /* a fork child: the parent's reading */
 	pthread_mutex_lock(&w->lock);
 	r = w->r;
 	pthread_mutex_unlock(&w->lock);

@@ -322,18 +322,13 @@ orphaned:
 static void worker_ready(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker *w = arg;
-	uint64_t n;
 	void *job = NULL;
 
 	(void)what;
-	/* A fork child's copy of its parent's eventfd: the count is the
-	 * parent's "done"; read here, the parent's job would never end. The
-	 * child stops watching it (worker_forked makes its own). */
-	if (w->efd_pid != getpid()) {
-		event_del(w->ev);
+	/* In a fork child, the parent's "done": read here, the parent's job
+	 * would never end (worker_forked makes the child its own). */
+	if (module_efd_take(w->ev, fd, w->efd_pid) == -1)
 		return;
-	}
-	(void)!read(fd, &n, sizeof(n));
 	pthread_mutex_lock(&w->lock);
 	if (w->state == W_DONE) {
 		job = w->job;
@@ -386,6 +381,18 @@ int module_spawn(pthread_t *tid, void *(*fn)(void *), void *arg)
 	e = pthread_create(tid, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return e;
+}
+
+int module_efd_take(struct event *ev, int fd, pid_t owner)
+{
+	uint64_t n;
+
+	if (owner != getpid()) {
+		event_del(ev);
+		return -1;
+	}
+	(void)!read(fd, &n, sizeof(n));
+	return 0;
 }
 
 /* Start the worker's threads, from the loop's thread (jm4lw-dump takes

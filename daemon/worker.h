@@ -8,10 +8,13 @@
 #ifndef JM4LW_WORKER_H
 #define JM4LW_WORKER_H
 
+#include <sys/types.h>
+
 #include <pthread.h>
 
 #include "ops.h"
 
+struct event;
 struct event_base;
 struct worker;
 
@@ -109,5 +112,11 @@ void worker_forget_loop(struct worker *w);
 /* Start a thread of the module's with every signal blocked (signals are
  * the host's business). 0 or an errno, as pthread_create(). */
 int module_spawn(pthread_t *tid, void *(*fn)(void *), void *arg);
+
+/* The eventfd @p fd, made by process @p owner, fired on the loop (@p ev):
+ * its count taken, 0. In a fork child the descriptor is its parent's
+ * copy, whose count is the parent's wake-up: not read (the parent's
+ * would be lost), @p ev taken off the loop, -1. */
+int module_efd_take(struct event *ev, int fd, pid_t owner);
 
 #endif
