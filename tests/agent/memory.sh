@@ -53,16 +53,6 @@ usage() { cat "$CG/memory.usage_in_bytes"; }
 mntr() { mntr_value "$1" "$APORT"; }
 odumps() { find "$RDIR" -maxdepth 1 -name 'jm4lw.*.o.heap' | sort; }
 
-# wait_mntr KEY OP VALUE: until mntr's KEY compares so (20 s x SLOW).
-wait_mntr() {
-	local v
-	for _ in $(seq $((100 * SLOW))); do
-		v=$(mntr "$1")
-		[ -n "$v" ] && test "$v" "$2" "$3" && return 0
-		sleep 0.2
-	done
-	return 1
-}
 
 # fill UPTO: 16 MiB strings (SETRANGE zero-fills them) until the group's
 # usage is at least UPTO; never more than 16 MiB past it.
@@ -75,7 +65,7 @@ fill() {
 }
 
 assert_cmd "the watcher reads the group's limit (cgroup_v1, 256 MiB)" \
-	wait_mntr jm4lw_memory_limit -eq "$LIMIT"
+	wait_mntr jm4lw_memory_limit -eq "$LIMIT" "$APORT"
 assert_eq "mntr says where the limit comes from" cgroup_v1 \
 	"$(mntr jm4lw_memory_source)"
 assert_eq "the threshold is 80% of the limit" "$threshold" \
@@ -85,7 +75,7 @@ assert_eq "no memory dump below the threshold" "" "$(odumps)"
 fill "$threshold"
 echo "# filled to $(($(usage) / MiB)) MiB of $((LIMIT / MiB)) MiB"
 assert_cmd "crossing 80%: one memory dump (.o.heap)" \
-	wait_mntr jm4lw_memory_dumps_cgroup_v1 -eq 1
+	wait_mntr jm4lw_memory_dumps_cgroup_v1 -eq 1 "$APORT"
 first=$(odumps)
 assert_cmd "its file is there ($first)" test -s "$first"
 assert_grep "its log line names the trigger and the figures" \
@@ -109,7 +99,7 @@ assert_cmd "jeprof reads the memory dump and names redis's allocations" \
 fill $(($(usage) + 8 * MiB))
 echo "# filled to $(($(usage) / MiB)) MiB"
 above=$(($(usage) - 4 * MiB))
-wait_mntr jm4lw_memory_usage -ge "$above"
+wait_mntr jm4lw_memory_usage -ge "$above" "$APORT"
 sleep 2
 assert_eq "still above: no second memory dump" 1 \
 	"$(mntr jm4lw_memory_dumps_cgroup_v1)"
@@ -118,10 +108,10 @@ assert_eq "still one .o.heap" "$first" "$(odumps)"
 # Below 95% of the threshold, then across again: the second.
 redis-cli -p "$RPORT" flushall >/dev/null
 assert_cmd "emptied: the watcher sees usage below 95% of the threshold" \
-	wait_mntr jm4lw_memory_usage -lt $((threshold - threshold / 20))
+	wait_mntr jm4lw_memory_usage -lt $((threshold - threshold / 20)) "$APORT"
 fill "$threshold"
 assert_cmd "crossing again: the second memory dump" \
-	wait_mntr jm4lw_memory_dumps_cgroup_v1 -eq 2
+	wait_mntr jm4lw_memory_dumps_cgroup_v1 -eq 2 "$APORT"
 assert_eq "two .o.heap dumps" 2 "$(odumps | wc -l)"
 redis-cli -p "$RPORT" flushall >/dev/null
 

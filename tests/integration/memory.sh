@@ -56,16 +56,6 @@ reload() {
 	return 1
 }
 mntr() { mntr_value "$1"; }
-# wait_mntr KEY OP VALUE: until mntr's KEY compares so (20 s x SLOW).
-wait_mntr() {
-	local v
-	for _ in $(seq $((100 * SLOW))); do
-		v=$(mntr "$1")
-		[ -n "$v" ] && test "$v" "$2" "$3" && return 0
-		sleep 0.2
-	done
-	return 1
-}
 odumps() { find "$T/dumps" -maxdepth 1 -name 'jm4lw.*.o.heap' | wc -l; }
 
 conf "dump_on_memory = 0"

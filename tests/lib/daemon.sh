@@ -150,6 +150,18 @@ mntr_value() {
 	ask mntr "${2:-$PORT}" | awk -F '\t' -v k="$1" '$1 == k { print $2 }'
 }
 
+# wait_mntr KEY OP VALUE [PORT]: until mntr's KEY compares so with test's
+# OP (-eq, -ge, ...), within 20 s (times $SLOW).
+wait_mntr() {
+	local v
+	for _ in $(seq $((100 * SLOW))); do
+		v=$(mntr_value "$1" "${4:-$PORT}")
+		[ -n "$v" ] && test "$v" "$2" "$3" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # wait_quiet DESC: within 10 s (times $SLOW) the daemon holds no connection
 # but the mntr one asking (no leak after the case before).
 wait_quiet() {
