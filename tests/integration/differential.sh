@@ -171,19 +171,9 @@ compare() {
 # redis-server through the agent: strings, lists, hashes, sets, sorted
 # sets, ~300000 keys, sampled every 32 KiB; a dump, more load, a second.
 case_redis() {
-	local rport port a b d=$T/redis
-	mkdir -p "$d"
-	rport=$(free_port)
-	(cd "$d" && exec env JM4LW_DUMP_DIR="$d" \
-		MALLOC_CONF=lg_prof_sample:$LG_SAMPLE "$JM4LW_RUN" --prof-active \
-		-l 127.0.0.1:0 -- redis-server --port "$rport" --bind 127.0.0.1 \
-		--save "" --appendonly no --dir "$d" >"$d/out" 2>"$d/err") &
-	track $!
-	port=$(wait_port "$d/err") || { fail "redis: the agent listens" "$(cat "$d/err")"; return; }
-	for _ in $(seq 1 100); do
-		redis-cli -p "$rport" ping >/dev/null 2>&1 && break
-		sleep 0.1
-	done
+	local rport port a b d
+	start_redis_agent redis MALLOC_CONF=lg_prof_sample:$LG_SAMPLE || return
+	d=$RDIR rport=$RPORT port=$APORT
 	redis_load "$rport" 0 150000
 	a=$(ask jmfp "$port")
 	redis_load "$rport" 150000 150000

@@ -90,23 +90,29 @@ start_redis_agent() {
 	done
 	[ $# -gt 0 ] && shift
 	RDIR=$(scratch "$name")
-	RPORT=$(free_port)
-	APORT=
-	AHTTP=
-	(cd "$RDIR" && exec env JM4LW_DUMP_DIR="$RDIR" \
-		JM4LW_HTTP_LISTEN=127.0.0.1:0 "${vars[@]}" "$JM4LW_RUN" --prof-active \
-		-l 127.0.0.1:0 -- redis-server --port "$RPORT" --bind 127.0.0.1 \
-		--save "" --appendonly no --dir "$RDIR" "$@") \
-		</dev/null >"$RDIR/out" 2>"$RDIR/err" &
-	RPID=$!
-	track "$RPID"
-	for _ in $(seq 200); do
-		APORT=$(sed -n 's/^jm4lw agent\[[0-9]*\]: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$RDIR/err" | head -1)
-		AHTTP=$(sed -n 's/^jm4lw agent\[[0-9]*\]: HTTP listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$RDIR/err" | head -1)
-		[ -n "$APORT" ] && [ -n "$AHTTP" ] &&
-			redis-cli -p "$RPORT" ping 2>/dev/null | grep -qx PONG && return 0
-		_alive "$RPID" || break
-		sleep 0.1
+	# A free port may be taken before redis binds it (the agent's own
+	# listeners pick theirs meanwhile): then again, with another.
+	for _ in 1 2 3; do
+		RPORT=$(free_port)
+		APORT=
+		AHTTP=
+		(cd "$RDIR" && exec env JM4LW_DUMP_DIR="$RDIR" \
+			JM4LW_HTTP_LISTEN=127.0.0.1:0 "${vars[@]}" "$JM4LW_RUN" --prof-active \
+			-l 127.0.0.1:0 -- redis-server --port "$RPORT" --bind 127.0.0.1 \
+			--save "" --appendonly no --dir "$RDIR" "$@") \
+			</dev/null >"$RDIR/out" 2>"$RDIR/err" &
+		RPID=$!
+		track "$RPID"
+		for _ in $(seq 200); do
+			APORT=$(sed -n 's/^jm4lw agent\[[0-9]*\]: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$RDIR/err" | head -1)
+			AHTTP=$(sed -n 's/^jm4lw agent\[[0-9]*\]: HTTP listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$RDIR/err" | head -1)
+			[ -n "$APORT" ] && [ -n "$AHTTP" ] &&
+				redis-cli -p "$RPORT" ping 2>/dev/null | grep -qx PONG && return 0
+			_alive "$RPID" || break
+			sleep 0.1
+		done
+		grep -q "listening socket 127.0.0.1:$RPORT: bind: Address already in use" \
+			"$RDIR/out" 2>/dev/null || break
 	done
 	fail "$name: redis-server with the agent: words, HTTP and PING within 20 s" \
 		"words port: ${APORT:-none}, HTTP port: ${AHTTP:-none}" \
