@@ -1324,7 +1324,7 @@ static void check_conf_keys(void)
 	doc_all_keys(seen);
 }
 
-/* The text between the backticks of a README table cell. */
+/* The text between the backticks of a docs table cell. */
 static char *backticked(char *cell, int line)
 {
 	size_t n;
