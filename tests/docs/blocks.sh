@@ -77,7 +77,7 @@ fixture() {
 	agent-redis)
 		[ -n "$AGENT_MAP" ] && return 0
 		start_redis_agent redis || return 1
-		redis-benchmark -p "$RPORT" -t set,lpush,hset -n 30000 -d 256 \
+		redis-benchmark -p "$RPORT" -t set,lpush,hset -n 20000 -d 256 \
 			-r 100000 -q >/dev/null 2>&1
 		AGENT_MAP="9191=$APORT 9192=$AHTTP 6390=$RPORT"
 		;;
