@@ -28,7 +28,8 @@
 SRC_DIR=${SRC_DIR:-$ROOT}
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 need python3 nc curl redis-server redis-benchmark redis-cli
-PY="python3 $TESTS_DIR/docs/blocks.py"
+# py ARGS...: blocks.py.
+py() { python3 "$TESTS_DIR/docs/blocks.py" "$@"; }
 BLOCK_TIMEOUT=${BLOCK_TIMEOUT:-60}
 
 cd "$SRC_DIR" || die "no $SRC_DIR"
@@ -36,7 +37,7 @@ if [ $# -eq 0 ]; then
 	set -- README.md docs/*.md
 fi
 B=$(scratch blocks)
-if $PY extract "$B" "$@" >"$T/index" 2>"$T/extract.err"; then
+if py extract "$B" "$@" >"$T/index" 2>"$T/extract.err"; then
 	pass "every fenced block has a language and annotations that read ($(wc -l <"$T/index") blocks)"
 else
 	fail "every fenced block has a language and annotations that read" "$(cat "$T/extract.err")"
@@ -46,12 +47,12 @@ pages=()
 for f in "$@"; do
 	[ "$f" = README.md ] || pages+=("$f")
 done
-if [ "${#pages[@]}" -eq 0 ] || $PY toc "${pages[@]}" >"$T/toc.err"; then
+if [ "${#pages[@]}" -eq 0 ] || py toc "${pages[@]}" >"$T/toc.err"; then
 	pass "each docs/ page's contents list is its headings"
 else
 	fail "each docs/ page's contents list is its headings" "$(cat "$T/toc.err")"
 fi
-if $PY links "$@" >"$T/links.err"; then
+if py links "$@" >"$T/links.err"; then
 	pass "every relative link names a file and a heading that exist"
 else
 	fail "every relative link names a file and a heading that exist" "$(cat "$T/links.err")"
@@ -68,6 +69,7 @@ done
 DAEMON_MAP=
 AGENT_MAP=
 fixture() {
+	local t1=$EPOCHREALTIME
 	case $1 in
 	daemon)
 		[ -n "$DAEMON_MAP" ] && return 0
@@ -82,29 +84,31 @@ fixture() {
 		AGENT_MAP="9191=$APORT 9192=$AHTTP 6390=$RPORT"
 		;;
 	esac
+	log "fixture $1 started in $(awk -v a="$t1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
 }
 
-# ports SETUPS: old=new pairs for every well-known port.
+# ports SETUPS: old=new pairs for every well-known port: the fixtures'
+# for the blocks that name them, else free ones (one python for all).
 ports() {
-	local map="" p
+	local fresh
+	read -ra fresh < <(python3 -c 'import socket
+ss = [socket.socket() for _ in range(6)]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))')
 	case " $1 " in
-	*" daemon "*) map="$DAEMON_MAP" ;;
-	*) map="9181=$(free_port) 9182=$(free_port)" ;;
+	*" daemon "*) echo -n "$DAEMON_MAP" ;;
+	*) echo -n "9181=${fresh[0]} 9182=${fresh[1]}" ;;
 	esac
 	case " $1 " in
-	*" agent-redis "*) map="$map $AGENT_MAP 6391=$(free_port)" ;;
-	*)
-		for p in 9191 9192 6390 6391; do
-			map="$map $p=$(free_port)"
-		done
-		;;
+	*" agent-redis "*) echo " $AGENT_MAP 6391=${fresh[5]}" ;;
+	*) echo " 9191=${fresh[2]} 9192=${fresh[3]} 6390=${fresh[4]} 6391=${fresh[5]}" ;;
 	esac
-	echo "$map"
 }
 
 # run_block DIR: run one sh block, check its status and output.
 run_block() {
-	local d=$1 where setup s pid status i map expects t1
+	local d=$1 where setup s pid status map expects t1
 	where=$(cat "$d/where")
 	setup=$(cat "$d/setup")
 	for s in $setup; do
@@ -113,12 +117,12 @@ run_block() {
 	map=$(ports "$setup")
 	t1=$EPOCHREALTIME
 	# shellcheck disable=SC2086 # the map is a list of words
-	$PY rewrite "$d/code" "$d/run.sh" $map
+	py rewrite "$d/code" "$d/run.sh" $map
 	# shellcheck disable=SC2086
-	$PY rewrite "$d/expect" "$d/expect.run" $map
+	py rewrite "$d/expect" "$d/expect.run" $map
 	(cd "$W" && exec setsid bash "$d/run.sh") </dev/null >"$d/out" 2>&1 &
 	pid=$!
-	for i in $(seq $((BLOCK_TIMEOUT * 10))); do
+	for _ in $(seq $((BLOCK_TIMEOUT * 10))); do
 		_alive "$pid" || break
 		sleep 0.1
 	done
@@ -142,7 +146,7 @@ run_block() {
 	mapfile -t expects <"$d/expect.run"
 	if [ "${#expects[@]}" -eq 0 ] || [ -z "${expects[0]}" ]; then
 		pass "$where: runs (no expect)"
-	elif $PY expect "$d/out" "${expects[@]}" >"$d/miss"; then
+	elif py expect "$d/out" "${expects[@]}" >"$d/miss"; then
 		pass "$where: runs, output as the text says (${#expects[@]} checks)"
 	else
 		fail "$where: output as the text says" "$(cat "$d/miss")" \
@@ -158,9 +162,9 @@ check_with() {
 	promtool)
 		assert_cmd "$where: promtool check config" promtool check config "$d/code" ;;
 	yaml)
-		assert_cmd "$where: YAML that parses" $PY yaml "$d/code" ;;
+		assert_cmd "$where: YAML that parses" py yaml "$d/code" ;;
 	braces)
-		assert_cmd "$where: balanced braces" $PY braces "$d/code" ;;
+		assert_cmd "$where: balanced braces" py braces "$d/code" ;;
 	jm4lwd)
 		assert_cmd "$where: jm4lwd -n accepts it" "$JM4LWD" -n -f "$d/code" ;;
 	scripts)
