@@ -20,7 +20,8 @@
 # scripts (sh -n on the scripts it runs) or a ctest test that runs it
 # (api.readme, integration.units), which must exist in this build.
 # Each docs/ page's contents list must be its headings, and every
-# relative link must name a file and a heading that exist.
+# relative link must name a file and a heading that exist; no page
+# names an issue number.
 #	bash blocks.sh [FILE...]   (default README.md docs/*.md; ctest sets
 #	                            SRC_DIR, BUILD_DIR, JM4LWD, JM4LW_RUN)
 . "$(dirname "$0")/../lib.sh"
@@ -56,6 +57,13 @@ if py links "$@" >"$T/links.err"; then
 	pass "every relative link names a file and a heading that exist"
 else
 	fail "every relative link names a file and a heading that exist" "$(cat "$T/links.err")"
+fi
+
+# Users never see the project's issue numbers: the pages speak of features.
+if grep -n -i -E 'issue #?[0-9]' "$@" >"$T/issues"; then
+	fail "no page names an issue number" "$(cat "$T/issues")"
+else
+	pass "no page names an issue number"
 fi
 
 # The reader's directory: a clone with its build tree as build/.
