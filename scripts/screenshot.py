@@ -6,7 +6,7 @@
 It drives headless Chromium with tests/integration/page.py's Chrome
 class (the DevTools protocol over a pipe) as a person would: opens the
 page, lets the chart gather points, takes a dump, makes Redis grow,
-shows the growth since that dump, searches the flame graph for
+loads the threads view, shows the growth since that dump, searches the flame graph for
 createStringObject, and saves the page down to the Growth section.
 """
 import importlib.util
@@ -58,6 +58,9 @@ def main():
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        check=False)
         c.pump(1.5)  # dump_min_interval
+        c.click("document.querySelector('#th-refresh')")
+        c.wait("document.querySelector('#threads').dataset.loaded", 60)
+        c.pump(1.5)  # that was a dump too
         c.click("document.querySelector('#g-previous')")
         c.wait("document.querySelector('#growth').dataset.loaded", 60)
         c.pump(1.0)
