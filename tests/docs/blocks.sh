@@ -73,6 +73,10 @@ for f in scripts conf examples include tests CMakeLists.txt; do
 	ln -s "$SRC_DIR/$f" "$W/$f"
 done
 
+# go tool pprof and jeprof keep what they fetch under $HOME unless told:
+# here, in the scratch directory.
+export PPROF_TMPDIR=$W/pprof JEPROF_TMPDIR=$W/jeprof
+
 # Fixtures, started on first use; their port maps.
 DAEMON_MAP=
 AGENT_MAP=
