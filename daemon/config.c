@@ -69,7 +69,7 @@ static int check_jemalloc_dumps(const char *, int, char *, size_t, char *,
 /*
  * Every key once, as tmux keeps its options: the field, the rules, the
  * default and the help line. Defaults are text, read as a file's values
- * are, so config_defaults(), conf/jm4lwd.conf and README.md's key table
+ * are, so config_defaults(), conf/jm4lwd.conf and docs/CONFIG.md's table
  * can all be held to this table (test_config does).
  */
 static const struct config_key config_keys[] = {

@@ -31,7 +31,7 @@ struct config_key {
 	const char *unit;
 	int bytes;        /* an unsigned long long with a K/M/G suffix */
 	const char *def;  /* default, as it is written in a file */
-	const char *help; /* one line, as in README.md's key table */
+	const char *help; /* one line, as in docs/CONFIG.md's key table */
 };
 
 /* Fill @p cfg with every key's default (jm4lw_config_new() for hosts). */

@@ -95,6 +95,9 @@ int main(int argc, char *argv[])
 	struct evconnlistener *svc;
 	struct event *sigint, *sigterm;
 
+	/* A server ignores SIGPIPE before it serves anything: evhttp writes
+	 * to peers that may be gone (jm4lw_http_listen() checks it). */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc != 3 && argc != 4) {
 		fprintf(stderr,
 		    "usage: counter SERVICE_ADDR:PORT "
@@ -134,7 +137,6 @@ int main(int argc, char *argv[])
 		printf("http %s\n", addr);
 	fflush(stdout);
 
-	signal(SIGPIPE, SIG_IGN);
 	sigint = evsignal_new(base, SIGINT, quit, base);
 	sigterm = evsignal_new(base, SIGTERM, quit, base);
 	evsignal_add(sigint, NULL);

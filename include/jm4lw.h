@@ -86,7 +86,7 @@ typedef void (*jm4lw_log_fn)(int level, const char *msg, void *arg);
  * ABI: make one with jm4lw_config_new() (every key at its default), set
  * keys by name with jm4lw_config_set() or jm4lw_config_load(), read them
  * with jm4lw_config_get(), and free it with jm4lw_config_free(). The keys
- * are those of jm4lwd.conf (README.md's table). jm4lw_new(),
+ * are those of jm4lwd.conf (docs/CONFIG.md's table). jm4lw_new(),
  * jm4lw_reconfigure() and jm4lw_start_thread() copy it: free it whenever
  * the call returns.
  */
@@ -105,7 +105,7 @@ JM4LW_API void jm4lw_config_free(struct jm4lw_config *cfg);
  * Write key @p key's value in its text form (as jm4lw_config_set() takes
  * it and a config file writes it; numbers in plain digits) into @p buf.
  * Returns 0, or -1 with @p buf set to "" for an unknown key or a @p buf
- * too small for the value (see the keys' limits in README.md).
+ * too small for the value (see the keys' limits in docs/CONFIG.md).
  */
 JM4LW_API int jm4lw_config_get(const struct jm4lw_config *cfg, const char *key,
     char *buf, size_t len);

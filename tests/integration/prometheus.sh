@@ -55,13 +55,13 @@ scrape_configs:
       - targets: ['127.0.0.1:$AHTTP']
 EOF
 assert_cmd "promtool check config" promtool check config "$T/prom/prometheus.yml"
-# README's Fleet section: its Prometheus config, between its markers,
-# must be one promtool accepts, so the README cannot drift from it.
+# docs/FLEET.md: its Prometheus config, between its markers, must be
+# one promtool accepts, so the page cannot drift from it.
 sed -n '/^<!-- fleet:prometheus -->$/,/^<!-- \/fleet:prometheus -->$/p' \
-	"$ROOT/README.md" | sed '/^<!--/d; /^```/d' >"$T/prom/readme.yml"
-assert_grep "README's Fleet section has its Prometheus config" \
+	"$ROOT/docs/FLEET.md" | sed '/^<!--/d; /^```/d' >"$T/prom/readme.yml"
+assert_grep "docs/FLEET.md has its Prometheus config" \
 	'^  - job_name: jm4lwd$' "$T/prom/readme.yml" &&
-	assert_cmd "promtool check config on README's Fleet config" \
+	assert_cmd "promtool check config on docs/FLEET.md's config" \
 		promtool check config "$T/prom/readme.yml"
 prometheus --config.file="$T/prom/prometheus.yml" \
 	--storage.tsdb.path="$T/prom/data" --web.listen-address="127.0.0.1:$PP" \

@@ -1324,7 +1324,7 @@ static void check_conf_keys(void)
 	doc_all_keys(seen);
 }
 
-/* The text between the backticks of a README table cell. */
+/* The text between the backticks of a docs table cell. */
 static char *backticked(char *cell, int line)
 {
 	size_t n;
@@ -1337,37 +1337,41 @@ static char *backticked(char *cell, int line)
 	return cell + 1;
 }
 
-/* README.md's key table: `key` | `default` | the key's help line. */
-static void check_readme_keys(void)
+/*
+ * docs/CONFIG.md's key table: `key` | `default` | range | on reload | the
+ * key's help line.
+ */
+static void check_doc_keys(void)
 {
-	char line[1024], *cell[3], *p;
+	char line[1024], *cell[5], *p;
 	int seen[64] = {0}, n = 0, in_table = 0, i;
 	size_t c;
-	FILE *f = open_source("README.md");
+	FILE *f = open_source("docs/CONFIG.md");
 
 	while (fgets(line, sizeof(line), f) != NULL) {
 		n++;
 		if (!in_table) {
 			in_table = strcmp(strip(line),
-			               "| key | default | meaning |") == 0;
+			               "| key | default | range | on "
+			               "reload (`SIGHUP`) | meaning |") == 0;
 			continue;
 		}
 		if (line[0] != '|')
 			break;
 		if (strncmp(line, "| ---", 5) == 0)
 			continue;
-		for (p = line + 1, c = 0; c < 3; c++) {
+		for (p = line + 1, c = 0; c < 5; c++) {
 			cell[c] = p;
 			if ((p = strchr(p, '|')) == NULL)
-				fail_msg("%s:%d: want 3 cells", path, n);
+				fail_msg("%s:%d: want 5 cells", path, n);
 			*p++ = '\0';
 		}
 		i = doc_key(seen, n, backticked(cell[0], n),
 		    backticked(cell[1], n));
-		cell[2] = strip(cell[2]);
-		if (strcmp(cell[2], config_key_at((size_t)i)->help) != 0)
+		cell[4] = strip(cell[4]);
+		if (strcmp(cell[4], config_key_at((size_t)i)->help) != 0)
 			fail_msg("%s:%d: \"%s\", but the help of %s is \"%s\"",
-			    path, n, cell[2], config_key_at((size_t)i)->name,
+			    path, n, cell[4], config_key_at((size_t)i)->name,
 			    config_key_at((size_t)i)->help);
 	}
 	fclose(f);
@@ -1446,17 +1450,17 @@ static void check_conf_words(void)
 }
 #endif
 
-/* The sample file and README.md document exactly the keys and words. */
+/* The sample file and docs/CONFIG.md document exactly the keys and words. */
 static void test_docs_match_tables(void **state)
 {
 	(void)state;
 #ifdef JM4LW_SOURCE_DIR
 	check_conf_keys();
-	check_readme_keys();
+	check_doc_keys();
 	check_conf_words();
 #else
 	printf("test_docs_match_tables: JM4LW_SOURCE_DIR not defined, "
-	       "conf/jm4lwd.conf and README.md not checked\n");
+	       "conf/jm4lwd.conf and docs/CONFIG.md not checked\n");
 	skip();
 #endif
 }
