@@ -37,9 +37,15 @@ static __thread struct {
 	char dirs[sizeof(((struct jm4lw_config *)0)->debug_dirs)];
 	struct sym_debug dbg;
 	int set;
-	char warn[512]; /* the last symbolizer's first warning, or "" */
-	int accum;      /* opt.prof_accum: 1, -1, 0 not known */
+	char warn[512];        /* the last symbolizer's first warning, or "" */
+	int accum;             /* opt.prof_accum: 1, -1, 0 not known */
+	struct fold_list fold; /* fold_wrappers */
 } profile_dbg;
+
+void profile_fold_from(const struct fold_list *fold)
+{
+	profile_dbg.fold = *fold;
+}
 
 void profile_accum_from(int accum)
 {
@@ -211,7 +217,8 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	const struct view *vw = &views[view];
 	struct view_args args = {.limit = PROFILE_TOP_ROWS,
 	    .accum = profile_dbg.accum,
-	    .time_ns = file_mtime_ns(fd, dump)}; /* prof.dump's last write */
+	    .time_ns = file_mtime_ns(fd, dump), /* prof.dump's last write */
+	    .fold = &profile_dbg.fold};
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
 	char why[512], hint[128];
@@ -483,7 +490,8 @@ static int profile_point(const char *dump, double t, struct trend_point *p,
 	if (profile_load(dump, &hp, err, errlen) == -1)
 		return -1;
 	if ((sym = sym_new_self(&hp, err, errlen)) != NULL &&
-	    (r = trend_point_of(&hp, sym, t, name ? name + 1 : dump, p)) == -1)
+	    (r = trend_point_of(&hp, sym, t, name ? name + 1 : dump,
+	         &profile_dbg.fold, p)) == -1)
 		snprintf(err, errlen, "%s", strerror(errno));
 	sym_free(sym);
 	heapprof_free(&hp);
@@ -531,7 +539,7 @@ static int profile_index_file(const struct trend_point *p, const char *out,
 static int profile_kept_point(const char *dump, const char *stage,
     struct trend_point *p, char *err, size_t errlen)
 {
-	char ix[CORE_PATH_MAX + 16], tmp[2 * CORE_PATH_MAX + 32];
+	char ix[CORE_PATH_MAX + 16], tmp[2 * CORE_PATH_MAX + 32], cur[1024];
 	const char *name = strrchr(dump, '/');
 	struct stat sb;
 	int fd, r;
@@ -542,8 +550,13 @@ static int profile_kept_point(const char *dump, const char *stage,
 	         err, errlen)) != -1) {
 		r = trend_index_read(fd, name, p, err, errlen);
 		close(fd);
-		if (r == 0)
+		/* Made under another fold_wrappers: made again. */
+		fold_format(&profile_dbg.fold, cur, sizeof(cur));
+		if (r == 0 && p->fold_cfg != NULL &&
+		    strcmp(p->fold_cfg, cur) == 0)
 			return 0;
+		if (r == 0)
+			trend_point_free(p);
 	}
 	if (stat(dump, &sb) == -1) {
 		snprintf(err, errlen, "%s: %s", dump, strerror(errno));
