@@ -40,11 +40,59 @@ static __thread struct {
 	char warn[512];        /* the last symbolizer's first warning, or "" */
 	int accum;             /* opt.prof_accum: 1, -1, 0 not known */
 	struct fold_list fold; /* fold_wrappers */
+	char folded[PROFILE_FOLDED_MAX]; /* the last collapsed view's */
 } profile_dbg;
 
 void profile_fold_from(const struct fold_list *fold)
 {
 	profile_dbg.fold = *fold;
+}
+
+const char *profile_folded(void)
+{
+	return profile_dbg.folded;
+}
+
+/* The wrappers of @p hp (fold.h) into profile_dbg.folded as an HTTP
+ * header's value: names as collapsed stacks write them (';' as ':'),
+ * ';' between them, '%', controls and non-ASCII bytes %XX (the page
+ * decodes each with decodeURIComponent). A name that does not fit is
+ * left out with the rest. */
+static void profile_fold_note(const struct heap_profile *hp,
+    struct symbolizer *sym)
+{
+	struct fold f;
+	char *o = profile_dbg.folded, esc[4];
+	const unsigned char *c;
+	size_t i, used = 0, n;
+
+	o[0] = '\0';
+	if (fold_find(&f, hp, sym, &profile_dbg.fold) == -1)
+		return;
+	for (i = 0; i < f.n; i++) {
+		size_t at = used;
+		if (i > 0)
+			o[used++] = ';';
+		for (c = (const unsigned char *)f.name[i]; *c != '\0'; c++) {
+			if (*c == ';')
+				snprintf(esc, sizeof(esc), ":");
+			else if (*c == '%' || *c < 0x20 || *c >= 0x7f)
+				snprintf(esc, sizeof(esc), "%%%02X", *c);
+			else
+				snprintf(esc, sizeof(esc), "%c", *c);
+			n = strlen(esc);
+			if (used + n >= sizeof(profile_dbg.folded))
+				break;
+			memcpy(o + used, esc, n);
+			used += n;
+		}
+		if (*c != '\0') { /* cut: not this one, nor any after */
+			used = at;
+			break;
+		}
+	}
+	o[used] = '\0';
+	fold_free(&f);
 }
 
 void profile_accum_from(int accum)
@@ -226,6 +274,7 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	int r = -1, have_base = 0, loaded = 0;
 	size_t i;
 
+	profile_dbg.folded[0] = '\0';
 	if (vw->render == NULL && !vw->carries_dump)
 		return 0; /* nothing to draw from it */
 	if (heapprof_load_fd(fd, dump, &hp, err, errlen) == -1)
@@ -290,6 +339,10 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	for (i = 0; vw->comments && sym_warning(sym, i) != NULL; i++)
 		fprintf(out, "# warning: %s\n", sym_warning(sym, i));
 	args.title = have_base ? "heap growth" : "live heap";
+	/* The raw stacks stay raw; which frames the ranked views fold goes
+	 * beside them (HTTP's X-Jm4lw-Folded), for the page's table. */
+	if (view == DUMP_VIEW_COLLAPSED)
+		profile_fold_note(&hp, sym);
 	/* The symbols, then the dump copied after "--- heap": not read
 	 * into memory whole (profiles run to tens of MB). */
 	if ((r = vw->render != NULL ? vw->render(out, &hp, sym, &args) : 0) ==

@@ -100,6 +100,13 @@ void profile_debug_from(const struct jm4lw_config *cfg);
  * their callers from now on (fold_wrappers, fold.h): a job's copy. */
 void profile_fold_from(const struct fold_list *fold);
 
+/* The allocation wrappers the last collapsed view on this thread would
+ * have folded (its raw stacks do not), as HTTP's X-Jm4lw-Folded carries
+ * them: ';' between names, '%' and bytes outside printable ASCII as
+ * %XX; "" for none or another view. */
+#define PROFILE_FOLDED_MAX 1024
+const char *profile_folded(void);
+
 /* Whether the process accumulates allocation totals (opt.prof_accum: 1
  * on, -1 off, 0 not known), for the pprof views on this thread: without
  * them pprof says so rather than serve zeros as allocations. */
