@@ -128,7 +128,8 @@ static char *field_dup(const char *s)
 	return d;
 }
 
-/* Each function's live bytes in @p hp, by the stack's leaf, the top
+/* Each function's live bytes in @p hp, by the stack's leaf past the
+ * allocator's wrappers (fold.h), the top
  * TREND_FNS_MAX with their heaviest stacks (see trend.h). */
 int trend_point_of(const struct heap_profile *hp, struct symbolizer *sym,
     double t, const char *name, const struct fold_list *fl,
