@@ -586,7 +586,11 @@ int main(int argc, char *argv[])
 				             "together",
 				    NULL);
 			if (fold_parse(optarg, &more, err, sizeof(err)) == -1)
-				return usage(err, NULL);
+				/* The key's checker's line, for the flag. */
+				return usage("--fold: ",
+				    strncmp(err, "fold_wrappers: ", 15) == 0
+				        ? err + 15
+				        : err);
 			if (more.off)
 				return usage("--fold wants names; --no-fold "
 				             "folds none",

@@ -95,6 +95,10 @@ assert_no_grep "jm4lw-prof --no-fold: no fold line" '^Folded' "$T/noprof"
 "$JM4LW_PROF" -f text --fold=wrap_prog_site_small "$last" >"$T/fold" 2>&1
 assert_grep "jm4lw-prof --fold=NAME folds it too: its bytes go to main" \
 	'^ +1\.0 +[0-9.]+% +[0-9.]+% +[0-9.]+ +[0-9.]+% main$' "$T/fold"
+"$JM4LW_PROF" --fold 'a off' "$last" >"$T/bad" 2>&1
+assert_eq "jm4lw-prof --fold with off among names: exit 2, the reason first" \
+	"2 jm4lw-prof: --fold: off stands alone (want off, or function names)" \
+	"$? $(head -1 "$T/bad")"
 "$JM4LW_PROF" -f collapsed "$last" >"$T/collapsed" 2>&1
 assert_grep "jm4lw-prof -f collapsed: the raw stacks, wrappers in place" \
 	';wrap_prog_site_big;wrap_prog_alloc;wrap_prog_alloc_usable [0-9]+$' "$T/collapsed"
