@@ -403,7 +403,7 @@ case_allow_reload() {
 	assert_eq "allow list: refused jmfp wrote nothing" "" "$(find "$d" -name '*.heap*')"
 	alive "allow list: ruok allowed"
 
-	printf 'allow = ruok,mntr,jmfp\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
+	printf 'allow = ruok,mntr,jmfp,conf\ndump_min_interval = 0\nfold_wrappers = my_alloc  pool_get\n' >"$d/jm4lwd.conf"
 	kill -HUP "$PID"
 	if wait_log '^jm4lwd: configuration reloaded' 10; then
 		pass "SIGHUP: reload logged"
@@ -414,6 +414,8 @@ case_allow_reload() {
 	ask jmfp "$p0" >"$d/allowed.out"
 	assert_bytes "SIGHUP: jmfp now allowed, writes a profile" \
 		"$d/allowed.out" "$d/jm4lw.$PID.0.w.heap\n"
+	assert_grep "SIGHUP: fold_wrappers reloaded, in one form" \
+		'^fold_wrappers=my_alloc, pool_get$' <(ask conf "$p0")
 	ask srvr "$p0" >"$d/srvr.out"
 	assert_bytes "SIGHUP: srvr still refused" "$d/srvr.out" \
 		'srvr is not executed because it is not in the whitelist.\n'
