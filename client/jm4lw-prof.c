@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fold.h"
 #include "heapprof.h"
 #include "merge.h"
 #include "symbolize.h"
@@ -50,7 +51,7 @@ static const char usage_text[] =
     "[--objects] "
     "[--base OLD] [--binary PATH] [--debug-dir DIR]... "
     "[--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod] "
-    "[-o FILE] PROFILE\n"
+    "[--fold NAME,...|--no-fold] [-o FILE] PROFILE\n"
     "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
     "function (default)\n"
     "  -f collapsed  one \"outer;...;leaf bytes\" line per stack, for "
@@ -87,6 +88,13 @@ static const char usage_text[] =
     "(default 10)\n"
     "  --no-debuginfod  do not ask debuginfod even when DEBUGINFOD_URLS is "
     "set\n"
+    "  --fold NAME,...  fold these allocation wrappers into their callers "
+    "too (-f text,\n"
+    "                threads, --trend), besides those found (always the "
+    "innermost frame,\n"
+    "                called from 3 or more places) and the default list "
+    "(xmalloc, g_malloc, ...)\n"
+    "  --no-fold     fold no wrappers: the leaf's own figures, as jeprof's\n"
     "  -o FILE       write there instead of standard output\n"
     "usage: jm4lw-prof --merge [-f text|collapsed|svg|pprof|dot|callgraph] "
     "[--objects] "
@@ -219,7 +227,8 @@ struct trend_file {
  * --base warns: one line on stderr per problem. Exit status as main's.
  */
 static int trend_main(char *const *dumps, int n, const char *binary,
-    const char *format, FILE *out, const char *outpath)
+    const struct fold_list *fold, const char *format, FILE *out,
+    const char *outpath)
 {
 	struct trend t = {0};
 	struct trend_point p;
@@ -278,7 +287,7 @@ static int trend_main(char *const *dumps, int n, const char *binary,
 		if (trend_point_of(&hp, sym,
 		        (double)sb.st_mtim.tv_sec +
 		            (double)sb.st_mtim.tv_nsec / 1e9,
-		        dumps[i], &p) == -1 ||
+		        dumps[i], fold, &p) == -1 ||
 		    trend_add(&t, &p) == -1) {
 			fprintf(stderr, "jm4lw-prof: %s\n", strerror(errno));
 			trend_point_free(&p);
@@ -506,6 +515,8 @@ int main(int argc, char *argv[])
 	    {"no-debuginfod", no_argument, NULL, 'n'},
 	    {"trend", no_argument, NULL, 'T'},
 	    {"merge", no_argument, NULL, 'M'},
+	    {"fold", required_argument, NULL, 'F'},
+	    {"no-fold", no_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -513,6 +524,7 @@ int main(int argc, char *argv[])
 	const char *basepath = NULL;
 	struct heap_profile base = {0};
 	struct view_args args = {0};
+	struct fold_list fold = {0}, more;
 	const struct view *vw;
 	struct heap_profile hp;
 	FILE *out = stdout;
@@ -568,6 +580,38 @@ int main(int argc, char *argv[])
 		case 'M':
 			merge = 1;
 			break;
+		case 'F':
+			if (fold.off)
+				return usage("--fold and --no-fold do not go "
+				             "together",
+				    NULL);
+			if (fold_parse(optarg, &more, err, sizeof(err)) == -1)
+				/* The key's checker's line, for the flag. */
+				return usage("--fold: ",
+				    strncmp(err, "fold_wrappers: ", 15) == 0
+				        ? err + 15
+				        : err);
+			if (more.off)
+				return usage("--fold wants names; --no-fold "
+				             "folds none",
+				    NULL);
+			/* Repeatable: each adds its names. */
+			for (t = 0; t < (long)more.n; t++) {
+				if (fold.n == FOLD_NAMES_MAX)
+					return usage("--fold: more than 32 "
+					             "names",
+					    NULL);
+				memcpy(fold.name[fold.n++], more.name[t],
+				    sizeof(more.name[t]));
+			}
+			break;
+		case 'N':
+			if (fold.n > 0)
+				return usage("--fold and --no-fold do not go "
+				             "together",
+				    NULL);
+			fold.off = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -580,6 +624,7 @@ int main(int argc, char *argv[])
 	}
 	if (trend && merge)
 		return usage("--trend and --merge do not go together", NULL);
+	args.fold = &fold;
 	if (merge)
 		return merge_main(argc - optind, argv + optind, format,
 		    basepath, binary, &args, dirs, &dbg, outpath);
@@ -597,8 +642,8 @@ int main(int argc, char *argv[])
 			    strerror(errno));
 			return 1;
 		}
-		r = trend_main(argv + optind, argc - optind, binary, format,
-		    out, outpath);
+		r = trend_main(argv + optind, argc - optind, binary, &fold,
+		    format, out, outpath);
 		if (out != stdout && fclose(out) != 0 && r == 0) {
 			fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
 			    strerror(errno));

@@ -136,6 +136,7 @@ static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
 	j->base_fd = -1;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
+	j->fold = c->pol.fold;
 	j->kind = JOB_DUMP;
 	j->scheduled = req->who == NULL;
 	j->cause = req->cause != CAUSE_NONE ? req->cause : CAUSE_WORD;
@@ -225,6 +226,7 @@ static int job_free_admit(const struct job_entry *k, struct core *c,
 	j->base_fd = -1;
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
+	j->fold = c->pol.fold;
 	j->kind = kind;
 	j->dumper = d;
 	j->hints = c->hints;

@@ -129,6 +129,10 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	j->res.body = 1;
 	j->res.body_fd = fd;
 	j->res.body_len = (size_t)len;
+	if (j->kind != JOB_SYMBOLS && j->kind != JOB_LEAKS &&
+	    j->kind != JOB_RECENT && j->res.view == DUMP_VIEW_COLLAPSED)
+		snprintf(j->res.folded, sizeof(j->res.folded), "%s",
+		    profile_folded());
 	dump_debug_note(j);
 	return 0;
 }

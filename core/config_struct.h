@@ -97,6 +97,11 @@ struct jm4lw_config {
 	 *  the objects not got keep their symbol tables' names and the reply
 	 *  says which (default 10). */
 	unsigned symbolize_timeout;
+	/* The allocator's wrappers folded into their callers in the ranked
+	 *  views (jmtp, jmlk, jmth, the page): names to fold besides those
+	 *  found and the default list, `,` or white space between them;
+	 *  `off` folds none (default empty: found and default ones). */
+	char fold_wrappers[1024];
 	/* Seconds between two rows of the figures' history ring
 	 *  (`/jemalloc/history`, `jmhi`; default 10). */
 	unsigned history_interval;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "config_struct.h"
+#include "fold.h"
 #include "history.h"
 #include "memory.h"
 #include "ops.h"
@@ -52,6 +53,7 @@ struct core_policy {
 	int symbolized;                  /* dump_symbolized */
 	struct memory_policy mem; /* dump_on_memory, dump_on_memory_psi */
 	int jemalloc_dumps;       /* 1: adopt, 0: leave */
+	struct fold_list fold;    /* fold_wrappers */
 };
 
 /* The engine's state, owned by the module's event loop. */

@@ -15,6 +15,7 @@
 #include "cause.h"
 #include "config_struct.h"
 #include "dumper.h"
+#include "fold.h"
 #include "ops.h"
 #include "result.h"
 #include "util.h"
@@ -78,6 +79,7 @@ struct job_req {
 struct job {
 	const struct core_ops *ops;
 	struct jm4lw_config cfg;
+	struct fold_list fold; /* fold_wrappers, as the policy parsed it */
 	int scheduled;
 	enum dump_cause cause; /* its kept dump's, in the name */
 	char detail[256];      /* its req's, for the log line, or "" */

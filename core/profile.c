@@ -37,9 +37,63 @@ static __thread struct {
 	char dirs[sizeof(((struct jm4lw_config *)0)->debug_dirs)];
 	struct sym_debug dbg;
 	int set;
-	char warn[512]; /* the last symbolizer's first warning, or "" */
-	int accum;      /* opt.prof_accum: 1, -1, 0 not known */
+	char warn[512];        /* the last symbolizer's first warning, or "" */
+	int accum;             /* opt.prof_accum: 1, -1, 0 not known */
+	struct fold_list fold; /* fold_wrappers */
+	char folded[PROFILE_FOLDED_MAX]; /* the last collapsed view's */
 } profile_dbg;
+
+void profile_fold_from(const struct fold_list *fold)
+{
+	profile_dbg.fold = *fold;
+}
+
+const char *profile_folded(void)
+{
+	return profile_dbg.folded;
+}
+
+/* The wrappers of @p hp (fold.h) into profile_dbg.folded as an HTTP
+ * header's value: names as collapsed stacks write them (';' as ':'),
+ * ';' between them, '%', controls and non-ASCII bytes %XX (the page
+ * decodes each with decodeURIComponent). A name that does not fit is
+ * left out with the rest. */
+static void profile_fold_note(const struct heap_profile *hp,
+    struct symbolizer *sym)
+{
+	struct fold f;
+	char *o = profile_dbg.folded, esc[4];
+	const unsigned char *c;
+	size_t i, used = 0, n;
+
+	o[0] = '\0';
+	if (fold_find(&f, hp, sym, &profile_dbg.fold) == -1)
+		return;
+	for (i = 0; i < f.n; i++) {
+		size_t at = used;
+		if (i > 0)
+			o[used++] = ';';
+		for (c = (const unsigned char *)f.name[i]; *c != '\0'; c++) {
+			if (*c == ';')
+				snprintf(esc, sizeof(esc), ":");
+			else if (*c == '%' || *c < 0x20 || *c >= 0x7f)
+				snprintf(esc, sizeof(esc), "%%%02X", *c);
+			else
+				snprintf(esc, sizeof(esc), "%c", *c);
+			n = strlen(esc);
+			if (used + n >= sizeof(profile_dbg.folded))
+				break;
+			memcpy(o + used, esc, n);
+			used += n;
+		}
+		if (*c != '\0') { /* cut: not this one, nor any after */
+			used = at;
+			break;
+		}
+	}
+	o[used] = '\0';
+	fold_free(&f);
+}
 
 void profile_accum_from(int accum)
 {
@@ -211,7 +265,8 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	const struct view *vw = &views[view];
 	struct view_args args = {.limit = PROFILE_TOP_ROWS,
 	    .accum = profile_dbg.accum,
-	    .time_ns = file_mtime_ns(fd, dump)}; /* prof.dump's last write */
+	    .time_ns = file_mtime_ns(fd, dump), /* prof.dump's last write */
+	    .fold = &profile_dbg.fold};
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
 	char why[512], hint[128];
@@ -219,6 +274,7 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	int r = -1, have_base = 0, loaded = 0;
 	size_t i;
 
+	profile_dbg.folded[0] = '\0';
 	if (vw->render == NULL && !vw->carries_dump)
 		return 0; /* nothing to draw from it */
 	if (heapprof_load_fd(fd, dump, &hp, err, errlen) == -1)
@@ -283,6 +339,10 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	for (i = 0; vw->comments && sym_warning(sym, i) != NULL; i++)
 		fprintf(out, "# warning: %s\n", sym_warning(sym, i));
 	args.title = have_base ? "heap growth" : "live heap";
+	/* The raw stacks stay raw; which frames the ranked views fold goes
+	 * beside them (HTTP's X-Jm4lw-Folded), for the page's table. */
+	if (view == DUMP_VIEW_COLLAPSED)
+		profile_fold_note(&hp, sym);
 	/* The symbols, then the dump copied after "--- heap": not read
 	 * into memory whole (profiles run to tens of MB). */
 	if ((r = vw->render != NULL ? vw->render(out, &hp, sym, &args) : 0) ==
@@ -483,7 +543,8 @@ static int profile_point(const char *dump, double t, struct trend_point *p,
 	if (profile_load(dump, &hp, err, errlen) == -1)
 		return -1;
 	if ((sym = sym_new_self(&hp, err, errlen)) != NULL &&
-	    (r = trend_point_of(&hp, sym, t, name ? name + 1 : dump, p)) == -1)
+	    (r = trend_point_of(&hp, sym, t, name ? name + 1 : dump,
+	         &profile_dbg.fold, p)) == -1)
 		snprintf(err, errlen, "%s", strerror(errno));
 	sym_free(sym);
 	heapprof_free(&hp);
@@ -531,7 +592,7 @@ static int profile_index_file(const struct trend_point *p, const char *out,
 static int profile_kept_point(const char *dump, const char *stage,
     struct trend_point *p, char *err, size_t errlen)
 {
-	char ix[CORE_PATH_MAX + 16], tmp[2 * CORE_PATH_MAX + 32];
+	char ix[CORE_PATH_MAX + 16], tmp[2 * CORE_PATH_MAX + 32], cur[1024];
 	const char *name = strrchr(dump, '/');
 	struct stat sb;
 	int fd, r;
@@ -542,8 +603,13 @@ static int profile_kept_point(const char *dump, const char *stage,
 	         err, errlen)) != -1) {
 		r = trend_index_read(fd, name, p, err, errlen);
 		close(fd);
-		if (r == 0)
+		/* Made under another fold_wrappers: made again. */
+		fold_format(&profile_dbg.fold, cur, sizeof(cur));
+		if (r == 0 && p->fold_cfg != NULL &&
+		    strcmp(p->fold_cfg, cur) == 0)
 			return 0;
+		if (r == 0)
+			trend_point_free(p);
 	}
 	if (stat(dump, &sb) == -1) {
 		snprintf(err, errlen, "%s: %s", dump, strerror(errno));

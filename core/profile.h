@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "config_struct.h"
+#include "fold.h"
 #include "reason.h"
 #include "view.h"
 
@@ -94,6 +95,17 @@ int profile_recent(const char *buf, size_t len,
  * symbolize_timeout. A job's copy of the configuration, so
  * a reload meanwhile changes the next job only. */
 void profile_debug_from(const struct jm4lw_config *cfg);
+
+/* The allocator's wrappers the ranked views on this thread fold into
+ * their callers from now on (fold_wrappers, fold.h): a job's copy. */
+void profile_fold_from(const struct fold_list *fold);
+
+/* The allocation wrappers the last collapsed view on this thread would
+ * have folded (its raw stacks do not), as HTTP's X-Jm4lw-Folded carries
+ * them: ';' between names, '%' and bytes outside printable ASCII as
+ * %XX; "" for none or another view. */
+#define PROFILE_FOLDED_MAX 1024
+const char *profile_folded(void);
 
 /* Whether the process accumulates allocation totals (opt.prof_accum: 1
  * on, -1 off, 0 not known), for the pprof views on this thread: without

@@ -40,9 +40,10 @@ struct dump_result {
 	uint64_t deleted;                 /* dumps retention removed */
 	int alloc_known; /* stats.allocated right after the dump */
 	size_t alloc;
-	int aged;               /* the body is an earlier job's (shared within
-	                           dump_min_interval): @c age says how old */
-	long age;               /* seconds, HTTP's Age */
+	int aged;          /* the body is an earlier job's (shared within
+	                      dump_min_interval): @c age says how old */
+	long age;          /* seconds, HTTP's Age */
+	char folded[1024]; /* a collapsed view's wrappers (profile_folded) */
 	char log[DUMP_LOG_MAX]; /* "<level><line>\n" lines, for the loop */
 	size_t loglen;
 };

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "config_struct.h"
 #include "core.h"
+#include "fold.h"
 #include "hostport.h"
 #include "jm4lw.h"
 #include "proto.h"
@@ -56,6 +57,7 @@ static int check_memory_psi(const char *, int, char *, size_t, char *, size_t);
 static int check_cgroup_root(const char *, int, char *, size_t, char *, size_t);
 static int check_jemalloc_dumps(const char *, int, char *, size_t, char *,
     size_t);
+static int check_fold(const char *, int, char *, size_t, char *, size_t);
 
 #define STRING_KEY(f, fn)                                                      \
 	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
@@ -159,6 +161,10 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(symbolize_timeout, 1, 3600, " seconds"), .def = "10",
         .help = "seconds debuginfod may take in all per symbolization; "
                 "then frames keep `object+0x...` names"},
+    {STRING_KEY(fold_wrappers, check_fold), .def = "",
+        .help = "allocation wrappers to fold into their callers in `jmtp`, "
+                "`jmlk`, `jmth` and the page besides those found: names, "
+                "`,` or space between; `off` folds none"},
     /* The figures' history ring. */
     {NUMBER_KEY(history_interval, 1, 86400, " seconds"), .def = "10",
         .help = "seconds between two rows of the figures' history "
@@ -745,6 +751,20 @@ static int check_jemalloc_dumps(const char *v, int flags, char *norm,
 	    err, errlen);
 }
 
+/* fold_wrappers: off, or names (fold_parse), written back in one form. */
+static int check_fold(const char *v, int flags, char *norm, size_t normlen,
+    char *err, size_t errlen)
+{
+	struct fold_list l;
+	char buf[VALUE_MAX];
+
+	(void)flags;
+	if (fold_parse(v, &l, err, errlen) == -1)
+		return -1;
+	fold_format(&l, buf, sizeof(buf));
+	return copy_norm("fold_wrappers", buf, norm, normlen, err, errlen);
+}
+
 /* symbolize_debuginfod: a switch. */
 static int check_debuginfod(const char *v, int flags, char *norm,
     size_t normlen, char *err, size_t errlen)
@@ -1194,6 +1214,9 @@ int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
 	if (sym == NULL || (p.jemalloc_dumps = parse_jemalloc_dumps(sym)) == -1)
 		return config_err(err, errlen,
 		    "jemalloc_dumps: want adopt or leave");
+	sym = key_string(cfg, key_find("fold_wrappers"), err, errlen);
+	if (sym == NULL || fold_parse(sym, &p.fold, err, errlen) == -1)
+		return -1;
 	*pol = p;
 	return 0;
 }

@@ -94,10 +94,15 @@ void render_xml(FILE *out, const char *s, size_t n, size_t max);
 /* render_clamp(@p x) rounded to the nearest integer (llround's). */
 long long render_round(double x);
 
+struct fold_list;
+
 /* jeprof --text: "Total:", then flat, flat%, sum%, cum, cum%, function,
- * sorted by flat; the first @p limit rows (0: all). 0, or -1 with errno. */
+ * sorted by flat; the first @p limit rows (0: all). Flat goes past the
+ * allocator's wrappers (fold.h) under @p fold (NULL: the defaults), and
+ * a line under Total: names them. 0, or -1 with errno. */
 int render_text(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym, enum render_value v, size_t limit);
+    struct symbolizer *sym, enum render_value v, size_t limit,
+    const struct fold_list *fold);
 
 /* jeprof's symbolized profile: a "--- symbol" section naming every
  * address of the profile (as jeprof looks them up: callers' at pc - 1),

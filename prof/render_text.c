@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fold.h"
 #include "render.h"
 
 /* One function's sums for the text table. */
@@ -93,25 +94,31 @@ static void percent(char *buf, size_t len, double x, double total)
 
 /* jeprof --text's table, largest flat first (see render.h). */
 int render_text(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym, enum render_value v, size_t limit)
+    struct symbolizer *sym, enum render_value v, size_t limit,
+    const struct fold_list *fl)
 {
+	struct fold fold = {0};
 	struct fn_table t = {0};
 	struct render_view vw = {0};
 	struct fn_row *r, *rows;
 	char a[32], b[32], c[32], d[32], e[32];
 	double total = 0, sum = 0, x;
-	size_t k, i, n;
+	size_t k, i, n, self;
 	int rv = -1;
 
+	/* Self bytes go past the allocator's wrappers (fold.h). */
+	if (fold_find(&fold, hp, sym, fl) == -1)
+		goto out;
 	for (k = 0; k < hp->nstacks; k++) {
 		if (render_view_stack(&vw, &hp->stacks[k], sym) == -1)
 			goto out;
 		x = render_value_of(&hp->stacks[k], v);
 		total += x;
+		self = fold_self(&fold, &vw);
 		for (i = 0; i < vw.n; i++) {
 			if ((r = fn_get(&t, vw.f[i].f.func)) == NULL)
 				goto out;
-			if (i == 0)
+			if (i == self)
 				r->flat += x;
 			if (r->seen != k + 1) { /* once per stack */
 				r->cum += x;
@@ -126,6 +133,7 @@ int render_text(FILE *out, const struct heap_profile *hp,
 	unparse(a, sizeof(a), total, v);
 	fprintf(out, "Total: %s %s\n", a,
 	    v == RENDER_OBJECTS ? "objects" : "MB");
+	fold_note(out, &fold, "");
 	if (limit != 0 && limit < n)
 		n = limit;
 	for (i = 0; i < n; i++) {
@@ -142,6 +150,7 @@ int render_text(FILE *out, const struct heap_profile *hp,
 out:
 	if (rv == -1 && errno == 0)
 		errno = ENOMEM;
+	fold_free(&fold);
 	free(t.rows);
 	hmap_free(&t.ix);
 	render_view_free(&vw);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fold.h"
 #include "render_threads.h"
 
 /* A (row, function) pair's sum while the stacks are walked. */
@@ -217,14 +218,16 @@ static void round_rows(struct thread_row *rows, size_t n, int objs,
 
 /* Split the profile by thread (render_threads.h). */
 int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
-    enum render_value v, size_t limit, struct thread_split *out)
+    enum render_value v, size_t limit, const struct fold_list *fl,
+    struct thread_split *out)
 {
+	struct fold fold = {0};
 	struct tsplit t = {0};
 	struct render_view vw = {0};
 	const struct hp_stack *st;
 	uint64_t sum_objs, sum_bytes;
 	double sc, po, pb, in_o, in_b;
-	size_t k, i, j;
+	size_t k, i, j, self = 0;
 	long r;
 	int rv = -1, fit;
 
@@ -234,6 +237,11 @@ int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
 		return -1;
 	}
 	errno = 0;
+	/* A thread's functions: past the allocator's wrappers (fold.h). */
+	if (sym != NULL && fold_find(&fold, hp, sym, fl) == -1)
+		return -1;
+	out->folded = fold.n;
+	fold_names(&fold, out->folded_names, sizeof(out->folded_names));
 	for (i = 0; i < hp->nthreads; i++) {
 		if ((r = row_of(&t, hp->threads[i].c.tid)) == -1)
 			goto out;
@@ -246,6 +254,8 @@ int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
 		sc = heapprof_scale(st->objs, st->bytes, hp->period);
 		if (sym != NULL && render_view_stack(&vw, st, sym) == -1)
 			goto out;
+		if (sym != NULL)
+			self = fold_self(&fold, &vw);
 		sum_objs = sum_bytes = 0;
 		in_o = in_b = 0;
 		/* Lines that claim more than the stack: all of it is
@@ -264,7 +274,7 @@ int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
 			sum_objs += c->objs;
 			sum_bytes += c->bytes;
 			if (sym != NULL && vw.n > 0 &&
-			    tf_add(&t, (size_t)r, vw.f[0].f.func,
+			    tf_add(&t, (size_t)r, vw.f[self].f.func,
 			        v == RENDER_OBJECTS ? po : pb) == -1)
 				goto out;
 		}
@@ -280,7 +290,7 @@ int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
 		t.rows[t.none - 1].u_objs += st->u_objs - in_o;
 		t.rows[t.none - 1].u_bytes += st->u_bytes - in_b;
 		if (sym != NULL && vw.n > 0 &&
-		    tf_add(&t, t.none - 1, vw.f[0].f.func,
+		    tf_add(&t, t.none - 1, vw.f[self].f.func,
 		        v == RENDER_OBJECTS ? st->u_objs - in_o
 		                            : st->u_bytes - in_b) == -1)
 			goto out;
@@ -327,6 +337,7 @@ out:
 	hmap_free(&t.by_tid);
 	hmap_free(&t.fn_ix);
 	render_view_free(&vw);
+	fold_free(&fold);
 	return rv;
 }
 
@@ -345,7 +356,8 @@ static void share(char *buf, size_t len, double x, double total)
 
 /* The split as text (render_threads.h). */
 int render_threads(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym, enum render_value v, size_t limit)
+    struct symbolizer *sym, enum render_value v, size_t limit,
+    const struct fold_list *fold)
 {
 	struct thread_split s;
 	const struct thread_row *r;
@@ -353,15 +365,21 @@ int render_threads(FILE *out, const struct heap_profile *hp,
 	char pct[32];
 	size_t i, j;
 
-	if (threads_split(hp, sym, v, limit, &s) == -1)
+	if (threads_split(hp, sym, v, limit, fold, &s) == -1)
 		return -1;
 	total = v == RENDER_OBJECTS ? s.u_objs : s.u_bytes;
 	fprintf(out,
 	    "# each row rounded to a whole byte and object so the rows add "
-	    "up to Total exactly; functions: leaf, by %s\n",
+	    "up to Total exactly; functions: leaf (past allocation wrappers), "
+	    "by %s\n",
 	    v == RENDER_OBJECTS ? "objects" : "bytes");
 	fprintf(out, "Total: %lld bytes, %lld objects, in %zu threads\n",
 	    s.bytes, s.objs, s.nthreads);
+	if (s.folded > 0)
+		fprintf(out,
+		    "Folded allocation wrappers into their callers: %s "
+		    "(fold_wrappers to change)\n",
+		    s.folded_names);
 	fprintf(out, "%14s %10s %8s  %s\n", "bytes", "objects", "%", "thread");
 	for (i = 0; i < s.n; i++) {
 		r = &s.rows[i];

@@ -50,11 +50,13 @@ enum {
 struct thread_split {
 	struct thread_row *rows; /* biggest first, by the split's unit */
 	size_t n;
-	size_t nthreads;        /* threads holding some of the heap, the
-	                           folded ones included */
-	double u_objs, u_bytes; /* the profile's unsampled totals */
-	long long objs, bytes;  /* those rounded: each is the sum of the
-	                           rows' */
+	size_t nthreads;         /* threads holding some of the heap, the
+	                            folded ones included */
+	double u_objs, u_bytes;  /* the profile's unsampled totals */
+	long long objs, bytes;   /* those rounded: each is the sum of the
+	                            rows' */
+	size_t folded;           /* wrappers folded into their callers */
+	char folded_names[1024]; /* their names, ", " between them */
 };
 
 /*
@@ -68,13 +70,15 @@ struct thread_split {
  * not subtracted). Free with threads_split_free().
  */
 int threads_split(const struct heap_profile *hp, struct symbolizer *sym,
-    enum render_value v, size_t limit, struct thread_split *out);
+    enum render_value v, size_t limit, const struct fold_list *fold,
+    struct thread_split *out);
 
 void threads_split_free(struct thread_split *s);
 
 /* The split as text: "Total:", a line per thread (bytes, objects, %,
  * t<N> and its name) with its top functions under it, and the sum. */
 int render_threads(FILE *out, const struct heap_profile *hp,
-    struct symbolizer *sym, enum render_value v, size_t limit);
+    struct symbolizer *sym, enum render_value v, size_t limit,
+    const struct fold_list *fold);
 
 #endif

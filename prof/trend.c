@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bytes.h"
+#include "fold.h"
 #include "json.h"
 #include "out.h"
 #include "prof_util.h"
@@ -30,6 +31,9 @@
 /* Bytes of a line of an index. */
 #define TREND_LINE_MAX 8192
 
+/* An index's "fold" line says under which fold_wrappers its functions
+ * were found (fold.h); one without it, or of another list, is made
+ * again (profile.c). */
 static const char index_magic[] = "jm4lw-trend 1";
 
 /* An index's times lie in [0, this]: the year 9999 (a time_t and
@@ -124,16 +128,21 @@ static char *field_dup(const char *s)
 	return d;
 }
 
-/* Each function's live bytes in @p hp, by the stack's leaf, the top
+/* Each function's live bytes in @p hp, by the stack's leaf past the
+ * allocator's wrappers (fold.h), the top
  * TREND_FNS_MAX with their heaviest stacks (see trend.h). */
 int trend_point_of(const struct heap_profile *hp, struct symbolizer *sym,
-    double t, const char *name, struct trend_point *p)
+    double t, const char *name, const struct fold_list *fl,
+    struct trend_point *p)
 {
+	struct fold fold = {0};
+	struct fold_list dflt = {0};
+	char buf[1024];
 	struct render_view v = {0};
 	struct fn_acc *a = NULL;
 	struct acc_key k;
 	struct hmap ix = {0};
-	size_t cap = 0, n = 0, s, i;
+	size_t cap = 0, n = 0, s, i, self;
 	uint64_t *slot;
 	double x;
 	int added, r = -1;
@@ -142,6 +151,13 @@ int trend_point_of(const struct heap_profile *hp, struct symbolizer *sym,
 	p->t = t;
 	if ((p->name = strdup(name)) == NULL)
 		return -1;
+	fold_format(fl != NULL ? fl : &dflt, buf, sizeof(buf));
+	if ((p->fold_cfg = field_dup(buf)) == NULL ||
+	    fold_find(&fold, hp, sym, fl) == -1 ||
+	    (fold.n > 0 &&
+	        (p->folded = field_dup(fold_names(&fold, buf, sizeof(buf)))) ==
+	            NULL))
+		goto out;
 	for (s = 0; s < hp->nstacks; s++) {
 		if (render_view_stack(&v, &hp->stacks[s], sym) == -1)
 			goto out;
@@ -149,8 +165,9 @@ int trend_point_of(const struct heap_profile *hp, struct symbolizer *sym,
 		p->total += x;
 		if (v.n == 0 || x <= 0)
 			continue;
+		self = fold_self(&fold, &v);
 		k.a = a;
-		k.name = v.f[0].f.func;
+		k.name = v.f[self].f.func;
 		if (hp_grow((void **)&a, &cap, n + 1, sizeof(*a)) == -1)
 			goto out;
 		k.a = a;
@@ -189,6 +206,7 @@ out:
 	free(a);
 	hmap_free(&ix);
 	render_view_free(&v);
+	fold_free(&fold);
 	if (r == -1)
 		trend_point_free(p);
 	return r;
@@ -208,6 +226,11 @@ int trend_index_write(FILE *out, const struct trend_point *p)
 
 	fprintf(out, "%s\ntime %.3f\ntotal %.0f\n", index_magic, p->t,
 	    render_clamp(p->total));
+	fputs("fold ", out);
+	index_field(out, p->fold_cfg != NULL ? p->fold_cfg : "");
+	fputs("\nfolded ", out);
+	index_field(out, p->folded != NULL ? p->folded : "");
+	fputc('\n', out);
 	for (i = 0; i < p->nfn; i++) {
 		fprintf(out, "%.0f\t", render_clamp(p->fn[i].bytes));
 		index_field(out, p->fn[i].name);
@@ -286,6 +309,16 @@ int trend_index_read(int fd, const char *name, struct trend_point *p, char *err,
 			if (have_t++ ||
 			    index_number(line + 5, TREND_TIME_MAX, &p->t) == -1)
 				goto bad_line;
+		} else if (strncmp(line, "fold ", 5) == 0) {
+			free(p->fold_cfg);
+			if ((p->fold_cfg = strdup(line + 5)) == NULL)
+				goto nomem;
+		} else if (strncmp(line, "folded ", 7) == 0) {
+			free(p->folded);
+			p->folded = NULL;
+			if (line[7] != '\0' &&
+			    (p->folded = strdup(line + 7)) == NULL)
+				goto nomem;
 		} else if (strncmp(line, "total ", 6) == 0) {
 			if (have_total++ ||
 			    index_number(line + 6, TREND_BYTES_MAX,
@@ -333,6 +366,8 @@ void trend_point_free(struct trend_point *p)
 	}
 	free(p->fn);
 	free(p->name);
+	free(p->folded);
+	free(p->fold_cfg);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -538,6 +573,11 @@ static void trend_text(struct out *out, const struct trend *t)
 	if (t->skipped > 0)
 		out_printf(out, "# skipped %zu dumps (the first: %s)\n",
 		    t->skipped, t->skip_why);
+	if (t->pt[t->n - 1].folded != NULL)
+		out_printf(out,
+		    "# Folded allocation wrappers into their callers: %s "
+		    "(fold_wrappers to change)\n",
+		    t->pt[t->n - 1].folded);
 	if (t->ns > 0)
 		out_printf(out, "%12s %12s %7s %12s  %s\n", "rate/min",
 		    "growth", "grew", "now", "function");
@@ -569,6 +609,10 @@ static void trend_json(struct out *out, const struct trend *t)
 	    t->n, t->pt[0].t, t->pt[t->n - 1].t, t->pt[t->n - 1].t - t->pt[0].t,
 	    t->considered, t->indexed, t->skipped);
 	json_string(out, t->skip_why);
+	/* The newest dump's: the wrappers its functions are past. */
+	out_printf(out, ", \"folded\": ");
+	json_string(out,
+	    t->pt[t->n - 1].folded != NULL ? t->pt[t->n - 1].folded : "");
 	out_printf(out, ", \"points\": [");
 	for (i = 0; i < t->n; i++) {
 		out_printf(out, "%s{\"name\": ", i ? ", " : "");

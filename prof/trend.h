@@ -6,7 +6,8 @@
  * dumps' indexes) and jm4lw-prof --trend (over any dumps) share it.
  *
  * A point is one profile reduced to what the analysis needs: its time,
- * and per function (the stack's leaf once the allocator is cut off) the
+ * and per function (the stack's leaf once the allocator and its wrappers
+ * are cut off, fold.h) the
  * unsampled live bytes and its heaviest stack. The module keeps one beside
  * each kept dump ("<dump>.trend", trend_index_write), so a question over a
  * hundred dumps reads a hundred small files instead of parsing and
@@ -37,8 +38,10 @@ struct trend_fn {
 };
 
 struct trend_point {
-	char *name; /* the dump's file name, for links */
-	double t;   /* seconds since the epoch */
+	char *name;   /* the dump's file name, for links */
+	char *folded; /* the wrappers folded (fold.h), ", " between; or NULL */
+	char *fold_cfg; /* the fold_list it was made under (fold_format) */
+	double t;       /* seconds since the epoch */
 	double total;
 	struct trend_fn *fn;
 	size_t nfn;
@@ -66,10 +69,15 @@ struct trend {
 	char skip_why[256]; /* the first one's reason */
 };
 
+struct fold_list;
+
 /* Reduce @p hp (symbolized by @p sym) to a point at time @p t named
- * @p name. 0, or -1 with errno. */
+ * @p name, each stack's bytes going to its frame past the allocator's
+ * wrappers under @p fold (NULL: the defaults; fold.h). 0, or -1 with
+ * errno. */
 int trend_point_of(const struct heap_profile *hp, struct symbolizer *sym,
-    double t, const char *name, struct trend_point *p);
+    double t, const char *name, const struct fold_list *fold,
+    struct trend_point *p);
 
 /* Write @p p as an index file. 0, or -1 with errno. */
 int trend_index_write(FILE *out, const struct trend_point *p);

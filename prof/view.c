@@ -26,7 +26,7 @@ static enum render_value view_value(const struct view_args *a)
 static int view_text(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	return render_text(out, hp, sym, view_value(a), a->limit);
+	return render_text(out, hp, sym, view_value(a), a->limit, a->fold);
 }
 
 /* Collapsed stacks. */
@@ -139,7 +139,7 @@ static int view_callgraph(FILE *out, const struct heap_profile *hp,
 static int view_threads(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	return render_threads(out, hp, sym, view_value(a), a->limit);
+	return render_threads(out, hp, sym, view_value(a), a->limit, a->fold);
 }
 
 const struct view views[DUMP_VIEW_COUNT] = {

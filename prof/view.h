@@ -17,6 +17,7 @@
 
 struct heap_profile;
 struct symbolizer;
+struct fold_list;
 
 /* The views, the index of views[]. */
 enum dump_view {
@@ -62,6 +63,9 @@ struct view_args {
 	/* Wall clock of the dump (ns since the epoch; 0: not known), and
 	 * for a difference the span since its base's (0: none). */
 	long long time_ns, duration_ns;
+	/* The allocator's wrappers to fold in the ranked views (text,
+	 * threads); NULL: the defaults (fold.h). */
+	const struct fold_list *fold;
 };
 
 /* A view's renderer: one of prof/render*.c's, in one shape. 0, or -1

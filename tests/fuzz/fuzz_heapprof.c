@@ -64,7 +64,7 @@ static void check_threads(const struct heap_profile *hp)
 	long long b = 0, o = 0;
 	size_t i;
 
-	CHECK(threads_split(hp, NULL, RENDER_SPACE, 2, &s) == 0);
+	CHECK(threads_split(hp, NULL, RENDER_SPACE, 2, NULL, &s) == 0);
 	CHECK(s.n <= 3);
 	for (i = 0; i < s.n; i++) {
 		CHECK(s.rows[i].u_bytes <= hp->u_bytes * (1 + 1e-9) + 1);

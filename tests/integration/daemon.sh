@@ -99,7 +99,7 @@ assert "jemalloc" in o and "stats" in o["jemalloc"], sorted(o)' "$D/jmsj.out" \
 case_conf() {
 	ask conf >"$D/conf.out"
 	assert_bytes "conf: every key with its effective value" "$D/conf.out" \
-		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=48\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\ndump_symbolized=off\njemalloc_dumps=adopt\nhttp_listen=127.0.0.1:$HTTP_PORT\nhttp_allowed_hosts=\nhttp_max_header_bytes=8192\nhttp_max_body_bytes=4194304\nhttp_keepalive_requests=100\nscrape_waiters_max=64\ndebug_dirs=\nsymbolize_debuginfod=off\nsymbolize_timeout=10\nhistory_interval=10\nhistory_points=8640\nrecent_max=64\ndump_on_memory=0\ndump_on_memory_psi=off\nmemory_check_interval=1\nmemory_cgroup_root=/sys/fs/cgroup\nsymbolizer=${JM4LW_SYMBOLIZER:-libdw}\n"
+		"listen=127.0.0.1:$PORT\nallow=*\ndump_dir=dumps\ndump_prefix=jm4lw\nmax_connections=64\nmax_connections_per_peer=48\nread_timeout=5\nwrite_timeout=30\nallow_from=127.0.0.0/8,::1\ndump_min_interval=0\ndump_min_free=67108864\ndump_interval=0\ndump_on_growth=0\ngrowth_check_interval=10\ndump_keep=0\ndump_max_bytes=0\nprof_reset_lg_sample=keep\ndump_symbolized=off\njemalloc_dumps=adopt\nhttp_listen=127.0.0.1:$HTTP_PORT\nhttp_allowed_hosts=\nhttp_max_header_bytes=8192\nhttp_max_body_bytes=4194304\nhttp_keepalive_requests=100\nscrape_waiters_max=64\ndebug_dirs=\nsymbolize_debuginfod=off\nsymbolize_timeout=10\nfold_wrappers=\nhistory_interval=10\nhistory_points=8640\nrecent_max=64\ndump_on_memory=0\ndump_on_memory_psi=off\nmemory_check_interval=1\nmemory_cgroup_root=/sys/fs/cgroup\nsymbolizer=${JM4LW_SYMBOLIZER:-libdw}\n"
 }
 
 # srvr: ZooKeeper's shape, with the Mode: line tools look for.
@@ -403,7 +403,7 @@ case_allow_reload() {
 	assert_eq "allow list: refused jmfp wrote nothing" "" "$(find "$d" -name '*.heap*')"
 	alive "allow list: ruok allowed"
 
-	printf 'allow = ruok,mntr,jmfp\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
+	printf 'allow = ruok,mntr,jmfp,conf\ndump_min_interval = 0\nfold_wrappers = my_alloc  pool_get\n' >"$d/jm4lwd.conf"
 	kill -HUP "$PID"
 	if wait_log '^jm4lwd: configuration reloaded' 10; then
 		pass "SIGHUP: reload logged"
@@ -414,6 +414,8 @@ case_allow_reload() {
 	ask jmfp "$p0" >"$d/allowed.out"
 	assert_bytes "SIGHUP: jmfp now allowed, writes a profile" \
 		"$d/allowed.out" "$d/jm4lw.$PID.0.w.heap\n"
+	assert_grep "SIGHUP: fold_wrappers reloaded, in one form" \
+		'^fold_wrappers=my_alloc, pool_get$' <(ask conf "$p0")
 	ask srvr "$p0" >"$d/srvr.out"
 	assert_bytes "SIGHUP: srvr still refused" "$d/srvr.out" \
 		'srvr is not executed because it is not in the whitelist.\n'

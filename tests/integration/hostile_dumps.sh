@@ -136,9 +136,10 @@ case_bad_index() {
 	assert_grep "jmlk: a dump neither its index nor itself reads is left out, saying why" \
 		"^# skipped 1 dumps \\(the first: .*jm4lw\\.$PID\\.9\\.heap.*not a jemalloc heap profile" "$T/jmlk2.txt"
 	rm -f "$d/jm4lw.$PID.9.heap" "$d/jm4lw.$PID.9.heap.trend"
-	# A function name that is not UTF-8, growing in every interval.
+	# A function name that is not UTF-8, growing in every interval
+	# (indexes made under the default fold_wrappers: "fold " empty).
 	for i in 0 1 2; do
-		printf 'jm4lw-trend 1\ntime %d\ntotal %d\n%d\tleak\377\376 \200name\tmain;leak\377\n' \
+		printf 'jm4lw-trend 1\ntime %d\ntotal %d\nfold \n%d\tleak\377\376 \200name\tmain;leak\377\n' \
 			$((now - 300 + 100 * i)) $((1048576 * (i + 1))) $((1048576 * (i + 1))) \
 			>"$d/jm4lw.$PID.$i.heap.trend"
 	done

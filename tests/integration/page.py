@@ -388,10 +388,17 @@ def run(c):
     found = sorted(set(fr) & set(REDIS_FNS))
     result(len(found) >= 2, "the flame graph names Redis's functions: %s" % ", ".join(found),
            "frames: %s" % ", ".join(sorted(set(fr))[:40]))
+    # By self bytes: redis's own code, the zmalloc wrappers it allocates
+    # through folded into it (X-Jm4lw-Folded), as jmtp does.
     top = table_rows(c, "#top")
-    result(any(r[0].startswith("z") and "malloc" in r[0] for r in top[:5]),
-           "the top functions table puts a zmalloc at the top by self bytes (%s)"
-           % (top[0][0] if top else "empty"), top[:5])
+    wrappers = ("zmalloc", "zmalloc_usable", "ztrymalloc_usable",
+                "zrealloc_usable", "zcalloc_usable", "ztrycalloc_usable")
+    result(top and not any(r[0] in wrappers for r in top[:3]),
+           "the top functions table puts redis's own code at the top by self bytes, "
+           "not a zmalloc wrapper (%s)" % (top[0][0] if top else "empty"), top[:5])
+    fold = c.ev("document.querySelector('#top-fold').textContent") or ""
+    result(fold.startswith("Folded allocation wrappers into their callers: ") and "zmalloc" in fold,
+           "the table says which wrappers it folded", fold)
     c.shot("heap.png")
 
     # Threads: format=threads as a table; jm4lw-run names threads

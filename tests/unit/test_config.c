@@ -595,7 +595,8 @@ static void test_load_unknown_key(void **state)
 	    "read_timeout write_timeout allow_from dump_min_interval "
 	    "dump_min_free dump_interval dump_on_growth growth_check_interval "
 	    "dump_keep dump_max_bytes prof_reset_lg_sample dump_symbolized jemalloc_dumps http_listen http_allowed_hosts http_max_header_bytes http_max_body_bytes http_keepalive_requests scrape_waiters_max "
-	    "debug_dirs symbolize_debuginfod symbolize_timeout history_interval "
+	    "debug_dirs symbolize_debuginfod symbolize_timeout fold_wrappers "
+	    "history_interval "
 	    "history_points recent_max dump_on_memory dump_on_memory_psi "
 	    "memory_check_interval memory_cgroup_root)");
 }
@@ -634,6 +635,36 @@ static void test_debug_keys(void **state)
 	                     sizeof(err)),
 	    0);
 	assert_int_equal(c.symbolize_timeout, 3);
+}
+
+/* fold_wrappers: empty (the found and default wrappers), names with
+ * ',' or white space between them written back in one form, off; the
+ * policy holds them typed, as the jobs fold by them. */
+static void test_fold_wrappers(void **state)
+{
+	struct jm4lw_config c;
+	struct core_policy pol;
+
+	(void)state;
+	config_defaults(&c);
+	assert_string_equal(c.fold_wrappers, "");
+	assert_int_equal(config_policy(&c, &pol, err, sizeof(err)), 0);
+	assert_false(pol.fold.off);
+	assert_int_equal(pol.fold.n, 0);
+	set_ok(&c, "fold_wrappers", "my_alloc  pool_get");
+	assert_string_equal(c.fold_wrappers, "my_alloc, pool_get");
+	assert_int_equal(config_policy(&c, &pol, err, sizeof(err)), 0);
+	assert_int_equal(pol.fold.n, 2);
+	assert_string_equal(pol.fold.name[1], "pool_get");
+	set_ok(&c, "fold_wrappers", "operator new, Pool<int>::get");
+	assert_int_equal(config_policy(&c, &pol, err, sizeof(err)), 0);
+	assert_string_equal(pol.fold.name[0], "operator new");
+	set_ok(&c, "fold_wrappers", "off");
+	assert_int_equal(config_policy(&c, &pol, err, sizeof(err)), 0);
+	assert_true(pol.fold.off);
+	set_bad("fold_wrappers", "a off",
+	    "fold_wrappers: off stands alone (want off, or function names)");
+	set_bad("fold_wrappers", repeat('f', 200), "is longer than 127 bytes");
 }
 
 static void test_allow_from(void **state)
@@ -1484,6 +1515,7 @@ int main(void)
 	    cmocka_unit_test(test_load_unknown_key),
 	    cmocka_unit_test(test_allow_from),
 	    cmocka_unit_test(test_debug_keys),
+	    cmocka_unit_test(test_fold_wrappers),
 	    cmocka_unit_test(test_dump_limits),
 	    cmocka_unit_test(test_cidr_match),
 	    cmocka_unit_test(test_schedule_keys),

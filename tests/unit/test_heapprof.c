@@ -261,7 +261,8 @@ static void test_split_by_thread(void **state)
 	sc1 = heapprof_scale(20, 2000, 524288);
 	sc2 = heapprof_scale(10, 1000, 524288);
 	sc3 = heapprof_scale(3, 101000, 524288);
-	assert_int_equal(threads_split(&hp, NULL, RENDER_SPACE, 0, &s), 0);
+	assert_int_equal(threads_split(&hp, NULL, RENDER_SPACE, 0, NULL, &s),
+	    0);
 	/* t2 holds nothing and is left out; the "no thread" row is not
 	 * a thread. */
 	assert_int_equal(s.nthreads, 3);
@@ -304,7 +305,8 @@ static void test_split_by_thread(void **state)
 
 	/* A limit of 1: the first row, the rest as one, the sums kept;
 	 * by objects, t0 still first. */
-	assert_int_equal(threads_split(&hp, NULL, RENDER_OBJECTS, 1, &s), 0);
+	assert_int_equal(threads_split(&hp, NULL, RENDER_OBJECTS, 1, NULL, &s),
+	    0);
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.rows[0].tid, 0);
 	assert_int_equal(s.rows[1].kind, THREAD_ROW_MORE);
@@ -322,7 +324,8 @@ static void test_split_by_thread(void **state)
 	                       "@ 0x1\n"
 	                       "  t*: 2: 1024 [0: 0]\n" MAPS),
 	    0);
-	assert_int_equal(threads_split(&hp, NULL, RENDER_SPACE, 0, &s), 0);
+	assert_int_equal(threads_split(&hp, NULL, RENDER_SPACE, 0, NULL, &s),
+	    0);
 	assert_int_equal(s.nthreads, 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.rows[0].kind, THREAD_ROW_NONE);

@@ -53,7 +53,7 @@ static char *render_to(const struct heap_profile *hp, enum fmt f,
 	assert_non_null(out = open_memstream(&buf, len));
 	switch (f) {
 	case F_TEXT:
-		r = render_text(out, hp, sym, RENDER_SPACE, 0);
+		r = render_text(out, hp, sym, RENDER_SPACE, 0, NULL);
 		break;
 	case F_COLLAPSED:
 		r = render_collapsed(out, hp, sym, RENDER_SPACE);
