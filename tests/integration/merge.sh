@@ -231,6 +231,20 @@ case_refused() {
 	assert_grep "a symbolized input: says why" "symbolized profile cannot be merged" "$d/err"
 	"$JM4LW_PROF" "$A" "$B" >/dev/null 2>"$d/err"
 	assert_grep "two dumps without --merge: points to it" "--merge sums several" "$d/err"
+	# A FIFO among the inputs is refused at once, never waited on; a
+	# symlink is followed (the user named it): the merge is its target's.
+	mkfifo "$d/fifo"
+	timeout 20 "$JM4LW_PROF" --merge -f collapsed "$A" "$d/fifo" >/dev/null 2>"$d/err"
+	assert_eq "a FIFO: refused (exit 1), not waited on" 1 "$?"
+	assert_grep "... saying it is not a regular file" "fifo: not a regular file\$" "$d/err"
+	ln -s "$B" "$d/link.heap"
+	"$JM4LW_PROF" --merge -f collapsed "$A" "$d/link.heap" >"$d/link.out" 2>"$d/err"
+	"$JM4LW_PROF" --merge -f collapsed "$A" "$B" >"$d/direct.out" 2>&1
+	if [ -s "$d/link.out" ] && cmp -s "$d/link.out" "$d/direct.out"; then
+		pass "a symlink to a dump: followed, the merge is its target's"
+	else
+		fail "a symlink to a dump: followed, the merge is its target's" "$(head -3 "$d/err")"
+	fi
 }
 
 # http_port DIR: the HTTP port a jm4lwd logged in DIR/jm4lwd.log.
