@@ -228,3 +228,28 @@ void render_line(FILE *out, const char *s)
 			fputc('?', out);
 	}
 }
+
+/* @p s as render_line writes it, into @p dst (see render.h). */
+const char *render_line_to(char *dst, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i, k, o = 0;
+	long cp;
+	int shown;
+
+	if (len == 0)
+		return dst;
+	for (i = 0; i < n; i += k) {
+		k = render_utf8(p + i, n - i, &cp);
+		shown = render_line_shows(cp);
+		if (o + (shown ? k : 1) >= len)
+			break; /* whole characters only */
+		if (shown) {
+			memcpy(dst + o, p + i, k);
+			o += k;
+		} else
+			dst[o++] = '?';
+	}
+	dst[o] = '\0';
+	return dst;
+}

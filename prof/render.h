@@ -97,6 +97,10 @@ void render_xml(FILE *out, const char *s, size_t n, size_t max);
  * escape sequence and keeps its row. */
 void render_line(FILE *out, const char *s);
 
+/* render_line's text of @p s into @p dst of @p len bytes, cut between
+ * characters where it does not fit: @p dst. */
+const char *render_line_to(char *dst, size_t len, const char *s);
+
 /* Does render_line show code point @p cp (render_utf8's, -1 for a broken
  * byte) as it is? */
 int render_line_shows(long cp);
