@@ -10,8 +10,10 @@
  * through threads_host_small_fill(); the main thread, unnamed, keeps
  * 1 MiB through threads_host_main_fill(). Then the module on the main
  * thread's loop. Prints, in this order: "name cache_fill: 0" and
- * "name small_fill: 0" (or the errno's name), "refused long: ERRNO"
- * and "refused bad: ERRNO" for a 16-byte name and one with a newline,
+ * "name small_fill: 0" (or the errno's name), "fifteen: ERRNO" and
+ * "cleared: ERRNO" for a 15-byte name on the main thread and "" after
+ * it, "refused long: ERRNO" and "refused bad: ERRNO" for a 16-byte name
+ * and one with a newline,
  * "refused quote: ERRNO" and "refused backslash: ERRNO", "many named:
  * N of 200" for 200 threads each naming itself n000..n199 (and keeping
  * one 64 KiB block), "listening on ADDR", then "quoted done" once a
@@ -193,6 +195,10 @@ int main(int argc, char *argv[])
 	    pthread_create(&t[1], NULL, filler, "small_fill") != 0 ||
 	    pthread_join(t[1], NULL) != 0)
 		return 1;
+	r = jm4lw_thread_name("fifteen_bytes_x");
+	printf("fifteen: %s\n", errname(r == 0 ? 0 : errno));
+	r = jm4lw_thread_name(""); /* the main thread stays unnamed */
+	printf("cleared: %s\n", errname(r == 0 ? 0 : errno));
 	r = jm4lw_thread_name("sixteen_bytes_xx");
 	printf("refused long: %s\n", errname(r == 0 ? 0 : errno));
 	r = jm4lw_thread_name("bad\nname");

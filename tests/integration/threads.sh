@@ -87,6 +87,8 @@ case_host() {
 	start_threads_host host prof:true,prof_active:true,lg_prof_sample:12 || return
 	assert_grep "jm4lw_thread_name(\"cache_fill\") is 0" '^name cache_fill: 0$' "$D/out"
 	assert_grep "jm4lw_thread_name(\"small_fill\") is 0" '^name small_fill: 0$' "$D/out"
+	assert_grep "a 15-byte name is taken" '^fifteen: 0$' "$D/out"
+	assert_grep "\"\" clears it" '^cleared: 0$' "$D/out"
 	assert_grep "a 16-byte name: ENAMETOOLONG" '^refused long: ENAMETOOLONG$' "$D/out"
 	assert_grep "a name with a newline: EINVAL" '^refused bad: EINVAL$' "$D/out"
 	# jemalloc writes names unescaped into prof_recent's JSON.
