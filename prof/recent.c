@@ -625,33 +625,19 @@ static int text_frames(FILE *out, struct render_view *v, const struct recent *r,
 }
 
 /* "t3" or "t3 (name)": a name is the program's (thread.prof.name), any
- * bytes, so what render_line shows as '?' (control characters, bytes
- * that are not UTF-8) becomes '?' here too and each record stays one
- * line. */
+ * bytes, so it is shown as render_line shows it (control characters and
+ * bytes that are not UTF-8 as '?') and each record stays one line. */
 static const char *fmt_thread(char *buf, size_t len,
     const struct recent_site *s)
 {
-	const unsigned char *p = (const unsigned char *)buf;
-	size_t i, o, n, k;
-	long cp;
+	char raw[RECENT_NAME_MAX + 32];
 
 	if (s->thread[0] != '\0')
-		snprintf(buf, len, "t%llu (%s)", (unsigned long long)s->tid,
-		    s->thread);
+		snprintf(raw, sizeof(raw), "t%llu (%s)",
+		    (unsigned long long)s->tid, s->thread);
 	else
-		snprintf(buf, len, "t%llu", (unsigned long long)s->tid);
-	n = strlen(buf);
-	for (i = o = 0; i < n; i += k) {
-		k = render_utf8(p + i, n - i, &cp);
-		if (!render_line_shows(cp))
-			buf[o++] = '?';
-		else {
-			memmove(buf + o, buf + i, k);
-			o += k;
-		}
-	}
-	buf[o] = '\0';
-	return buf;
+		snprintf(raw, sizeof(raw), "t%llu", (unsigned long long)s->tid);
+	return render_line_to(buf, len, raw);
 }
 
 /* What the heading says of the records and the cap. */
