@@ -338,8 +338,9 @@ static int rp_name_ends(const char *q, const char *end, const char *time,
  * (@p in_place: after the thread's uid, before its time), the next keys
  * are known: the name runs to the first quote followed by
  * ,"<time>":N,"<trace>":[ within RECENT_NAME_SCAN bytes (so a cut
- * input costs no scan to its end per name). Elsewhere (another writer's
- * order), or past that, to the next quote.
+ * input costs no scan to its end per name); none before the input's
+ * end is a cut inside the name. Elsewhere (another writer's order), or
+ * past that bound, to the next quote.
  */
 static int rp_name(struct rp *s, char *dst, int in_place, const char *time,
     const char *trace)
@@ -358,6 +359,11 @@ static int rp_name(struct rp *s, char *dst, int in_place, const char *time,
 		     !rp_name_ends(q, s->end, time, trace);
 		     q++)
 			;
+		/* The input ends before the name does: cut inside it. */
+		if (q == NULL && lim == s->end) {
+			s->p = s->end;
+			return rp_short(s);
+		}
 		s->p--; /* back to the opening quote */
 	}
 	if (q != NULL) {

@@ -187,6 +187,7 @@ static void test_names_quoted(void **state)
 	    "{\"size\":16,\"usize\":16,\"released\":false,"
 	    "\"alloc_thread_uid\":3,\"alloc_thread_name\":\"io\"worker\","
 	    "\"alloc_time\":7,\"alloc_trace\":[\"0x3\"]}]}";
+	size_t n = strlen(doc), len, first;
 	struct recent r;
 
 	(void)state;
@@ -200,6 +201,25 @@ static void test_names_quoted(void **state)
 	assert_string_equal(r.rec[1].alloc.thread, "io\"worker");
 	assert_int_equal(r.rec[1].size, 16);
 	recent_free(&r);
+	/* Cut anywhere (the reader's cap), a name with quotes included:
+	 * "ends early", and with the cut the whole records before it. */
+	first = (size_t)(strstr(doc, "]},{") - doc) + 2;
+	for (len = 0; len < n; len++) {
+		assert_int_equal(recent_parse(doc, len, 0, &r, err,
+		                     sizeof(err)),
+		    -1);
+		if (strstr(err, "ends early") == NULL)
+			fail_msg("cut at %zu: %s", len, err);
+		if (recent_parse(doc, len, 1, &r, err, sizeof(err)) == 0) {
+			assert_true(r.cut);
+			assert_int_equal(r.n,
+			    len < first       ? 0
+			        : len < n - 2 ? 1
+			                      : 2);
+			recent_free(&r);
+		} else
+			assert_true(len <= (size_t)(strstr(doc, "[{") - doc));
+	}
 }
 
 /* A thread's name with a newline and an escape: the screen keeps one
