@@ -340,8 +340,8 @@ standin() {
 
 # A fetch gone wrong says what happened and merges nothing from it: a
 # body cut short of its Content-Length, a whole body whose
-# Content-Length is 1000 bytes too large, a connection closed inside the
-# header.
+# Content-Length is 1000 bytes too large (or too small), a connection
+# closed inside the header.
 case_fetch_cut() {
 	local d=$T/fetch size
 	mkdir -p "$d"
@@ -360,6 +360,12 @@ case_fetch_cut() {
 	assert_grep "... says the connection closed short of it" \
 		"connection closed after $size of $((size + 1000)) bytes of the body" "$d/long.err"
 	assert_eq "... and keeps no dump of it" 0 "$(ls "$d/long" 2>/dev/null | wc -l)"
+	standin http-short || return
+	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
+		>"$d/short.out" 2>"$d/short.err"
+	assert_eq "a Content-Length 1000 bytes too small: refused (exit 2)" 2 "$?"
+	assert_grep "... says the body is longer than announced" \
+		"a body of $size bytes, longer than its Content-Length of $((size - 1000))\$" "$d/short.err"
 	standin http-head-cut || return
 	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
 		>"$d/head.out" 2>"$d/head.err"

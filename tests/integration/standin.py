@@ -14,11 +14,11 @@ cuts a reply short), then close. KIND:
               word's reply is the bytes of --big
     error     every word: an error line
     delay     every word: imok after 1 s
-    http-cut, http-long, http-head-cut
+    http-cut, http-long, http-short, http-head-cut
               an HTTP answer to jm4lw --merge's GET /pprof/heap, the bytes
               of --big its body: cut at half of its Content-Length; whole,
-              with a Content-Length 1000 bytes too large; or cut inside
-              the header
+              with a Content-Length 1000 bytes too large, or too small; or
+              cut inside the header
 """
 import socket
 import sys
@@ -65,7 +65,7 @@ def http_reply(kind, big):
         body = f.read()
     if kind == "http-head-cut":
         return b"HTTP/1.0 200 OK\r\nContent-Len"
-    length = len(body) + (1000 if kind == "http-long" else 0)
+    length = len(body) + {"http-long": 1000, "http-short": -1000}.get(kind, 0)
     head = (b"HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n"
             b"Content-Length: %d\r\n\r\n" % length)
     return head + (body[:len(body) // 2] if kind == "http-cut" else body)
@@ -110,7 +110,8 @@ def serve(conn, kind, count, big):
 
 def main(argv):
     if len(argv) < 2 or argv[1] not in ("dispatch", "error", "delay", "http-cut",
-                                      "http-long", "http-head-cut"):
+                                      "http-long", "http-short",
+                                      "http-head-cut"):
         print(__doc__, file=sys.stderr)
         return 2
     kind, args = argv[1], argv[2:]
