@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -721,17 +722,45 @@ static void dump_path(const struct run *r, const struct target *t, char *dst,
 	    name);
 }
 
+/* The Content-Length of the header from @p head to @p end (its blank
+ * line): 0 with it in *@p v, or -1 when there is none or it is no
+ * number (then the body runs to EOF, as HTTP/1.0 has it). */
+static int content_length(const char *head, const char *end,
+    unsigned long long *v)
+{
+	static const char key[] = "\r\ncontent-length:";
+	const char *p;
+	char *q;
+	size_t k = sizeof(key) - 1;
+
+	for (p = head; p + k <= end; p++)
+		if (strncasecmp(p, key, k) == 0) {
+			for (p += k; p < end && (*p == ' ' || *p == '\t'); p++)
+				;
+			if (p == end || !isdigit((unsigned char)*p))
+				return -1;
+			errno = 0;
+			*v = strtoull(p, &q, 10);
+			return errno == 0 && q <= end ? 0 : -1;
+		}
+	return -1;
+}
+
 /*
  * --merge: GET /pprof/heap from host @p t, its raw heap_v2 dump, into
  * dump_path(). HTTP/1.0 with Connection: close, so the body is what
- * follows the header up to EOF. Another status than 200, or a body that
- * is not a heap_v2 dump, is the host's error (ST_ERROR), with the
- * status and the body's first line on stderr.
+ * follows the header up to EOF; with a Content-Length, the body must be
+ * that long: a connection closed before (or inside the header) is a
+ * failure (ST_FAIL) saying how far it got, a longer body the host's
+ * error. Another status than 200, or a body that is not a heap_v2 dump,
+ * is the host's error (ST_ERROR), with the status and the body's first
+ * line on stderr.
  */
 static int fetch_dump(const struct run *r, struct target *t, struct buf *b)
 {
 	char req[NI_MAXHOST + 128], shown[160], why[64], path[4096];
 	const char *body, *eol;
+	unsigned long long want;
 	int64_t deadline;
 	size_t off = 0, len;
 	ssize_t n;
@@ -763,6 +792,12 @@ static int fetch_dump(const struct run *r, struct target *t, struct buf *b)
 	}
 	close(fd);
 	body = b->len >= 4 ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
+	if (body == NULL && b->len >= 7 && memcmp(b->data, "HTTP/1.", 7) == 0) {
+		msg("%s: GET /pprof/heap: connection closed after %zu bytes, "
+		    "inside the HTTP header",
+		    t->name, b->len);
+		return ST_FAIL;
+	}
 	/* "HTTP/1.x NNN ...": the buffer is not a string, so by hand. */
 	if (b->len < 12 || memcmp(b->data, "HTTP/1.", 7) != 0 || body == NULL ||
 	    b->data[8] != ' ' || !isdigit((unsigned char)b->data[9]) ||
@@ -777,6 +812,18 @@ static int fetch_dump(const struct run *r, struct target *t, struct buf *b)
 	    (b->data[11] - '0');
 	body += 4;
 	len = b->len - (size_t)(body - b->data);
+	if (code == 200 && content_length(b->data, body, &want) == 0 &&
+	    want != len) {
+		if (len < want)
+			msg("%s: GET /pprof/heap: connection closed after %zu of "
+			    "%llu bytes of the body (its Content-Length)",
+			    t->name, len, want);
+		else
+			msg("%s: GET /pprof/heap: a body of %zu bytes, longer "
+			    "than its Content-Length of %llu",
+			    t->name, len, want);
+		return len < want ? ST_FAIL : ST_ERROR;
+	}
 	if (code != 200 || len < 8 || memcmp(body, "heap_v2/", 8) != 0) {
 		eol = memchr(body, '\n', len);
 		msg("%s: GET /pprof/heap: %s%d: %s", t->name,

@@ -127,9 +127,13 @@ int ctl_thread_name(const struct core_ops *ops, const char *name)
 		return EINVAL;
 	/* jemalloc's own rule (isgraph or isblank), in ASCII: its isgraph
 	 * of a char past 0x7f is the locale's, and the dump is read back
-	 * byte by byte. */
+	 * byte by byte. Nor '"' or '\\': jemalloc writes the name
+	 * unescaped into prof_recent's JSON, where they break the string
+	 * for every other reader. */
 	for (i = 0; name[i] != '\0'; i++)
-		if (name[i] < ' ' ? name[i] != '\t' : name[i] > '~')
+		if (name[i] < ' '
+		        ? name[i] != '\t'
+		        : name[i] > '~' || name[i] == '"' || name[i] == '\\')
 			return EINVAL;
 	if (i > CTL_THREAD_NAME_MAX)
 		return ENAMETOOLONG;

@@ -56,7 +56,8 @@ int ctl_thread_sampling(const struct core_ops *ops, struct ctl_mib *m, int on);
 /*
  * Name the calling thread in heap profiles (thread.prof.name: the
  * header's tN: line ends with it). 0, or an errno: EINVAL (NULL, or a
- * byte jemalloc refuses: only printable ASCII, space and tab),
+ * byte jemalloc refuses: only printable ASCII, space and tab; nor '"'
+ * or '\\', which jemalloc writes unescaped into prof_recent's JSON),
  * ENAMETOOLONG (past CTL_THREAD_NAME_MAX), ENOENT (no heap profiling:
  * opt.prof off or not built), EBUSY (opt.prof_sys_thread_name: jemalloc
  * takes every thread's name from the system, pthread_setname_np), or

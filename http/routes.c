@@ -206,6 +206,16 @@ static void route_pprof_heap(struct http_ctx *ctx)
 			    labels);
 			return;
 		}
+		/* A delta subtracts stacks, not their threads' lines: no
+		 * label it could carry would be sound. Say so, never drop
+		 * them. */
+		if (seconds != 0) {
+			http_error(ctx->req, 400,
+			    "labels=thread: a delta (seconds=%u) carries no "
+			    "thread labels; ask for one or the other",
+			    seconds);
+			return;
+		}
 		view = DUMP_VIEW_PPROF;
 	}
 	/* Go's names: heap, allocs; a delta's with -delta. */

@@ -443,7 +443,11 @@ JM4LW_API void jm4lw_stop_thread(struct jm4lw_thread *t);
  * `t<N>`. Needs no module; call it from the thread itself, as it starts.
  * @p name is at most 15 bytes (what the kernel keeps of a thread's name,
  * so names given here and the system's look alike) of printable ASCII,
- * space or tab; "" clears it. Returns 0, or -1 with errno:
+ * space or tab, but '"' and '\\': jemalloc writes the name unescaped into
+ * its recent allocations' JSON (`jmrc`, /jemalloc/recent), where those
+ * two would break the string. "" clears it. jemalloc keeps a copy: the
+ * caller's buffer may go once the call returns. Returns 0, or -1 with
+ * errno:
  * - EINVAL: @p name is NULL or has another byte;
  * - ENAMETOOLONG: @p name is longer than 15 bytes;
  * - ENOENT: no heap profiling (jemalloc without it, or opt.prof off:

@@ -18,7 +18,9 @@
  * RECENT_FRAMES_MAX of them a stack, unknown keys skipped to
  * RECENT_DEPTH_MAX levels, the required keys there. jemalloc's emitter
  * writes a string between quotes as it is, unescaped, so a string here
- * runs to the next quote and a backslash is a byte like any other.
+ * runs to the next quote and a backslash is a byte like any other; a
+ * thread's name, which may hold a quote, runs to the quote jemalloc's
+ * next keys follow (rp_name).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -288,13 +290,87 @@ static int rp_trace(struct rp *s, struct recent *r, struct recent_site *site)
 	return more;
 }
 
-/* A thread's name, cut to what the record keeps. */
-static int rp_name(struct rp *s, char *dst)
+/* Does @p p, up to @p end, start with @p lit, white space before each of
+ * its bytes allowed (the emitter's pretty form has some)? Past it in
+ * *@p after. */
+static int rp_lit(const char *p, const char *end, const char *lit,
+    const char **after)
 {
-	const char *v;
+	for (; *lit != '\0'; lit++, p++) {
+		while (p < end &&
+		    (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p == end || *p != *lit)
+			return 0;
+	}
+	*after = p;
+	return 1;
+}
+
+/* Is the quote at @p q the end of a name that jemalloc follows with
+ * ,"<time>":N,"<trace>":[ ? */
+static int rp_name_ends(const char *q, const char *end, const char *time,
+    const char *trace)
+{
+	const char *p;
+
+	if (!rp_lit(q, end, "\",\"", &p) || !rp_lit(p, end, time, &p) ||
+	    !rp_lit(p, end, "\":", &p))
+		return 0;
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+		p++;
+	if (p == end || *p < '0' || *p > '9')
+		return 0;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return rp_lit(p, end, ",\"", &p) && rp_lit(p, end, trace, &p) &&
+	    rp_lit(p, end, "\":[", &p);
+}
+
+/* How far past its opening quote a name's end is looked for. */
+#define RECENT_NAME_SCAN 4096
+
+/*
+ * A thread's name, cut to what the record keeps. jemalloc writes it
+ * unescaped, so a '"' in it (prof_sys_thread_name takes the kernel's
+ * comm, any printable byte; thread.prof.name takes them too) would end
+ * the string early. Where the name stands where jemalloc puts it
+ * (@p in_place: after the thread's uid, before its time), the next keys
+ * are known: the name runs to the first quote followed by
+ * ,"<time>":N,"<trace>":[ within RECENT_NAME_SCAN bytes (so a cut
+ * input costs no scan to its end per name); none before the input's
+ * end is a cut inside the name. Elsewhere (another writer's order), or
+ * past that bound, to the next quote.
+ */
+static int rp_name(struct rp *s, char *dst, int in_place, const char *time,
+    const char *trace)
+{
+	const char *v, *q = NULL, *lim;
 	size_t n;
 
-	if (rp_string(s, &v, &n) == -1)
+	if (in_place) {
+		if (rp_expect(s, '"') == -1)
+			return -1;
+		lim = (size_t)(s->end - s->p) < RECENT_NAME_SCAN
+		    ? s->end
+		    : s->p + RECENT_NAME_SCAN;
+		for (q = s->p;
+		     (q = memchr(q, '"', (size_t)(lim - q))) != NULL &&
+		     !rp_name_ends(q, s->end, time, trace);
+		     q++)
+			;
+		/* The input ends before the name does: cut inside it. */
+		if (q == NULL && lim == s->end) {
+			s->p = s->end;
+			return rp_short(s);
+		}
+		s->p--; /* back to the opening quote */
+	}
+	if (q != NULL) {
+		v = s->p + 1;
+		n = (size_t)(q - v);
+		s->p = q + 1;
+	} else if (rp_string(s, &v, &n) == -1)
 		return -1;
 	if (n >= RECENT_NAME_MAX)
 		n = RECENT_NAME_MAX - 1;
@@ -334,9 +410,12 @@ static int rp_field(struct rp *s, struct recent *r, struct recent_rec *x,
 	size_t i;
 
 	if (key_is(k, n, "alloc_thread_name"))
-		return rp_name(s, x->alloc.thread);
+		return rp_name(s, x->alloc.thread,
+		    *seen == (K_SIZE | K_USIZE | K_RELEASED | K_ATID),
+		    "alloc_time", "alloc_trace");
 	if (key_is(k, n, "dalloc_thread_name"))
-		return rp_name(s, x->free.thread);
+		return rp_name(s, x->free.thread, (*seen & ~K_NEEDED) == K_DTID,
+		    "dalloc_time", "dalloc_trace");
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (key_is(k, n, keys[i].name))
 			bit = keys[i].bit;
@@ -552,22 +631,19 @@ static int text_frames(FILE *out, struct render_view *v, const struct recent *r,
 }
 
 /* "t3" or "t3 (name)": a name is the program's (thread.prof.name), any
- * bytes, so a control byte in it becomes '?' and each record stays one
- * line. */
+ * bytes, so it is shown as render_line shows it (control characters and
+ * bytes that are not UTF-8 as '?') and each record stays one line. */
 static const char *fmt_thread(char *buf, size_t len,
     const struct recent_site *s)
 {
-	char *p;
+	char raw[RECENT_NAME_MAX + 32];
 
 	if (s->thread[0] != '\0')
-		snprintf(buf, len, "t%llu (%s)", (unsigned long long)s->tid,
-		    s->thread);
+		snprintf(raw, sizeof(raw), "t%llu (%s)",
+		    (unsigned long long)s->tid, s->thread);
 	else
-		snprintf(buf, len, "t%llu", (unsigned long long)s->tid);
-	for (p = buf; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return buf;
+		snprintf(raw, sizeof(raw), "t%llu", (unsigned long long)s->tid);
+	return render_line_to(buf, len, raw);
 }
 
 /* What the heading says of the records and the cap. */

@@ -204,3 +204,52 @@ void render_xml(FILE *out, const char *s, size_t n, size_t max)
 	if (p < end)
 		fputs("..", out);
 }
+
+/* Is @p cp shown as it is by render_line (see render.h)? */
+int render_line_shows(long cp)
+{
+	/* Not C0 (tab too: it shifts columns), DEL nor C1 (0x9b is an
+	 * 8-bit CSI to some terminals), nor a broken sequence. */
+	return cp >= 0x20 && (cp < 0x7f || cp >= 0xa0);
+}
+
+/* @p s as one line of terminal text (see render.h). */
+void render_line(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i, len;
+	long cp;
+
+	for (i = 0; i < n; i += len) {
+		len = render_utf8(p + i, n - i, &cp);
+		if (render_line_shows(cp))
+			fwrite(p + i, 1, len, out);
+		else
+			fputc('?', out);
+	}
+}
+
+/* @p s as render_line writes it, into @p dst (see render.h). */
+const char *render_line_to(char *dst, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i, k, o = 0;
+	long cp;
+	int shown;
+
+	if (len == 0)
+		return dst;
+	for (i = 0; i < n; i += k) {
+		k = render_utf8(p + i, n - i, &cp);
+		shown = render_line_shows(cp);
+		if (o + (shown ? k : 1) >= len)
+			break; /* whole characters only */
+		if (shown) {
+			memcpy(dst + o, p + i, k);
+			o += k;
+		} else
+			dst[o++] = '?';
+	}
+	dst[o] = '\0';
+	return dst;
+}

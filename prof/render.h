@@ -91,6 +91,20 @@ size_t render_utf8(const unsigned char *s, size_t n, long *cp);
  * templates, often longer than the box they go in). */
 void render_xml(FILE *out, const char *s, size_t n, size_t max);
 
+/* Write @p s as text for a terminal, within one line: UTF-8 as it is,
+ * control characters (C0 with the tab, DEL, C1) and bytes that are not
+ * UTF-8 as '?', so a name from a dump (a thread's, any bytes) sends no
+ * escape sequence and keeps its row. */
+void render_line(FILE *out, const char *s);
+
+/* render_line's text of @p s into @p dst of @p len bytes, cut between
+ * characters where it does not fit: @p dst. */
+const char *render_line_to(char *dst, size_t len, const char *s);
+
+/* Does render_line show code point @p cp (render_utf8's, -1 for a broken
+ * byte) as it is? */
+int render_line_shows(long cp);
+
 /* render_clamp(@p x) rounded to the nearest integer (llround's). */
 long long render_round(double x);
 

@@ -165,43 +165,73 @@ static const char *dot_pct(char *buf, size_t len, double x, double total)
 	return buf;
 }
 
+/* The longest name a label (DOT_LABEL_MAX) or a tooltip (DOT_TIP_MAX)
+ * carries, in bytes of dot text: Graphviz refuses a quoted string past
+ * 16384 bytes ("longer than 16384?"), and C++ template names reach
+ * that. A longer one is cut, whole characters and escapes only, and
+ * ends with an ellipsis. */
+#define DOT_LABEL_MAX 1024
+#define DOT_TIP_MAX 8192
+
+/* One character of @p s (at @p i, @p n bytes in all) as dot text, into
+ * @p buf (room for 8): its length there; the bytes it takes in *@p len.
+ * @p depth counts the <> and () it is inside, for dot_str's lines. */
+static size_t dot_char(const unsigned char *p, size_t n, size_t i, int lines,
+    int *depth, char *buf, size_t *len)
+{
+	long cp;
+
+	*len = render_utf8(p + i, n - i, &cp);
+	if (cp == -1)
+		return buf[0] = '?', 1;
+	if (*len > 1)
+		return memcpy(buf, p + i, *len), *len;
+	if (p[i] == '"' || p[i] == '\\')
+		return buf[0] = '\\', buf[1] = (char)p[i], 2;
+	if (p[i] < 0x20 || p[i] == 0x7f)
+		return buf[0] = '?', 1;
+	if (lines && *depth == 0 && p[i] == ':' && i + 1 < n &&
+	    p[i + 1] == ':' && i > 0) {
+		*len = 2;
+		return memcpy(buf, "::\\n", 4), 4;
+	}
+	if (p[i] == '<' || p[i] == '(')
+		(*depth)++;
+	else if ((p[i] == '>' || p[i] == ')') && *depth > 0)
+		(*depth)--;
+	return buf[0] = (char)p[i], 1;
+}
+
 /*
  * @p s inside a dot quoted string: '"' and '\' escaped (dot reads
  * "\\" as one backslash, and a lone one would start one of its label
  * escapes, \N, \G, \l...), control characters and bytes that are not
  * UTF-8 as '?'. With @p lines, a "::" outside <> and () starts a new
  * line, as jeprof breaks C++ names (it breaks at every one, templates'
- * arguments too; here a name's own scopes only).
+ * arguments too; here a name's own scopes only). At most @p max bytes
+ * of dot text: a longer one is cut between characters, with "…".
  */
-static void dot_str(FILE *out, const char *s, int lines)
+static void dot_str(FILE *out, const char *s, int lines, size_t max)
 {
+	static const char ell[] = "\xe2\x80\xa6"; /* U+2026, … */
 	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), i, len;
+	size_t n = strlen(s), i, len, k, total = 0;
 	int depth = 0;
-	long cp;
+	char buf[8];
 
-	for (i = 0; i < n; i += len) {
-		len = render_utf8(p + i, n - i, &cp);
-		if (cp == -1) {
-			fputc('?', out);
-		} else if (len > 1) {
-			fwrite(p + i, 1, len, out);
-		} else if (p[i] == '"' || p[i] == '\\') {
-			fputc('\\', out);
-			fputc(p[i], out);
-		} else if (p[i] < 0x20 || p[i] == 0x7f) {
-			fputc('?', out);
-		} else if (lines && depth == 0 && p[i] == ':' &&
-		    p[i + 1] == ':' && i > 0) {
-			fputs("::\\n", out);
-			len = 2;
-		} else {
-			if (p[i] == '<' || p[i] == '(')
-				depth++;
-			else if ((p[i] == '>' || p[i] == ')') && depth > 0)
-				depth--;
-			fputc(p[i], out);
+	for (i = 0; i < n && total <= max; i += len)
+		total += dot_char(p, n, i, lines, &depth, buf, &len);
+	if (total > max) /* room for the ellipsis */
+		max = max > sizeof(ell) - 1 ? max - (sizeof(ell) - 1) : 0;
+	depth = 0;
+	for (i = 0, total = 0; i < n; i += len) {
+		k = dot_char(p, n, i, lines, &depth, buf, &len);
+		if (total + k > max) {
+			fputs(ell, out);
+			return;
 		}
+		fwrite(buf, 1, k, out);
+		total += k;
 	}
 }
 
@@ -266,10 +296,11 @@ static void dot_legend(FILE *out, const struct heap_profile *hp,
 
 	fputs("Legend [shape=box,fontsize=24,shape=plaintext,label=\"", out);
 	if (o->program != NULL) {
-		dot_str(out, o->program, 0);
+		dot_str(out, o->program, 0, DOT_LABEL_MAX);
 		fputs("\\l", out);
 	}
-	dot_str(out, o->title != NULL ? o->title : "heap profile", 0);
+	dot_str(out, o->title != NULL ? o->title : "heap profile", 0,
+	    DOT_LABEL_MAX);
 	fprintf(out, ", %s\\l",
 	    v == RENDER_OBJECTS ? "objects in use" : "bytes in use");
 	if (hp->diff)
@@ -312,7 +343,7 @@ static void dot_node(FILE *out, const struct dot_fn *f, enum render_value v,
 	if (scale > 0)
 		fs = 8 + 50.0 * sqrt(fmin(1, fabs(f->flat) / scale));
 	fprintf(out, "N%zu [label=\"", f->id);
-	dot_str(out, f->name, 1);
+	dot_str(out, f->name, 1, DOT_LABEL_MAX);
 	fprintf(out, "\\n%s (%s)\\r", dot_value(a, sizeof(a), f->flat, v, diff),
 	    dot_pct(b, sizeof(b), f->flat, scale));
 	if (f->flat != f->cum)
@@ -320,7 +351,7 @@ static void dot_node(FILE *out, const struct dot_fn *f, enum render_value v,
 		    dot_value(a, sizeof(a), f->cum, v, diff),
 		    dot_pct(b, sizeof(b), f->cum, scale));
 	fprintf(out, "\",shape=box,fontsize=%.1f,tooltip=\"", fs);
-	dot_str(out, f->name, 0);
+	dot_str(out, f->name, 0, DOT_TIP_MAX);
 	fputc('"', out);
 	if (diff && f->cum != 0)
 		fprintf(out, ",style=filled,fillcolor=\"%s\"",
@@ -416,13 +447,14 @@ int render_dot(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
 		outdeg[g.e[i].from]++;
 	}
 	fputs("digraph \"", out);
-	dot_str(out, o.program != NULL ? o.program : "heap profile", 0);
+	dot_str(out, o.program != NULL ? o.program : "heap profile", 0,
+	    DOT_LABEL_MAX);
 	fputs("\" {\nnode [width=0.375,height=0.25];\n", out);
 	if (o.fontname != NULL) {
 		fputs("node [fontname=\"", out);
-		dot_str(out, o.fontname, 0);
+		dot_str(out, o.fontname, 0, DOT_LABEL_MAX);
 		fputs("\"];\nedge [fontname=\"", out);
-		dot_str(out, o.fontname, 0);
+		dot_str(out, o.fontname, 0, DOT_LABEL_MAX);
 		fputs("\"];\n", out);
 	}
 	dot_legend(out, hp, v, &o, total, moved, shown, nshown, g.nfn,

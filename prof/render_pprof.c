@@ -545,17 +545,21 @@ static void pp_mappings(struct pprof *w)
 	}
 }
 
-/* The label value of thread @p tid: its name in the dump, else
- * "t<N>" (jeprof's and the dump's own name for it); 0 on a failure. */
+/* The label value of thread @p tid: its name in the dump (as
+ * render_line shows it, at most 255 bytes), else "t<N>" (jeprof's and
+ * the dump's own name for it); 0 on a failure. */
 static uint64_t pp_thread(struct pprof *w, const struct heap_profile *hp,
     uint64_t tid)
 {
 	uint64_t *i;
-	char buf[32];
+	char buf[256];
 
+	/* The dump's name is any bytes; pprof shows it on a terminal (go
+	 * tool pprof -tags) and wants UTF-8: as the threads view shows it. */
 	if ((i = hmap_get(&w->names, tid)) != NULL &&
 	    hp->threads[*i].name != NULL && hp->threads[*i].name[0] != '\0')
-		return pp_str(w, hp->threads[*i].name);
+		return pp_str(w,
+		    render_line_to(buf, sizeof(buf), hp->threads[*i].name));
 	snprintf(buf, sizeof(buf), "t%llu", (unsigned long long)tid);
 	return pp_str(w, buf);
 }

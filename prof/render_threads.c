@@ -389,21 +389,24 @@ int render_threads(FILE *out, const struct heap_profile *hp,
 			fprintf(out, "(%zu more threads)\n", r->nmore);
 		else if (r->kind == THREAD_ROW_NONE)
 			fprintf(out, "(no thread line)\n");
-		else
-			fprintf(out, "t%llu%s%s\n", (unsigned long long)r->tid,
-			    r->name != NULL ? " " : "",
-			    r->name != NULL ? r->name : "");
+		else {
+			fprintf(out, "t%llu%s", (unsigned long long)r->tid,
+			    r->name != NULL ? " " : "");
+			if (r->name != NULL) /* the dump's: any bytes */
+				render_line(out, r->name);
+			fputc('\n', out);
+		}
 		for (j = 0; j < r->ntop; j++) {
 			share(pct, sizeof(pct), r->top[j].value, total);
 			/* In the column of the unit it is counted in. */
 			if (v == RENDER_OBJECTS)
-				fprintf(out, "%14s %10lld %8s    %s\n", "",
-				    render_round(r->top[j].value), pct,
-				    r->top[j].name);
+				fprintf(out, "%14s %10lld %8s    ", "",
+				    render_round(r->top[j].value), pct);
 			else
-				fprintf(out, "%14lld %10s %8s    %s\n",
-				    render_round(r->top[j].value), "", pct,
-				    r->top[j].name);
+				fprintf(out, "%14lld %10s %8s    ",
+				    render_round(r->top[j].value), "", pct);
+			render_line(out, r->top[j].name);
+			fputc('\n', out);
 		}
 	}
 	share(pct, sizeof(pct), total, total);

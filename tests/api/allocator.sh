@@ -17,6 +17,11 @@ je=$(/sbin/ldconfig -p | awk '/libjemalloc\.so\.2 / { print $NF; exit }')
 [ -n "$je" ] || die "libjemalloc.so.2 not found"
 HELD=$((32 << 20))
 
+# errno_text NAME: strerror's text for errno NAME.
+errno_text() {
+	python3 -c 'import errno, os, sys; print(os.strerror(getattr(errno, sys.argv[1])))' "$1"
+}
+
 # refuses NAME HOST [ENV...]: jm4lw_new and jm4lw_start_thread both
 # return NULL with the one line that says how to link or preload jemalloc.
 refuses() {
@@ -83,6 +88,12 @@ static)
 preload)
 	# The preload is what makes the difference: without it, refused.
 	refuses "no preload" "$API_glibc"
+	# Naming a thread where malloc is libc's: ENOSYS, no crash; with
+	# jemalloc preloaded but no profiling: ENOENT.
+	assert_eq "no preload: jm4lw_thread_name says ENOSYS" \
+		"name: $(errno_text ENOSYS)" "$("$API_glibc" name 2>&1)"
+	assert_eq "LD_PRELOAD=libjemalloc.so.2: jm4lw_thread_name says ENOENT (no profiling)" \
+		"name: $(errno_text ENOENT)" "$(LD_PRELOAD="$je" "$API_glibc" name 2>&1)"
 	works "LD_PRELOAD=libjemalloc.so.2" "$API_glibc" LD_PRELOAD="$je"
 	works "LD_PRELOAD=libjemalloc.so.2 (static, libc first)" "$API_static_libc_first" LD_PRELOAD="$je"
 	;;

@@ -9,7 +9,10 @@
  *	                  "thread: NULL: <err>"
  *
  * Exit status 0 when the module started, 1 when it refused.
+ * "name": jm4lw_thread_name("api_host"), printing "name: 0" or
+ * "name: <strerror>", exit 0.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +72,16 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc != 2 ||
-	    (strcmp(argv[1], "new") && strcmp(argv[1], "thread"))) {
-		fprintf(stderr, "usage: api_host new|thread\n");
+	    (strcmp(argv[1], "new") && strcmp(argv[1], "thread") &&
+	        strcmp(argv[1], "name"))) {
+		fprintf(stderr, "usage: api_host new|thread|name\n");
 		return 2;
+	}
+	/* jm4lw_thread_name: its result and errno, nothing else. */
+	if (strcmp(argv[1], "name") == 0) {
+		rc = jm4lw_thread_name("api_host");
+		printf("name: %s\n", rc == 0 ? "0" : strerror(errno));
+		return 0;
 	}
 	/* Touched, so the bytes are the program's for any allocator. */
 	if ((held = malloc(HELD)) == NULL)

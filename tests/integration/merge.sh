@@ -231,6 +231,20 @@ case_refused() {
 	assert_grep "a symbolized input: says why" "symbolized profile cannot be merged" "$d/err"
 	"$JM4LW_PROF" "$A" "$B" >/dev/null 2>"$d/err"
 	assert_grep "two dumps without --merge: points to it" "--merge sums several" "$d/err"
+	# A FIFO among the inputs is refused at once, never waited on; a
+	# symlink is followed (the user named it): the merge is its target's.
+	mkfifo "$d/fifo"
+	timeout 20 "$JM4LW_PROF" --merge -f collapsed "$A" "$d/fifo" >/dev/null 2>"$d/err"
+	assert_eq "a FIFO: refused (exit 1), not waited on" 1 "$?"
+	assert_grep "... saying it is not a regular file" "fifo: not a regular file\$" "$d/err"
+	ln -s "$B" "$d/link.heap"
+	"$JM4LW_PROF" --merge -f collapsed "$A" "$d/link.heap" >"$d/link.out" 2>"$d/err"
+	"$JM4LW_PROF" --merge -f collapsed "$A" "$B" >"$d/direct.out" 2>&1
+	if [ -s "$d/link.out" ] && cmp -s "$d/link.out" "$d/direct.out"; then
+		pass "a symlink to a dump: followed, the merge is its target's"
+	else
+		fail "a symlink to a dump: followed, the merge is its target's" "$(head -3 "$d/err")"
+	fi
 }
 
 # http_port DIR: the HTTP port a jm4lwd logged in DIR/jm4lwd.log.
@@ -305,6 +319,61 @@ case_fanout() {
 	stop_daemon
 }
 
+# standin KIND: standin.py KIND serving the dump $A over HTTP, gone wrong
+# as KIND says (http-cut, http-long, http-head-cut); its port in $SPORT.
+standin() {
+	local log=$T/standin-$1.log pid _
+	: >"$log"
+	python3 "$TESTS_DIR/integration/standin.py" "$1" --big "$A" >"$log" 2>&1 &
+	pid=$!
+	track "$pid"
+	SPORT=
+	for _ in $(seq 200); do
+		SPORT=$(sed -n 's/^listening on .*:\([0-9]*\)$/\1/p' "$log")
+		[ -n "$SPORT" ] && return 0
+		_alive "$pid" || break
+		sleep 0.05
+	done
+	fail "standin.py $1 listens" "$(cat "$log")"
+	return 1
+}
+
+# A fetch gone wrong says what happened and merges nothing from it: a
+# body cut short of its Content-Length, a whole body whose
+# Content-Length is 1000 bytes too large (or too small), a connection
+# closed inside the header.
+case_fetch_cut() {
+	local d=$T/fetch size
+	mkdir -p "$d"
+	size=$(wc -c <"$A")
+	standin http-cut || return
+	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
+		--dumps "$d/cut" >"$d/cut.out" 2>"$d/cut.err"
+	assert_eq "a body cut at half: exit 2" 2 "$?"
+	assert_grep "... says the connection closed after N of M bytes" \
+		"^jm4lw: 127\.0\.0\.1:$SPORT: GET /pprof/heap: connection closed after $((size / 2)) of $size bytes of the body \(its Content-Length\)\$" "$d/cut.err"
+	assert_eq "... and keeps no dump of it" 0 "$(ls "$d/cut" 2>/dev/null | wc -l)"
+	standin http-long || return
+	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
+		--dumps "$d/long" >"$d/long.out" 2>"$d/long.err"
+	assert_eq "a Content-Length 1000 bytes too large: refused (exit 2)" 2 "$?"
+	assert_grep "... says the connection closed short of it" \
+		"connection closed after $size of $((size + 1000)) bytes of the body" "$d/long.err"
+	assert_eq "... and keeps no dump of it" 0 "$(ls "$d/long" 2>/dev/null | wc -l)"
+	standin http-short || return
+	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
+		>"$d/short.out" 2>"$d/short.err"
+	assert_eq "a Content-Length 1000 bytes too small: refused (exit 2)" 2 "$?"
+	assert_grep "... says the body is longer than announced" \
+		"a body of $size bytes, longer than its Content-Length of $((size - 1000))\$" "$d/short.err"
+	standin http-head-cut || return
+	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
+		>"$d/head.out" 2>"$d/head.err"
+	assert_eq "a connection closed inside the header: exit 2" 2 "$?"
+	assert_grep "... says so" \
+		"GET /pprof/heap: connection closed after 28 bytes, inside the HTTP header\$" "$d/head.err"
+}
+
 # main_of DUMP: where jm4lwd's code is mapped in DUMP.
 main_of() {
 	awk '$2 ~ /^r-xp/ && $6 ~ /jm4lwd$/ { sub(/-.*/, "", $1); print $1; exit }' "$1"
@@ -319,4 +388,5 @@ case_builds
 case_paths
 case_refused
 case_fanout
+case_fetch_cut
 finish

@@ -120,6 +120,23 @@ case_daemon() {
 		'/jemalloc/recent?min_size=99999999999999999999'
 	assert_http "?format=xml is 400" 400 bad4 '/jemalloc/recent?format=xml'
 	assert_grep "a bad value: one line saying what is wanted" 'min_size=-1: want a size in bytes' "$T/bad2.body"
+	# Edge values: each a 200 or a clean 400 with its one line naming the
+	# key (a sign, a space, 2^64, a repeated key), never a 500; the
+	# daemon serves on.
+	local q want
+	for q in 'min_size=0 200' 'min_size= 200' 'min_size=9999999999999999999 200' \
+		'min_size=%2B5 400' 'min_size=%205 400' 'min_size=5%20 400' \
+		'min_size=18446744073709551616 400' 'min_size=-0 400' \
+		'min_size=0x10 400' 'min_size=1&min_size=2 400' \
+		'live=0 200' 'live= 400' 'live=-1 400' 'live=01 400' 'live=%2B1 400' \
+		'live=1&live=1 400'; do
+		want=${q##* }
+		q=${q% *}
+		assert_http "/jemalloc/recent?$q is $want" "$want" edge "/jemalloc/recent?$q"
+		[ "$want" = 400 ] && assert_eq "... one error line naming the key" 1:1 \
+			"$(wc -l <"$T/edge.body"):$(grep -c '^error: .*\(min_size\|live\)' "$T/edge.body")"
+	done
+	alive "edge values: the daemon still serves"
 	assert_http "?format=text is the word's screen" 200 text '/jemalloc/recent?format=text'
 	assert_grep "?format=text: jmrc's heading" '^# [0-9]+ of [0-9]+ recent sampled allocations' "$T/text.body"
 	assert_http "/4lw/jmrc" 200 word /4lw/jmrc

@@ -183,6 +183,12 @@ assert_grep "a bad seconds says Go's line" \
 code=$(curl -s -o "$T/bad.body" -w '%{http_code}' "$URL/debug/pprof/allocs?seconds=x")
 assert_grep "seconds=x says Go's line" \
 	'^error: invalid value for "seconds" - must be a positive integer$' "$T/bad.body"
+# A delta with thread labels: refused in one line, never served without
+# the labels asked for.
+code=$(curl -s -o "$T/lab.body" -w '%{http_code}' "$URL/debug/pprof/heap?seconds=1&labels=thread")
+assert_eq "seconds=1&labels=thread gets 400" 400 "$code"
+assert_grep "... saying a delta carries no thread labels" \
+	'^error: labels=thread: a delta \(seconds=1\) carries no thread labels; ask for one or the other$' "$T/lab.body"
 before=$(mntr_value jm4lw_profiles_served)
 t0=$(date +%s.%N)
 scrape delta1 '/debug/pprof/heap?seconds=3'

@@ -14,6 +14,11 @@ cuts a reply short), then close. KIND:
               word's reply is the bytes of --big
     error     every word: an error line
     delay     every word: imok after 1 s
+    http-cut, http-long, http-short, http-head-cut
+              an HTTP answer to jm4lw --merge's GET /pprof/heap, the bytes
+              of --big its body: cut at half of its Content-Length; whole,
+              with a Content-Length 1000 bytes too large, or too small; or
+              cut inside the header
 """
 import socket
 import sys
@@ -54,12 +59,26 @@ def huge(conn):
         left -= len(chunk)
 
 
+def http_reply(kind, big):
+    """An HTTP/1.0 answer with the bytes of BIG, gone wrong as KIND says."""
+    with open(big, "rb") as f:
+        body = f.read()
+    if kind == "http-head-cut":
+        return b"HTTP/1.0 200 OK\r\nContent-Len"
+    length = len(body) + {"http-long": 1000, "http-short": -1000}.get(kind, 0)
+    head = (b"HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n"
+            b"Content-Length: %d\r\n\r\n" % length)
+    return head + (body[:len(body) // 2] if kind == "http-cut" else body)
+
+
 def reply(kind, word, big):
     if kind == "error":
         return b"error: heap profiling is not enabled in this process\n"
     if kind == "delay":
         time.sleep(1)
         return b"imok"
+    if kind.startswith("http-"):
+        return http_reply(kind, big)
     return dispatch_reply(word, big)
 
 
@@ -90,7 +109,9 @@ def serve(conn, kind, count, big):
 
 
 def main(argv):
-    if len(argv) < 2 or argv[1] not in ("dispatch", "error", "delay"):
+    if len(argv) < 2 or argv[1] not in ("dispatch", "error", "delay", "http-cut",
+                                      "http-long", "http-short",
+                                      "http-head-cut"):
         print(__doc__, file=sys.stderr)
         return 2
     kind, args = argv[1], argv[2:]

@@ -83,13 +83,19 @@ start_threads_host() {
 }
 
 case_host() {
-	local a b
+	local a b dump
 	start_threads_host host prof:true,prof_active:true,lg_prof_sample:12 || return
 	assert_grep "jm4lw_thread_name(\"cache_fill\") is 0" '^name cache_fill: 0$' "$D/out"
 	assert_grep "jm4lw_thread_name(\"small_fill\") is 0" '^name small_fill: 0$' "$D/out"
+	assert_grep "a 15-byte name is taken" '^fifteen: 0$' "$D/out"
+	assert_grep "\"\" clears it" '^cleared: 0$' "$D/out"
 	assert_grep "a 16-byte name: ENAMETOOLONG" '^refused long: ENAMETOOLONG$' "$D/out"
 	assert_grep "a name with a newline: EINVAL" '^refused bad: EINVAL$' "$D/out"
-	ask jmth >"$D/jmth"
+	# jemalloc writes names unescaped into prof_recent's JSON.
+	assert_grep "a name with a quote: EINVAL" '^refused quote: EINVAL$' "$D/out"
+	assert_grep "a name with a backslash: EINVAL" '^refused backslash: EINVAL$' "$D/out"
+	assert_grep "200 threads each name themselves" '^many named: 200 of 200$' "$D/out"
+	ask_when_due jmth >"$D/jmth"
 	head -20 "$D/jmth"
 	assert_grep "jmth: a heading" '^# live heap by thread' "$D/jmth"
 	rows_add_up "jmth (threads_host)" "$D/jmth"
@@ -107,12 +113,33 @@ case_host() {
 	assert_grep "jmth: the unnamed main thread as t<N>, threads_host_main_fill under it" \
 		'^ +[0-9]+ +[0-9]+ +[0-9.]+% +t[0-9]+$' "$D/jmth"
 	assert_grep "jmth: threads_host_main_fill is named" 'threads_host_main_fill$' "$D/jmth"
+	# cache_fill's name came from a buffer freed right after the call.
+	dump=$(ask_when_due jmfp)
+	assert_eq "a dump names each of the 200 threads (n000..n199)" 200 \
+		"$(grep -E '^ +t[0-9]+: .* n[0-9]{3}$' "$dump" 2>/dev/null | awk '{ print $NF }' | sort -u | wc -l)"
 	stop_host "threads_host" "$PID" "$D/err"
 
 	# prof_sys_thread_name: jemalloc takes the system's names; the call
 	# says so instead of jemalloc's ENOENT.
 	start_threads_host sysnames prof:true,prof_active:true,prof_sys_thread_name:true,lg_prof_sample:12 || return
 	assert_grep "under prof_sys_thread_name: EBUSY" '^name cache_fill: EBUSY$' "$D/out"
+	# A kernel name with a quote, a backslash and a tab, written by
+	# jemalloc unescaped into prof_recent's JSON and into the dump.
+	for _ in $(seq $((100 * SLOW))); do
+		grep -q '^quoted done$' "$D/out" && break
+		sleep 0.1
+	done
+	ask jmrc >"$D/jmrc"
+	assert_grep "jmrc reads a record of a thread named q\"uo\\te<TAB>x" \
+		' t[0-9]+ \(q"uo\\te\?x\) +live ' "$D/jmrc"
+	assert_no_grep "... no error line" '^error:' "$D/jmrc"
+	dump=$(ask_when_due jmfp)
+	"$JM4LW_PROF" -f threads "$dump" >"$D/prof.threads" 2>"$D/prof.err"
+	assert_grep "jm4lw-prof -f threads: the tab in its name as '?'" \
+		' t[0-9]+ q"uo\\te\?x$' "$D/prof.threads"
+	assert_no_grep "... no tab, no control byte in the view" $'[\t\x01-\x08\x1b]' "$D/prof.threads"
+	ask_when_due jmth >"$D/jmth"
+	assert_grep "jmth: the same" ' t[0-9]+ q"uo\\te\?x$' "$D/jmth"
 	stop_host "threads_host (prof_sys_thread_name)" "$PID" "$D/err"
 
 	# No profiling: ENOENT.

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "heapprof.h"
@@ -334,10 +335,44 @@ static void test_split_by_thread(void **state)
 	heapprof_free(&hp);
 }
 
+/* The threads view is text for a terminal: a thread's name from the
+ * dump (any bytes but a newline) shows its control characters, C1 and
+ * bytes that are not UTF-8 as '?', UTF-8 as it is, one row each. */
+static void test_threads_names_escaped(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(parse("heap_v2/524288\n"
+	                       "  t*: 2: 1024 [0: 0]\n"
+	                       "  t0: 1: 512 [0: 0] a\x01"
+	                       "b\xff\xfe"
+	                       "c\td\x1b[2J\n"
+	                       "  t1: 1: 512 [0: 0] caf\xc3\xa9\xc2\x9b"
+	                       "x\x7f\n"
+	                       "@ 0x1\n"
+	                       "  t*: 2: 1024 [0: 0]\n"
+	                       "  t0: 1: 512 [0: 0]\n"
+	                       "  t1: 1: 512 [0: 0]\n" MAPS),
+	    0);
+	assert_non_null(f = open_memstream(&buf, &len));
+	assert_int_equal(render_threads(f, &hp, NULL, RENDER_SPACE, 0), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, " t0 a?b??c?d?[2J\n"));
+	assert_non_null(strstr(buf, " t1 caf\xc3\xa9?x?\n"));
+	assert_null(strchr(buf, '\t'));
+	assert_null(strchr(buf, '\x1b'));
+	free(buf);
+	heapprof_free(&hp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reads_stacks_and_maps),
+	    cmocka_unit_test(test_threads_names_escaped),
 	    cmocka_unit_test(test_unsamples_as_jeprof),
 	    cmocka_unit_test(test_skips_unknown_lines),
 	    cmocka_unit_test(test_stack_without_counts),

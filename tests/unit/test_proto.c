@@ -1696,6 +1696,9 @@ static void test_thread_name(void **state)
 	assert_int_equal(ctl_thread_name(&fake_ops, "a\nb"), EINVAL);
 	assert_int_equal(ctl_thread_name(&fake_ops, "caf\xc3\xa9"), EINVAL);
 	assert_int_equal(ctl_thread_name(&fake_ops, "del\x7f"), EINVAL);
+	/* What jemalloc would write unescaped into prof_recent's JSON. */
+	assert_int_equal(ctl_thread_name(&fake_ops, "io\"worker"), EINVAL);
+	assert_int_equal(ctl_thread_name(&fake_ops, "back\\slash"), EINVAL);
 	assert_string_equal(fake.thread_name, "");
 	fake.opt_prof_sys_thread_name = true;
 	assert_int_equal(ctl_thread_name(&fake_ops, "x"), EBUSY);

@@ -170,6 +170,58 @@ static void test_names(void **state)
 	recent_free(&r);
 }
 
+/* A name with quotes where jemalloc writes it (after the uid, before the
+ * time; it writes them unescaped, as it got them from the kernel's comm
+ * or thread.prof.name): the name runs to the quote its next keys follow,
+ * for the allocation and the free alike, and the records after it read
+ * as well. */
+static void test_names_quoted(void **state)
+{
+	static const char doc[] = HEAD
+	    "\"recent_alloc\":["
+	    "{\"size\":8,\"usize\":8,\"released\":true,"
+	    "\"alloc_thread_uid\":1,\"alloc_thread_name\":\"q\"uo\",\"te\","
+	    "\"alloc_time\":5,\"alloc_trace\":[\"0x1\"],"
+	    "\"dalloc_thread_uid\":2,\"dalloc_thread_name\":\"\"\\\"\","
+	    "\"dalloc_time\":6,\"dalloc_trace\":[\"0x2\"]},"
+	    "{\"size\":16,\"usize\":16,\"released\":false,"
+	    "\"alloc_thread_uid\":3,\"alloc_thread_name\":\"io\"worker\","
+	    "\"alloc_time\":7,\"alloc_trace\":[\"0x3\"]}]}";
+	size_t n = strlen(doc), len, first;
+	struct recent r;
+
+	(void)state;
+	assert_int_equal(parse(doc, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.rec[0].alloc.thread, "q\"uo\",\"te");
+	assert_int_equal(r.rec[0].alloc.time_ns, 5);
+	assert_true(r.rec[0].has_free);
+	assert_string_equal(r.rec[0].free.thread, "\"\\\"");
+	assert_int_equal(r.rec[0].free.time_ns, 6);
+	assert_string_equal(r.rec[1].alloc.thread, "io\"worker");
+	assert_int_equal(r.rec[1].size, 16);
+	recent_free(&r);
+	/* Cut anywhere (the reader's cap), a name with quotes included:
+	 * "ends early", and with the cut the whole records before it. */
+	first = (size_t)(strstr(doc, "]},{") - doc) + 2;
+	for (len = 0; len < n; len++) {
+		assert_int_equal(recent_parse(doc, len, 0, &r, err,
+		                     sizeof(err)),
+		    -1);
+		if (strstr(err, "ends early") == NULL)
+			fail_msg("cut at %zu: %s", len, err);
+		if (recent_parse(doc, len, 1, &r, err, sizeof(err)) == 0) {
+			assert_true(r.cut);
+			assert_int_equal(r.n,
+			    len < first       ? 0
+			        : len < n - 2 ? 1
+			                      : 2);
+			recent_free(&r);
+		} else
+			assert_true(len <= (size_t)(strstr(doc, "[{") - doc));
+	}
+}
+
 /* A thread's name with a newline and an escape: the screen keeps one
  * line a record, the JSON escapes them. */
 static void test_names_rendered(void **state)
@@ -523,6 +575,7 @@ int main(void)
 	    cmocka_unit_test(test_real_dump),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_names_rendered),
+	    cmocka_unit_test(test_names_quoted),
 	    cmocka_unit_test(test_cut),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test_setup_teardown(test_job_text_and_json, setup,

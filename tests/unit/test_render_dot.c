@@ -35,6 +35,10 @@ static const char *const names[] = {
     "std::map<int, A&>::operator<",
 };
 
+/* 0xa's name: a C++ template's, longer than Graphviz's 16384-byte
+ * quoted string (made by test_long_name). */
+static char long_name[40000];
+
 /* The stand-in for prof/symbolize.c: one frame, named from the table. */
 int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
     struct sym_frame *out, int max)
@@ -43,8 +47,10 @@ int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
 	(void)leaf;
 	(void)max;
 	memset(out, 0, sizeof(*out));
-	out->func = out->name = out->raw =
-	    pc < sizeof(names) / sizeof(names[0]) ? names[pc] : "?";
+	out->func = out->name = out->raw = pc < sizeof(names) / sizeof(names[0])
+	    ? names[pc]
+	    : pc == 0xa ? long_name
+	                : "?";
 	return 1;
 }
 
@@ -256,6 +262,68 @@ static void test_names_escaped(void **state)
 	free(dot);
 }
 
+/* The quoted strings of dot text @p dot: the longest one's bytes. */
+static size_t longest_quoted(const char *dot)
+{
+	size_t best = 0, n;
+	const char *p = dot, *q;
+
+	while ((p = strchr(p, '"')) != NULL) {
+		for (q = p + 1; *q != '\0' && *q != '"'; q++)
+			if (*q == '\\' && q[1] != '\0')
+				q++;
+		n = (size_t)(q - p - 1);
+		best = n > best ? n : best;
+		p = *q != '\0' ? q + 1 : q;
+	}
+	return best;
+}
+
+/* A name past Graphviz's 16384 bytes (a C++ template's) is cut, in the
+ * label and the tooltip, with an ellipsis after a whole character or
+ * escape, never inside one; the real dot reads the graph. Each cut
+ * point is tried against a '"' (escaped as two bytes) and a 2-byte
+ * UTF-8 character. */
+static void test_long_name(void **state)
+{
+	static const char p[] = "heap_v2/0\n"
+	                        "@ 0xa 0x1\n  t*: 1: 1024 [0: 0]\n" MAPS;
+	char *dot, cmd[64];
+	const char *at, *end;
+	size_t i, shift;
+	FILE *f;
+
+	(void)state;
+	for (shift = 0; shift < 4; shift++) {
+		/* "ns::f<" then a run of "\"é" from an offset, ">" */
+		memcpy(long_name, "ns::f<", 6);
+		for (i = 6; i < 6 + shift; i++)
+			long_name[i] = 'x';
+		for (; i + 5 < sizeof(long_name) - 2; i += 3)
+			memcpy(long_name + i, "\"\xc3\xa9", 3);
+		long_name[i++] = '>';
+		long_name[i] = '\0';
+		dot = dot_of(p, NULL, NULL);
+		assert_true(longest_quoted(dot) < 16384);
+		assert_non_null(at = strstr(dot, "[label=\"ns::\\nf<"));
+		assert_non_null(end = strstr(at, "\xe2\x80\xa6\\n"));
+		/* Before the ellipsis: a whole '\"' or 'é', or the x's. */
+		assert_true((end[-2] == '\\' && end[-1] == '"') ||
+		    (end[-2] == '\xc3' && end[-1] == '\xa9') ||
+		    end[-1] == 'x' || end[-1] == '<');
+		assert_non_null(at = strstr(dot, "tooltip=\"ns::f<"));
+		assert_non_null(end = strstr(at, "\xe2\x80\xa6\""));
+		assert_true((end[-2] == '\\' && end[-1] == '"') ||
+		    (end[-2] == '\xc3' && end[-1] == '\xa9'));
+		/* Graphviz itself takes it. */
+		snprintf(cmd, sizeof(cmd), "dot -Tsvg -o /dev/null");
+		assert_non_null(f = popen(cmd, "w"));
+		fputs(dot, f);
+		assert_int_equal(pclose(f), 0);
+		free(dot);
+	}
+}
+
 /* No samples: a graph of its legend alone, saying so. */
 static void test_empty(void **state)
 {
@@ -275,6 +343,7 @@ int main(void)
 	    cmocka_unit_test(test_node_count),
 	    cmocka_unit_test(test_difference),
 	    cmocka_unit_test(test_names_escaped),
+	    cmocka_unit_test(test_long_name),
 	    cmocka_unit_test(test_empty),
 	};
 

@@ -538,6 +538,21 @@ static void test_thread_labels(void **state)
 	dec_free(&d);
 	heapprof_free(&hp);
 
+	/* A name's control bytes and bytes that are not UTF-8 reach no
+	 * terminal through go tool pprof -tags: '?' as in the threads
+	 * view. */
+	snprintf(stacks, sizeof(stacks),
+	    "  t0: 1: 1000 [0: 0] a\x1b[2J\xff\xfe\tb\xc3\xa9\n"
+	    "@ 0x%llx\n  t*: 1: 1000 [0: 0]\n  t0: 1: 1000 [0: 0]\n",
+	    (unsigned long long)leaf);
+	make_profile(&hp, stacks);
+	render_decode_opts(&hp, &labels, &d);
+	assert_int_equal(d.nsample, 1);
+	assert_string_equal(str(&d, d.sample[0].label_str),
+	    "a?[2J???b\xc3\xa9");
+	dec_free(&d);
+	heapprof_free(&hp);
+
 	/* Thread lines that claim more than their stack: not split. */
 	snprintf(stacks, sizeof(stacks),
 	    "@ 0x%llx\n  t*: 1: 1000 [0: 0]\n"
