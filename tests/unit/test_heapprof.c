@@ -358,7 +358,8 @@ static void test_threads_names_escaped(void **state)
 	                       "  t1: 1: 512 [0: 0]\n" MAPS),
 	    0);
 	assert_non_null(f = open_memstream(&buf, &len));
-	assert_int_equal(render_threads(f, &hp, NULL, RENDER_SPACE, 0), 0);
+	assert_int_equal(render_threads(f, &hp, NULL, RENDER_SPACE, 0, NULL),
+	    0);
 	fclose(f);
 	assert_non_null(strstr(buf, " t0 a?b??c?d?[2J\n"));
 	assert_non_null(strstr(buf, " t1 caf\xc3\xa9?x?\n"));
