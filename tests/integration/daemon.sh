@@ -448,15 +448,51 @@ case_port_busy() {
 	out=$(timeout 30 "$JM4LWD" -l "127.0.0.1:$busy" -W 127.0.0.1:0 2>&1)
 	rc=$?
 	if [ $rc != 0 ] && [ $rc != 124 ] &&
-		printf '%s\n' "$out" | grep -q "127.0.0.1:$busy: Address already in use"; then
+		printf '%s\n' "$out" | grep -q "cannot listen on 127.0.0.1:$busy (listen): Address already in use"; then
 		pass "port in use: exit $rc with the address and the reason"
 	else
 		fail "port in use: non-zero exit naming the address" "exit status $rc" "$out"
 	fi
+	# The HTTP port taken, the words' free: one line naming the address
+	# and its key, after the words' "listening on", then exit 1.
+	out=$(timeout 30 "$JM4LWD" -l 127.0.0.1:0 -W "127.0.0.1:$HTTP_PORT" 2>&1)
+	rc=$?
+	assert_eq "HTTP port in use: exit 1" 1 "$rc"
+	assert_eq "HTTP port in use: one line says the address, its key and why" \
+		"jm4lwd: cannot listen on 127.0.0.1:$HTTP_PORT (http_listen): Address already in use" \
+		"$(printf '%s\n' "$out" | grep -v ': listening on ')"
+	out=$(timeout 30 "$JM4LWD" -l "127.0.0.1:$busy" -W '' 2>&1)
+	assert_eq "words port in use: the line names listen" \
+		"jm4lwd: cannot listen on 127.0.0.1:$busy (listen): Address already in use" "$out"
 	alive "port in use: the first daemon still answers" "$busy"
 	stop_daemon
 }
 
+# Every program answers --help (its usage, on stdout, exit 0) and
+# --version ("PROGRAM VERSION", the project's version from CMake).
+case_help_version() {
+	local prog name out rc
+	for prog in "$JM4LWD" "$JM4LW_CLIENT" "$JM4LW_PROF" "$JM4LW_RUN"; do
+		name=$(basename "$prog")
+		out=$("$prog" --help 2>"$T/help.err")
+		rc=$?
+		if [ $rc = 0 ] && [ ! -s "$T/help.err" ] &&
+			printf '%s\n' "$out" | head -1 | grep -q "^usage: $name " &&
+			[ "$(printf '%s\n' "$out" | grep -c '^ *-')" -ge 3 ]; then
+			pass "$name --help: usage with its options on stdout, exit 0"
+		else
+			fail "$name --help: usage with its options on stdout, exit 0" \
+				"exit $rc" "$out" "$(cat "$T/help.err")"
+		fi
+		out=$("$prog" --version 2>&1)
+		rc=$?
+		assert_eq "$name --version: \"$name $JM4LW_PROJECT_VERSION\", exit 0" \
+			"$name $JM4LW_PROJECT_VERSION/0" "$out/$rc"
+	done
+}
+
+# (Not under valgrind's run of this script: it adds nothing to the options.)
+[ -n "${JM4LWD_WRAP:-}" ] || case_help_version
 case_prof_off
 case_main
 case_read_timeout
