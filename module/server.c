@@ -34,6 +34,14 @@ void server_keep_sampling(struct jm4lw *m)
 	m->sampled = 1;
 }
 
+/* The module's staging directory removed, and no dump staged after: the
+ * process is exiting without jm4lw_free() (thread.c). */
+void server_unstage(struct jm4lw *m)
+{
+	if (m->mj != NULL)
+		dumper_cancel(&m->mj->dumper);
+}
+
 /*
  * Every module not yet freed, so that jm4lw_free() and jm4lw_add_word()
  * on a handle already freed say so instead of touching freed memory (a
