@@ -491,8 +491,39 @@ case_help_version() {
 	done
 }
 
+# scripts/run.sh with its ports moved by -l and -W says the addresses
+# jm4lwd bound, read from its log lines, not the default 9181.
+case_run_sh() {
+	local d pid hint i
+	d=$(scratch runsh)
+	(cd "$d" && exec env JM4LW_BUILD="$(dirname "$JM4LWD")" \
+		bash "$ROOT/scripts/run.sh" -l 127.0.0.1:0 -W 127.0.0.1:0 -D "$d") \
+		</dev/null >"$d/out" 2>"$d/err" &
+	pid=$!
+	track "$pid"
+	for i in $(seq $((100 * SLOW))); do
+		grep -q '^run.sh: the page: ' "$d/err" && break
+		_alive "$pid" || break
+		sleep 0.1
+	done
+	hint=$(sed -n 's/^run.sh: try: //p' "$d/err")
+	assert_eq "run.sh -l: the command it prints has the port jm4lwd bound" \
+		"echo ruok | nc 127.0.0.1 $(sed -n 's/^jm4lwd: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")" \
+		"$hint"
+	assert_eq "run.sh -l: that command answers" imok "$(timeout 10 bash -c "$hint -q 1" 2>/dev/null)"
+	assert_eq "run.sh -W: the page's address is the HTTP port jm4lwd bound" \
+		"http://$(sed -n 's/^jm4lwd: HTTP listening on //p' "$d/err")/jemalloc" \
+		"$(sed -n 's/^run.sh: the page: //p' "$d/err")"
+	kill -TERM "$pid"
+	wait_exit "$pid" $((10 * SLOW))
+	assert_eq "run.sh: jm4lwd is the process, and SIGTERM ends it with 0" 0 "$EXIT_STATUS"
+}
+
 # (Not under valgrind's run of this script: it adds nothing to the options.)
-[ -n "${JM4LWD_WRAP:-}" ] || case_help_version
+if [ -z "${JM4LWD_WRAP:-}" ]; then
+	case_help_version
+	case_run_sh
+fi
 case_prof_off
 case_main
 case_read_timeout
