@@ -519,10 +519,35 @@ case_run_sh() {
 	assert_eq "run.sh: jm4lwd is the process, and SIGTERM ends it with 0" 0 "$EXIT_STATUS"
 }
 
+# Profile words back to back within dump_min_interval: the views are
+# drawn from the newest dump and say how old it is; only a new kept dump
+# (jmfp) is refused.
+case_words_back_to_back() {
+	local d
+	d=$(scratch b2b)
+	printf 'dump_min_interval = 30\n' >"$d/jm4lwd.conf"
+	start_daemon -C "$d" -e MALLOC_CONF=prof:true,prof_active:true -- \
+		-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	ask jmtp >"$d/tp1"
+	ask jmfg >"$d/fg"
+	ask jmtp >"$d/tp2"
+	ask jmfp >"$d/fp"
+	assert_grep "words back to back: jmtp answers" '^Total: ' "$d/tp1"
+	assert_grep "... then jmfg, from jmtp's dump: a flame graph" '^<svg ' "$d/fg"
+	assert_eq "... then jmtp again, its first line saying whose dump" \
+		"# from a dump taken N s ago (dump_min_interval)" \
+		"$(head -1 "$d/tp2" | sed 's/ [0-9][0-9]* s ago/ N s ago/')"
+	assert_grep "... with the table" '^Total: ' "$d/tp2"
+	assert_grep "... while a new kept dump (jmfp) is refused" \
+		'^error: jmfp refused: the last dump was .* dump_min_interval is 30 s' "$d/fp"
+	stop_daemon
+}
+
 # (Not under valgrind's run of this script: it adds nothing to the options.)
 if [ -z "${JM4LWD_WRAP:-}" ]; then
 	case_help_version
 	case_run_sh
+	case_words_back_to_back
 fi
 case_prof_off
 case_main
