@@ -197,6 +197,8 @@ int body_render(struct job *j)
 	return 0;
 }
 
+/* JOB_REVIEW: the view of the newest dump, its age said (HTTP's Age and
+ * X-Jm4lw-Dump-Age, a comment line where the view has them). */
 int body_review(struct job *j)
 {
 	j->res.aged = 1;
