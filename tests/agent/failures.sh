@@ -27,6 +27,13 @@ for i in $(seq 1 50); do ss -ltn 2>/dev/null | grep -q ":$busy " && break; sleep
 run_host LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_LISTEN=127.0.0.1:$busy
 assert_cmd "port taken: the program still works" test "$OUT" = host-works -a "$RC" -eq 0
 assert_cmd "port taken: the agent says so" grep -q "Address already in use" <<<"$ERR"
+# The HTTP port taken, the words' free: the words serve, and one line
+# names the address and the key.
+run_host LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_LISTEN=127.0.0.1:0 JM4LW_HTTP_LISTEN=127.0.0.1:$busy
+assert_cmd "HTTP port taken: the program still works" test "$OUT" = host-works -a "$RC" -eq 0
+assert_grep "HTTP port taken: one line with the address and its key" \
+	"^jm4lw agent\[[0-9]+\]: cannot listen on 127\.0\.0\.1:$busy \(http_listen\): Address already in use$" "$T/err"
+assert_grep "... and the words listen all the same" "listening on 127\.0\.0\.1:" "$T/err"
 
 printf 'listen = 127.0.0.1:0\nbogus_key = 1\n' >"$T/bad.conf"
 run_host LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_CONF="$T/bad.conf"
