@@ -235,12 +235,18 @@ void job_run(struct job *j)
 	j->dump_fd = -1;
 }
 
-/* Keep @p j's lent dump as the core's newest (core_last_dump_*). */
+/* Keep @p j's lent dump as the core's newest (core_last_dump_*); with
+ * no dump_min_interval nothing is ever drawn from it: let it go. */
 static void job_take_lent(struct core *c, struct job *j)
 {
 	if (!j->lent)
 		return;
 	core_last_dump_forget(c);
+	if (c->cfg->dump_min_interval == 0) {
+		close(j->lent_fd);
+		j->lent = 0;
+		return;
+	}
 	c->have_last_fd = 1;
 	c->last_fd = j->lent_fd;
 	c->last_fd_at = j->began;
