@@ -23,7 +23,7 @@ echo "run.sh: MALLOC_CONF=$MALLOC_CONF" >&2
 # HTTP listeners, how to reach them. It outlives a Ctrl-C (jm4lwd's last
 # lines come after it) and ends when jm4lwd closes its stderr.
 hint() {
-	local l a host words= http=
+	local l a host words='' http=''
 	trap '' INT TERM HUP
 	while IFS= read -r l; do
 		printf '%s\n' "$l"

@@ -29,7 +29,7 @@ assert_cmd "port taken: the program still works" test "$OUT" = host-works -a "$R
 assert_cmd "port taken: the agent says so" grep -q "Address already in use" <<<"$ERR"
 # The HTTP port taken, the words' free: the words serve, and one line
 # names the address and the key.
-run_host LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_LISTEN=127.0.0.1:0 JM4LW_HTTP_LISTEN=127.0.0.1:$busy
+run_host LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_LISTEN=127.0.0.1:0 JM4LW_HTTP_LISTEN="127.0.0.1:$busy"
 assert_cmd "HTTP port taken: the program still works" test "$OUT" = host-works -a "$RC" -eq 0
 assert_grep "HTTP port taken: one line with the address and its key" \
 	"^jm4lw agent\[[0-9]+\]: cannot listen on 127\.0\.0\.1:$busy \(http_listen\): Address already in use$" "$T/err"
