@@ -543,11 +543,33 @@ case_words_back_to_back() {
 	stop_daemon
 }
 
+# Staging directories left in dump_dir by processes killed before they
+# removed theirs are swept when a daemon starts, not at its first dump;
+# only those of a pid that is gone, untouched for minutes (the rest of
+# the rules, dumps_sweep_stages', are the unit tests').
+case_stale_stages() {
+	local d dead old
+	d=$(scratch stages)
+	true &
+	dead=$!
+	wait "$dead"
+	old=$(($(date +%s) - 1200))
+	mkdir -m 700 "$d/.jm4lw.$dead.AbCdEf" "$d/.jm4lw.$dead.fResh1"
+	touch -d "@$old" "$d/.jm4lw.$dead.AbCdEf"
+	start_daemon -C "$d" -- -l 127.0.0.1:0 -D "$d" || return
+	assert_cmd "start: a stale staging directory of a process gone is removed" \
+		test ! -e "$d/.jm4lw.$dead.AbCdEf"
+	assert_grep "... and the log says so" "removed $d/\.jm4lw\.$dead\.AbCdEf, left by process $dead" "$DLOG"
+	assert_cmd "... one touched lately is kept" test -d "$d/.jm4lw.$dead.fResh1"
+	stop_daemon
+}
+
 # (Not under valgrind's run of this script: it adds nothing to the options.)
 if [ -z "${JM4LWD_WRAP:-}" ]; then
 	case_help_version
 	case_run_sh
 	case_words_back_to_back
+	case_stale_stages
 fi
 case_prof_off
 case_main
