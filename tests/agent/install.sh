@@ -62,6 +62,10 @@ if command -v systemd-analyze >/dev/null; then
 else
 	skip "systemd-analyze verify (not installed)"
 fi
+# An administrator's configuration survives the next install.
+echo "# edited here" >>"$R$conf"
+DESTDIR=$R cmake --install "$build" >"$T/install-root2.log" 2>&1
+assert_grep "a second install keeps the configuration that is there" '^# edited here$' "$R$conf"
 for p in jm4lwd jm4lw jm4lw-prof jm4lw-run; do
 	assert_eq "installed $p --version" "$p $(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")" \
 		"$("$R$prefix/bin/$p" --version 2>&1)"
