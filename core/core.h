@@ -72,18 +72,18 @@ struct core {
 	int dump_running;             /* a dump job is out on the worker */
 	time_t last_dump_time;        /* wall clock of the last written dump */
 	char last_dump[CORE_PATH_MAX];
-	size_t alloc_at_dump; /* stats.allocated then (growth) */
-	int alloc_known;      /* growth has a baseline */
-	struct ctl_mib tpa;   /* thread.prof.active */
-	struct history hist;  /* history_points rows of the figures */
-	long dump_pid;        /* the process dump_running is about */
+	size_t alloc_at_dump;    /* stats.allocated then (growth) */
+	int alloc_known;         /* growth has a baseline */
+	struct ctl_mib tpa;      /* thread.prof.active */
+	struct history hist;     /* history_points rows of the figures */
+	long dump_pid;           /* the process dump_running is about */
+	struct memory_state mem; /* dump_on_memory's watch, on the loop */
 	/* The newest dump's profile (a sealed memfd a dump job lent, see
 	 * job_entry.lends) and when it began: a view asked for within
 	 * dump_min_interval of it is drawn from it, not refused (admit.c). */
 	int have_last_fd;
 	int last_fd;
 	struct timespec last_fd_at; /* CLOCK_MONOTONIC */
-	struct memory_state mem;    /* dump_on_memory's watch, on the loop */
 };
 
 /* Initialise @p c with the allocator ops, configuration and policy. */
