@@ -45,35 +45,45 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
     int *status);
 #endif
 
-static const char usage_text[] =
-    "usage: jm4lw-prof "
-    "[-f text|collapsed|symbolized|svg|pprof|dot|callgraph|threads] "
-    "[--objects] "
-    "[--base OLD] [--binary PATH] [--debug-dir DIR]... "
-    "[--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod] "
-    "[--fold NAME,...|--no-fold] [-o FILE] PROFILE\n"
-    "  -f text       jeprof --text's table: flat, flat%, sum%, cum, cum%, "
-    "function (default)\n"
-    "  -f collapsed  one \"outer;...;leaf bytes\" line per stack, for "
-    "flamegraph.pl\n"
-    "                (with --base: \"outer;...;leaf old new\", which "
-    "flamegraph.pl draws as a difference)\n"
-    "  -f symbolized jeprof's symbolized profile: jeprof reads it on any "
-    "machine, without the program\n"
-    "  -f svg        an interactive flame graph, one self-contained file "
-    "(with --base: red grew, blue shrank)\n"
-    "  -f pprof      gzipped pprof protobuf, Go's heap layout (go tool "
-    "pprof, Parca); --objects is moot\n"
-    "                (each sample labelled thread=NAME: go tool pprof "
-    "-tagfocus=thread=NAME)\n"
-    "  -f dot        the call graph in Graphviz dot, as jeprof --dot: "
-    "pipe it to dot -Tsvg\n"
-    "  -f callgraph  the call graph laid out as SVG by Graphviz's libgvc "
-    "(without it: the dot text)\n"
-    "  -f threads    the live heap by thread: bytes, objects, % and top "
-    "functions of each\n"
-    "                (jemalloc's per-thread lines; names with "
-    "prof_sys_thread_name or jm4lw_thread_name)\n"
+/* What each -f format is, for the usage; the list of formats itself is
+ * views[] (prof/view.c), so a format added there shows here by name even
+ * before it is described. */
+static const struct {
+	const char *name, *help;
+} format_help[] = {
+    {"text",
+        "jeprof --text's table: flat, flat%, sum%, cum, cum%, "
+        "function (default)"},
+    {"collapsed",
+        "one \"outer;...;leaf bytes\" line per stack, for "
+        "flamegraph.pl\n"
+        "(with --base: \"outer;...;leaf old new\", which "
+        "flamegraph.pl draws as a difference)"},
+    {"symbolized",
+        "jeprof's symbolized profile: jeprof reads it on any "
+        "machine, without the program"},
+    {"svg",
+        "an interactive flame graph, one self-contained file "
+        "(with --base: red grew, blue shrank)"},
+    {"pprof",
+        "gzipped pprof protobuf, Go's heap layout (go tool "
+        "pprof, Parca); --objects is moot\n"
+        "(each sample labelled thread=NAME: go tool pprof "
+        "-tagfocus=thread=NAME)"},
+    {"dot",
+        "the call graph in Graphviz dot, as jeprof --dot: pipe it to "
+        "dot -Tsvg"},
+    {"callgraph",
+        "the call graph laid out as SVG by Graphviz's libgvc "
+        "(without it: the dot text)"},
+    {"threads",
+        "the live heap by thread: bytes, objects, % and top "
+        "functions of each\n"
+        "(jemalloc's per-thread lines; names with "
+        "prof_sys_thread_name or jm4lw_thread_name)"},
+};
+
+static const char usage_options[] =
     "  --objects     count objects instead of bytes\n"
     "  --base OLD    what grew since the profile OLD (jeprof's --base)\n"
     "  --binary PATH the main program's file, when it is not where the "
@@ -96,9 +106,10 @@ static const char usage_text[] =
     "(xmalloc, g_malloc, ...)\n"
     "  --no-fold     fold no wrappers: the leaf's own figures, as jeprof's\n"
     "  -o FILE       write there instead of standard output\n"
-    "usage: jm4lw-prof --merge [-f text|collapsed|svg|pprof|dot|callgraph] "
-    "[--objects] "
-    "[--binary PATH] [...] [-o FILE] DUMP...\n"
+    "  -h, --help    this help\n"
+    "  -V, --version print \"jm4lw-prof VERSION\"\n";
+
+static const char usage_merge[] =
     "  --merge       dumps of one program from many processes (hosts) as "
     "one profile,\n"
     "                summed stack by stack (frames lined up by object and "
@@ -110,6 +121,62 @@ static const char usage_text[] =
     "                their files' times): functions whose live bytes grew "
     "in nearly\n"
     "                every interval, fastest first\n";
+
+/* Can --merge draw view @p v? Not a view that carries one dump as it is
+ * (symbolized), nor threads, whose lines a sum would not keep. */
+static int merge_draws(int v)
+{
+	return views[v].render != NULL && !views[v].carries_dump &&
+	    v != DUMP_VIEW_THREADS;
+}
+
+/* The formats views[] draws, "a|b|c"; with @p merge only --merge's. */
+static void usage_formats(FILE *f, int merge)
+{
+	int v, n = 0;
+
+	for (v = 0; v < DUMP_VIEW_COUNT; v++)
+		if (views[v].name != NULL && views[v].render != NULL &&
+		    (!merge || merge_draws(v)))
+			fprintf(f, "%s%s", n++ ? "|" : "", views[v].name);
+}
+
+/* The usage to @p f: its format lists and "-f NAME" lines are views[]'s
+ * drawn rows, so they never disagree with what -f takes. */
+static void usage_print(FILE *f)
+{
+	const char *h, *nl;
+	size_t i;
+	int v;
+
+	fputs("usage: jm4lw-prof [-f ", f);
+	usage_formats(f, 0);
+	fputs("] [--objects] [--base OLD] [--binary PATH] [--debug-dir DIR]... "
+	      "[--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod] "
+	      "[--fold NAME,...|--no-fold] [-o FILE] PROFILE\n",
+	    f);
+	for (v = 0; v < DUMP_VIEW_COUNT; v++) {
+		if (views[v].name == NULL || views[v].render == NULL)
+			continue;
+		h = "";
+		for (i = 0; i < sizeof(format_help) / sizeof(format_help[0]);
+		     i++)
+			if (strcmp(format_help[i].name, views[v].name) == 0)
+				h = format_help[i].help;
+		fprintf(f, "  -f %-10s", views[v].name);
+		/* Continuation lines of a description, indented under it. */
+		while ((nl = strchr(h, '\n')) != NULL) {
+			fprintf(f, " %.*s\n%15s", (int)(nl - h), h, "");
+			h = nl + 1;
+		}
+		fprintf(f, " %s\n", h);
+	}
+	fputs(usage_options, f);
+	fputs("usage: jm4lw-prof --merge [-f ", f);
+	usage_formats(f, 1);
+	fputs("] [--objects] [--binary PATH] [...] [-o FILE] DUMP...\n", f);
+	fputs(usage_merge, f);
+}
 
 /* A view that carries the profile (-f symbolized): the profile file
  * itself, as read again (the parser keeps only what it understood); of
@@ -344,7 +411,7 @@ static int usage(const char *why, const char *what)
 {
 	if (why != NULL)
 		fprintf(stderr, "jm4lw-prof: %s%s\n", why, what ? what : "");
-	fputs(usage_text, stderr);
+	usage_print(stderr);
 	return 2;
 }
 
@@ -518,6 +585,7 @@ int main(int argc, char *argv[])
 	    {"fold", required_argument, NULL, 'F'},
 	    {"no-fold", no_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *format = "text", *binary = NULL, *outpath = NULL;
@@ -538,7 +606,8 @@ int main(int argc, char *argv[])
 	sym_set_demangler(__cxa_demangle);
 #endif
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+	while (
+	    (ch = getopt_long(argc, argv, ":f:o:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			format = optarg;
@@ -613,7 +682,10 @@ int main(int argc, char *argv[])
 			fold.off = 1;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
+			usage_print(stdout);
+			return 0;
+		case 'V':
+			printf("jm4lw-prof %s\n", JM4LW_PROJECT_VERSION);
 			return 0;
 		case ':':
 			return usage("an option needs a value: ",

@@ -97,7 +97,7 @@ static const char usage_text[] =
     "       jm4lw -H hosts [-P n] [-p port] [-t seconds] word ...\n"
     "       jm4lw [-t seconds] host port    (words on stdin, one per line)\n"
     "       jm4lw -H hosts --merge [-f format] [-o file] [--dumps dir]\n"
-    "       jm4lw -V | --help\n"
+    "       jm4lw -V | --version | --help\n"
     "  -h host     server name or address (default 127.0.0.1)\n"
     "  -p port     server port (default 9181; with -H, for hosts without one)\n"
     "  -t seconds  limit per word, connect to last byte (default 10)\n"
@@ -1009,6 +1009,7 @@ int main(int argc, char **argv)
 	enum { OPT_HELP = 256, OPT_MERGE, OPT_DUMPS };
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, OPT_HELP},
+	    {"version", no_argument, NULL, 'V'},
 	    {"merge", no_argument, NULL, OPT_MERGE},
 	    {"dumps", required_argument, NULL, OPT_DUMPS},
 	    {NULL, 0, NULL, 0},

@@ -121,16 +121,14 @@ static int dump_rate(struct core *c, const char *who, int rate,
 	return 0;
 }
 
-/* JOB_DUMP's admission: dump_rate, then a copy of what the heavy part
- * needs (the loop may reload meanwhile); with_base compares with the
- * module's last kept dump (always for a view that always compares). */
-static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
-    const struct job_req *req, int rate, struct dump_result *r)
+/* A job's copy of what the heavy part of a dump needs (the loop may
+ * reload meanwhile); with_base compares with the module's last kept dump
+ * (always for a view that always compares). */
+static void job_fill(struct core *c, struct job *j, struct dumper *d,
+    const struct job_req *req)
 {
 	enum dump_view view = req->view;
 
-	if (dump_rate(c, req->who, rate, r) == -1)
-		return -1;
 	j->seconds = 0;
 	j->has_base_fd = 0;
 	j->base_fd = -1;
@@ -154,17 +152,104 @@ static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
 	j->hints = c->hints;
 	j->locked = (struct job_locked){0}; /* here, unless the shell says */
 	j->dump_fd = -1;
+	j->lent = 0;
+	j->review_age = 0;
 	memset(&j->res, 0, sizeof(j->res));
 	j->res.view = view;
 	j->res.body_fd = -1;
+}
+
+/* JOB_DUMP's admission: dump_rate, then the job's copy (job_fill). */
+static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
+    const struct job_req *req, int rate, struct dump_result *r)
+{
+	if (dump_rate(c, req->who, rate, r) == -1)
+		return -1;
+	job_fill(c, j, d, req);
+	j->began = c->last_dump_at;
 	return 0;
 }
 
+double core_last_dump_expire(struct core *c, int all)
+{
+	double age, min = (double)c->cfg->dump_min_interval;
+	struct timespec now;
+
+	if (!c->have_last_fd)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	age = elapsed(&c->last_fd_at, &now);
+	if (all || age >= min) {
+		close(c->last_fd);
+		c->have_last_fd = 0;
+		return -1;
+	}
+	return min - age;
+}
+
+void core_last_dump_forget(struct core *c)
+{
+	(void)core_last_dump_expire(c, 1);
+}
+
+/*
+ * May @p req be drawn from the newest dump rather than refused by
+ * dump_min_interval? A view that keeps nothing (not jmfp, jmdf: they
+ * promise a new dump) and compares with nothing, asked while the rate
+ * would refuse a dump, of a dump younger than dump_min_interval. Its
+ * age in @p age.
+ */
+static int review_fits(struct core *c, const struct job_req *req, double *age)
+{
+	double min = (double)c->cfg->dump_min_interval;
+	const struct view *v;
+	struct timespec now;
+
+	if ((unsigned)req->view >= DUMP_VIEW_COUNT || !c->have_last_fd ||
+	    min == 0 || !c->dumped || dump_busy(c))
+		return 0;
+	v = &views[req->view];
+	if (v->keeps || v->base == VIEW_BASE_ALWAYS || req->with_base ||
+	    req->seconds != 0 || (v->render == NULL && !v->carries_dump))
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (elapsed(&c->last_dump_at, &now) >= min)
+		return 0; /* the rate lets a new dump through */
+	*age = elapsed(&c->last_fd_at, &now);
+	return *age < min;
+}
+
+/* A descriptor of its own (its own offset) on the memfd @p fd: opened
+ * again through /proc, else a dup. -1 and errno. */
+static int fd_again(int fd)
+{
+	char p[64];
+	int nfd;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	if ((nfd = open(p, O_RDONLY | O_CLOEXEC)) != -1)
+		return nfd;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+/* JOB_DUMP: a new dump; or, within dump_min_interval of the last one, a
+ * view drawn from that (JOB_REVIEW) where review_fits; else the rate's
+ * refusal. */
 int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
+	double age;
+	int fd;
+
 	(void)k;
-	return admit_dump_rate(c, j, d, req, 1, r);
+	if (!review_fits(c, req, &age) || (fd = fd_again(c->last_fd)) == -1)
+		return admit_dump_rate(c, j, d, req, 1, r);
+	job_fill(c, j, d, req);
+	j->kind = JOB_REVIEW;
+	j->dump_fd = fd;
+	j->review_age = (long)age;
+	dump_begin(c);
+	return 0;
 }
 
 /* JOB_SCRAPE: a dump whose rate the job service keeps (the newest body

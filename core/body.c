@@ -96,11 +96,18 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	else if (j->dump_fd != -1 && j->has_base_fd) /* a delta's second */
 		r = profile_render_delta(j->res.view, j->dump_fd, j->base_fd,
 		    j->hints, f, err, sizeof(err));
-	else if (j->dump_fd != -1) /* the dump in its sealed memfd */
+	else if (j->dump_fd != -1) { /* the dump in its sealed memfd */
+		/* An earlier dump's (JOB_REVIEW): the first line says so,
+		 * in the views that have comment lines. */
+		if (j->res.aged && views[j->res.view].comments)
+			fprintf(f,
+			    "# from a dump taken %ld s ago "
+			    "(dump_min_interval)\n",
+			    j->res.age);
 		r = profile_render_fd(j->res.view, j->dump_fd,
 		    "the heap profile", j->with_base, j->base, j->hints, f, err,
 		    sizeof(err));
-	else
+	} else
 		r = profile_render(j->res.view, dump, j->with_base, j->base,
 		    j->hints, f, err, sizeof(err));
 	if (fflush(f) != 0 && r == 0) {
@@ -194,6 +201,19 @@ int body_render(struct job *j)
 	return 0;
 }
 
+/* JOB_REVIEW: the view of the newest dump, its age said (HTTP's Age and
+ * X-Jm4lw-Dump-Age, a comment line where the view has them). */
+int body_review(struct job *j)
+{
+	j->res.aged = 1;
+	j->res.age = j->review_age;
+	if (job_stage(j, "rendering", j->dir, sizeof(j->dir)) == -1)
+		return -1;
+	j->tmp[0] = '\0';
+	dump_answer_view(j, j->tmp, j->dir);
+	return 0;
+}
+
 /* JOB_LEAKS: the suspects over this process's kept dumps (the newest
  * TREND_POINTS_MAX), into a body file. */
 int body_leaks(struct job *j)
@@ -262,5 +282,6 @@ void dump_answer_view(struct job *j, const char *tmp, const char *dir)
 		dump_raw_body(j, tmp, dir);
 	else if (dump_render(j, tmp, dir) == 0)
 		j->res.status = DUMP_OK;
-	(void)unlink(tmp); /* if the dump went there: no memfd here */
+	if (tmp[0] != '\0') /* if the dump went there: no memfd here */
+		(void)unlink(tmp);
 }

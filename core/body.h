@@ -28,6 +28,9 @@ void dump_answer_view(struct job *j, const char *tmp, const char *dir);
 int body_symbols(struct job *j);
 int body_render(struct job *j);
 int body_leaks(struct job *j);
+/* JOB_REVIEW: the view of the newest dump (its memfd, j->dump_fd), with
+ * its age (j->review_age) said. */
+int body_review(struct job *j);
 /* JOB_RECENT: the records the lock window read (j->recent), parsed,
  * symbolized and rendered as text or JSON into a body file. */
 int body_recent(struct job *j);

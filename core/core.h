@@ -80,6 +80,12 @@ struct core {
 	struct history hist;     /* history_points rows of the figures */
 	long dump_pid;           /* the process dump_running is about */
 	struct memory_state mem; /* dump_on_memory's watch, on the loop */
+	/* The newest dump's profile (a sealed memfd a dump job lent, see
+	 * job_entry.lends) and when it began: a view asked for within
+	 * dump_min_interval of it is drawn from it, not refused (admit.c). */
+	int have_last_fd;
+	int last_fd;
+	struct timespec last_fd_at; /* CLOCK_MONOTONIC */
 };
 
 /* Initialise @p c with the allocator ops, configuration and policy. */

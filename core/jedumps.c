@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,37 @@ static void adopt_symbolized(const char *path, const char *stage,
 	}
 }
 
+/*
+ * Make jemalloc's dump at @p path 0600, as ours are (stage.c): jemalloc
+ * writes it with open(..., 0644) under the host's umask, and a heap
+ * profile names the program's functions and maps, which only its owner
+ * should read. Through an fd opened without following a link, so a name
+ * swapped since the lstat() changes nothing but that file. A failure is
+ * a warning; the dump is still kept.
+ */
+static void adopt_private(const char *path, const struct core_log *log)
+{
+	const char *why = NULL;
+	struct stat sb;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd == -1 || fstat(fd, &sb) == -1)
+		why = strerror(errno);
+	else if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+		why = "not a regular file of ours";
+	else if ((sb.st_mode & 07777) != (S_IRUSR | S_IWUSR) &&
+	    fchmod(fd, S_IRUSR | S_IWUSR) == -1)
+		why = strerror(errno);
+	if (why != NULL)
+		core_logf(log, JM4LW_LOG_WARN,
+		    "cannot make jemalloc's dump %s readable by its owner "
+		    "only: %s",
+		    path, why);
+	if (fd != -1)
+		(void)close(fd);
+}
+
 /* What this thread has allocated so far (thread.allocated), or 0. */
 static uint64_t thread_allocated(const struct core_ops *ops)
 {
@@ -251,6 +283,7 @@ int jedumps_adopt(struct job *j)
 		return -1;
 	}
 	j->mtime = (long long)sb.st_mtim.tv_sec;
+	adopt_private(j->path, &log);
 	snprintf(j->res.path, sizeof(j->res.path), "%s", j->path);
 	/* The staging directory, where the companion and the index are
 	 * made and renamed in from. */

@@ -41,6 +41,9 @@ void job_release(struct job *j)
 	free(j->recent);
 	j->recent = NULL;
 	j->recent_len = j->recent_cap = 0;
+	if (j->lent) /* nobody took it: an orphaned job's */
+		close(j->lent_fd);
+	j->lent = 0;
 }
 
 /*
@@ -65,6 +68,7 @@ const struct job_entry job_kinds[JOB_KINDS] = {
                 publish_answer},
             .locked = stage_prof_dump,
             .counted = 1,
+            .lends = 1,
         },
     [JOB_SYMBOLS] =
         {
@@ -97,6 +101,7 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .locked = stage_prof_dump,
             .counted = 1,
             .shares = 1,
+            .lends = 1,
         },
     /* jemalloc's last sampled allocations: the read (alloc_dump) is the
      * lock window; parsing, symbolizing and rendering come after. */
@@ -116,6 +121,16 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .admit = admit_adopt,
             .steps = {jedumps_adopt},
             .done = jedumps_done,
+        },
+    /* A view asked for within dump_min_interval of the last dump, drawn
+     * from that dump (the memfd a lending kind left) instead of refused:
+     * jmtp then jmfg, go tool pprof then jeprof. Admitted by JOB_DUMP's
+     * admission in its stead (admit_dump); it dumps nothing. */
+    [JOB_REVIEW] =
+        {
+            .name = "heap profile view",
+            .steps = {body_review},
+            .counted = 1,
         },
 };
 
@@ -211,13 +226,36 @@ void job_run(struct job *j)
 	for (i = 0; i < JOB_STEPS_MAX && k->steps[i] != NULL; i++)
 		if (job_step_run(j, k->steps[i]) == -1)
 			break;
-	if (j->dump_fd != -1) /* the memfd, unless it became the body */
+	/* The memfd, unless it became the body: a lending kind's dump
+	 * that made its answer goes back to the loop (core_job_done). */
+	if (j->dump_fd != -1 && k->lends && j->res.status == DUMP_OK) {
+		j->lent = 1;
+		j->lent_fd = j->dump_fd;
+	} else if (j->dump_fd != -1)
 		close(j->dump_fd);
 	j->dump_fd = -1;
 }
 
+/* Keep @p j's lent dump as the core's newest (core_last_dump_*); with
+ * no dump_min_interval nothing is ever drawn from it: let it go. */
+static void job_take_lent(struct core *c, struct job *j)
+{
+	if (!j->lent)
+		return;
+	core_last_dump_forget(c);
+	if (c->cfg->dump_min_interval == 0) {
+		close(j->lent_fd);
+		j->lent = 0;
+		return;
+	}
+	c->have_last_fd = 1;
+	c->last_fd = j->lent_fd;
+	c->last_fd_at = j->began;
+	j->lent = 0;
+}
+
 /* Back on the loop: what the job changed, and its log lines. */
-void core_job_done(struct core *c, const struct job *j)
+void core_job_done(struct core *c, struct job *j)
 {
 	const struct dump_result *r = &j->res;
 	const char *s = r->log, *nl;
@@ -225,6 +263,7 @@ void core_job_done(struct core *c, const struct job *j)
 	size_t n;
 
 	c->dump_running = 0;
+	job_take_lent(c, j);
 	for (; *s != '\0' && (nl = strchr(s, '\n')) != NULL; s = nl + 1) {
 		n = (size_t)(nl - s - 1);
 		if (n >= sizeof(line))

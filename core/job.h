@@ -34,6 +34,7 @@ enum job_kind {
 	JOB_SCRAPE,  /* a scraper's pprof: a dump, shared (job_entry.shares) */
 	JOB_RECENT,  /* recent sampled allocations (prof_recent) */
 	JOB_ADOPT,   /* a dump jemalloc wrote in dump_dir, taken as ours */
+	JOB_REVIEW,  /* a view of the newest dump, within dump_min_interval */
 	JOB_KINDS
 };
 
@@ -126,6 +127,13 @@ struct job {
 	const char *dump_to;           /* where prof.dump writes: one of them */
 	int dump_err;                  /* prof.dump's answer */
 	int dump_fd; /* the dump in a memfd (sealed after prof.dump), or -1 */
+	/* A lending kind's memfd after its steps, for core_job_done to keep
+	 * as the newest dump (lent set; job_release closes one not taken),
+	 * and when the dump began (CLOCK_MONOTONIC, at admission). */
+	int lent;
+	int lent_fd;
+	struct timespec began;
+	long review_age; /* JOB_REVIEW: the dump's age in seconds */
 	struct dump_result res;
 };
 
@@ -162,6 +170,10 @@ struct job_entry {
 	 * ours (its counters, its log line, jmdf's base); NULL: ours, in
 	 * core_job_done. */
 	void (*done)(struct core *c, const struct job *j);
+	/* Its dump (the sealed memfd) is kept on the loop as the newest,
+	 * so a view asked for within dump_min_interval is drawn from it
+	 * (JOB_REVIEW) instead of refused by the rate. */
+	int lends;
 };
 
 extern const struct job_entry job_kinds[JOB_KINDS];
@@ -190,6 +202,13 @@ int job_req_same(const struct job_req *a, const struct job_req *b);
 /* Is a job of this process out on the worker? */
 int core_job_busy(struct core *c);
 
+/* On the loop: let go of the newest dump a lending job left (see
+ * job_entry.lends) when it is dump_min_interval old (@p all: now). The
+ * seconds until it is, to look again; -1: none kept. */
+double core_last_dump_expire(struct core *c, int all);
+/* core_last_dump_expire(c, 1). */
+void core_last_dump_forget(struct core *c);
+
 /* Free what a job owns (the symbol lookup's addresses). */
 void job_release(struct job *j);
 
@@ -198,8 +217,8 @@ void job_release(struct job *j);
 void job_run(struct job *j);
 
 /* On the loop, after job_run(): counters (as its kind counts), last
- * dump, growth baseline, the job's log lines. */
-void core_job_done(struct core *c, const struct job *j);
+ * dump, growth baseline, the job's log lines; a lent dump is taken. */
+void core_job_done(struct core *c, struct job *j);
 
 /* core_job_admit, job_run and core_job_done in a row, for callers without
  * a worker (tests, the fuzzer, a host's jm4lw_reply_builtin). */

@@ -155,10 +155,12 @@ static int body_again(int fd)
 }
 
 /* Drop the kept bodies dump_min_interval old (@p all: every one), and
- * look again when the next of them comes of age. */
+ * the newest dump with them (core_last_dump_expire), and look again when
+ * the next of them comes of age. */
 static void bodies_drop(struct jm4lw *m, int all)
 {
-	double min = (double)m->cfg.dump_min_interval, next = -1, age;
+	double min = (double)m->cfg.dump_min_interval, age;
+	double next = core_last_dump_expire(&m->core, all);
 	struct timeval tv;
 	unsigned v;
 
@@ -543,6 +545,7 @@ static void module_job_done(void *arg, void *job)
 	module_enter(m); /* an answer (the log) may free the module */
 	was = module_unsampled_enter(m);
 	core_job_done(&m->core, j);
+	bodies_drop(m, 0); /* the timer, for the dump it may have lent */
 	body_keep(m, j, &j->res);
 	/* A peer that left meanwhile is not answered; the dump stays. */
 	if (m->waiters.n > 0)

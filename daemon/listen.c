@@ -186,7 +186,9 @@ int listen_socket(struct jm4lw *m, const char *key, const char *addr)
 		goto fail;
 	return fd;
 fail:
-	module_fail(m, "%s %s: %s", key, addr, strerror(errno));
+	/* The address, then the key that set it: what to change. */
+	module_fail(m, "cannot listen on %s (%s): %s", addr, key,
+	    strerror(errno));
 	if (fd != -1)
 		close(fd);
 	return -1;

@@ -295,4 +295,7 @@ void server_set_mode(struct jm4lw *m, const char *mode);
  * allocations stay sampled (see module_unsampled_enter). */
 void server_keep_sampling(struct jm4lw *m);
 
+/* thread.c, at exit(): remove the module's staging directory now. */
+void server_unstage(struct jm4lw *m);
+
 #endif

@@ -125,10 +125,10 @@ struct http_route {
 extern const struct http_route http_routes[];
 
 /* seconds=@p s of /debug/pprof/heap and /allocs (NULL: not given, 0):
- * 1 up to below @p write_timeout, else -1 with Go's 400 line in @p why.
- * Pure, for the fuzzer. */
+ * 1 up to below @p write_timeout, else -1 with Go's 400 line in @p why,
+ * followed by the limit and its key. Pure, for the fuzzer. */
 int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
-    const char **why);
+    char *why, size_t whylen);
 
 /* /jemalloc/profile's query: the view and whether to compare with the
  * last dump, or -1 with a one-line reason in @p why. Pure, for the

@@ -215,6 +215,10 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 		snprintf(age, sizeof(age), "%ld", r->age);
 		evhttp_add_header(evhttp_request_get_output_headers(p->req),
 		    "Age", age);
+		/* Ours, beside a cache's Age: how old the dump is that the
+		 * answer was drawn from (dump_min_interval). */
+		evhttp_add_header(evhttp_request_get_output_headers(p->req),
+		    "X-Jm4lw-Dump-Age", age);
 	}
 	/* The wrappers the ranked views fold, beside raw stacks. */
 	if (r->folded[0] != '\0')

@@ -153,7 +153,7 @@ static void route_metrics(struct http_ctx *ctx)
 }
 
 int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
-    const char **why)
+    char *why, size_t whylen)
 {
 	char *end;
 	long long v;
@@ -166,14 +166,20 @@ int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
 	v = strtoll(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || errno != 0 || v <= 0 ||
 	    (*s != '-' && *s != '+' && (*s < '0' || *s > '9'))) {
-		*why = "invalid value for \"seconds\" - must be a positive "
-		       "integer";
+		snprintf(why, whylen,
+		    "invalid value for \"seconds\" - must be a positive "
+		    "integer");
 		return -1;
 	}
 	/* The reply must be written before write_timeout, as Go refuses
-	 * seconds >= the server's WriteTimeout. */
+	 * seconds >= the server's WriteTimeout: Go's words first (tools
+	 * match them), then the limit and the key that sets it. */
 	if (v >= (long long)write_timeout) {
-		*why = "profile duration exceeds server's WriteTimeout";
+		snprintf(why, whylen,
+		    "profile duration exceeds server's WriteTimeout: "
+		    "seconds=%lld, at most %u with write_timeout = %u "
+		    "(raise write_timeout in the configuration)",
+		    v, write_timeout - 1, write_timeout);
 		return -1;
 	}
 	*out = (unsigned)v;
@@ -186,12 +192,12 @@ int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
 static void route_pprof_heap(struct http_ctx *ctx)
 {
 	enum dump_view view = ctx->route->view;
-	const char *why = NULL, *labels;
-	char name[64];
+	const char *labels;
+	char name[64], why[256];
 	unsigned seconds;
 
 	if (http_seconds_arg(evhttp_find_header(ctx->query, "seconds"),
-	        ctx->m->cfg.write_timeout, &seconds, &why) == -1) {
+	        ctx->m->cfg.write_timeout, &seconds, why, sizeof(why)) == -1) {
 		http_error(ctx->req, 400, "%s", why);
 		return;
 	}

@@ -4,6 +4,11 @@
  * own, served from a thread of the module's.
  *
  *	JM4LW_LISTEN   listen address(es), default 127.0.0.1:9181
+ *	JM4LW_HTTP_LISTEN  HTTP address(es), default 127.0.0.1:9182; empty:
+ *	               none. With JM4LW_LISTEN set and this not, no HTTP
+ *	               unless JM4LW_CONF's file names http_listen: a port
+ *	               moved is a port asked for, and the agent never binds
+ *	               a second default one nobody asked for.
  *	JM4LW_CONF     a jm4lwd.conf-style file (the variables below win)
  *	JM4LW_DUMP_DIR where jmfp writes (default /tmp)
  *	JM4LW_QUIET    set: log only errors
@@ -53,6 +58,10 @@ __attribute__((constructor)) static void agent_start(void)
 		return;
 	}
 	config_defaults(&cfg);
+	/* The words' port moved and HTTP not asked for: none (the file
+	 * below may still name one). */
+	if (listen != NULL && listen[0] != '\0' && http == NULL)
+		cfg.http_listen[0] = '\0';
 	if (conf != NULL && conf[0] != '\0' &&
 	    jm4lw_config_load(&cfg, conf, err, sizeof(err)) == -1)
 		goto fail;

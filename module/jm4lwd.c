@@ -3,6 +3,7 @@
  * process-level things: options, signals, exit status.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,13 +45,17 @@ static void usage(FILE *f)
 	fprintf(f,
 	    "usage: jm4lwd [-nv] [-f file] [-l addr:port[,addr:port...]] "
 	    "[-W addr:port] [-D dump_dir]\n"
+	    "       jm4lwd -h | --help | -V | --version\n"
 	    "  -f file   read the configuration from file (INI)\n"
 	    "  -l addr   listen here instead of the configured addresses\n"
 	    "  -W addr   serve HTTP here instead of http_listen (\"\": none)\n"
 	    "  -D dir    write heap profiles here instead of dump_dir\n"
 	    "  -n        check the configuration, print \"configuration OK\"\n"
 	    "  -v        log every connection\n"
-	    "  -h        this help\n"
+	    "  -h, --help     this help\n"
+	    "  -V, --version  print \"jm4lwd VERSION\"\n"
+	    "An address that cannot be bound is one line on stderr and exit "
+	    "status 1.\n"
 	    "Run with MALLOC_CONF=prof:true,prof_active:false so jmep/jmfp "
 	    "work.\njm4lwd %s, jemalloc %s\n",
 	    JM4LW_VERSION, core_jemalloc()->version);
@@ -138,9 +143,15 @@ int main(int argc, char *argv[])
 	const int signums[3] = {SIGTERM, SIGINT, SIGHUP};
 	char err[512];
 	bool check_only = false;
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
 	int ch, i, status = 1;
 
-	while ((ch = getopt(argc, argv, "f:l:W:D:nvh")) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:l:W:D:nvhV", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'f':
 			d.conf_file = optarg;
@@ -162,6 +173,9 @@ int main(int argc, char *argv[])
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("jm4lwd %s\n", JM4LW_VERSION);
 			return 0;
 		default:
 			usage(stderr);

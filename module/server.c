@@ -6,6 +6,7 @@
  * (log.c) below them.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +17,13 @@
 #include "config.h"
 #include "config_struct.h"
 #include "core.h"
+#include "dumps.h"
 #include "http.h"
 #include "memwatch.h"
 #include "module.h"
 #include "ops.h"
 #include "recentjob.h"
+#include "util.h"
 
 /* srvr's Mode: line ("thread" in thread mode; "standalone" else). */
 void server_set_mode(struct jm4lw *m, const char *mode)
@@ -32,6 +35,14 @@ void server_set_mode(struct jm4lw *m, const char *mode)
 void server_keep_sampling(struct jm4lw *m)
 {
 	m->sampled = 1;
+}
+
+/* The module's staging directory removed, and no dump staged after: the
+ * process is exiting without jm4lw_free() (thread.c). */
+void server_unstage(struct jm4lw *m)
+{
+	if (m->mj != NULL)
+		dumper_cancel(&m->mj->dumper);
 }
 
 /*
@@ -189,6 +200,19 @@ static void module_destroy_deferred(struct jm4lw *m)
 }
 
 /* jm4lw_new() with the caller's sampling off (module_unsampled_enter). */
+/* The staging directories processes now gone left in dump_dir (killed
+ * before they could remove theirs), swept at start rather than at this
+ * process's first dump: dumps_sweep_stages' rules (ours, untouched for
+ * minutes, of a pid that is gone), in a dump_dir that is ours. */
+static void server_sweep_stages(struct jm4lw *m)
+{
+	char dir[PATH_MAX], why[512];
+
+	if (core_dump_dir_safe(m->cfg.dump_dir, dir, sizeof(dir), why,
+	        sizeof(why)) == 0)
+		dumps_sweep_stages(m->cfg.dump_prefix, dir, &m->core.log);
+}
+
 /*
  * recent_max into jemalloc (experimental.prof_recent.alloc_max), at start
  * and on reload, when it differs. On the loop: a read, and a write only
@@ -269,6 +293,7 @@ static struct jm4lw *module_new(struct event_base *base,
 		(void)module_destroy(m);
 		return NULL;
 	}
+	server_sweep_stages(m);
 	live_add(m);
 	return m;
 }

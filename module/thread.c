@@ -232,6 +232,25 @@ fail:
 	return NULL;
 }
 
+/*
+ * exit() with a module thread still running (an agent's host stopped by
+ * SIGTERM, a host that never calls jm4lw_stop_thread): the staging
+ * directory its dumps were made in would stay in dump_dir, one more per
+ * run. It is removed here through the cancel jm4lw_free() uses; the
+ * thread is not stopped or joined (it may be in a dump, and exit() must
+ * not wait on it), and a dump it is making fails with the process.
+ */
+__attribute__((destructor)) static void thread_at_exit(void)
+{
+	struct jm4lw_thread *t;
+
+	pthread_mutex_lock(&threads_lock);
+	LIST_FOREACH(t, &threads, entry)
+		if (!t->forked && t->pid == getpid() && t->m != NULL)
+			server_unstage(t->m);
+	pthread_mutex_unlock(&threads_lock);
+}
+
 JM4LW_API struct jm4lw_thread *
 jm4lw_start_thread(const struct jm4lw_config *cfg, char *err, size_t errlen)
 {

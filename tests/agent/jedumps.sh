@@ -63,6 +63,8 @@ assert_eq "interval: none in redis's working directory" "" \
 ls "$D" >"$T/i.ls"
 assert_grep "interval: jemalloc's dumps are in dump_dir" \
 	"^jm4lw\\.$rpid\\.[0-9]+\\.i[0-9]+\\.heap$" "$T/i.ls"
+assert_eq "interval: jemalloc's dumps are 0600 once taken in, as ours" "600" \
+	"$(cd "$D" && stat -c %a -- *.i*.heap | sort -u | tr '\n' ' ' | sed 's/ $//')"
 heaps=$(grep -c '\.heap$' "$T/i.ls")
 assert_cmd "interval: dump_keep=3 holds ($heaps dumps kept of $n)" \
 	test "$heaps" -le 3

@@ -15,7 +15,8 @@ printf 'dump_min_interval = 0\ndump_min_free = 0\n' >"$T/conf"
 	MALLOC_CONF=prof:true,prof_active:false LD_PRELOAD="$JM4LW_AGENT_SO" \
 	redis-server --port "$rport" --bind 127.0.0.1 --save "" \
 	--appendonly no --dir "$T" >"$T/redis.out" 2>"$T/redis.err") &
-track $!
+rpid=$!
+track $rpid
 port=$(wait_port "$T/redis.err") || { cat "$T/redis.err"; die "agent listens"; }
 pass "agent listens in redis-server on 127.0.0.1:$port"
 for i in $(seq 1 100); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; sleep 0.1; done
@@ -90,6 +91,17 @@ assert_cmd "jmlk: the suspect is not a zmalloc wrapper" bash -c "! grep -Eq '$wr
 assert_grep "jmlk: says which wrappers it looked past" \
 	'^# Folded allocation wrappers into their callers: .*zmalloc' "$T/jmlk"
 assert_cmd "redis still serves after all that" test "$(redis-cli -p "$rport" get key1 | wc -c)" -gt 300000
-redis-cli -p "$rport" shutdown nosave >/dev/null 2>&1
+# SIGTERM, as systemd and kill stop it: redis exits through exit(), and
+# the agent's staging directory in dump_dir (made by jmfp) goes with it.
+assert_cmd "jmfp staged in dump_dir (a .jm4lw.$rpid.* directory)" \
+	bash -c "ls -a '$T' | grep -q '^\.jm4lw\.$rpid\.'"
+kill -TERM "$rpid"
+# (Gone or a zombie: it is our child, reaped only by wait.)
+for _ in $(seq $((100 * SLOW))); do
+	grep -q '^State:[[:space:]]*[^Z]' "/proc/$rpid/status" 2>/dev/null || break
+	sleep 0.1
+done
+assert_eq "SIGTERM: the agent leaves no staging directory in dump_dir" "" \
+	"$(ls -a "$T" | grep "^\.jm4lw\.$rpid\.")"
 rm -f "$dump"
 finish

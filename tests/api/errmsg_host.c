@@ -67,7 +67,8 @@ int main(void)
 	check("listen 127.0.0.1:0 clears it", rc, 0, jm4lw_errmsg(m), "");
 	if (jm4lw_bound_addr(m, 0, addr, sizeof(addr)) == -1)
 		return 2;
-	snprintf(want, sizeof(want), "listen %s: Address already in use", addr);
+	snprintf(want, sizeof(want),
+	    "cannot listen on %s (listen): Address already in use", addr);
 	rc = jm4lw_listen(m, addr);
 	check("listen on a taken port", rc, -1, jm4lw_errmsg(m), want);
 	rc = jm4lw_listen_fd(m, -1);
@@ -87,8 +88,8 @@ int main(void)
 	rc = jm4lw_http_listen(m, "nowhere");
 	check("http_listen nowhere", rc, -1, jm4lw_errmsg(m),
 	    "http_listen nowhere: not an address");
-	snprintf(want, sizeof(want), "http_listen %s: Address already in use",
-	    addr);
+	snprintf(want, sizeof(want),
+	    "cannot listen on %s (http_listen): Address already in use", addr);
 	rc = jm4lw_http_listen(m, addr);
 	check("http_listen on a taken port", rc, -1, jm4lw_errmsg(m), want);
 	rc = jm4lw_http_listen(m, "127.0.0.1:0");

@@ -125,17 +125,17 @@ static void check_query(const char *query)
 		/* seconds=: a delta's span is 1 .. below write_timeout, or
 		 * a 400 with a line; never a wait nobody bounded. */
 		{
-			const char *swhy = NULL;
+			char swhy[256] = "";
 			unsigned secs = 7;
 
 			if (http_seconds_arg(evhttp_find_header(&q, "seconds"),
-			        30, &secs, &swhy) == 0)
+			        30, &secs, swhy, sizeof(swhy)) == 0)
 				CHECK(secs < 30 &&
 				    (secs > 0 ||
 				        evhttp_find_header(&q, "seconds") ==
 				            NULL));
 			else
-				CHECK(swhy != NULL && secs == 0);
+				CHECK(swhy[0] != '\0' && secs == 0);
 		}
 	}
 	evhttp_clear_headers(&q);

@@ -450,15 +450,129 @@ case_port_busy() {
 	out=$(timeout 30 "$JM4LWD" -l "127.0.0.1:$busy" -W 127.0.0.1:0 2>&1)
 	rc=$?
 	if [ $rc != 0 ] && [ $rc != 124 ] &&
-		printf '%s\n' "$out" | grep -q "127.0.0.1:$busy: Address already in use"; then
+		printf '%s\n' "$out" | grep -q "cannot listen on 127.0.0.1:$busy (listen): Address already in use"; then
 		pass "port in use: exit $rc with the address and the reason"
 	else
 		fail "port in use: non-zero exit naming the address" "exit status $rc" "$out"
 	fi
+	# The HTTP port taken, the words' free: one line naming the address
+	# and its key, after the words' "listening on", then exit 1.
+	out=$(timeout 30 "$JM4LWD" -l 127.0.0.1:0 -W "127.0.0.1:$HTTP_PORT" 2>&1)
+	rc=$?
+	assert_eq "HTTP port in use: exit 1" 1 "$rc"
+	assert_eq "HTTP port in use: one line says the address, its key and why" \
+		"jm4lwd: cannot listen on 127.0.0.1:$HTTP_PORT (http_listen): Address already in use" \
+		"$(printf '%s\n' "$out" | grep -v ': listening on ')"
+	out=$(timeout 30 "$JM4LWD" -l "127.0.0.1:$busy" -W '' 2>&1)
+	assert_eq "words port in use: the line names listen" \
+		"jm4lwd: cannot listen on 127.0.0.1:$busy (listen): Address already in use" "$out"
 	alive "port in use: the first daemon still answers" "$busy"
 	stop_daemon
 }
 
+# Every program answers --help (its usage, on stdout, exit 0) and
+# --version ("PROGRAM VERSION", the project's version from CMake).
+case_help_version() {
+	local prog name out rc
+	for prog in "$JM4LWD" "$JM4LW_CLIENT" "$JM4LW_PROF" "$JM4LW_RUN"; do
+		name=$(basename "$prog")
+		out=$("$prog" --help 2>"$T/help.err")
+		rc=$?
+		if [ $rc = 0 ] && [ ! -s "$T/help.err" ] &&
+			printf '%s\n' "$out" | head -1 | grep -q "^usage: $name " &&
+			[ "$(printf '%s\n' "$out" | grep -c '^ *-')" -ge 3 ]; then
+			pass "$name --help: usage with its options on stdout, exit 0"
+		else
+			fail "$name --help: usage with its options on stdout, exit 0" \
+				"exit $rc" "$out" "$(cat "$T/help.err")"
+		fi
+		out=$("$prog" --version 2>&1)
+		rc=$?
+		assert_eq "$name --version: \"$name $JM4LW_PROJECT_VERSION\", exit 0" \
+			"$name $JM4LW_PROJECT_VERSION/0" "$out/$rc"
+	done
+}
+
+# scripts/run.sh with its ports moved by -l and -W says the addresses
+# jm4lwd bound, read from its log lines, not the default 9181.
+case_run_sh() {
+	local d pid hint i
+	d=$(scratch runsh)
+	(cd "$d" && exec env JM4LW_BUILD="$(dirname "$JM4LWD")" \
+		bash "$ROOT/scripts/run.sh" -l 127.0.0.1:0 -W 127.0.0.1:0 -D "$d") \
+		</dev/null >"$d/out" 2>"$d/err" &
+	pid=$!
+	track "$pid"
+	for i in $(seq $((100 * SLOW))); do
+		grep -q '^run.sh: the page: ' "$d/err" && break
+		_alive "$pid" || break
+		sleep 0.1
+	done
+	hint=$(sed -n 's/^run.sh: try: //p' "$d/err")
+	assert_eq "run.sh -l: the command it prints has the port jm4lwd bound" \
+		"echo ruok | nc 127.0.0.1 $(sed -n 's/^jm4lwd: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$d/err")" \
+		"$hint"
+	assert_eq "run.sh -l: that command answers" imok "$(timeout 10 bash -c "$hint -q 1" 2>/dev/null)"
+	assert_eq "run.sh -W: the page's address is the HTTP port jm4lwd bound" \
+		"http://$(sed -n 's/^jm4lwd: HTTP listening on //p' "$d/err")/jemalloc" \
+		"$(sed -n 's/^run.sh: the page: //p' "$d/err")"
+	kill -TERM "$pid"
+	wait_exit "$pid" $((10 * SLOW))
+	assert_eq "run.sh: jm4lwd is the process, and SIGTERM ends it with 0" 0 "$EXIT_STATUS"
+}
+
+# Profile words back to back within dump_min_interval: the views are
+# drawn from the newest dump and say how old it is; only a new kept dump
+# (jmfp) is refused.
+case_words_back_to_back() {
+	local d
+	d=$(scratch b2b)
+	printf 'dump_min_interval = 30\n' >"$d/jm4lwd.conf"
+	start_daemon -C "$d" -e MALLOC_CONF=prof:true,prof_active:true -- \
+		-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	ask jmtp >"$d/tp1"
+	ask jmfg >"$d/fg"
+	ask jmtp >"$d/tp2"
+	ask jmfp >"$d/fp"
+	assert_grep "words back to back: jmtp answers" '^Total: ' "$d/tp1"
+	assert_grep "... then jmfg, from jmtp's dump: a flame graph" '^<svg ' "$d/fg"
+	assert_eq "... then jmtp again, its first line saying whose dump" \
+		"# from a dump taken N s ago (dump_min_interval)" \
+		"$(head -1 "$d/tp2" | sed 's/ [0-9][0-9]* s ago/ N s ago/')"
+	assert_grep "... with the table" '^Total: ' "$d/tp2"
+	assert_grep "... while a new kept dump (jmfp) is refused" \
+		'^error: jmfp refused: the last dump was .* dump_min_interval is 30 s' "$d/fp"
+	stop_daemon
+}
+
+# Staging directories left in dump_dir by processes killed before they
+# removed theirs are swept when a daemon starts, not at its first dump;
+# only those of a pid that is gone, untouched for minutes (the rest of
+# the rules, dumps_sweep_stages', are the unit tests').
+case_stale_stages() {
+	local d dead old
+	d=$(scratch stages)
+	true &
+	dead=$!
+	wait "$dead"
+	old=$(($(date +%s) - 1200))
+	mkdir -m 700 "$d/.jm4lw.$dead.AbCdEf" "$d/.jm4lw.$dead.fResh1"
+	touch -d "@$old" "$d/.jm4lw.$dead.AbCdEf"
+	start_daemon -C "$d" -- -l 127.0.0.1:0 -D "$d" || return
+	assert_cmd "start: a stale staging directory of a process gone is removed" \
+		test ! -e "$d/.jm4lw.$dead.AbCdEf"
+	assert_grep "... and the log says so" "removed $d/\.jm4lw\.$dead\.AbCdEf, left by process $dead" "$DLOG"
+	assert_cmd "... one touched lately is kept" test -d "$d/.jm4lw.$dead.fResh1"
+	stop_daemon
+}
+
+# (Not under valgrind's run of this script: it adds nothing to the options.)
+if [ -z "${JM4LWD_WRAP:-}" ]; then
+	case_help_version
+	case_run_sh
+	case_words_back_to_back
+	case_stale_stages
+fi
 case_prof_off
 case_main
 case_read_timeout

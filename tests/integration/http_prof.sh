@@ -3,15 +3,21 @@
 # jemalloc: every /jemalloc/profile format is what its consumer reads
 # (xmllint for svg, go tool pprof for pprof, jeprof's markers for raw and
 # symbolized), base=previous compares with the last kept dump (409 before
-# there is one), and dumps refused for the rate or the disk are 429 with
-# Retry-After and 503, each with the word's one-line reason. Real-program
+# there is one), a view within dump_min_interval is drawn from the newest
+# dump (go tool pprof, jeprof and curl back to back all answered), and
+# kept dumps refused for the rate or the disk are 429 with Retry-After
+# and 503, each with the word's one-line reason. Real-program
 # consumers (go tool pprof and jeprof on the agent in redis-server,
 # Prometheus) are in http_pprof.sh and prometheus.sh.
 #
 #	bash http_prof.sh   (JM4LWD, else build/)
 . "$(dirname "$0")/../lib.sh"
 
-need curl xmllint go timeout
+# go tool pprof and jeprof write what they fetch under $HOME.
+export HOME=$T/home GOCACHE=$T/gocache PPROF_TMPDIR=$T/pprof
+mkdir -p "$HOME" "$GOCACHE" "$PPROF_TMPDIR"
+
+need curl xmllint go jeprof timeout
 
 case_formats() {
 	local d
@@ -104,9 +110,28 @@ case_refused() {
 		200 again /debug/pprof/heap
 	assert_eq "... with its Age" yes \
 		"$(a=$(hheader again Age); [[ $a =~ ^[0-9]+$ ]] && [ "$a" -le 30 ] && echo yes)"
-	# A person's fresh profile keeps the rate's refusal.
-	assert_http "a dump asked for within dump_min_interval: 429" 429 rate \
-		'/jemalloc/profile?format=pprof'
+	# A view of the live heap within dump_min_interval: drawn from the
+	# newest dump (the scrape's), with its age, not refused.
+	assert_http "a view asked for within dump_min_interval: the newest dump's" \
+		200 view '/jemalloc/profile?format=pprof'
+	assert_eq "... with X-Jm4lw-Dump-Age, 0 to 30 (s)" yes \
+		"$(a=$(hheader view X-Jm4lw-Dump-Age); [[ $a =~ ^[0-9]+$ ]] && [ "$a" -le 30 ] && echo yes)"
+	# The README's block, back to back: go tool pprof, remote jeprof,
+	# curl's flame graph, each answered.
+	timeout $((60 * SLOW)) go tool pprof -top "http://127.0.0.1:$HTTP_PORT/debug/pprof/heap" \
+		>"$T/b2b.pprof" 2>&1
+	assert_grep "back to back: go tool pprof prints its table" '^Showing nodes' "$T/b2b.pprof"
+	timeout $((60 * SLOW)) jeprof --text "http://127.0.0.1:$HTTP_PORT/pprof/heap" \
+		>"$T/b2b.jeprof" 2>&1
+	assert_grep "back to back: then jeprof prints its Total line" '^Total: ' "$T/b2b.jeprof"
+	assert_no_grep "... with no 'No such file'" 'No such file' "$T/b2b.jeprof"
+	timeout $((30 * SLOW)) curl -s "http://127.0.0.1:$HTTP_PORT/jemalloc/profile?format=svg" \
+		>"$T/b2b.svg"
+	assert_cmd "back to back: then curl's heap.svg is an SVG" xmllint --noout "$T/b2b.svg"
+	assert_grep "... (<svg)" '<svg ' "$T/b2b.svg"
+	# A person's new kept dump keeps the rate's refusal.
+	assert_http "a kept dump (jmfp) asked for within dump_min_interval: 429" 429 rate \
+		/4lw/jmfp -X POST -H 'X-Jm4lw: 1'
 	# dump_min_interval (30 s) less the time since, plus core's 50 ms of
 	# margin, rounded up: 31 when the second request came at once.
 	assert_eq "... with Retry-After: 1 to 31 (s)" yes \

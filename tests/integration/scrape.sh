@@ -178,8 +178,8 @@ for bad in 0 -1 abc 1.5 '' 99999999999999999999 10; do
 		"$URL/debug/pprof/heap?seconds=$bad")
 	assert_eq "seconds=$bad gets 400" 400 "$code"
 done
-assert_grep "a bad seconds says Go's line" \
-	'^error: profile duration exceeds server.s WriteTimeout$' "$T/bad.body"
+assert_grep "seconds=10 says Go's line, the limit and its key" \
+	'^error: profile duration exceeds server.s WriteTimeout: seconds=10, at most 9 with write_timeout = 10 \(raise write_timeout in the configuration\)$' "$T/bad.body"
 code=$(curl -s -o "$T/bad.body" -w '%{http_code}' "$URL/debug/pprof/allocs?seconds=x")
 assert_grep "seconds=x says Go's line" \
 	'^error: invalid value for "seconds" - must be a positive integer$' "$T/bad.body"

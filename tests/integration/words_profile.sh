@@ -118,7 +118,8 @@ case_words() {
 	stop_jeprof_host
 }
 
-# The words are admitted like jmfp: the rate limit, and profiling off.
+# Within dump_min_interval a view is drawn from the newest dump and a new
+# kept dump (jmfp) is refused; profiling off refuses both.
 case_refusals() {
 	local code
 	D=$(scratch refusals)
@@ -126,9 +127,12 @@ case_refusals() {
 	start_daemon -C "$D" -e MALLOC_CONF=prof:true,prof_active:false -- -l 127.0.0.1:0 -D dumps || return 1
 	ask jmtp >/dev/null
 	ask jmcs >"$D/jmcs.out"
-	assert_grep "jmcs right after jmtp: refused with the time to retry" \
-		'^error: jmcs refused: the last dump was [0-9.]+ s ago and dump_min_interval is 1 s; retry in [0-9.]+ s$' \
-		"$D/jmcs.out"
+	ask jmfp >"$D/jmfp.out"
+	assert_grep "jmcs right after jmtp: drawn from its dump, which has no samples" \
+		'^error: .*no samples.*jmep' "$D/jmcs.out"
+	assert_grep "jmfp right after jmtp: refused with the time to retry" \
+		'^error: jmfp refused: the last dump was [0-9.]+ s ago and dump_min_interval is 1 s; retry in [0-9.]+ s$' \
+		"$D/jmfp.out"
 	sleep 1.2
 	ask jmcs >"$D/jmcs2.out"
 	assert_grep "jmcs on a heap sampled before jmep: one error line" \
