@@ -16,6 +16,7 @@
 #include "admit.h"
 #include "cause.h"
 #include "core.h"
+#include "ctl.h"
 #include "dumper.h"
 #include "dumps.h"
 #include "job.h"
@@ -151,6 +152,7 @@ static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
 	j->addrs_len = 0;
 	j->dumper = d;
 	j->hints = c->hints;
+	core_sampling(c, &j->sampling);
 	j->locked = (struct job_locked){0}; /* here, unless the shell says */
 	j->dump_fd = -1;
 	memset(&j->res, 0, sizeof(j->res));
@@ -308,6 +310,8 @@ int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
 		return -1;
 	j->json = req->json;
 	j->pid = (long)getpid();
+	/* Too few dumps in a process that cannot sample: say that. */
+	core_sampling(c, &j->sampling);
 	j->res.view = req->view;
 	dump_begin(c);
 	return 0;

@@ -78,6 +78,14 @@ struct core {
 	struct history hist;     /* history_points rows of the figures */
 	long dump_pid;           /* the process dump_running is about */
 	struct memory_state mem; /* dump_on_memory's watch, on the loop */
+	/* Sampling's clock, so an empty or partial profile says since
+	 * when: prof.active as last seen (-1: not read yet), the wall
+	 * clock (ns) of its last change or prof.reset (0: not known), and
+	 * whether it has been so since the process started. */
+	int samp_active;
+	long long samp_since_ns;
+	int samp_reset;
+	int samp_from_start;
 };
 
 /* Initialise @p c with the allocator ops, configuration and policy. */

@@ -124,6 +124,9 @@ struct job {
 	const char *dump_to;           /* where prof.dump writes: one of them */
 	int dump_err;                  /* prof.dump's answer */
 	int dump_fd; /* the dump in a memfd (sealed after prof.dump), or -1 */
+	/* Sampling when a fresh dump was asked for (core_sampling); a kept
+	 * dump's is not known (zero). */
+	struct view_sampling sampling;
 	struct dump_result res;
 };
 

@@ -297,6 +297,11 @@ static void dot_legend(FILE *out, const struct heap_profile *hp,
 	if (dropped_edges > 0)
 		fprintf(out, "Dropped %zu edges (freq <= %s)\\l", dropped_edges,
 		    dot_value(a, sizeof(a), dropped_w, v, 0));
+	if (o->note != NULL) { /* why it is empty or partial */
+		fputs("Note: ", out);
+		dot_str(out, o->note, 0);
+		fputs("\\l", out);
+	}
 	fputs("\"];\n", out);
 }
 
@@ -417,7 +422,17 @@ int render_dot(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
 	}
 	fputs("digraph \"", out);
 	dot_str(out, o.program != NULL ? o.program : "heap profile", 0);
-	fputs("\" {\nnode [width=0.375,height=0.25];\n", out);
+	fputs("\" {\n", out);
+	if (o.note != NULL) { /* for a reader of the text, too */
+		fputs("/* note: ", out);
+		for (i = 0; o.note[i] != '\0'; i++) /* no early end */
+			fputc(o.note[i] == '*' && o.note[i + 1] == '/'
+			        ? '-'
+			        : o.note[i],
+			    out);
+		fputs(" */\n", out);
+	}
+	fputs("node [width=0.375,height=0.25];\n", out);
 	if (o.fontname != NULL) {
 		fputs("node [fontname=\"", out);
 		dot_str(out, o.fontname, 0);

@@ -2,6 +2,7 @@
  * view — the table of views, and each renderer of prof/render*.c in the
  * table's one shape.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "heapprof.h"
@@ -16,6 +17,16 @@
 #define BINARY "application/octet-stream"
 #define SVG "image/svg+xml"
 
+/* "# note: ..." above a text view, when there is one. */
+static void view_note_comment(FILE *out, const struct heap_profile *hp,
+    const struct view_args *a)
+{
+	char note[512];
+
+	if (view_sampling_note(hp, a, note, sizeof(note)) != NULL)
+		fprintf(out, "# note: %s\n", note);
+}
+
 /* What a renderer counts. */
 static enum render_value view_value(const struct view_args *a)
 {
@@ -26,6 +37,7 @@ static enum render_value view_value(const struct view_args *a)
 static int view_text(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
+	view_note_comment(out, hp, a);
 	return render_text(out, hp, sym, view_value(a), a->limit);
 }
 
@@ -40,7 +52,10 @@ static int view_collapsed(FILE *out, const struct heap_profile *hp,
 static int view_svg(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	return render_svg(out, hp, sym, view_value(a), a->title);
+	char note[512];
+
+	return render_svg(out, hp, sym, view_value(a), a->title,
+	    view_sampling_note(hp, a, note, sizeof(note)));
 }
 
 /* pprof's facts from the arguments, its default type @p dflt, with
@@ -49,7 +64,9 @@ static int view_pprof_as(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a, const char *dflt,
     int labels)
 {
+	char note[512];
 	struct pprof_opts o = {.default_type = dflt,
+	    .note = view_sampling_note(hp, a, note, sizeof(note)),
 	    .accum = a->accum,
 	    .time_ns = a->time_ns,
 	    .duration_ns = a->duration_ns,
@@ -96,9 +113,10 @@ static int view_symbolized(FILE *out, const struct heap_profile *hp,
 	    a->raw != NULL ? a->raw : "", a->rawlen);
 }
 
-/* The call graph's options: the profile's program as its name. */
+/* The call graph's options: the profile's program as its name, and
+ * why it is empty or partial (into @p note) as a line of its legend. */
 static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
-    const struct view_args *a)
+    const struct view_args *a, char *note, size_t len)
 {
 	struct render_dot_opts o = {RENDER_DOT_OPTS};
 	size_t i;
@@ -108,6 +126,7 @@ static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
 		if (hp->maps[i].path[0] == '/')
 			o.program = hp->maps[i].path;
 	o.title = a->title;
+	o.note = view_sampling_note(hp, a, note, len);
 	return o;
 }
 
@@ -115,7 +134,8 @@ static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
 static int view_dot(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	struct render_dot_opts o = view_dot_opts(hp, a);
+	char note[512];
+	struct render_dot_opts o = view_dot_opts(hp, a, note, sizeof(note));
 
 	return render_dot(out, hp, sym, view_value(a), &o);
 }
@@ -124,7 +144,8 @@ static int view_dot(FILE *out, const struct heap_profile *hp,
 static int view_callgraph(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	struct render_dot_opts o = view_dot_opts(hp, a);
+	char note[512];
+	struct render_dot_opts o = view_dot_opts(hp, a, note, sizeof(note));
 
 	/* Laid out without the text-layout plugin (see gvc_load.c), dot
 	 * sizes labels from its own metrics, and a browser draws them in
@@ -139,6 +160,7 @@ static int view_callgraph(FILE *out, const struct heap_profile *hp,
 static int view_threads(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
+	view_note_comment(out, hp, a);
 	return render_threads(out, hp, sym, view_value(a), a->limit);
 }
 

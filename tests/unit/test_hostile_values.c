@@ -59,7 +59,7 @@ static char *render_to(const struct heap_profile *hp, enum fmt f,
 		r = render_collapsed(out, hp, sym, RENDER_SPACE);
 		break;
 	case F_SVG:
-		r = render_svg(out, hp, sym, RENDER_SPACE, NULL);
+		r = render_svg(out, hp, sym, RENDER_SPACE, NULL, NULL);
 		break;
 	case F_PPROF:
 		r = render_pprof(out, hp, sym, NULL);

@@ -1211,7 +1211,9 @@ static void test_jmrs(void **state)
 {
 	(void)state;
 	assert_int_equal(run("jmrs"), PROTO_OK);
-	assert_string_equal(R.buf, "ok: profile reset (lg_prof_sample=19)\n");
+	assert_string_equal(R.buf,
+	    "ok: profile reset (lg_prof_sample=19); every sample so far was "
+	    "dropped: profiles now hold only allocations made from now on\n");
 	assert_int_equal(fake.reset_lg, 19);
 	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
 	    "12");
@@ -1665,7 +1667,9 @@ static void test_policy(void **state)
 	fake.fail_name = "prof.lg_sample";
 	fake.fail_errno = EIO;
 	assert_int_equal(run("jmrs"), PROTO_OK);
-	assert_string_equal(R.buf, "ok: profile reset (lg_prof_sample=0)\n");
+	assert_string_equal(R.buf,
+	    "ok: profile reset (lg_prof_sample=0); every sample so far was "
+	    "dropped: profiles now hold only allocations made from now on\n");
 	assert_int_equal(fake.reset_lg, 0);
 	core.pol.reset_lg = -1;
 	assert_int_equal(run("jmrs"), PROTO_ERROR);
