@@ -62,8 +62,10 @@ const char *view_sampling_note(const struct heap_profile *hp,
     const struct view_args *a, char *buf, size_t len)
 {
 	const struct view_sampling *s = &a->sampling;
-	unsigned long long iv = s->interval != 0 ? s->interval : hp->period;
-	int empty = view_profile_empty(hp);
+	unsigned long long iv = s->interval != 0 ? s->interval
+	    : hp != NULL                         ? hp->period
+	                                         : 0;
+	int empty = hp != NULL && view_profile_empty(hp);
 	char since[96], ivs[128];
 	size_t n = 0;
 

@@ -101,7 +101,8 @@ struct view_args {
  * sampling active only since a time (what came before is not in it), a
  * base of another process, or for an offline dump without samples "no
  * samples in this dump". NULL when there is nothing to say. Every format
- * shows it its own way (view.c's renderers).
+ * shows it its own way (view.c's renderers). @p hp NULL: about no profile
+ * in particular (/jemalloc/status), so never "no sample yet".
  */
 const char *view_sampling_note(const struct heap_profile *hp,
     const struct view_args *a, char *buf, size_t len);
