@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "render_threads.h"
 
 /* A (row, function) pair's sum while the stacks are walked. */
@@ -350,7 +351,7 @@ int render_threads(FILE *out, const struct heap_profile *hp,
 	struct thread_split s;
 	const struct thread_row *r;
 	double total;
-	char pct[32];
+	char pct[32], human[32];
 	size_t i, j;
 
 	if (threads_split(hp, sym, v, limit, &s) == -1)
@@ -360,8 +361,11 @@ int render_threads(FILE *out, const struct heap_profile *hp,
 	    "# each row rounded to a whole byte and object so the rows add "
 	    "up to Total exactly; functions: leaf, by %s\n",
 	    v == RENDER_OBJECTS ? "objects" : "bytes");
-	fprintf(out, "Total: %lld bytes, %lld objects, in %zu threads\n",
-	    s.bytes, s.objs, s.nthreads);
+	/* Whole bytes, so the rows add up; and the size as every view
+	 * says one, at the end where field-counting readers do not look. */
+	fprintf(out, "Total: %lld bytes, %lld objects, in %zu threads (%s)\n",
+	    s.bytes, s.objs, s.nthreads,
+	    fmt_bytes_as(human, sizeof(human), (double)s.bytes, 0));
 	fprintf(out, "%14s %10s %8s  %s\n", "bytes", "objects", "%", "thread");
 	for (i = 0; i < s.n; i++) {
 		r = &s.rows[i];

@@ -26,6 +26,30 @@ int view_profile_empty(const struct heap_profile *hp)
 	return 1;
 }
 
+double view_sampling_error(const struct heap_profile *hp)
+{
+	double n;
+
+	if (hp->diff || hp->period == 0 || hp->u_bytes <= 0)
+		return 0;
+	/* About u_bytes / period samples; a count of n errs by about
+	 * sqrt(n), 1.96 of which cover 95%. */
+	n = hp->u_bytes / (double)hp->period;
+	return n > 0 ? 1.96 / sqrt(n) : 0;
+}
+
+const char *view_estimate_of(const struct heap_profile *hp, char *buf,
+    size_t len)
+{
+	double e = view_sampling_error(hp);
+
+	if (e <= 0)
+		return NULL;
+	snprintf(buf, len, "sampled estimate, \xc2\xb1%.*f%% at 95%%",
+	    e < 0.1 ? 1 : 0, e * 100 > 999 ? 999 : e * 100);
+	return buf;
+}
+
 /* " since TIME", or since the start, or nothing (@p s's). */
 static const char *since_of(const struct view_sampling *s, char *buf,
     size_t len)

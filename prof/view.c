@@ -27,6 +27,17 @@ static void view_note_comment(FILE *out, const struct heap_profile *hp,
 		fprintf(out, "# note: %s\n", note);
 }
 
+/* Under a table: its Total is a sampled estimate (beside the doctor's
+ * exact figures), and how far off it may be. Below, so the table starts
+ * with jeprof's Total line as jeprof's does. */
+static void view_estimate_comment(FILE *out, const struct heap_profile *hp)
+{
+	char est[128];
+
+	if (view_estimate_of(hp, est, sizeof(est)) != NULL)
+		fprintf(out, "# Total: a %s\n", est);
+}
+
 /* What a renderer counts. */
 static enum render_value view_value(const struct view_args *a)
 {
@@ -38,7 +49,10 @@ static int view_text(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
 	view_note_comment(out, hp, a);
-	return render_text(out, hp, sym, view_value(a), a->limit);
+	if (render_text(out, hp, sym, view_value(a), a->limit) == -1)
+		return -1;
+	view_estimate_comment(out, hp);
+	return ferror(out) ? -1 : 0;
 }
 
 /* Collapsed stacks. */
@@ -161,7 +175,10 @@ static int view_threads(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
 	view_note_comment(out, hp, a);
-	return render_threads(out, hp, sym, view_value(a), a->limit);
+	if (render_threads(out, hp, sym, view_value(a), a->limit) == -1)
+		return -1;
+	view_estimate_comment(out, hp);
+	return ferror(out) ? -1 : 0;
 }
 
 const struct view views[DUMP_VIEW_COUNT] = {

@@ -111,6 +111,16 @@ const char *view_sampling_note(const struct heap_profile *hp,
  * change? */
 int view_profile_empty(const struct heap_profile *hp);
 
+/* The expected relative error (95%) of @p hp's unsampled total: about
+ * u_bytes / period samples, 1.96 / sqrt(n); 0 when not known (a
+ * difference, no samples, no period). */
+double view_sampling_error(const struct heap_profile *hp);
+
+/* "sampled estimate, ±N% at 95%", what a profile's total is beside an
+ * exact figure, into @p buf; NULL when view_sampling_error has none. */
+const char *view_estimate_of(const struct heap_profile *hp, char *buf,
+    size_t len);
+
 /* A view's renderer: one of prof/render*.c's, in one shape. 0, or -1
  * with errno. */
 typedef int (*view_render_fn)(FILE *out, const struct heap_profile *hp,

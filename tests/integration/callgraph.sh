@@ -94,9 +94,9 @@ case_words() {
 		fi
 	done
 	# Bytes: the text table's MB against the legend's MiB, to its decimal.
-	row=$("$JM4LW_PROF" -f text "$p1" 2>&1 | sed -n 's/^Total: \([0-9.]*\) MB$/\1/p')
+	row=$("$JM4LW_PROF" -f text "$p1" 2>&1 | sed -n 's/^Total: \([0-9.]*\) MiB$/\1/p')
 	got=$(sed -n 's/.*\\lTotal: \([0-9.]*\) MiB\\l.*/\1/p' "$D/p1.dot")
-	assert_eq "jm4lw-prof: the legend's total is the text table's ($row MB, $got MiB)" 1 \
+	assert_eq "jm4lw-prof: the legend's total is the text table's ($row MiB, $got MiB)" 1 \
 		"$(awk -v a="$row" -v b="$got" 'BEGIN { d = a - b; print (a != "" && b != "" && d <= 0.11 && d >= -0.11) }')"
 
 	sleep 1

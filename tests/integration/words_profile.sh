@@ -46,7 +46,8 @@ case_words() {
 	before=$(files "$D/dumps")
 	ask jmtp >"$D/jmtp.out"
 	assert_grep "jmtp: the heading" '^# live heap, top 30 functions by bytes in use$' "$D/jmtp.out"
-	assert_grep "jmtp: jeprof's Total line" '^Total: [0-9.]+ MB$' "$D/jmtp.out"
+	assert_grep "jmtp: the Total line, in MiB as every view's" '^Total: [0-9.]+ MiB$' "$D/jmtp.out"
+	assert_grep "jmtp: its Total is a sampled estimate, with its expected error" '^# Total: a sampled estimate, ±[0-9.]+% at 95%$' "$D/jmtp.out"
 	top=$(rows "$D/jmtp.out" | head -2 | awk '{ print $6 }' | sort | tr '\n' ' ')
 	assert_eq "jmtp: the ring and the leak are the top two, by name" \
 		"$RING $LEAK " "$top"
