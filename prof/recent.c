@@ -534,20 +534,28 @@ static int site_view(struct render_view *v, const struct recent *r,
 /* The frames a line shows. */
 #define RECENT_TEXT_FRAMES 3
 
-/* " in f < g < h": @p site's innermost interesting frames. */
+/* The arrow between a caller and its callee, in every call chain we
+ * show: outermost first, as the flame graph and the call graph read. */
+#define CALLS " \xe2\x86\x92 " /* U+2192 */
+
+/* "  ... → h → g → f": @p site's innermost interesting frames, callers
+ * first, the leaf (where it allocated) last. */
 static int text_frames(FILE *out, struct render_view *v, const struct recent *r,
     const struct recent_site *site, struct symbolizer *sym)
 {
-	size_t i;
+	size_t i, n;
 
 	if (site_view(v, r, site, sym) == -1)
 		return -1;
 	if (v->n == 0)
 		fputs(" (no frames)", out);
-	for (i = 0; i < v->n && i < RECENT_TEXT_FRAMES; i++)
-		fprintf(out, "%s%s", i == 0 ? "  " : " < ", v->f[i].f.func);
+	n = v->n < RECENT_TEXT_FRAMES ? v->n : RECENT_TEXT_FRAMES;
 	if (v->n > RECENT_TEXT_FRAMES)
-		fputs(" < ...", out);
+		fputs("  ..." CALLS, out);
+	else if (n > 0)
+		fputs("  ", out);
+	for (i = n; i-- > 0;)
+		fprintf(out, "%s%s", v->f[i].f.func, i > 0 ? CALLS : "");
 	return 0;
 }
 
