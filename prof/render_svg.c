@@ -49,6 +49,7 @@
 
 #include "bytes.h"
 #include "render_svg.h"
+#include "view.h"
 
 #define WIDTH 1200  /* px */
 #define XPAD 10     /* px either side */
@@ -95,6 +96,7 @@ struct svg_out {
 	double maxd;      /* the largest |change| drawn, for colour intensity */
 	size_t bottom;    /* y of the root's bottom edge */
 	const char *note; /* why it is empty or partial, or NULL */
+	const char *estimate; /* "sampled estimate, ±N% at 95%", or NULL */
 };
 
 /* What tree_child looks for. */
@@ -609,7 +611,12 @@ static void put_head(const struct svg_out *o, const char *title, size_t height,
 		fputs("In use ", out);
 		put_amount(out, root->w, o->v, 0);
 	}
-	fprintf(out, ", %zu stacks, unsampled</text>\n", nstacks);
+	fprintf(out, ", %zu stacks, unsampled", nstacks);
+	if (o->estimate != NULL) { /* beside the doctor's exact figures */
+		fputs(": a ", out);
+		put_xml(out, o->estimate, SIZE_MAX);
+	}
+	fputs("</text>\n", out);
 	fprintf(out, "<text id=\"legend\" x=\"%d\" y=\"62\">", WIDTH / 2);
 	if (o->diff)
 		fprintf(out,
@@ -646,6 +653,7 @@ int render_svg(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
 	struct render_view vw = {0};
 	struct svg_out o = {0};
 	const struct hp_stack *st;
+	char est[128];
 	double old, now, w;
 	size_t k, i, depth = 0, nstacks = 0;
 	int rv = -1;
@@ -689,6 +697,7 @@ int render_svg(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
 			o.maxd = fabs(t.n[i].now - t.n[i].old);
 	}
 	o.note = note;
+	o.estimate = view_estimate_of(hp, est, sizeof(est));
 	o.bottom = TOP + (note != NULL ? NOTE_H : 0) + (depth + 1) * FRAME_H;
 	if (title == NULL)
 		title = hp->diff ? "Heap growth" : "Heap profile";

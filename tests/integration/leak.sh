@@ -85,7 +85,7 @@ case_diff() {
 	jeprof_to "$D/diff.txt" --text --base="$A" "$JEPROF_HOST" "$B" || return 1
 	top=$(top_entry "$D/diff.txt")
 	if [[ $top =~ [[:space:]]$FN$ ]]; then
-		pass "--base=A B: $FN is the top entry ($(echo "$top" | awk '{ print $1 }') MB grew)"
+		pass "--base=A B: $FN is the top entry ($(echo "$top" | awk '{ print $1 }') MiB grew)"
 	else
 		fail "--base=A B: $FN is the top entry" "top: $top" "$(head -8 "$D/diff.txt")"
 	fi

@@ -274,8 +274,8 @@ static void test_empty(void **state)
 
 /* The note of the empty profile of interval 512 KiB, or of the profile
  * above, for sampling state @p s. */
-static const char *note_of(int empty, const struct view_sampling *s,
-    char *buf, size_t len)
+static const char *note_of(int empty, const struct view_sampling *s, char *buf,
+    size_t len)
 {
 	static const char none[] = "heap_v2/524288\n" MAPS;
 	struct view_args a = {.sampling = *s};
@@ -296,7 +296,7 @@ static void test_sampling_notes(void **state)
 {
 	struct view_sampling s = {.turn_on = "jmep turns it on",
 	    .start_with = "send jmep to start sampling"};
-	char buf[512], *svg = NULL;
+	char buf[512], *svg = NULL, *svg_estimate;
 	size_t len = 0;
 	FILE *out;
 
@@ -351,6 +351,16 @@ static void test_sampling_notes(void **state)
 	    "<text id=\"note\" x=\"600\" y=\"80\">Note: sampling is "
 	    "&lt;off&gt;</text>"));
 	free(svg);
+	/* A sampled total says it is one, with its error: 100 samples of
+	 * 512 KiB unsample to 158.2 intervals, 1.96 / sqrt(158.2) = 16%. */
+	svg_estimate = svg_of("heap_v2/524288\n@ 0x3 0x2 0x1\n"
+	                      "  t*: 100: 52428800 [0: 0]\n" MAPS,
+	    NULL, RENDER_SPACE);
+	assert_non_null(strstr(svg_estimate,
+	    "79.1 MiB (82941140 bytes), 1 stacks, unsampled: a sampled "
+	    "estimate, \xc2\xb1"
+	    "16% at 95%</text>"));
+	free(svg_estimate);
 }
 
 int main(void)
