@@ -31,6 +31,7 @@
 
 #include "bytes.h"
 #include "render.h"
+#include "view.h"
 
 /* One function of the graph. */
 struct dot_fn {
@@ -262,7 +263,7 @@ static void dot_legend(FILE *out, const struct heap_profile *hp,
     double dropped_cum, size_t dropped_edges, double dropped_w)
 {
 	double scale = hp->diff ? moved : total;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[64];
 
 	fputs("Legend [shape=box,fontsize=24,shape=plaintext,label=\"", out);
 	if (o->program != NULL) {
@@ -279,6 +280,9 @@ static void dot_legend(FILE *out, const struct heap_profile *hp,
 	else
 		fprintf(out, "Total: %s\\l",
 		    dot_value(a, sizeof(a), total, v, 0));
+	/* Beside the doctor's exact figures, a sampled total says so. */
+	if (view_estimate_of(hp, c, sizeof(c)) != NULL)
+		fprintf(out, "A %s\\l", c);
 	if (nshown == 0) {
 		fputs("No nodes to show\\l", out);
 	} else {

@@ -70,6 +70,8 @@ case_words() {
 	assert_grep "jmcg: dot draws the ring's function" ">$RING<" "$D/jmcg.dot.svg"
 	assert_grep "jmcg: dot draws the leak's function" ">$LEAK<" "$D/jmcg.dot.svg"
 	assert_grep "jmcg: the legend's total" 'label=".*\\lTotal: [0-9.]+ [KMG]iB\\l' "$D/jmcg.dot"
+	assert_grep "jmcg: ... a sampled estimate, with its expected error" \
+		'\\lTotal: [0-9.]+ [KMG]iB\\lA sampled estimate, ±[0-9.]+% at 95%\\l' "$D/jmcg.dot"
 	assert_grep "jmcg: the legend's share shown" \
 		'\\lShowing nodes accounting for [0-9.]+ [KMG]iB, [0-9.]+% of [0-9.]+ [KMG]iB total\\l' "$D/jmcg.dot"
 	assert_grep "jmcg: edges labelled with what flowed" \

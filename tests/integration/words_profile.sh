@@ -202,6 +202,8 @@ case_why_empty() {
 	ask jmfp >"$D/jmfp.out"
 	"$JM4LW_PROF" -f text "$(tail -1 "$D/jmfp.out")" >"$D/offline.out" 2>&1
 	assert_grep "jm4lw-prof on a dump without samples: says so" '^# note: no samples in this dump \(sampling was inactive, or none of the allocations it sampled, one allocation per 1\.0 GiB allocated on average \(lg_prof_sample=30\), was still live\)$' "$D/offline.out"
+	"$JM4LW_PROF" -f collapsed "$(tail -1 "$D/jmfp.out")" >/dev/null 2>"$D/offline.err"
+	assert_grep "jm4lw-prof -f collapsed (no room for a remark): says so on stderr" '^jm4lw-prof: note: no samples in this dump ' "$D/offline.err"
 	stop_daemon
 	start_daemon -C "$D" -- -l 127.0.0.1:0 -D dumps || return 1
 	ask jmlk >"$D/jmlk.off"
