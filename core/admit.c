@@ -351,6 +351,7 @@ int admit_recent(const struct job_entry *k, struct core *c, struct job *j,
 	j->live_only = req->live_only;
 	j->min_size = req->min_size;
 	j->res.view = DUMP_VIEW_RECENT;
+	core_sampling(c, &j->sampling); /* why the records are few */
 	dump_begin(c);
 	return 0;
 }

@@ -440,11 +440,14 @@ int profile_recent(const char *buf, size_t len,
 	    .min_size = a->min_size,
 	    .now_ns = a->now_ns,
 	    .cap_bytes = RECENT_JSON_MAX};
+	struct view_args va = {.sampling = profile_dbg.sampling};
 	struct heap_profile hp;
 	struct symbolizer *sym;
 	struct recent r;
+	char note[512];
 	int rv;
 
+	o.note = view_sampling_note(NULL, &va, note, sizeof(note));
 	if (recent_parse(buf != NULL ? buf : "", len, a->cut, &r, err,
 	        errlen) == -1)
 		return -1;

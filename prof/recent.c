@@ -613,6 +613,8 @@ int recent_render_text(FILE *out, const struct recent *r,
 	for (i = 0; i < r->n; i++)
 		n_shown += shown(&r->rec[i], o);
 	heading(out, r, n_shown, o, "# ");
+	if (o->note != NULL)
+		fprintf(out, "# note: %s\n", o->note);
 	if (n_shown > 0)
 		fprintf(out, "# %10s %7s  %-12s %-6s  %s\n", "size", "age",
 		    "thread", "state", "allocated in");
@@ -688,10 +690,15 @@ int recent_render_json(FILE *out, const struct recent *r,
 	out_printf(&o,
 	    "{\"sample_interval\":%llu,\"recent_max\":%lld,\"count\":%zu,"
 	    "\"shown\":%zu,\"cut\":%s,\"live_only\":%s,\"min_size\":%llu,"
-	    "\"records\":[",
+	    "\"note\":",
 	    (unsigned long long)r->sample_interval, r->max, r->n, n_shown,
 	    r->cut ? "true" : "false", opt->live_only ? "true" : "false",
 	    (unsigned long long)opt->min_size);
+	if (opt->note != NULL) /* why they are few or none */
+		json_string(&o, opt->note);
+	else
+		out_printf(&o, "null");
+	out_printf(&o, ",\"records\":[");
 	for (i = r->n; i-- > 0;) {
 		x = &r->rec[i];
 		if (!shown(x, opt))

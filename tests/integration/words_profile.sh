@@ -182,6 +182,11 @@ case_why_empty() {
 	else
 		fail "pprof, sampling inactive: a comment (pprof -comments) says the same"
 	fi
+	ask jmrc >"$D/jmrc.out"
+	assert_grep "jmrc, sampling inactive: why there are no records" "^# note: $inactive\$" "$D/jmrc.out"
+	hreq recent /jemalloc/recent >/dev/null
+	assert_eq "/jemalloc/recent, sampling inactive: its JSON's note says why" 1 \
+		"$(python3 -c 'import json, re, sys; r = json.load(open(sys.argv[1])); print(int(r["records"] == [] and bool(re.fullmatch(sys.argv[2], r["note"]))))' "$T/recent.body" "$inactive")"
 	ask jmlk >"$D/jmlk.out"
 	assert_grep "jmlk, sampling inactive: too few dumps, and more would hold nothing" "^error: leak suspects need .*; but $inactive\$" "$D/jmlk.out"
 	hreq status /jemalloc/status >/dev/null
