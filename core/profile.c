@@ -636,6 +636,11 @@ int profile_leaks(char *const *dumps, size_t n, const char *stage, int json,
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		goto out;
 	}
+	/* Sampling off now: the next dumps will hold nothing. */
+	if (profile_dbg.sampling.state == SAMPLING_INACTIVE)
+		(void)view_sampling_note(NULL,
+		    &(struct view_args){.sampling = profile_dbg.sampling},
+		    t.note, sizeof(t.note));
 	if (t.n < TREND_MIN_POINTS) {
 		profile_too_few(&t, err, errlen);
 		r = PROFILE_NO_BASE;

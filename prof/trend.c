@@ -538,6 +538,8 @@ static void trend_text(struct out *out, const struct trend *t)
 	if (t->skipped > 0)
 		out_printf(out, "# skipped %zu dumps (the first: %s)\n",
 		    t->skipped, t->skip_why);
+	if (t->note[0] != '\0')
+		out_printf(out, "# note: %s\n", t->note);
 	if (t->ns > 0)
 		out_printf(out, "%12s %12s %7s %12s  %s\n", "rate/min",
 		    "growth", "grew", "now", "function");
@@ -569,6 +571,11 @@ static void trend_json(struct out *out, const struct trend *t)
 	    t->n, t->pt[0].t, t->pt[t->n - 1].t, t->pt[t->n - 1].t - t->pt[0].t,
 	    t->considered, t->indexed, t->skipped);
 	json_string(out, t->skip_why);
+	out_printf(out, ", \"note\": ");
+	if (t->note[0] != '\0')
+		json_string(out, t->note);
+	else
+		out_printf(out, "null");
 	out_printf(out, ", \"points\": [");
 	for (i = 0; i < t->n; i++) {
 		out_printf(out, "%s{\"name\": ", i ? ", " : "");

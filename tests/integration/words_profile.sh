@@ -189,6 +189,13 @@ case_why_empty() {
 		"$(python3 -c 'import json, re, sys; r = json.load(open(sys.argv[1])); print(int(r["records"] == [] and bool(re.fullmatch(sys.argv[2], r["note"]))))' "$T/recent.body" "$inactive")"
 	ask jmlk >"$D/jmlk.out"
 	assert_grep "jmlk, sampling inactive: too few dumps, and more would hold nothing" "^error: leak suspects need .*; but $inactive\$" "$D/jmlk.out"
+	ask jmfp >/dev/null
+	ask jmfp >/dev/null
+	ask jmlk >"$D/jmlk2.out"
+	assert_grep "jmlk over three empty dumps, sampling inactive: the note says why" "^# note: $inactive\$" "$D/jmlk2.out"
+	hreq leaks /jemalloc/leaks >/dev/null
+	assert_eq "/jemalloc/leaks, sampling inactive: its JSON's note says why" 1 \
+		"$(python3 -c 'import json, re, sys; r = json.load(open(sys.argv[1])); print(int(bool(re.fullmatch(sys.argv[2], r["note"]))))' "$T/leaks.body" "$inactive")"
 	hreq status /jemalloc/status >/dev/null
 	assert_eq "/jemalloc/status: sampling inactive since the start, its interval and the note" \
 		"inactive None True 1073741824 1" \
