@@ -71,6 +71,7 @@ void core_sampling_seen(struct core *c, int changed)
 	c->samp_active = on;
 }
 
+/* Sampling now, for a fresh profile: its state, clock and interval. */
 void core_sampling(struct core *c, struct view_sampling *s)
 {
 	enum prof_state ps;

@@ -26,6 +26,7 @@ int view_profile_empty(const struct heap_profile *hp)
 	return 1;
 }
 
+/* The 95% error of a sampled total (see view.h). */
 double view_sampling_error(const struct heap_profile *hp)
 {
 	double n;
@@ -38,6 +39,7 @@ double view_sampling_error(const struct heap_profile *hp)
 	return n > 0 ? 1.96 / sqrt(n) : 0;
 }
 
+/* "sampled estimate, ±N% at 95%", one decimal under 10%. */
 const char *view_estimate_of(const struct heap_profile *hp, char *buf,
     size_t len)
 {
@@ -82,6 +84,7 @@ static const char *interval_of(unsigned long long iv, char *buf, size_t len)
 	return buf;
 }
 
+/* One line on why @p hp is empty or partial (see view.h). */
 const char *view_sampling_note(const struct heap_profile *hp,
     const struct view_args *a, char *buf, size_t len)
 {
