@@ -330,7 +330,7 @@ static void test_extreme_period(void **state)
 	assert_true(isfinite(hp.u_bytes) && hp.u_bytes > 1e18);
 	no_inf_nan_negative(&hp, text);
 	buf = render_to(&hp, F_TEXT, text, &len);
-	assert_non_null(strstr(buf, "Total: 1099511627776.0 MB\n"));
+	assert_non_null(strstr(buf, "Total: 1099511627776.0 MiB\n"));
 	free(buf);
 	heapprof_free(&hp);
 	free(text);
