@@ -73,7 +73,7 @@ case_diff() {
 	local top re
 	ask jmep >"$D/jmep.out"
 	assert_bytes "jmep: ok" "$D/jmep.out" \
-		'ok: profiling active (prof.active=true, was false)\n'
+		'ok: profiling active (prof.active=true, was false); profiles hold only allocations made from now on\n'
 	sleep 2
 	dump A || return 1
 	sleep 2

@@ -1342,7 +1342,8 @@ static void test_jmep_jmdp(void **state)
 	(void)state;
 	assert_int_equal(run("jmep"), PROTO_OK);
 	assert_string_equal(R.buf,
-	    "ok: profiling active (prof.active=true, was false)\n");
+	    "ok: profiling active (prof.active=true, was false); profiles hold "
+	    "only allocations made from now on\n");
 	assert_true(fake.prof_active);
 	assert_int_equal(run("jmep"), PROTO_OK);
 	assert_non_null(strstr(R.buf, "was true"));
