@@ -15,6 +15,8 @@
 
 #include "out.h"
 
+struct view_sampling;
+
 struct dump_list;
 struct figure_value;
 struct history;
@@ -69,6 +71,9 @@ struct answer_figures {
 	const char *jemalloc;   /* core_version() */
 	const char *symbolizer; /* the backend this build symbolizes with */
 	const char *mode;       /* core->mode: how the module runs (srvr) */
+	/* The state of sampling (core_sampling), for /jemalloc/status's
+	 * "sampling"; NULL: not said. */
+	const struct view_sampling *sampling;
 };
 
 /* ANSWER_DUMPS: the kept dumps, and the prefix they are named with. */

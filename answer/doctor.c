@@ -173,8 +173,11 @@ static void render_parts(struct out *out, const struct doctor *d)
 	char b1[32], b2[32], b3[32], b4[32];
 	int k;
 
+	/* Exact figures (jemalloc's counters), where a profile's total
+	 * is a sampled estimate: say which is which. */
 	out_printf(out,
-	    "resident %s (allocated %s, active %s); where it goes:\n",
+	    "resident %s (allocated %s, active %s; exact counts, not "
+	    "sampled); where it goes:\n",
 	    fmt_bytes(b1, sizeof(b1), d->resident),
 	    fmt_bytes(b2, sizeof(b2), d->allocated),
 	    fmt_bytes(b3, sizeof(b3), d->active));

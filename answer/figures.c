@@ -16,6 +16,7 @@
 #include "figures.h"
 #include "jm4lw.h"
 #include "json.h"
+#include "view.h"
 #include "when.h"
 
 /* mntr: ZooKeeper's key<TAB>value shape, one line per figure we have. */
@@ -83,12 +84,41 @@ void answer_summary_text(struct out *out, const void *result)
 	out_printf(out, "Mode: %s\n", a->mode);
 }
 
+/* "sampling": its state, since when (ISO 8601, or null), its interval
+ * and the note a profile of now would carry (or null). */
+static void sampling_json(struct out *out, const struct view_sampling *s)
+{
+	static const char *const names[] = {"unknown", "off", "inactive",
+	    "active"};
+	char when[32], note[512];
+
+	out_printf(out,
+	    ", \"sampling\": {\"state\": \"%s\", \"since\": ", names[s->state]);
+	if (s->since_ns > 0) {
+		fmt_time(when, sizeof(when),
+		    (time_t)(s->since_ns / 1000000000));
+		json_string(out, when);
+	} else
+		out_printf(out, "null");
+	out_printf(out,
+	    ", \"since_reset\": %s, \"from_start\": %s, "
+	    "\"interval_bytes\": %llu, \"note\": ",
+	    s->since_reset ? "true" : "false", s->from_start ? "true" : "false",
+	    s->interval);
+	if (view_sampling_note(NULL, &(struct view_args){.sampling = *s}, note,
+	        sizeof(note)) != NULL)
+		json_string(out, note);
+	else
+		out_printf(out, "null");
+	out_printf(out, "}");
+}
+
 /* /jemalloc/status: the figures as one JSON object, Keeper's names for
  * profiling first. */
 void answer_figures_json(struct out *out, const void *result)
 {
-	const struct figure_value *v =
-	    ((const struct answer_figures *)result)->v;
+	const struct answer_figures *a = result;
+	const struct figure_value *v = a->v;
 	const struct figure_value *x;
 	size_t i;
 
@@ -101,6 +131,8 @@ void answer_figures_json(struct out *out, const void *result)
 	if ((x = figure_find(v, "jemalloc_lg_prof_sample")) != NULL)
 		out_printf(out, ", \"lg_sample\": %llu",
 		    (unsigned long long)x->u);
+	if (a->sampling != NULL)
+		sampling_json(out, a->sampling);
 	for (i = 0; i < figures_count; i++) {
 		if (!v[i].have)
 			continue;

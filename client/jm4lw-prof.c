@@ -455,6 +455,11 @@ static int render_profile(const struct view *vw, struct heap_profile *hp,
 	for (w = 0; sym_warning(sym, w) != NULL; w++)
 		fprintf(stderr, "jm4lw-prof: warning: %s\n",
 		    sym_warning(sym, w));
+	/* Collapsed stacks have no room for a remark: an empty answer
+	 * says why here (the other formats carry it themselves). */
+	if (vw->needs_samples &&
+	    view_sampling_note(hp, args, err, sizeof(err)) != NULL)
+		fprintf(stderr, "jm4lw-prof: note: %s\n", err);
 	if (outpath != NULL && (out = fopen(outpath, "we")) == NULL) {
 		fprintf(stderr, "jm4lw-prof: %s: %s\n", outpath,
 		    strerror(errno));

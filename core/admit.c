@@ -16,6 +16,7 @@
 #include "admit.h"
 #include "cause.h"
 #include "core.h"
+#include "ctl.h"
 #include "dumper.h"
 #include "dumps.h"
 #include "job.h"
@@ -150,6 +151,7 @@ static void job_fill(struct core *c, struct job *j, struct dumper *d,
 	j->addrs_len = 0;
 	j->dumper = d;
 	j->hints = c->hints;
+	core_sampling(c, &j->sampling);
 	j->locked = (struct job_locked){0}; /* here, unless the shell says */
 	j->dump_fd = -1;
 	j->lent = 0;
@@ -395,6 +397,8 @@ int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
 		return -1;
 	j->json = req->json;
 	j->pid = (long)getpid();
+	/* Too few dumps in a process that cannot sample: say that. */
+	core_sampling(c, &j->sampling);
 	j->res.view = req->view;
 	dump_begin(c);
 	return 0;
@@ -434,6 +438,7 @@ int admit_recent(const struct job_entry *k, struct core *c, struct job *j,
 	j->live_only = req->live_only;
 	j->min_size = req->min_size;
 	j->res.view = DUMP_VIEW_RECENT;
+	core_sampling(c, &j->sampling); /* why the records are few */
 	dump_begin(c);
 	return 0;
 }

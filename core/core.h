@@ -86,6 +86,14 @@ struct core {
 	int have_last_fd;
 	int last_fd;
 	struct timespec last_fd_at; /* CLOCK_MONOTONIC */
+	/* Sampling's clock, so an empty or partial profile says since
+	 * when: prof.active as last seen (-1: not read yet), the wall
+	 * clock (ns) of its last change or prof.reset (0: not known), and
+	 * whether it has been so since the process started. */
+	int samp_active;
+	long long samp_since_ns;
+	int samp_reset;
+	int samp_from_start;
 };
 
 /* Initialise @p c with the allocator ops, configuration and policy. */

@@ -16,6 +16,7 @@
 #include "ctl.h"
 #include "ops.h"
 #include "reason.h"
+#include "view.h"
 
 /* Start counting uptime and remember the allocator and configuration. */
 void core_init(struct core *c, const struct core_ops *ops,
@@ -27,6 +28,77 @@ void core_init(struct core *c, const struct core_ops *ops,
 	c->pol = *pol;
 	c->mode = "standalone";
 	clock_gettime(CLOCK_MONOTONIC, &c->started);
+	c->samp_active = -1;
+	core_sampling_seen(c, 0);
+}
+
+/* The wall clock in ns since the epoch. */
+static long long wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Note prof.active as it is now; @p changed: we just switched it (or
+ * reset the profile), so its clock starts now. Seen for the first time
+ * (core_init) as opt.prof_active says, it has been so since the process
+ * started, as far as anyone can tell; changed behind our back (the host's
+ * own mallctl), since when is not known. */
+void core_sampling_seen(struct core *c, int changed)
+{
+	int on = 0, opt = 0;
+
+	if (c->ops == NULL || c->ops->mallctl == NULL ||
+	    ctl_bool(c->ops, "prof.active", &on) != 0) {
+		c->samp_active = -1;
+		return;
+	}
+	if (changed) {
+		c->samp_since_ns = wall_ns();
+		c->samp_from_start = 0;
+	} else if (c->samp_active == -1) {
+		c->samp_from_start =
+		    ctl_bool(c->ops, "opt.prof_active", &opt) == 0 && opt == on;
+		c->samp_since_ns = 0;
+		c->samp_reset = 0;
+	} else if (c->samp_active != on) {
+		c->samp_since_ns = 0;
+		c->samp_from_start = 0;
+		c->samp_reset = 0;
+	}
+	c->samp_active = on;
+}
+
+/* Sampling now, for a fresh profile: its state, clock and interval. */
+void core_sampling(struct core *c, struct view_sampling *s)
+{
+	enum prof_state ps;
+	size_t lg = 0;
+	int e;
+
+	memset(s, 0, sizeof(*s));
+	if (c->ops == NULL || c->ops->mallctl == NULL)
+		return;
+	if ((ps = core_prof_state(c->ops, &e)) == PROF_OFF)
+		s->state = SAMPLING_OFF;
+	if (ps != PROF_READY)
+		goto words;
+	core_sampling_seen(c, 0);
+	if (c->samp_active == -1)
+		goto words;
+	s->state = c->samp_active ? SAMPLING_ACTIVE : SAMPLING_INACTIVE;
+	s->since_ns = c->samp_since_ns;
+	s->since_reset = c->samp_reset;
+	s->from_start = c->samp_from_start;
+	if (ctl_size(c->ops, "prof.lg_sample", &lg) == 0 && lg < 64)
+		s->interval = 1ULL << lg;
+words:
+	if (c->hints != NULL) {
+		s->turn_on = c->hints->sampling_on;
+		s->start_with = c->hints->sampling_start;
+	}
 }
 
 /* Seconds since core_init(). */
@@ -264,6 +336,11 @@ void core_set_active(struct core *c, int on, struct ctl_result *r)
 	}
 	r->was = old;
 	r->ok = 1;
+	if (old != nv) {
+		core_sampling_seen(c, 1);
+		c->samp_reset = 0;
+	} else
+		core_sampling_seen(c, 0);
 }
 
 /* jmpg: give unused dirty pages of every arena back to the kernel. */
@@ -317,4 +394,7 @@ void core_reset(struct core *c, struct ctl_result *r)
 		return;
 	}
 	r->ok = 1;
+	/* Nothing sampled before now is in a profile from here on. */
+	core_sampling_seen(c, 1);
+	c->samp_reset = 1;
 }

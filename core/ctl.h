@@ -46,4 +46,13 @@ void core_purge(struct core *c, struct ctl_result *r);
 /* prof.reset at prof_reset_lg_sample. */
 void core_reset(struct core *c, struct ctl_result *r);
 
+struct view_sampling;
+/* Note prof.active as it is now (@p changed: we just switched it or
+ * reset the profile), for core_sampling's "since when". */
+void core_sampling_seen(struct core *c, int changed);
+
+/* The state of sampling now, for a profile dumped now: on or off, since
+ * when, its interval, and the face's words to turn it on. On the loop. */
+void core_sampling(struct core *c, struct view_sampling *s);
+
 #endif /* JM4LW_CTL_H */

@@ -223,6 +223,7 @@ void job_run(struct job *j)
 	profile_debug_from(&j->cfg);
 	profile_fold_from(&j->fold);
 	profile_accum_from(job_accum(j));
+	profile_sampling_from(&j->sampling);
 	for (i = 0; i < JOB_STEPS_MAX && k->steps[i] != NULL; i++)
 		if (job_step_run(j, k->steps[i]) == -1)
 			break;

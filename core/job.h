@@ -134,6 +134,9 @@ struct job {
 	int lent_fd;
 	struct timespec began;
 	long review_age; /* JOB_REVIEW: the dump's age in seconds */
+	/* Sampling when a fresh dump was asked for (core_sampling); a kept
+	 * dump's is not known (zero). */
+	struct view_sampling sampling;
 	struct dump_result res;
 };
 

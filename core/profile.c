@@ -41,6 +41,7 @@ static __thread struct {
 	int accum;             /* opt.prof_accum: 1, -1, 0 not known */
 	struct fold_list fold; /* fold_wrappers */
 	char folded[PROFILE_FOLDED_MAX]; /* the last collapsed view's */
+	struct view_sampling sampling;
 } profile_dbg;
 
 void profile_fold_from(const struct fold_list *fold)
@@ -98,6 +99,11 @@ static void profile_fold_note(const struct heap_profile *hp,
 void profile_accum_from(int accum)
 {
 	profile_dbg.accum = accum;
+}
+
+void profile_sampling_from(const struct view_sampling *s)
+{
+	profile_dbg.sampling = *s;
 }
 
 void profile_debug_from(const struct jm4lw_config *cfg)
@@ -265,11 +271,12 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	const struct view *vw = &views[view];
 	struct view_args args = {.limit = PROFILE_TOP_ROWS,
 	    .accum = profile_dbg.accum,
+	    .sampling = profile_dbg.sampling,
 	    .time_ns = file_mtime_ns(fd, dump), /* prof.dump's last write */
 	    .fold = &profile_dbg.fold};
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
-	char why[512], hint[128];
+	char why[512], hint[128], note[512];
 	long long base_ns;
 	int r = -1, have_base = 0, loaded = 0;
 	size_t i;
@@ -317,11 +324,10 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	}
 	/* A format with no room for a remark: say it instead. */
 	if (vw->needs_samples && hp.u_bytes == 0 && !have_base) {
-		snprintf(err, errlen,
-		    "the heap profile has no samples (is prof.active "
-		    "false?%s%s)",
-		    hints && hints->sampling_on ? " " : "",
-		    hints && hints->sampling_on ? hints->sampling_on : "");
+		snprintf(err, errlen, "the heap profile has no samples: %s",
+		    view_sampling_note(&hp, &args, note, sizeof(note)) != NULL
+		        ? note
+		        : "no samples in this dump");
 		r = PROFILE_NO_SAMPLES;
 		goto out;
 	}
@@ -494,11 +500,14 @@ int profile_recent(const char *buf, size_t len,
 	    .min_size = a->min_size,
 	    .now_ns = a->now_ns,
 	    .cap_bytes = RECENT_JSON_MAX};
+	struct view_args va = {.sampling = profile_dbg.sampling};
 	struct heap_profile hp;
 	struct symbolizer *sym;
 	struct recent r;
+	char note[512];
 	int rv;
 
+	o.note = view_sampling_note(NULL, &va, note, sizeof(note));
 	if (recent_parse(buf != NULL ? buf : "", len, a->cut, &r, err,
 	        errlen) == -1)
 		return -1;
@@ -641,6 +650,26 @@ int profile_index_kept(const char *dump, const char *stage, char *err,
 	return r;
 }
 
+/* jmlk's refusal of too few dumps: where the process cannot sample
+ * (profiling off, sampling inactive), that first, since more dumps
+ * (jmfp) would not help. */
+static void profile_too_few(const struct trend *t, char *err, size_t errlen)
+{
+	static const struct heap_profile none = {0};
+	struct view_args a = {.sampling = profile_dbg.sampling};
+	char note[512], few[256];
+
+	trend_too_few(t, few, sizeof(few));
+	if (a.sampling.state == SAMPLING_OFF)
+		snprintf(err, errlen, "no leak suspects: %s",
+		    view_sampling_note(&none, &a, note, sizeof(note)));
+	else if (a.sampling.state == SAMPLING_INACTIVE)
+		snprintf(err, errlen, "%s; but %s", few,
+		    view_sampling_note(&none, &a, note, sizeof(note)));
+	else
+		snprintf(err, errlen, "%s", few);
+}
+
 /* jmlk over @p dumps: their points, the analysis, the answer. */
 int profile_leaks(char *const *dumps, size_t n, const char *stage, int json,
     FILE *out, char *err, size_t errlen)
@@ -673,8 +702,13 @@ int profile_leaks(char *const *dumps, size_t n, const char *stage, int json,
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		goto out;
 	}
+	/* Sampling off now: the next dumps will hold nothing. */
+	if (profile_dbg.sampling.state == SAMPLING_INACTIVE)
+		(void)view_sampling_note(NULL,
+		    &(struct view_args){.sampling = profile_dbg.sampling},
+		    t.note, sizeof(t.note));
 	if (t.n < TREND_MIN_POINTS) {
-		trend_too_few(&t, err, errlen);
+		profile_too_few(&t, err, errlen);
 		r = PROFILE_NO_BASE;
 		goto out;
 	}

@@ -112,6 +112,11 @@ const char *profile_folded(void);
  * them pprof says so rather than serve zeros as allocations. */
 void profile_accum_from(int accum);
 
+/* The state of sampling for the profile_* calls on this thread from now
+ * on (the job's, core_sampling), so an empty or partial profile says why
+ * in every format. */
+void profile_sampling_from(const struct view_sampling *s);
+
 /* What the last profile_* call on this thread could not get for its
  * symbols (debuginfod's objects), one line, or NULL: for the formats
  * with no room for a remark, the worker logs it. */

@@ -417,7 +417,8 @@ static void route_stats(struct http_ctx *ctx)
 static void route_status(struct http_ctx *ctx)
 {
 	struct figure_value v[FIGURES_MAX];
-	struct answer_figures a = {.v = v};
+	struct view_sampling s;
+	struct answer_figures a = {.v = v, .sampling = &s};
 	struct evbuffer *b = evbuffer_new();
 	struct out out;
 
@@ -426,6 +427,7 @@ static void route_status(struct http_ctx *ctx)
 		return;
 	}
 	figures_read(&ctx->m->core, v);
+	core_sampling(&ctx->m->core, &s); /* why a profile is empty */
 	out = http_out_of(b);
 	answer_render(ANSWER_FIGURES, ANSWER_JSON, &a, &out);
 	http_reply(ctx->req, 200, JSON, b);

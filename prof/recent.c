@@ -613,20 +613,28 @@ static int site_view(struct render_view *v, const struct recent *r,
 /* The frames a line shows. */
 #define RECENT_TEXT_FRAMES 3
 
-/* " in f < g < h": @p site's innermost interesting frames. */
+/* The arrow between a caller and its callee, in every call chain we
+ * show: outermost first, as the flame graph and the call graph read. */
+#define CALLS " \xe2\x86\x92 " /* U+2192 */
+
+/* "  ... → h → g → f": @p site's innermost interesting frames, callers
+ * first, the leaf (where it allocated) last. */
 static int text_frames(FILE *out, struct render_view *v, const struct recent *r,
     const struct recent_site *site, struct symbolizer *sym)
 {
-	size_t i;
+	size_t i, n;
 
 	if (site_view(v, r, site, sym) == -1)
 		return -1;
 	if (v->n == 0)
 		fputs(" (no frames)", out);
-	for (i = 0; i < v->n && i < RECENT_TEXT_FRAMES; i++)
-		fprintf(out, "%s%s", i == 0 ? "  " : " < ", v->f[i].f.func);
+	n = v->n < RECENT_TEXT_FRAMES ? v->n : RECENT_TEXT_FRAMES;
 	if (v->n > RECENT_TEXT_FRAMES)
-		fputs(" < ...", out);
+		fputs("  ..." CALLS, out);
+	else if (n > 0)
+		fputs("  ", out);
+	for (i = n; i-- > 0;)
+		fprintf(out, "%s%s", v->f[i].f.func, i > 0 ? CALLS : "");
 	return 0;
 }
 
@@ -681,6 +689,8 @@ int recent_render_text(FILE *out, const struct recent *r,
 	for (i = 0; i < r->n; i++)
 		n_shown += shown(&r->rec[i], o);
 	heading(out, r, n_shown, o, "# ");
+	if (o->note != NULL)
+		fprintf(out, "# note: %s\n", o->note);
 	if (n_shown > 0)
 		fprintf(out, "# %10s %7s  %-12s %-6s  %s\n", "size", "age",
 		    "thread", "state", "allocated in");
@@ -756,10 +766,15 @@ int recent_render_json(FILE *out, const struct recent *r,
 	out_printf(&o,
 	    "{\"sample_interval\":%llu,\"recent_max\":%lld,\"count\":%zu,"
 	    "\"shown\":%zu,\"cut\":%s,\"live_only\":%s,\"min_size\":%llu,"
-	    "\"records\":[",
+	    "\"note\":",
 	    (unsigned long long)r->sample_interval, r->max, r->n, n_shown,
 	    r->cut ? "true" : "false", opt->live_only ? "true" : "false",
 	    (unsigned long long)opt->min_size);
+	if (opt->note != NULL) /* why they are few or none */
+		json_string(&o, opt->note);
+	else
+		out_printf(&o, "null");
+	out_printf(&o, ",\"records\":[");
 	for (i = r->n; i-- > 0;) {
 		x = &r->rec[i];
 		if (!shown(x, opt))

@@ -66,6 +66,9 @@ struct recent_opts {
 	uint64_t min_size; /* only records at least this big */
 	uint64_t now_ns;   /* jemalloc's clock now, for ages */
 	size_t cap_bytes;  /* the reader's cap, named when r->cut */
+	/* Why the records are few or none (sampling inactive, or active
+	 * only since a time: view_sampling_note); NULL: nothing to say. */
+	const char *note;
 };
 
 /* jmrc: a heading, then newest first a line per record (size, age,

@@ -157,8 +157,10 @@ struct render_dot_opts {
 	                         line; NULL: "heap profile" */
 	const char *title;    /* "live heap", "heap growth"; NULL: a default */
 	const char *fontname; /* every label's font; NULL: Graphviz's own */
+	const char *note;     /* why it is empty or partial, the legend's
+	                         last line and a comment; NULL: none */
 };
-#define RENDER_DOT_OPTS 0.005, 0.001, 80, 8, NULL, NULL, NULL
+#define RENDER_DOT_OPTS 0.005, 0.001, 80, 8, NULL, NULL, NULL, NULL
 
 /* Graphviz dot of the call graph, as jeprof --dot: a box per function
  * (self and "of" cumulative, each with its share; the font grows with

@@ -31,6 +31,7 @@
 
 #include "bytes.h"
 #include "render.h"
+#include "view.h"
 
 /* One function of the graph. */
 struct dot_fn {
@@ -292,7 +293,7 @@ static void dot_legend(FILE *out, const struct heap_profile *hp,
     double dropped_cum, size_t dropped_edges, double dropped_w)
 {
 	double scale = hp->diff ? moved : total;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[64];
 
 	fputs("Legend [shape=box,fontsize=24,shape=plaintext,label=\"", out);
 	if (o->program != NULL) {
@@ -310,6 +311,9 @@ static void dot_legend(FILE *out, const struct heap_profile *hp,
 	else
 		fprintf(out, "Total: %s\\l",
 		    dot_value(a, sizeof(a), total, v, 0));
+	/* Beside the doctor's exact figures, a sampled total says so. */
+	if (view_estimate_of(hp, c, sizeof(c)) != NULL)
+		fprintf(out, "A %s\\l", c);
 	if (nshown == 0) {
 		fputs("No nodes to show\\l", out);
 	} else {
@@ -328,6 +332,11 @@ static void dot_legend(FILE *out, const struct heap_profile *hp,
 	if (dropped_edges > 0)
 		fprintf(out, "Dropped %zu edges (freq <= %s)\\l", dropped_edges,
 		    dot_value(a, sizeof(a), dropped_w, v, 0));
+	if (o->note != NULL) { /* why it is empty or partial */
+		fputs("Note: ", out);
+		dot_str(out, o->note, 0, DOT_LABEL_MAX);
+		fputs("\\l", out);
+	}
 	fputs("\"];\n", out);
 }
 
@@ -449,7 +458,17 @@ int render_dot(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
 	fputs("digraph \"", out);
 	dot_str(out, o.program != NULL ? o.program : "heap profile", 0,
 	    DOT_LABEL_MAX);
-	fputs("\" {\nnode [width=0.375,height=0.25];\n", out);
+	fputs("\" {\n", out);
+	if (o.note != NULL) { /* for a reader of the text, too */
+		fputs("/* note: ", out);
+		for (i = 0; o.note[i] != '\0'; i++) /* no early end */
+			fputc(o.note[i] == '*' && o.note[i + 1] == '/'
+			        ? '-'
+			        : o.note[i],
+			    out);
+		fputs(" */\n", out);
+	}
+	fputs("node [width=0.375,height=0.25];\n", out);
 	if (o.fontname != NULL) {
 		fputs("node [fontname=\"", out);
 		dot_str(out, o.fontname, 0, DOT_LABEL_MAX);

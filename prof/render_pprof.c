@@ -761,6 +761,8 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 		              "MALLOC_CONF=prof:true,prof_accum:true)"
 		            : "no alloc_objects/alloc_space: the dump has no "
 		              "accumulated counts (opt.prof_accum off?)"));
+	if (o->note != NULL)
+		pp_top_uint(w, PROFILE_COMMENT, pp_str(w, o->note));
 	/* Readers file a profile under its time (Parca stores time 0 at
 	 * 1970); int64 fields, so a negative span would be a huge one. */
 	if (o->time_ns > 0)

@@ -41,6 +41,9 @@ struct pprof_opts {
 	 * `go tool pprof -tagfocus=thread=NAME` shows one thread's heap.
 	 * Not on a difference (its thread lines are not subtracted). */
 	int thread_labels;
+	/* Why the profile is empty or partial, a comment (pprof
+	 * -comments); NULL: none. */
+	const char *note;
 };
 
 /* @p hp as gzipped pprof protobuf in Go's heap layout, written to @p out

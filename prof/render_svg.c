@@ -49,11 +49,13 @@
 
 #include "bytes.h"
 #include "render_svg.h"
+#include "view.h"
 
 #define WIDTH 1200  /* px */
 #define XPAD 10     /* px either side */
 #define TOP 72      /* title, subtitle, legend */
 #define BOTTOM 34   /* the details line */
+#define NOTE_H 20   /* the note's line under the legend, when there is one */
 #define FRAME_H 16  /* px a level */
 #define CHAR_PX 7.3 /* a 12 px monospace character, with a margin */
 #define MIN_PX 0.1  /* narrower frames are left out */
@@ -89,10 +91,12 @@ struct svg_out {
 	const struct svg_tree *t;
 	enum render_value v;
 	int diff;
-	double scale;  /* px per unit of w */
-	double minw;   /* narrower than this (in units of w) is left out */
-	double maxd;   /* the largest |change| drawn, for colour intensity */
-	size_t bottom; /* y of the root's bottom edge */
+	double scale;     /* px per unit of w */
+	double minw;      /* narrower than this (in units of w) is left out */
+	double maxd;      /* the largest |change| drawn, for colour intensity */
+	size_t bottom;    /* y of the root's bottom edge */
+	const char *note; /* why it is empty or partial, or NULL */
+	const char *estimate; /* "sampled estimate, ±N% at 95%", or NULL */
 };
 
 /* What tree_child looks for. */
@@ -387,6 +391,7 @@ static const char svg_style[] =
     "text{font-family:monospace;font-size:12px;fill:#000}\n"
     "#title{font-size:17px;text-anchor:middle}\n"
     "#subtitle,#legend{text-anchor:middle;fill:#333}\n"
+    "#note{text-anchor:middle;fill:#a40000;font-weight:bold}\n"
     ".btn{fill:#1a4fa0;cursor:pointer;text-decoration:underline}\n"
     "#search,#matched{text-anchor:end}\n"
     ".f{cursor:pointer}\n"
@@ -606,7 +611,12 @@ static void put_head(const struct svg_out *o, const char *title, size_t height,
 		fputs("In use ", out);
 		put_amount(out, root->w, o->v, 0);
 	}
-	fprintf(out, ", %zu stacks, unsampled</text>\n", nstacks);
+	fprintf(out, ", %zu stacks, unsampled", nstacks);
+	if (o->estimate != NULL) { /* beside the doctor's exact figures */
+		fputs(": a ", out);
+		put_xml(out, o->estimate, SIZE_MAX);
+	}
+	fputs("</text>\n", out);
 	fprintf(out, "<text id=\"legend\" x=\"%d\" y=\"62\">", WIDTH / 2);
 	if (o->diff)
 		fprintf(out,
@@ -617,8 +627,15 @@ static void put_head(const struct svg_out *o, const char *title, size_t height,
 	else
 		fprintf(out, "Width: %s in use, callers below callees.",
 		    o->v == RENDER_OBJECTS ? "objects" : "bytes");
+	fputs("</text>\n", out);
+	if (o->note != NULL) { /* why it is empty or partial: in sight */
+		fprintf(out,
+		    "<text id=\"note\" x=\"%d\" y=\"%d\">Note: ", WIDTH / 2,
+		    TOP + 8);
+		put_xml(out, o->note, SIZE_MAX);
+		fputs("</text>\n", out);
+	}
 	fprintf(out,
-	    "</text>\n"
 	    "<text id=\"unzoom\" class=\"btn hide\" x=\"%d\" y=\"24\">"
 	    "Reset Zoom</text>\n"
 	    "<text id=\"search\" class=\"btn\" x=\"%d\" y=\"24\">Search</text>\n"
@@ -630,12 +647,13 @@ static void put_head(const struct svg_out *o, const char *title, size_t height,
 }
 
 int render_svg(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
-    enum render_value v, const char *title)
+    enum render_value v, const char *title, const char *note)
 {
 	struct svg_tree t = {0};
 	struct render_view vw = {0};
 	struct svg_out o = {0};
 	const struct hp_stack *st;
+	char est[128];
 	double old, now, w;
 	size_t k, i, depth = 0, nstacks = 0;
 	int rv = -1;
@@ -678,7 +696,9 @@ int render_svg(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
 		if (fabs(t.n[i].now - t.n[i].old) > o.maxd)
 			o.maxd = fabs(t.n[i].now - t.n[i].old);
 	}
-	o.bottom = TOP + (depth + 1) * FRAME_H;
+	o.note = note;
+	o.estimate = view_estimate_of(hp, est, sizeof(est));
+	o.bottom = TOP + (note != NULL ? NOTE_H : 0) + (depth + 1) * FRAME_H;
 	if (title == NULL)
 		title = hp->diff ? "Heap growth" : "Heap profile";
 	put_head(&o, title, o.bottom + BOTTOM, nstacks);

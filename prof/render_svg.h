@@ -20,8 +20,9 @@
  * folded into one "[N more frames]" frame. A difference (hp->diff) is
  * drawn with the width of the larger of before and after and coloured
  * by the change: red grew, blue shrank. @p title heads it (NULL: a
- * default). 0, or -1 with errno. */
+ * default); @p note, why it is empty or partial (NULL: none), is a line
+ * of its own under the legend. 0, or -1 with errno. */
 int render_svg(FILE *out, const struct heap_profile *hp, struct symbolizer *sym,
-    enum render_value v, const char *title);
+    enum render_value v, const char *title, const char *note);
 
 #endif

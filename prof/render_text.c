@@ -72,7 +72,8 @@ static int row_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* jeprof's units: MB with one decimal, or whole objects (truncated, as
+/* jeprof's units, named as ours are: MiB (what jeprof calls MB: it
+ * divides by 2^20) with one decimal, or whole objects (truncated, as
  * jeprof's int() does). A sum of many stacks may pass what one holds:
  * clamped again here, so the cast is defined. */
 static void unparse(char *buf, size_t len, double x, enum render_value v)
@@ -131,8 +132,11 @@ int render_text(FILE *out, const struct heap_profile *hp,
 	if (n > 0) /* no rows is no array: qsort wants one */
 		qsort(rows, n, sizeof(*rows), row_cmp);
 	unparse(a, sizeof(a), total, v);
+	/* Every column in MiB, as the Total says: the table's numbers are
+	 * jeprof's (its "MB" is MiB), its unit is named as the rest of
+	 * our views name theirs. */
 	fprintf(out, "Total: %s %s\n", a,
-	    v == RENDER_OBJECTS ? "objects" : "MB");
+	    v == RENDER_OBJECTS ? "objects" : "MiB");
 	fold_note(out, &fold, "");
 	if (limit != 0 && limit < n)
 		n = limit;

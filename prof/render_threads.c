@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fold.h"
+#include "bytes.h"
 #include "render_threads.h"
 
 /* A (row, function) pair's sum while the stacks are walked. */
@@ -362,7 +363,7 @@ int render_threads(FILE *out, const struct heap_profile *hp,
 	struct thread_split s;
 	const struct thread_row *r;
 	double total;
-	char pct[32];
+	char pct[32], human[32];
 	size_t i, j;
 
 	if (threads_split(hp, sym, v, limit, fold, &s) == -1)
@@ -373,8 +374,11 @@ int render_threads(FILE *out, const struct heap_profile *hp,
 	    "up to Total exactly; functions: leaf (past allocation wrappers), "
 	    "by %s\n",
 	    v == RENDER_OBJECTS ? "objects" : "bytes");
-	fprintf(out, "Total: %lld bytes, %lld objects, in %zu threads\n",
-	    s.bytes, s.objs, s.nthreads);
+	/* Whole bytes, so the rows add up; and the size as every view
+	 * says one, at the end where field-counting readers do not look. */
+	fprintf(out, "Total: %lld bytes, %lld objects, in %zu threads (%s)\n",
+	    s.bytes, s.objs, s.nthreads,
+	    fmt_bytes_as(human, sizeof(human), (double)s.bytes, 0));
 	if (s.folded > 0)
 		fprintf(out,
 		    "Folded allocation wrappers into their callers: %s "

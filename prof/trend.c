@@ -578,6 +578,8 @@ static void trend_text(struct out *out, const struct trend *t)
 		    "# Folded allocation wrappers into their callers: %s "
 		    "(fold_wrappers to change)\n",
 		    t->pt[t->n - 1].folded);
+	if (t->note[0] != '\0')
+		out_printf(out, "# note: %s\n", t->note);
 	if (t->ns > 0)
 		out_printf(out, "%12s %12s %7s %12s  %s\n", "rate/min",
 		    "growth", "grew", "now", "function");
@@ -613,6 +615,11 @@ static void trend_json(struct out *out, const struct trend *t)
 	out_printf(out, ", \"folded\": ");
 	json_string(out,
 	    t->pt[t->n - 1].folded != NULL ? t->pt[t->n - 1].folded : "");
+	out_printf(out, ", \"note\": ");
+	if (t->note[0] != '\0')
+		json_string(out, t->note);
+	else
+		out_printf(out, "null");
 	out_printf(out, ", \"points\": [");
 	for (i = 0; i < t->n; i++) {
 		out_printf(out, "%s{\"name\": ", i ? ", " : "");

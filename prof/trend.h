@@ -67,6 +67,9 @@ struct trend {
 	size_t indexed;     /* dumps whose index was made for this question */
 	size_t skipped;     /* dumps left out: neither index nor dump read */
 	char skip_why[256]; /* the first one's reason */
+	/* Why the newest dumps hold little or nothing (sampling inactive:
+	 * view_sampling_note), or "". */
+	char note[512];
 };
 
 struct fold_list;

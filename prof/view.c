@@ -2,6 +2,7 @@
  * view — the table of views, and each renderer of prof/render*.c in the
  * table's one shape.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "heapprof.h"
@@ -16,6 +17,27 @@
 #define BINARY "application/octet-stream"
 #define SVG "image/svg+xml"
 
+/* "# note: ..." above a text view, when there is one. */
+static void view_note_comment(FILE *out, const struct heap_profile *hp,
+    const struct view_args *a)
+{
+	char note[512];
+
+	if (view_sampling_note(hp, a, note, sizeof(note)) != NULL)
+		fprintf(out, "# note: %s\n", note);
+}
+
+/* Under a table: its Total is a sampled estimate (beside the doctor's
+ * exact figures), and how far off it may be. Below, so the table starts
+ * with jeprof's Total line as jeprof's does. */
+static void view_estimate_comment(FILE *out, const struct heap_profile *hp)
+{
+	char est[128];
+
+	if (view_estimate_of(hp, est, sizeof(est)) != NULL)
+		fprintf(out, "# Total: a %s\n", est);
+}
+
 /* What a renderer counts. */
 static enum render_value view_value(const struct view_args *a)
 {
@@ -26,7 +48,11 @@ static enum render_value view_value(const struct view_args *a)
 static int view_text(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	return render_text(out, hp, sym, view_value(a), a->limit, a->fold);
+	view_note_comment(out, hp, a);
+	if (render_text(out, hp, sym, view_value(a), a->limit, a->fold) == -1)
+		return -1;
+	view_estimate_comment(out, hp);
+	return ferror(out) ? -1 : 0;
 }
 
 /* Collapsed stacks. */
@@ -40,7 +66,10 @@ static int view_collapsed(FILE *out, const struct heap_profile *hp,
 static int view_svg(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	return render_svg(out, hp, sym, view_value(a), a->title);
+	char note[512];
+
+	return render_svg(out, hp, sym, view_value(a), a->title,
+	    view_sampling_note(hp, a, note, sizeof(note)));
 }
 
 /* pprof's facts from the arguments, its default type @p dflt, with
@@ -49,7 +78,9 @@ static int view_pprof_as(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a, const char *dflt,
     int labels)
 {
+	char note[512];
 	struct pprof_opts o = {.default_type = dflt,
+	    .note = view_sampling_note(hp, a, note, sizeof(note)),
 	    .accum = a->accum,
 	    .time_ns = a->time_ns,
 	    .duration_ns = a->duration_ns,
@@ -96,9 +127,10 @@ static int view_symbolized(FILE *out, const struct heap_profile *hp,
 	    a->raw != NULL ? a->raw : "", a->rawlen);
 }
 
-/* The call graph's options: the profile's program as its name. */
+/* The call graph's options: the profile's program as its name, and
+ * why it is empty or partial (into @p note) as a line of its legend. */
 static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
-    const struct view_args *a)
+    const struct view_args *a, char *note, size_t len)
 {
 	struct render_dot_opts o = {RENDER_DOT_OPTS};
 	size_t i;
@@ -108,6 +140,7 @@ static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
 		if (hp->maps[i].path[0] == '/')
 			o.program = hp->maps[i].path;
 	o.title = a->title;
+	o.note = view_sampling_note(hp, a, note, len);
 	return o;
 }
 
@@ -115,7 +148,8 @@ static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
 static int view_dot(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	struct render_dot_opts o = view_dot_opts(hp, a);
+	char note[512];
+	struct render_dot_opts o = view_dot_opts(hp, a, note, sizeof(note));
 
 	return render_dot(out, hp, sym, view_value(a), &o);
 }
@@ -124,7 +158,8 @@ static int view_dot(FILE *out, const struct heap_profile *hp,
 static int view_callgraph(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	struct render_dot_opts o = view_dot_opts(hp, a);
+	char note[512];
+	struct render_dot_opts o = view_dot_opts(hp, a, note, sizeof(note));
 
 	/* Laid out without the text-layout plugin (see gvc_load.c), dot
 	 * sizes labels from its own metrics, and a browser draws them in
@@ -139,7 +174,12 @@ static int view_callgraph(FILE *out, const struct heap_profile *hp,
 static int view_threads(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	return render_threads(out, hp, sym, view_value(a), a->limit, a->fold);
+	view_note_comment(out, hp, a);
+	if (render_threads(out, hp, sym, view_value(a), a->limit, a->fold) ==
+	    -1)
+		return -1;
+	view_estimate_comment(out, hp);
+	return ferror(out) ? -1 : 0;
 }
 
 const struct view views[DUMP_VIEW_COUNT] = {

@@ -49,6 +49,34 @@ enum view_base {
 	VIEW_BASE_ALWAYS, /* jmdf: with the last kept dump, or says why not */
 };
 
+/* Whether the process was sampling when it dumped: what an empty or
+ * partial profile says about itself (render_sampling_note). */
+enum sampling_state {
+	SAMPLING_UNKNOWN,  /* offline: only the dump's own numbers speak */
+	SAMPLING_OFF,      /* opt.prof is false: nothing can be sampled */
+	SAMPLING_INACTIVE, /* prof.active is false: nothing is sampled */
+	SAMPLING_ACTIVE,   /* prof.active is true */
+};
+
+/* The state of sampling when a profile was taken, one struct every
+ * renderer gets, so each format says the same thing its own way. */
+struct view_sampling {
+	enum sampling_state state;
+	/* Wall clock (ns since the epoch) of the last change of
+	 * prof.active or of the last prof.reset, whichever came later: no
+	 * allocation before it is in the profile. 0: not known. */
+	long long since_ns;
+	int since_reset; /* since_ns is a prof.reset's, not a switch */
+	int from_start;  /* as it has been since the process started */
+	unsigned long long interval; /* 2^lg_prof_sample bytes; 0: unknown */
+	const char *turn_on;    /* how to turn sampling on ("jmep"), or NULL */
+	const char *start_with; /* how to start sampling once profiling is
+	                           on ("send jmep ..."), or NULL */
+	/* The profile is a difference from another process's dump (the
+	 * base's pid is not the dump's): a set flag adds a warning. */
+	int other_base;
+};
+
 /* What a renderer is told besides the profile and its symbolizer. */
 struct view_args {
 	int objects;        /* count objects instead of bytes */
@@ -66,7 +94,36 @@ struct view_args {
 	/* The allocator's wrappers to fold in the ranked views (text,
 	 * threads); NULL: the defaults (fold.h). */
 	const struct fold_list *fold;
+	/* Was the process sampling, since when, at what interval. */
+	struct view_sampling sampling;
 };
+
+/*
+ * Why profile @p hp (rendered with @p a) is empty or partial, as one line
+ * a person can act on, into @p buf: profiling off, sampling inactive
+ * (since when), no sample yet (the heap is below one sample interval),
+ * sampling active only since a time (what came before is not in it), a
+ * base of another process, or for an offline dump without samples "no
+ * samples in this dump". NULL when there is nothing to say. Every format
+ * shows it its own way (view.c's renderers). @p hp NULL: about no profile
+ * in particular (/jemalloc/status), so never "no sample yet".
+ */
+const char *view_sampling_note(const struct heap_profile *hp,
+    const struct view_args *a, char *buf, size_t len);
+
+/* Is @p hp empty: no bytes (objects) in use, and for a difference no
+ * change? */
+int view_profile_empty(const struct heap_profile *hp);
+
+/* The expected relative error (95%) of @p hp's unsampled total: about
+ * u_bytes / period samples, 1.96 / sqrt(n); 0 when not known (a
+ * difference, no samples, no period). */
+double view_sampling_error(const struct heap_profile *hp);
+
+/* "sampled estimate, ±N% at 95%", what a profile's total is beside an
+ * exact figure, into @p buf; NULL when view_sampling_error has none. */
+const char *view_estimate_of(const struct heap_profile *hp, char *buf,
+    size_t len);
 
 /* A view's renderer: one of prof/render*.c's, in one shape. 0, or -1
  * with errno. */

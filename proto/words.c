@@ -164,7 +164,12 @@ static int word_jmrs(struct proto *p, struct out *out)
 	core_reset(p->core, &r);
 	if (!r.ok)
 		return reply_error(p, out, r.why, r.reason);
-	out_printf(out, "ok: profile reset (lg_prof_sample=%zu)\n", r.lg);
+	/* Say what it cost: nothing sampled before now is in any
+	 * profile from here on. */
+	out_printf(out,
+	    "ok: profile reset (lg_prof_sample=%zu); every sample so far was "
+	    "dropped: profiles now hold only allocations made from now on\n",
+	    r.lg);
 	return PROTO_OK;
 }
 
@@ -176,9 +181,13 @@ static int set_active(struct proto *p, struct out *out, int on)
 	core_set_active(p->core, on, &r);
 	if (!r.ok)
 		return reply_error(p, out, r.why, r.reason);
-	out_printf(out, "ok: profiling %s (prof.active=%s, was %s)\n",
+	/* Switched on, it samples from now: say that nothing allocated
+	 * before is in a profile. */
+	out_printf(out, "ok: profiling %s (prof.active=%s, was %s)%s\n",
 	    on ? "active" : "inactive", on ? "true" : "false",
-	    r.was ? "true" : "false");
+	    r.was ? "true" : "false",
+	    on && !r.was ? "; profiles hold only allocations made from now on"
+	                 : "");
 	return PROTO_OK;
 }
 

@@ -66,7 +66,7 @@ case_deep_stack_planted_dump() {
 		xmllint --noout "$T/deepsvg.body"
 	assert_http "deep_stack_planted_dump: format=text answers" 200 deeptext \
 		"/jemalloc/dump?name=$name&format=text"
-	assert_grep "deep_stack_planted_dump: ... its table" '^Total: [0-9.]+ MB$' \
+	assert_grep "deep_stack_planted_dump: ... its table" '^Total: [0-9.]+ MiB$' \
 		"$T/deeptext.body"
 	alive "deep_stack_planted_dump: ruok still imok after both"
 

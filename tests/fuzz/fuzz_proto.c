@@ -857,11 +857,15 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 	if (r == PROTO_OK && bw != NULL) {
 		if (memcmp(w, "jmep", 4) == 0 || memcmp(w, "jmdp", 4) == 0) {
 			bool on = w[2] == 'e';
-			char want[128];
+			char want[192];
 			snprintf(want, sizeof(want),
-			    "ok: profiling %s (prof.active=%s, was %s)\n",
+			    "ok: profiling %s (prof.active=%s, was %s)%s\n",
 			    on ? "active" : "inactive", on ? "true" : "false",
-			    before_active ? "true" : "false");
+			    before_active ? "true" : "false",
+			    on && !before_active
+			        ? "; profiles hold only allocations made from "
+			          "now on"
+			        : "");
 			CHECK(strcmp(R.buf, want) == 0);
 			CHECK(fake.prof_active == on);
 		}

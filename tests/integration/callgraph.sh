@@ -70,6 +70,8 @@ case_words() {
 	assert_grep "jmcg: dot draws the ring's function" ">$RING<" "$D/jmcg.dot.svg"
 	assert_grep "jmcg: dot draws the leak's function" ">$LEAK<" "$D/jmcg.dot.svg"
 	assert_grep "jmcg: the legend's total" 'label=".*\\lTotal: [0-9.]+ [KMG]iB\\l' "$D/jmcg.dot"
+	assert_grep "jmcg: ... a sampled estimate, with its expected error" \
+		'\\lTotal: [0-9.]+ [KMG]iB\\lA sampled estimate, ±[0-9.]+% at 95%\\l' "$D/jmcg.dot"
 	assert_grep "jmcg: the legend's share shown" \
 		'\\lShowing nodes accounting for [0-9.]+ [KMG]iB, [0-9.]+% of [0-9.]+ [KMG]iB total\\l' "$D/jmcg.dot"
 	assert_grep "jmcg: edges labelled with what flowed" \
@@ -94,9 +96,9 @@ case_words() {
 		fi
 	done
 	# Bytes: the text table's MB against the legend's MiB, to its decimal.
-	row=$("$JM4LW_PROF" -f text "$p1" 2>&1 | sed -n 's/^Total: \([0-9.]*\) MB$/\1/p')
+	row=$("$JM4LW_PROF" -f text "$p1" 2>&1 | sed -n 's/^Total: \([0-9.]*\) MiB$/\1/p')
 	got=$(sed -n 's/.*\\lTotal: \([0-9.]*\) MiB\\l.*/\1/p' "$D/p1.dot")
-	assert_eq "jm4lw-prof: the legend's total is the text table's ($row MB, $got MiB)" 1 \
+	assert_eq "jm4lw-prof: the legend's total is the text table's ($row MiB, $got MiB)" 1 \
 		"$(awk -v a="$row" -v b="$got" 'BEGIN { d = a - b; print (a != "" && b != "" && d <= 0.11 && d >= -0.11) }')"
 
 	sleep 1

@@ -157,7 +157,7 @@ case_jmep() {
 	check_exit jmep
 	reply_text >"$out.text"
 	assert_bytes "jmep via $CLIENT: ok, active, was inactive" "$out.text" \
-		'ok: profiling active (prof.active=true, was false)\n'
+		'ok: profiling active (prof.active=true, was false); profiles hold only allocations made from now on\n'
 }
 
 # jmfp: the reply is the path of a whole profile that the real jeprof reads.

@@ -117,7 +117,7 @@ case_ok_words() {
 		"$D/jmpg.out"
 	ask jmep >"$D/jmep.out"
 	assert_bytes "jmep: ok" "$D/jmep.out" \
-		'ok: profiling active (prof.active=true, was false)\n'
+		'ok: profiling active (prof.active=true, was false); profiles hold only allocations made from now on\n'
 	assert_eq "jmep: mntr shows prof.active true" true \
 		"$(mntr_value jemalloc_prof_active)"
 	ask jmdp >"$D/jmdp.out"

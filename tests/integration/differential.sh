@@ -119,7 +119,7 @@ compare() {
 	assert_cmd "$name: jm4lw-prof -f text --no-fold exits 0" \
 		"$JM4LW_PROF" --no-fold "${ob[@]}" -o "$d/ours.txt" "$prof" || return
 	assert_eq "$name: jm4lw-prof's Total: line is jeprof --text's" \
-		"$(head -1 "$d/jeprof.txt")" "$(head -1 "$d/ours.txt")"
+		"$(head -1 "$d/jeprof.txt")" "$(jeprof_total "$d/ours.txt")"
 	n=$(grep -c ' _Z' "$d/ours.txt")
 	if [ "${JM4LW_DEMANGLER:-}" = libiberty ]; then
 		assert_eq "$name: [demangle] no row of ours left mangled (libiberty's demangler)" \

@@ -58,7 +58,7 @@ same_tables() {
 		"$JM4LW_PROF" --no-fold -o "$d/ours.txt" "$prof" || return
 	"$JM4LW_PROF" --no-fold --objects "$prof" >"$d/ours.objs"
 	assert_eq "$name: jm4lw-prof's Total: line is jeprof's" \
-		"$(head -1 "$d/jeprof.txt")" "$(head -1 "$d/ours.txt")"
+		"$(head -1 "$d/jeprof.txt")" "$(jeprof_total "$d/ours.txt")"
 	assert_eq "$name: the same in objects" \
 		"$(head -1 "$d/jeprof.objs")" "$(head -1 "$d/ours.objs")"
 	top "$d/jeprof.txt" >"$d/jeprof.top"
@@ -264,7 +264,7 @@ case_base() {
 	assert_cmd "--base: jm4lw-prof --base exits 0" \
 		"$JM4LW_PROF" --no-fold --base "$a" -o "$d/ours.txt" "$b" || return
 	assert_eq "--base: the growth's Total: is jeprof's" \
-		"$(head -1 "$d/jeprof.txt")" "$(head -1 "$d/ours.txt")"
+		"$(head -1 "$d/jeprof.txt")" "$(jeprof_total "$d/ours.txt")"
 	top "$d/jeprof.txt" >"$d/jeprof.top"
 	as_jeprof "$b" <"$d/ours.txt" >"$d/ours.jp" # [stripped-static]
 	top "$d/ours.jp" >"$d/ours.top"
@@ -282,7 +282,7 @@ case_base() {
 	assert_no_grep "--base -f collapsed: every line is 'frames old new'" \
 		'^$| [^0-9 ]+ [0-9]+$| [0-9]+ [^0-9 ]+$|^[^ ]*$' "$d/diff.collapsed"
 	assert_eq "--base -f collapsed: the growth adds up to the text Total" \
-		"$("$JM4LW_PROF" --base "$a" "$b" | sed -n 's/^Total: \(.*\) MB$/\1/p')" \
+		"$("$JM4LW_PROF" --base "$a" "$b" | sed -n 's/^Total: \(.*\) MiB$/\1/p')" \
 		"$(awk '{ s += $NF - $(NF - 1) } END { printf "%.1f", s / 1048576 }' "$d/diff.collapsed")"
 	"$JM4LW_PROF" -f symbolized --base "$a" "$b" >/dev/null 2>&1
 	assert_eq "--base with -f symbolized: exit 2 (it carries the dump as is)" 2 "$?"

@@ -28,7 +28,7 @@ case_formats() {
 	ask mntr >/dev/null # something sampled besides the start
 
 	assert_http "format=text" 200 ftext '/jemalloc/profile?format=text'
-	assert_grep "... jeprof's Total line under our heading" '^Total: [0-9.]+ MB$' "$T/ftext.body"
+	assert_grep "... jeprof's Total line under our heading" '^Total: [0-9.]+ MiB$' "$T/ftext.body"
 	assert_http "format=collapsed (the default)" 200 fcol /jemalloc/profile
 	assert_no_grep "... every line 'frames bytes'" '^$|[^0-9]$' "$T/fcol.body"
 	assert_http "format=svg" 200 fsvg '/jemalloc/profile?format=svg'
@@ -68,7 +68,7 @@ case_formats() {
 	assert_eq "... JSON naming the kept dump" "$name" \
 		"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["dumps"][0]["name"])' "$T/dumps.body")"
 	assert_http "/jemalloc/dump?name=..&format=text" 200 dtext "/jemalloc/dump?name=$name&format=text"
-	assert_grep "... its table" '^Total: [0-9.]+ MB$' "$T/dtext.body"
+	assert_grep "... its table" '^Total: [0-9.]+ MiB$' "$T/dtext.body"
 	assert_http "... format=raw" 200 draw "/jemalloc/dump?name=$name&format=raw"
 	# The file with each stack's leading libjemalloc frames cut, the
 	# new leaf at pc - 1, as jeprof should see it (issue 21's

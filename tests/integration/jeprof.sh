@@ -58,7 +58,7 @@ case_before_jmep() {
 case_after_jmep() {
 	ask jmep >"$D/jmep.out"
 	assert_bytes "jmep: ok" "$D/jmep.out" \
-		'ok: profiling active (prof.active=true, was false)\n'
+		'ok: profiling active (prof.active=true, was false); profiles hold only allocations made from now on\n'
 	sleep 1
 	dump after-jmep || return
 	assert_grep "after jmep: jeprof prints its Total: header" \

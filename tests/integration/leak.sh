@@ -73,7 +73,7 @@ case_diff() {
 	local top re
 	ask jmep >"$D/jmep.out"
 	assert_bytes "jmep: ok" "$D/jmep.out" \
-		'ok: profiling active (prof.active=true, was false)\n'
+		'ok: profiling active (prof.active=true, was false); profiles hold only allocations made from now on\n'
 	sleep 2
 	dump A || return 1
 	sleep 2
@@ -85,7 +85,7 @@ case_diff() {
 	jeprof_to "$D/diff.txt" --text --base="$A" "$JEPROF_HOST" "$B" || return 1
 	top=$(top_entry "$D/diff.txt")
 	if [[ $top =~ [[:space:]]$FN$ ]]; then
-		pass "--base=A B: $FN is the top entry ($(echo "$top" | awk '{ print $1 }') MB grew)"
+		pass "--base=A B: $FN is the top entry ($(echo "$top" | awk '{ print $1 }') MiB grew)"
 	else
 		fail "--base=A B: $FN is the top entry" "top: $top" "$(head -8 "$D/diff.txt")"
 	fi
@@ -155,7 +155,7 @@ case_after_cap() {
 		"[[:space:]]$FN\$" "$D/CD.txt"
 
 	ask jmrs >"$D/jmrs.out"
-	assert_grep "jmrs: ok: profile reset" '^ok: profile reset \(lg_prof_sample=[0-9]+\)$' \
+	assert_grep "jmrs: ok: profile reset" '^ok: profile reset \(lg_prof_sample=[0-9]+\); every sample so far was dropped: .*$' \
 		"$D/jmrs.out"
 	sleep 1.1
 	dump E || return 1

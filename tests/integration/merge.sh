@@ -116,7 +116,7 @@ case_text() {
 		"$JM4LW_PROF" --merge -o "$d/m" "$A" "$B" || return
 	"$JM4LW_PROF" --merge "$A" "$B" 2>"$d/err" >/dev/null
 	assert_no_grep "one build: no warning" "warning" "$d/err"
-	assert_no_grep "one build: no warning in the text" "^#" "$d/m"
+	assert_no_grep "one build: no warning in the text" "^# warning" "$d/m"
 	a=$(flat_mb "$d/a")
 	b=$(flat_mb "$d/b")
 	m=$(flat_mb "$d/m")
@@ -147,7 +147,7 @@ case_pprof() {
 	fi
 	timeout 120 go tool pprof -top -sample_index=inuse_space -unit=MB \
 		"$d/m.pb.gz" >"$d/top" 2>&1
-	t=$("$JM4LW_PROF" --merge "$A" "$B" | sed -n 's/^Total: \([0-9.]*\) MB$/\1/p')
+	t=$("$JM4LW_PROF" --merge "$A" "$B" | sed -n 's/^Total: \([0-9.]*\) MiB$/\1/p')
 	assert_grep "go tool pprof -top: $FN" "$FN" "$d/top"
 	g=$(sed -n 's/.* of \([0-9.]*\)MB total$/\1/p' "$d/top")
 	if [ -n "$t" ] && [ -n "$g" ] &&

@@ -19,6 +19,7 @@ import base64
 import json
 import os
 import queue
+import re
 import socket
 import subprocess
 import sys
@@ -388,6 +389,9 @@ def run(c):
     found = sorted(set(fr) & set(REDIS_FNS))
     result(len(found) >= 2, "the flame graph names Redis's functions: %s" % ", ".join(found),
            "frames: %s" % ", ".join(sorted(set(fr))[:40]))
+    hsum = c.ev("document.querySelector('#heap-sum').textContent") or ""
+    result(re.match(r"~[0-9.]+ [KMG]iB in use \(sampled estimate, \u00b1[0-9.]+% at 95%\) in ", hsum),
+           "the live heap's total says it is a sampled estimate, with its error: %s" % hsum, hsum)
     # By self bytes: redis's own code, the zmalloc wrappers it allocates
     # through folded into it (X-Jm4lw-Folded), as jmtp does.
     top = table_rows(c, "#top")
@@ -463,6 +467,13 @@ def run(c):
     result(st["prof_active"] is False, "after Profiling off /jemalloc/status says prof_active false", st.get("prof_active"))
     badge = c.wait("document.querySelector('#badges').textContent.includes('sampling off') && document.querySelector('#badges').textContent", 10)
     result(badge, "the page's badge follows: sampling off", badge)
+    # An answer while sampling is off says why, in sight.
+    c.click("document.querySelector('#th-refresh')")
+    why = c.wait("!document.querySelector('#th-why').classList.contains('hidden') && "
+                 "document.querySelector('#th-why').textContent", 60)
+    result(why and "sampling is inactive (prof.active is false) since " in why and "jmep" in why,
+           "with sampling off, the Threads section says why, in sight: %s" % why, why)
+    c.pump(1.2)  # dump_min_interval, before the growth's dumps
     r = press(c, "jmep")
     st = status()
     result(r and r[0] == "200" and "ok" in r[1], "Profiling on: the page shows jmep's reply", r)

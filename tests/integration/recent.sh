@@ -24,7 +24,7 @@ RING=jm4lw_test_distinctive_alloc
 LEAK=jm4lw_test_leaky_function
 
 # The allocator's names that must never lead a record's frames.
-ALLOCATOR='(^|  | < )(malloc|calloc|realloc|free|je_[a-z_]*|imalloc[a-z_]*|prof_[a-z_]*)( <|$)'
+ALLOCATOR='(  | → )(malloc|calloc|realloc|free|je_[a-z_]*|imalloc[a-z_]*|prof_[a-z_]*)$'
 
 case_host() {
 	local conf i
@@ -45,12 +45,12 @@ case_host() {
 		"$D/jmrc.out"
 	assert_grep "jmrc: the columns" '^#       size     age  thread       state   allocated in$' "$D/jmrc.out"
 	assert_grep "jmrc: the ring's allocations, by name" \
-		"^ +256\.0 KiB +[0-9.]+[smhd] +t[0-9]+ .* (live|freed) +$RING < host_tick" "$D/jmrc.out"
+		"^ +256\.0 KiB +[0-9.]+[smhd] +t[0-9]+ .* (live|freed) +(\.\.\. → )?([^ ]+ → )?host_tick → $RING$" "$D/jmrc.out"
 	assert_grep "jmrc: the leak's, by name" \
-		"^ +256\.0 KiB +[0-9.]+[smhd] +t[0-9]+ .* live +$LEAK < leak_tick" "$D/jmrc.out"
-	assert_grep "jmrc: a freed ring block" " freed +$RING" "$D/jmrc.out"
+		"^ +256\.0 KiB +[0-9.]+[smhd] +t[0-9]+ .* live +(\.\.\. → )?([^ ]+ → )?leak_tick → $LEAK$" "$D/jmrc.out"
+	assert_grep "jmrc: a freed ring block" " freed +.* → $RING$" "$D/jmrc.out"
 	assert_grep "jmrc: ... followed by its free's line, symbolized" \
-		'^ {12} +[0-9.]+[smhd] +t[0-9]+ .* free +[A-Za-z_]' "$D/jmrc.out"
+		'^ {12} +[0-9.]+[smhd] +t[0-9]+ .* free +(\.\.\. → )?[A-Za-z_]' "$D/jmrc.out"
 	assert_no_grep "jmrc: no allocator frame leads a record" "$ALLOCATOR" "$D/jmrc.out"
 	# Newest first: ages never decrease down the list.
 	assert_cmd "jmrc: newest first (ages never decrease)" awk '

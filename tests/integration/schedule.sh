@@ -545,11 +545,11 @@ case_hup() {
 	ask jmep >/dev/null
 	ask jmrs >"$dH/jmrs.out"
 	assert_grep "jmrs: ok: profile reset, keeping the rate (prof_reset_lg_sample=keep)" \
-		'^ok: profile reset \(lg_prof_sample=19\)$' "$dH/jmrs.out"
+		'^ok: profile reset \(lg_prof_sample=19\); every sample so far was dropped: .*$' "$dH/jmrs.out"
 	reload H prof_reset_lg_sample=17 || return
 	ask jmrs >"$dH/jmrs.out"
 	assert_grep "jmrs: prof_reset_lg_sample=17 (SIGHUP) resets to that rate" \
-		'^ok: profile reset \(lg_prof_sample=17\)$' "$dH/jmrs.out"
+		'^ok: profile reset \(lg_prof_sample=17\); every sample so far was dropped: .*$' "$dH/jmrs.out"
 	assert_eq "jmrs: mntr jemalloc_lg_prof_sample is 17" 17 \
 		"$(mntr_value jemalloc_lg_prof_sample)"
 	p=$(ask jmfp)

@@ -260,8 +260,8 @@ case_diff() {
 	# The growth is jm4lw-prof --base's Total:, which heapprof.sh holds
 	# to jeprof --base's.
 	"$JM4LW_PROF" --base "$a" "$b" >"$d/base.txt"
-	assert_eq "the subtitle's change is the text table's Total: (MB)" \
-		"$(sed -n 's/^Total: \(.*\) MB$/\1/p' "$d/base.txt")" \
+	assert_eq "the subtitle's change is the text table's Total: (MiB)" \
+		"$(sed -n 's/^Total: \(.*\) MiB$/\1/p' "$d/base.txt")" \
 		"$(sed -n 's/^<text id="subtitle"[^>]*>Change +\([0-9.]*\) MiB.*/\1/p' "$d/grew.svg")"
 	dom_check diff "$d/grew.svg"
 }

@@ -15,7 +15,7 @@
 RING=jm4lw_test_distinctive_alloc
 LEAK=jm4lw_test_leaky_function
 
-need jeprof nc.openbsd timeout xmllint
+need jeprof nc.openbsd timeout xmllint go
 [ -x "$JEPROF_HOST" ] || die "$JEPROF_HOST is not executable"
 
 # files DIR: the names in DIR, hidden ones too, but not the staging
@@ -46,7 +46,8 @@ case_words() {
 	before=$(files "$D/dumps")
 	ask jmtp >"$D/jmtp.out"
 	assert_grep "jmtp: the heading" '^# live heap, top 30 functions by bytes in use$' "$D/jmtp.out"
-	assert_grep "jmtp: jeprof's Total line" '^Total: [0-9.]+ MB$' "$D/jmtp.out"
+	assert_grep "jmtp: the Total line, in MiB as every view's" '^Total: [0-9.]+ MiB$' "$D/jmtp.out"
+	assert_grep "jmtp: its Total is a sampled estimate, with its expected error" '^# Total: a sampled estimate, ±[0-9.]+% at 95%$' "$D/jmtp.out"
 	top=$(rows "$D/jmtp.out" | head -2 | awk '{ print $6 }' | sort | tr '\n' ' ')
 	assert_eq "jmtp: the ring and the leak are the top two, by name" \
 		"$RING $LEAK " "$top"
@@ -154,6 +155,76 @@ case_refusals() {
 	stop_daemon
 }
 
+# An empty or partial profile says why, in every format, and what to do:
+# sampling inactive since the start (jm4lw-run's and this daemon's way),
+# then active with the heap below one sample interval (1 GiB here, so no
+# allocation of the daemon's is sampled), then reset; jmrs says it dropped the samples, jmlk that more dumps
+# would not help, jm4lw-prof that a dump has no samples.
+case_why_empty() {
+	local inactive='sampling is inactive \(prof\.active is false\) since the process started: nothing allocated since then is sampled; jmep turns it on'
+	local nosample='no sample yet: jemalloc samples one allocation per 1\.0 GiB allocated on average \(lg_prof_sample=30\), and none sampled since [0-9T:-]+Z is still live'
+	D=$(scratch why)
+	mkdir -p "$D/dumps"
+	printf 'dump_min_interval = 0\n' >"$D/c.conf"
+	start_daemon -C "$D" -e MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:30 -- -f "$D/c.conf" -l 127.0.0.1:0 -D dumps || return 1
+	ask jmtp >"$D/jmtp.out"
+	assert_grep "jmtp, sampling inactive: a note says since when and what to do" "^# note: $inactive\$" "$D/jmtp.out"
+	ask jmth >"$D/jmth.out"
+	assert_grep "jmth, sampling inactive: the same note" "^# note: $inactive\$" "$D/jmth.out"
+	ask jmdf >"$D/jmdf.out"
+	assert_grep "jmdf, sampling inactive: the same note" "^# note: $inactive\$" "$D/jmdf.out"
+	ask jmfg >"$D/jmfg.svg"
+	assert_grep "jmfg, sampling inactive: a visible line in the flame graph" "<text id=\"note\" [^>]*>Note: $inactive</text>" "$D/jmfg.svg"
+	ask jmcg >"$D/jmcg.dot"
+	assert_grep "jmcg, sampling inactive: a line of the legend" "\\\\lNote: $inactive\\\\l" "$D/jmcg.dot"
+	assert_grep "jmcg, sampling inactive: a comment for the text's reader" "^/\* note: $inactive \*/\$" "$D/jmcg.dot"
+	ask jmcs >"$D/jmcs.out"
+	assert_grep "jmcs, sampling inactive: its refusal says the same" "^error: the heap profile has no samples: $inactive\$" "$D/jmcs.out"
+	hreq pprof /debug/pprof/heap >/dev/null
+	timeout 120 go tool pprof -comments "$T/pprof.body" >"$D/comments" 2>&1
+	assert_grep "pprof, sampling inactive: go tool pprof -comments shows the same note" "^$inactive\$" "$D/comments"
+	ask jmrc >"$D/jmrc.out"
+	assert_grep "jmrc, sampling inactive: why there are no records" "^# note: $inactive\$" "$D/jmrc.out"
+	hreq recent /jemalloc/recent >/dev/null
+	assert_eq "/jemalloc/recent, sampling inactive: its JSON's note says why" 1 \
+		"$(python3 -c 'import json, re, sys; r = json.load(open(sys.argv[1])); print(int(r["records"] == [] and bool(re.fullmatch(sys.argv[2], r["note"]))))' "$T/recent.body" "$inactive")"
+	ask jmlk >"$D/jmlk.out"
+	assert_grep "jmlk, sampling inactive: too few dumps, and more would hold nothing" "^error: leak suspects need .*; but $inactive\$" "$D/jmlk.out"
+	ask jmfp >/dev/null
+	ask jmfp >/dev/null
+	ask jmlk >"$D/jmlk2.out"
+	assert_grep "jmlk over three empty dumps, sampling inactive: the note says why" "^# note: $inactive\$" "$D/jmlk2.out"
+	hreq leaks /jemalloc/leaks >/dev/null
+	assert_eq "/jemalloc/leaks, sampling inactive: its JSON's note says why" 1 \
+		"$(python3 -c 'import json, re, sys; r = json.load(open(sys.argv[1])); print(int(bool(re.fullmatch(sys.argv[2], r["note"]))))' "$T/leaks.body" "$inactive")"
+	hreq status /jemalloc/status >/dev/null
+	assert_eq "/jemalloc/status: sampling inactive since the start, its interval and the note" \
+		"inactive None True 1073741824 1" \
+		"$(python3 -c 'import json, re, sys; s = json.load(open(sys.argv[1]))["sampling"]; print(s["state"], s["since"], s["from_start"], s["interval_bytes"], int(bool(re.fullmatch(sys.argv[2], s["note"]))))' "$T/status.body" "$inactive")"
+	ask jmep >/dev/null
+	hreq status /jemalloc/status >/dev/null
+	assert_eq "/jemalloc/status after jmep: active since then, and the note says what is not in a profile" \
+		"active 1 1" \
+		"$(python3 -c 'import json, re, sys; s = json.load(open(sys.argv[1]))["sampling"]; print(s["state"], int(bool(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", s["since"]))), int(s["note"] == "sampling active since " + s["since"] + ": allocations made before then are not in this profile"))' "$T/status.body")"
+	ask jmtp >"$D/jmtp2.out"
+	assert_grep "jmtp below one sample interval: names the interval and since when" "^# note: $nosample; allocate more" "$D/jmtp2.out"
+	ask jmrs >"$D/jmrs.out"
+	assert_grep "jmrs: says every sample so far was dropped" '^ok: profile reset \(lg_prof_sample=30\); every sample so far was dropped: ' "$D/jmrs.out"
+	ask jmtp >"$D/jmtp3.out"
+	assert_grep "jmtp after jmrs: since the reset" "^# note: no sample yet: .* since [0-9T:-]+Z \(prof\.reset\) is still live" "$D/jmtp3.out"
+	ask jmfp >"$D/jmfp.out"
+	"$JM4LW_PROF" -f text "$(tail -1 "$D/jmfp.out")" >"$D/offline.out" 2>&1
+	assert_grep "jm4lw-prof on a dump without samples: says so" '^# note: no samples in this dump \(sampling was inactive, or none of the allocations it sampled, one allocation per 1\.0 GiB allocated on average \(lg_prof_sample=30\), was still live\)$' "$D/offline.out"
+	"$JM4LW_PROF" -f collapsed "$(tail -1 "$D/jmfp.out")" >/dev/null 2>"$D/offline.err"
+	assert_grep "jm4lw-prof -f collapsed (no room for a remark): says so on stderr" '^jm4lw-prof: note: no samples in this dump ' "$D/offline.err"
+	stop_daemon
+	start_daemon -C "$D" -- -l 127.0.0.1:0 -D dumps || return 1
+	ask jmlk >"$D/jmlk.off"
+	assert_grep "jmlk without profiling: says it is off and how to start it, not jmfp" \
+		'^error: no leak suspects: heap profiling is off in this process \(opt\.prof is false\), so nothing is sampled: start it with MALLOC_CONF=prof:true,prof_active:false and send jmep to start sampling$' "$D/jmlk.off"
+	stop_daemon
+}
+
 # RssAnon of process PID, in KiB.
 rss_anon() {
 	awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"
@@ -186,4 +257,5 @@ case_memory_back() {
 case_words
 case_memory_back
 case_refusals
+case_why_empty
 finish

@@ -52,7 +52,7 @@ table_by_name() {
 		my ($col, $filter) = @ARGV;
 		my (%f, %r);
 		while (<STDIN>) {
-			next if $. == 1;
+			next if $. == 1 || /^#/; # our comments: notes, the estimate
 			chomp;
 			my @c = split " ", $_, 6;
 			next unless @c == 6;
@@ -211,4 +211,11 @@ same_rows() {
 		fail "$desc" "   jm4lw-prof  jeprof (MB; !! where they differ)" \
 			"${bad:-nothing to compare}"
 	fi
+}
+
+# jeprof_total FILE: the first line of our text table as jeprof writes
+# it: our "Total: N MiB" is jeprof's "Total: N MB", the same number (jeprof
+# divides by 2^20 too); an objects line is the same in both.
+jeprof_total() {
+	head -1 "$1" | sed 's/^Total: \(.*\) MiB$/Total: \1 MB/'
 }

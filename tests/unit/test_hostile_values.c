@@ -59,7 +59,7 @@ static char *render_to(const struct heap_profile *hp, enum fmt f,
 		r = render_collapsed(out, hp, sym, RENDER_SPACE);
 		break;
 	case F_SVG:
-		r = render_svg(out, hp, sym, RENDER_SPACE, NULL);
+		r = render_svg(out, hp, sym, RENDER_SPACE, NULL, NULL);
 		break;
 	case F_PPROF:
 		r = render_pprof(out, hp, sym, NULL);
@@ -330,7 +330,7 @@ static void test_extreme_period(void **state)
 	assert_true(isfinite(hp.u_bytes) && hp.u_bytes > 1e18);
 	no_inf_nan_negative(&hp, text);
 	buf = render_to(&hp, F_TEXT, text, &len);
-	assert_non_null(strstr(buf, "Total: 1099511627776.0 MB\n"));
+	assert_non_null(strstr(buf, "Total: 1099511627776.0 MiB\n"));
 	free(buf);
 	heapprof_free(&hp);
 	free(text);

@@ -1211,7 +1211,9 @@ static void test_jmrs(void **state)
 {
 	(void)state;
 	assert_int_equal(run("jmrs"), PROTO_OK);
-	assert_string_equal(R.buf, "ok: profile reset (lg_prof_sample=19)\n");
+	assert_string_equal(R.buf,
+	    "ok: profile reset (lg_prof_sample=19); every sample so far was "
+	    "dropped: profiles now hold only allocations made from now on\n");
 	assert_int_equal(fake.reset_lg, 19);
 	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
 	    "12");
@@ -1340,7 +1342,8 @@ static void test_jmep_jmdp(void **state)
 	(void)state;
 	assert_int_equal(run("jmep"), PROTO_OK);
 	assert_string_equal(R.buf,
-	    "ok: profiling active (prof.active=true, was false)\n");
+	    "ok: profiling active (prof.active=true, was false); profiles hold "
+	    "only allocations made from now on\n");
 	assert_true(fake.prof_active);
 	assert_int_equal(run("jmep"), PROTO_OK);
 	assert_non_null(strstr(R.buf, "was true"));
@@ -1665,7 +1668,9 @@ static void test_policy(void **state)
 	fake.fail_name = "prof.lg_sample";
 	fake.fail_errno = EIO;
 	assert_int_equal(run("jmrs"), PROTO_OK);
-	assert_string_equal(R.buf, "ok: profile reset (lg_prof_sample=0)\n");
+	assert_string_equal(R.buf,
+	    "ok: profile reset (lg_prof_sample=0); every sample so far was "
+	    "dropped: profiles now hold only allocations made from now on\n");
 	assert_int_equal(fake.reset_lg, 0);
 	core.pol.reset_lg = -1;
 	assert_int_equal(run("jmrs"), PROTO_ERROR);

@@ -19,6 +19,7 @@
 
 #include "heapprof.h"
 #include "render_svg.h"
+#include "view.h"
 
 /* What each address is called (0x1 .. 0xb). Two addresses, 0x3 and 0x5,
  * are the same function, as two call sites in one function are. */
@@ -87,7 +88,7 @@ static char *svg_of(const char *p, const char *b, enum render_value v)
 		assert_int_equal(heapprof_subtract(&hp, &base), 0);
 	}
 	assert_non_null(out = open_memstream(&buf, &len));
-	assert_int_equal(render_svg(out, &hp, NULL, v, NULL), 0);
+	assert_int_equal(render_svg(out, &hp, NULL, v, NULL, NULL), 0);
 	fclose(out);
 	heapprof_free(&hp);
 	if (b != NULL)
@@ -271,6 +272,97 @@ static void test_empty(void **state)
 	free(svg);
 }
 
+/* The note of the empty profile of interval 512 KiB, or of the profile
+ * above, for sampling state @p s. */
+static const char *note_of(int empty, const struct view_sampling *s, char *buf,
+    size_t len)
+{
+	static const char none[] = "heap_v2/524288\n" MAPS;
+	struct view_args a = {.sampling = *s};
+	const char *p = empty ? none : profile, *r;
+
+	assert_int_equal(heapprof_parse(p, strlen(p), &hp, err, sizeof(err)),
+	    0);
+	r = view_sampling_note(&hp, &a, buf, len);
+	heapprof_free(&hp);
+	return r;
+}
+
+/* Every empty or partial profile says why, and what to do: profiling
+ * off, sampling inactive since when, no sample yet (the interval), only
+ * since a switch or a reset, a base of another process; offline, that
+ * the dump has no samples; a whole profile says nothing. */
+static void test_sampling_notes(void **state)
+{
+	struct view_sampling s = {.turn_on = "jmep turns it on",
+	    .start_with = "send jmep to start sampling"};
+	char buf[512], *svg = NULL, *svg_estimate;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	s.state = SAMPLING_OFF;
+	assert_string_equal(note_of(1, &s, buf, sizeof(buf)),
+	    "heap profiling is off in this process (opt.prof is false), so "
+	    "nothing is sampled: start it with "
+	    "MALLOC_CONF=prof:true,prof_active:false and send jmep to start "
+	    "sampling");
+	s.state = SAMPLING_INACTIVE;
+	s.from_start = 1;
+	assert_string_equal(note_of(1, &s, buf, sizeof(buf)),
+	    "sampling is inactive (prof.active is false) since the process "
+	    "started: nothing allocated since then is sampled; jmep turns it "
+	    "on");
+	s.since_ns = 1795819113LL * 1000000000LL; /* 2026-11-27T22:38:33Z */
+	assert_non_null(strstr(note_of(1, &s, buf, sizeof(buf)),
+	    "(prof.active is false) since 2026-11-27T22:38:33Z: nothing"));
+	s.state = SAMPLING_ACTIVE;
+	assert_non_null(strstr(note_of(1, &s, buf, sizeof(buf)),
+	    "no sample yet: jemalloc samples one allocation per 512.0 KiB "
+	    "allocated on average (lg_prof_sample=19), and none sampled "
+	    "since 2026-11-27T22:38:33Z is still live"));
+	s.since_reset = 1;
+	assert_string_equal(note_of(0, &s, buf, sizeof(buf)),
+	    "sampling active since 2026-11-27T22:38:33Z (prof.reset): "
+	    "allocations made before then are not in this profile");
+	s.since_ns = 0;
+	assert_null(note_of(0, &s, buf, sizeof(buf)));
+	s.other_base = 1;
+	assert_string_equal(note_of(0, &s, buf, sizeof(buf)),
+	    "the base is another process's dump: this difference compares "
+	    "two processes");
+	memset(&s, 0, sizeof(s)); /* offline: only the dump speaks */
+	assert_string_equal(note_of(1, &s, buf, sizeof(buf)),
+	    "no samples in this dump (sampling was inactive, or none of the "
+	    "allocations it sampled, one allocation per 512.0 KiB allocated "
+	    "on average (lg_prof_sample=19), was still live)");
+	assert_null(note_of(0, &s, buf, sizeof(buf)));
+	/* The flame graph shows it in sight, under the legend. */
+	assert_int_equal(heapprof_parse(profile, strlen(profile), &hp, err,
+	                     sizeof(err)),
+	    0);
+	assert_non_null(out = open_memstream(&svg, &len));
+	assert_int_equal(render_svg(out, &hp, NULL, RENDER_SPACE, NULL,
+	                     "sampling is <off>"),
+	    0);
+	fclose(out);
+	heapprof_free(&hp);
+	assert_non_null(strstr(svg,
+	    "<text id=\"note\" x=\"600\" y=\"80\">Note: sampling is "
+	    "&lt;off&gt;</text>"));
+	free(svg);
+	/* A sampled total says it is one, with its error: 100 samples of
+	 * 512 KiB unsample to 158.2 intervals, 1.96 / sqrt(158.2) = 16%. */
+	svg_estimate = svg_of("heap_v2/524288\n@ 0x3 0x2 0x1\n"
+	                      "  t*: 100: 52428800 [0: 0]\n" MAPS,
+	    NULL, RENDER_SPACE);
+	assert_non_null(strstr(svg_estimate,
+	    "79.1 MiB (82941140 bytes), 1 stacks, unsampled: a sampled "
+	    "estimate, \xc2\xb1"
+	    "16% at 95%</text>"));
+	free(svg_estimate);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +372,7 @@ int main(void)
 	    cmocka_unit_test(test_escapes_names),
 	    cmocka_unit_test(test_difference),
 	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_sampling_notes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
