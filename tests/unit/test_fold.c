@@ -286,7 +286,7 @@ static void text_table(void **state)
 	(void)state;
 	t = text_of(0, NULL);
 	assert_non_null(strstr(t,
-	    "Total: 15.0 MB\n"
+	    "Total: 15.0 MiB\n"
 	    "Folded allocation wrappers into their "
 	    "callers: w, w_usable (fold_wrappers to "
 	    "change)\n"
@@ -306,7 +306,7 @@ static void text_table(void **state)
 	t = text_of(0, &off);
 	assert_null(strstr(t, "Folded"));
 	assert_non_null(strstr(t,
-	    "Total: 15.0 MB\n"
+	    "Total: 15.0 MiB\n"
 	    "     8.0  53.3%  53.3%      8.0  53.3% "
 	    "single\n"
 	    "     7.0  46.7% 100.0%      7.0  46.7% "
