@@ -21,7 +21,7 @@
 RING=jm4lw_test_distinctive_alloc
 LEAK=jm4lw_test_leaky_function
 
-need dot curl nc.openbsd timeout xmllint python3 redis-server redis-cli redis-benchmark
+need dot curl nc.openbsd timeout xmllint python3 redis-server redis-cli redis-benchmark jeprof
 [ -x "$JEPROF_HOST" ] || die "$JEPROF_HOST is not executable"
 [ -x "$JM4LW_PROF" ] || die "$JM4LW_PROF is not executable"
 
@@ -54,6 +54,17 @@ svg_lines() {
 	python3 -c 'import sys, xml.etree.ElementTree as E
 for t in E.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"):
     print(t.text or "")' "$1"
+}
+
+# hot_names FILE: the functions of a --text table (jmtp) holding half the
+# heap or more (the program's main chain, from libc's start).
+hot_names() {
+	awk 'NF == 6 && $5 + 0 >= 50 { print $6 }' "$1"
+}
+
+# hex_names FILE: how many rows of a --text table name no function.
+hex_names() {
+	awk 'NF == 6 && $6 ~ /^0x/ { n++ } END { print n + 0 }' "$1"
 }
 
 case_words() {
@@ -183,9 +194,11 @@ case_no_gvc() {
 # Graphviz's, and the first layout crashed redis-server until Graphviz
 # got a namespace of its own); the host keeps serving.
 case_redis_exports_zmalloc() {
-	local code
-	start_redis_agent cgredis || return
+	local code n f missing p
+	printf 'dump_min_interval = 0\n' >"$T/cgredis.conf"
+	start_redis_agent cgredis JM4LW_CONF="$T/cgredis.conf" || return
 	redis-benchmark -p "$RPORT" -q -n 20000 -c 2 -t set -d 256 -r 20000 >/dev/null 2>&1
+	ask jmtp "$APORT" >"$RDIR/before.txt"
 	code=$(timeout $((60 * SLOW)) curl -s -o "$RDIR/cg.svg" -w '%{http_code}' \
 		"http://127.0.0.1:$AHTTP/jemalloc/profile?format=callgraph")
 	assert_eq "redis-server: format=callgraph answers" 200 "$code"
@@ -194,6 +207,27 @@ case_redis_exports_zmalloc() {
 	assert_grep "... naming Redis's own functions" '>(createStringObject|zmalloc_usable|ztrymalloc_usable|_sdsnewlen|sdsnewlen|dictAddRaw)<' "$RDIR/cg.svg"
 	assert_eq "... and redis-server still answers PING" PONG "$(redis-cli -p "$RPORT" ping 2>&1)"
 	assert_eq "... and the agent ruok" imok "$(ask ruok "$APORT")"
+
+	# Names after the first call graph: Graphviz's namespace maps a
+	# second libc.so.6, lower; each copy is its own object at its own
+	# base, and the process's libc frames keep their names, in the
+	# process, offline on a dump written now, and in jeprof.
+	n=$(grep -c ' r-xp .*/libc\.so\.6$' "/proc/$RPID/maps")
+	assert_eq "... Graphviz's namespace maps a second libc.so.6" 2 "$n"
+	ask jmtp "$APORT" >"$RDIR/after.txt"
+	missing=
+	for f in $(hot_names "$RDIR/before.txt"); do
+		grep -q " $f\$" "$RDIR/after.txt" || missing="$missing $f"
+	done
+	assert_eq "jmtp after the call graph: the hot chain's names (libc's, redis's) are before's" "" "$missing"
+	assert_eq "... and no more hex frames than before" "$(hex_names "$RDIR/before.txt")" "$(hex_names "$RDIR/after.txt")"
+	assert_grep "... libc's __libc_start_call_main among them" ' __libc_start_call_main$' "$RDIR/after.txt"
+	p=$(ask jmfp "$APORT")
+	"$JM4LW_PROF" -f text "$p" >"$RDIR/after.off" 2>&1
+	assert_grep "jm4lw-prof on a dump written after it: libc named" ' __libc_start_call_main$' "$RDIR/after.off"
+	assert_eq "... no hex frame" 0 "$(hex_names "$RDIR/after.off")"
+	timeout $((60 * SLOW)) jeprof --text "$(command -v redis-server)" "$p" >"$RDIR/after.jeprof" 2>"$RDIR/after.jeprof.err"
+	assert_grep "jeprof reads that dump and names libc" ' __libc_start_call_main$' "$RDIR/after.jeprof"
 	kill -TERM "$RPID"
 	wait_exit "$RPID" $((10 * SLOW)) || fail "redis-server exits on SIGTERM"
 }
