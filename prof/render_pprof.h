@@ -41,6 +41,12 @@ struct pprof_opts {
 	 * `go tool pprof -tagfocus=thread=NAME` shows one thread's heap.
 	 * Not on a difference (its thread lines are not subtracted). */
 	int thread_labels;
+	/* The main program's Mapping's file instead of the path the
+	 * profile maps: a link to it by the process's own name (pprof's
+	 * "File:" is its base name); NULL: the mapped path. */
+	const char *main_file;
+	/* A comment naming the program, "NAME (FILE)"; NULL: none. */
+	const char *program;
 };
 
 /* @p hp as gzipped pprof protobuf in Go's heap layout, written to @p out

@@ -62,7 +62,24 @@ struct view_args {
 	/* Wall clock of the dump (ns since the epoch; 0: not known), and
 	 * for a difference the span since its base's (0: none). */
 	long long time_ns, duration_ns;
+	/* The process's own name (its argv[0]'s), when the profile is this
+	 * process's and the name is not its mapped file's (Debian's
+	 * redis-server is a link to redis-check-rdb); NULL: the file's
+	 * (offline, a dump has no name). */
+	const char *process;
+	/* A path that started it and is the mapped file (the link), for
+	 * pprof's main Mapping; NULL: none found. */
+	const char *process_path;
 };
+
+/* The longest view_program's name. */
+#define VIEW_PROGRAM_MAX 4400
+
+/* The main program as a view names it: "NAME (FILE)" with the
+ * process's own name, else the file the profile maps (or @p a's
+ * binary, or a symbolized file's own); NULL if none. In @p buf. */
+const char *view_program(const struct heap_profile *hp,
+    const struct view_args *a, char *buf, size_t len);
 
 /* A view's renderer: one of prof/render*.c's, in one shape. 0, or -1
  * with errno. */
