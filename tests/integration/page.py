@@ -315,6 +315,51 @@ def press(c, word):
     return None
 
 
+CG_FIT = """(() => {
+    const box = document.querySelector('#cg-graph'), g = box.querySelector('svg g.graph');
+    if (!g) return null;
+    const b = box.getBoundingClientRect(), r = g.getBoundingClientRect();
+    const n1 = Array.from(box.querySelectorAll('g.node')).find(n => (n.querySelector('title') || {}).textContent === 'N1');
+    const h = n1 ? n1.getBoundingClientRect() : null;
+    const inside = (r) => r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
+    return {box: [b.width, b.height], drawn: [r.width, r.height], fits: inside(r),
+            heaviest: h ? inside(h) : null, scale: g.getScreenCTM().a,
+            vb: box.querySelector('svg').getAttribute('viewBox')};
+})()"""
+
+
+def callgraph_view(c):
+    """The drawn call graph fits its box at first view (the heaviest
+    node, N1, in it); +, the wheel and Fit change its scale, a drag
+    moves it."""
+    c.ev("document.querySelector('#cg-graph').scrollIntoView({block: 'start'})")
+    c.pump(0.2)
+    first = c.ev(CG_FIT) or {}
+    result(first.get("fits") and first.get("heaviest"),
+           "the call graph opens fitted: the whole drawing and its heaviest node (N1) inside the box",
+           first)
+    c.click("document.querySelector('#cg-in')")
+    zin = c.ev(CG_FIT) or {}
+    result(zin.get("scale", 0) > first.get("scale", 0) * 1.4,
+           "+ zooms in (%.3f -> %.3f px per point)" % (first.get("scale", 0), zin.get("scale", 0)), zin)
+    xy = c.point("document.querySelector('#cg-graph')")
+    c.mouse("mousePressed", xy[0] + 100, xy[1], button="left", clickCount=1)
+    c.mouse("mouseMoved", xy[0] + 40, xy[1] - 30, button="left", buttons=1)
+    c.mouse("mouseReleased", xy[0] + 40, xy[1] - 30, button="left", clickCount=1)
+    drag = c.ev(CG_FIT) or {}
+    result(drag.get("vb") != zin.get("vb") and abs(drag.get("scale", 0) - zin.get("scale", 1)) < 1e-6,
+           "a drag pans it (viewBox %s -> %s, same scale)" % (zin.get("vb"), drag.get("vb")))
+    c.mouse("mouseWheel", xy[0], xy[1], deltaX=0, deltaY=-120)
+    c.pump(0.2)
+    wheel = c.ev(CG_FIT) or {}
+    result(wheel.get("scale", 0) > drag.get("scale", 0) * 1.1,
+           "the wheel zooms in (%.3f -> %.3f)" % (drag.get("scale", 0), wheel.get("scale", 0)), wheel)
+    c.click("document.querySelector('#cg-fit')")
+    fit = c.ev(CG_FIT) or {}
+    result(fit.get("fits") and abs(fit.get("scale", 0) - first.get("scale", 1)) < 1e-3,
+           "Fit shows the whole drawing again at the first scale", fit)
+
+
 def noprof(c):
     """Without opt.prof: the profiling buttons are off and say why."""
     c.call("Page.navigate", {"url": ORIGIN + "/jemalloc"})
@@ -525,6 +570,7 @@ def run(c):
     hit = [f for f in REDIS_FNS if f in texts]
     result(ok and view == "svg" and hit, "Draw call graph: an SVG laid out by Graphviz naming %s" % (hit[:2] or "-"),
            "%s %s; %s" % (view, c.ev("document.querySelector('#cg-state').textContent"), texts[:12]))
+    callgraph_view(c)
     c.shot("callgraph.png")
     # Recent allocations: jemalloc's prof_recent records, redis's own, both
     # stacks named; then only the live ones of 100 bytes or more.

@@ -48,7 +48,7 @@ case_page() {
 	track -g $!
 
 	shots=$(scratch shots)
-	run_page page.py 40 240 "$AHTTP" "$RPORT" "$shots"
+	run_page page.py 45 240 "$AHTTP" "$RPORT" "$shots"
 	run_page page_firefox.py 7 240 "$AHTTP" "$shots"
 	for f in heap zoom search growth stats phone page firefox; do
 		if [ "$(head -c 8 "$shots/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; then
