@@ -341,8 +341,8 @@ def other_dumps(c):
     c.click("document.querySelector('#dumps-refresh')")
     c.wait("/as of/.test(document.querySelector('#dumps-state').textContent)", 30)
     j = json.loads(get("/jemalloc/dumps")[1])
-    others = [d["name"] for d in j["dumps"] if not d["this"]]
-    mine = [d["name"] for d in j["dumps"] if d["this"]]
+    others = [d["name"] for d in j["dumps"] if not d.get("this")]
+    mine = [d["name"] for d in j["dumps"] if d.get("this")]
     p = c.ev(PICKERS) or []
     result(len(others) >= 2 and p and all(x["value"] in mine + [""] for x in p) and
            all(x["value"] not in others for x in p),
@@ -352,7 +352,7 @@ def other_dumps(c):
     result(grp and sorted(grp[0][2]) == sorted(others) and "other process" in grp[0][1],
            "the other process's dumps are in their own group: %s" % (grp[0][1] if grp else "-"), p)
     rows = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')).map(r => [r.dataset.name, r.querySelector('td.whose').textContent])") or []
-    want = [[d["name"], "this process" if d["this"] else "pid %d jm4lwd" % d["pid"]] for d in j["dumps"]]
+    want = [[d["name"], "this process" if d.get("this") else "pid %s jm4lwd" % d.get("pid")] for d in j["dumps"]]
     result(rows == want, "the Dumps list shows this process's first and says whose each is (%s)" % (rows[-1] if rows else "-"), rows)
     # Chosen on purpose: another process's base against its newer dump
     # of the same process is no mix; against this one's, it says so.
@@ -376,8 +376,8 @@ def other_base(c):
     """Another process's dump chosen as the base of this one's: the
     growth line warns that it mixes two heaps."""
     j = json.loads(get("/jemalloc/dumps")[1])
-    others = [d for d in j["dumps"] if not d["this"]]
-    mine = [d for d in j["dumps"] if d["this"]]
+    others = [d for d in j["dumps"] if not d.get("this")]
+    mine = [d for d in j["dumps"] if d.get("this")]
     if not others or not mine:
         result(False, "another process's dump and this one's to compare", j)
         return
@@ -389,7 +389,7 @@ def other_base(c):
     c.click("document.querySelector('#g-compare')")
     c.wait("(document.querySelector('#growth').dataset.loaded || '') != %s" % json.dumps(prev), 60)
     st = c.ev("document.querySelector('#g-state').textContent") or ""
-    result("another process's dump (pid %d jm4lwd" % others[0]["pid"] in st and "mixes two heaps" in st,
+    result("another process's dump (pid %s jm4lwd" % others[0].get("pid") in st and "mixes two heaps" in st,
            "a base of another process, chosen on purpose, is labelled: %s" % st)
 
 
