@@ -54,6 +54,47 @@ int dumps_cause(const char *prefix, const char *name)
 	return cause_of_tag(s);
 }
 
+long dumps_pid(const char *prefix, const char *name)
+{
+	size_t n = strlen(prefix);
+	char *end;
+	long pid;
+
+	if (!dumps_match(prefix, name))
+		return -1;
+	errno = 0;
+	pid = strtol(name + n + 1, &end, 10);
+	return errno != 0 || *end != '.' ? -1 : pid;
+}
+
+const char *dumps_proc_name(long pid, char *buf, size_t len)
+{
+	char path[64], arg[256], *s, *base;
+	ssize_t n = -1;
+	int fd;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) != -1) {
+		n = read(fd, arg, sizeof(arg) - 1);
+		close(fd);
+	}
+	if (n <= 0) { /* a kernel thread, or cmdline unreadable: comm */
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			return buf;
+		n = read(fd, arg, sizeof(arg) - 1);
+		close(fd);
+		if (n <= 0)
+			return buf;
+	}
+	arg[n] = '\0';
+	arg[strcspn(arg, " \n")] = '\0';
+	base = (s = strrchr(arg, '/')) != NULL ? s + 1 : arg;
+	snprintf(buf, len, "%s", base);
+	return buf;
+}
+
 int dumps_match(const char *prefix, const char *name)
 {
 	return dumps_cause(prefix, name) >= 0;
@@ -266,6 +307,47 @@ static int dump_cmp(const void *a, const void *b)
 	return strcmp(y->name, x->name);
 }
 
+/* This process's first, then as dump_cmp. */
+static int dump_cmp_mine(const void *a, const void *b)
+{
+	const struct dump_entry *x = a, *y = b;
+
+	if (x->mine != y->mine)
+		return x->mine ? -1 : 1;
+	return dump_cmp(a, b);
+}
+
+/* Whose each of @p l's dumps is: its pid, this process's or not, and the
+ * name of a process still running (not a later one with its pid);
+ * then this process's first. */
+static void dumps_whose(const char *prefix, struct dump_list *l)
+{
+	long last = -1;
+	const char *name = "";
+	char buf[DUMPS_PROGRAM_MAX];
+	size_t i;
+
+	l->pid = (long)getpid();
+	(void)dumps_proc_name(l->pid, l->program, sizeof(l->program));
+	for (i = 0; i < l->n; i++) {
+		struct dump_entry *d = &l->d[i];
+		d->pid = dumps_pid(prefix, d->name);
+		d->mine = d->pid == l->pid;
+		l->nmine += (size_t)d->mine;
+		if (d->mine)
+			name = l->program;
+		else if (d->pid != last)
+			name = d->pid <= 0 ||
+			        dumps_pid_gone(d->pid, d->mtime.tv_sec)
+			    ? ""
+			    : dumps_proc_name(d->pid, buf, sizeof(buf));
+		last = d->mine ? -1 : d->pid;
+		snprintf(d->program, sizeof(d->program), "%s", name);
+	}
+	if (l->n > 0)
+		qsort(l->d, l->n, sizeof(*l->d), dump_cmp_mine);
+}
+
 /* Free what dumps_scan() returned. */
 static void dumps_free(struct dump_entry *d, size_t n)
 {
@@ -445,7 +527,8 @@ uint64_t dumps_retain(const struct jm4lw_config *c, const char *dir,
 }
 
 /*
- * jmls: our dumps in dump_dir, newest first, with their total. The dump
+ * jmls: our dumps in dump_dir, this process's first, each part newest
+ * first, with their total and whose they are. The dump
  * directory shown is the canonical one, as in jmfp's replies.
  */
 int core_dump_list(const struct core *c, struct dump_list *l)
@@ -470,6 +553,7 @@ int core_dump_list(const struct core *c, struct dump_list *l)
 		l->err = errno;
 		return -1;
 	}
+	dumps_whose(c->cfg->dump_prefix, l);
 	for (i = 0; i < l->n; i++) {
 		l->total += (unsigned long long)l->d[i].size;
 		/* Listed: a person has seen it, retention may have it. */

@@ -16,6 +16,9 @@
 
 struct core;
 
+/* The longest process name a listing keeps. */
+#define DUMPS_PROGRAM_MAX 64
+
 /* One of our dumps in dump_dir. */
 struct dump_entry {
 	char *name;
@@ -23,11 +26,18 @@ struct dump_entry {
 	struct timespec mtime;
 	int cause;  /* enum dump_cause, from its name */
 	int pinned; /* a memory dump nobody has listed or fetched yet */
+	long pid;   /* the process that wrote it, from its name */
+	int mine;   /* this process's (core_dump_list) */
+	char program[DUMPS_PROGRAM_MAX]; /* its name where known (running,
+	                                    or this one), else "" */
 };
 
-/* jmls: our dumps, newest first. */
+/* jmls: our dumps, this process's first, each part newest first. */
 struct dump_list {
 	char dir[PATH_MAX];
+	long pid;                        /* this process */
+	char program[DUMPS_PROGRAM_MAX]; /* and its name */
+	size_t nmine;                    /* d[0 .. nmine) are its dumps */
 	size_t n;
 	unsigned long long total;
 	struct dump_entry *d;
@@ -67,6 +77,14 @@ int dumps_of_pid(const char *prefix, const char *dir, long pid, size_t max,
 /* Pin (0400) or release (0600) the memory dump at @p path: 0, or -1 and
  * errno. */
 int dumps_pin(const char *path, int pin);
+
+/* The pid in our dump's name "<prefix>.<pid>.<seq>...", or -1. */
+long dumps_pid(const char *prefix, const char *name);
+
+/* Process @p pid's own name: its argv[0]'s base name up to a space (a
+ * title written over argv, as redis-server's), else its comm; "" if it
+ * cannot be read. In @p buf. */
+const char *dumps_proc_name(long pid, char *buf, size_t len);
 
 /* Is @p name one of ours: "<prefix>.<pid>.<seq>.[<cause>.]heap"? */
 int dumps_match(const char *prefix, const char *name);

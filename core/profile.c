@@ -144,6 +144,102 @@ const char *profile_symbolizer(void)
 	return sym_backend();
 }
 
+/* This process's main program as /proc/self/maps has it now (the
+ * first mapping with a path, jeprof's reading): its start into
+ * @p start, its path into @p path; -1 if none. */
+static int profile_self_main(uint64_t *start, char *path, size_t len)
+{
+	char line[4400], *p, *nl;
+	unsigned long long lo;
+	FILE *f;
+	int r = -1;
+
+	if ((f = fopen("/proc/self/maps", "re")) == NULL)
+		return -1;
+	while (r == -1 && fgets(line, sizeof(line), f) != NULL) {
+		if ((p = strchr(line, '/')) == NULL ||
+		    sscanf(line, "%llx-", &lo) != 1)
+			continue;
+		if ((nl = strchr(p, '\n')) != NULL)
+			*nl = '\0';
+		*start = lo;
+		snprintf(path, len, "%s", p);
+		r = 0;
+	}
+	fclose(f);
+	return r;
+}
+
+/* Does @p dir/@p name exist and resolve to @p target? */
+static int profile_links_to(const char *dir, size_t dlen, const char *name,
+    const char *target, char *out, size_t len)
+{
+	char real[4096];
+
+	if ((size_t)snprintf(out, len, "%.*s/%s", (int)dlen, dir, name) >= len)
+		return 0;
+	return realpath(out, real) != NULL && strcmp(real, target) == 0;
+}
+
+/*
+ * Whose @p hp is, when it is this process's (its main program mapped
+ * where this process has it): the process's own name, argv[0]'s base
+ * name up to a space (a title set over argv, as redis-server does),
+ * into @p name, when it is not the mapped file's (Debian's redis-server
+ * is a link to redis-check-rdb); and a path by that name that resolves
+ * to the file (argv[0] itself, or found in PATH as execvp did) into
+ * @p path, else "". 0 when there is a name to give, else -1.
+ */
+static int profile_whose(const struct heap_profile *hp, char *name, size_t nlen,
+    char *path, size_t plen)
+{
+	char self[4096], argv0[512], *base, *sp;
+	const char *dirs, *colon;
+	struct hp_origin o;
+	uint64_t start;
+	ssize_t n;
+	int fd;
+
+	path[0] = '\0';
+	heapprof_origin(hp, &o);
+	if (!o.known || profile_self_main(&start, self, sizeof(self)) == -1 ||
+	    start != o.main_start || strcmp(self, o.main) != 0)
+		return -1;
+	if ((fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, argv0, sizeof(argv0) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	argv0[n] = '\0';
+	if ((sp = strchr(argv0, ' ')) != NULL)
+		*sp = '\0';
+	base = strrchr(argv0, '/') != NULL ? strrchr(argv0, '/') + 1 : argv0;
+	sp = strrchr(self, '/');
+	if (base[0] == '\0' || strcmp(base, sp + 1) == 0)
+		return -1;
+	snprintf(name, nlen, "%s", base);
+	if (base != argv0) {
+		if (argv0[0] == '/' &&
+		    profile_links_to(argv0, (size_t)(base - 1 - argv0), base,
+		        self, path, plen))
+			return 0;
+		path[0] = '\0';
+		return 0;
+	}
+	for (dirs = getenv("PATH"); dirs != NULL && dirs[0] != '\0';
+	     dirs = colon != NULL ? colon + 1 : NULL) {
+		colon = strchr(dirs, ':');
+		if (dirs[0] == '/' &&
+		    profile_links_to(dirs,
+		        colon != NULL ? (size_t)(colon - dirs) : strlen(dirs),
+		        base, self, path, plen))
+			return 0;
+	}
+	path[0] = '\0';
+	return 0;
+}
+
 /* A view's heading line: what the table below is. */
 static void profile_heading(FILE *out, enum dump_view view, const char *base,
     int have_base)
@@ -276,7 +372,7 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	    .fold = &profile_dbg.fold};
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;
-	char why[512], hint[128], note[512];
+	char why[512], hint[128], note[512], name[512], path[4096];
 	long long base_ns;
 	int r = -1, have_base = 0, loaded = 0;
 	size_t i;
@@ -286,6 +382,11 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 		return 0; /* nothing to draw from it */
 	if (heapprof_load_fd(fd, dump, &hp, err, errlen) == -1)
 		return -1;
+	/* A program is named as its process is; the file it maps beside. */
+	if (profile_whose(&hp, name, sizeof(name), path, sizeof(path)) == 0) {
+		args.process = name;
+		args.process_path = path[0] != '\0' ? path : NULL;
+	}
 	if (with_base) {
 		/* No earlier dump, or retention took it: jmdf shows the live
 		 * heap with a line saying why; the others cannot. */
@@ -344,6 +445,9 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	/* And what the symbolizer could not get (debuginfod's objects). */
 	for (i = 0; vw->comments && sym_warning(sym, i) != NULL; i++)
 		fprintf(out, "# warning: %s\n", sym_warning(sym, i));
+	/* A format without room for the warnings above says it in its
+	 * note (the flame graph's line, pprof's comment, the legend). */
+	args.sampling.other_base = hp.other_base && !vw->comments;
 	args.title = have_base ? "heap growth" : "live heap";
 	/* The raw stacks stay raw; which frames the ranked views fold goes
 	 * beside them (HTTP's X-Jm4lw-Folded), for the page's table. */

@@ -100,10 +100,12 @@ static void route_dump(struct http_ctx *ctx)
 {
 	const char *name = evhttp_find_header(ctx->query, "name");
 	const char *base = evhttp_find_header(ctx->query, "base");
+	const char *prefix = ctx->m->core.cfg->dump_prefix;
 	struct evkeyvalq q;
 	enum dump_view view;
 	char why[256];
 	int with_base;
+	long pn, pb;
 
 	if (name == NULL) {
 		http_error(ctx->req, 400,
@@ -130,6 +132,17 @@ static void route_dump(struct http_ctx *ctx)
 	if (view == DUMP_VIEW_RAW || view == DUMP_VIEW_PPROF)
 		evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
 		    "Content-Disposition", "attachment");
+	/* A base another process wrote (dump_dir is shared): said where
+	 * every format has room, a header (the text says it in a line). */
+	if (base != NULL && (pb = dumps_pid(prefix, base)) > 0 &&
+	    (pn = dumps_pid(prefix, name)) > 0 && pb != pn) {
+		snprintf(why, sizeof(why),
+		    "the base dump is of another process (pid %ld; the "
+		    "dump's: pid %ld): the difference mixes two heaps",
+		    pb, pn);
+		evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
+		    "X-Jm4lw-Warning", why);
+	}
 	http_job(ctx,
 	    &(struct job_req){.kind = ctx->route->job,
 	        .view = view,

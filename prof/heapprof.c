@@ -1066,7 +1066,9 @@ int heapprof_subtract(struct heap_profile *hp, const struct heap_profile *base)
 	hp->u_objs -= base->u_objs;
 	hp->u_bytes -= base->u_bytes;
 	hp->diff = 1;
-	if (!hp_same_process(hp, base))
+	if (!hp_same_process(hp, base)) {
+		hp->other_base = 1;
 		hp_warn(hp, hp_other_process);
+	}
 	return 0;
 }

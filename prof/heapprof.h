@@ -104,6 +104,7 @@ struct heap_profile {
 	char *text;             /* the mappings' paths, the threads' names */
 	double u_objs, u_bytes; /* totals of the unsampled counts */
 	int diff;               /* heapprof_subtract made it a difference */
+	int other_base;         /* ... with a base of another process */
 	int symbolized;         /* a symbolized profile: syms name its pcs */
 	struct hp_symbol *syms; /* its symbol section, by address */
 	size_t nsyms;

@@ -509,9 +509,12 @@ static int pp_maps_init(struct pprof *w, const struct heap_profile *hp)
 }
 
 /* Every Mapping, with its build ID in hex (as `readelf -n` prints it,
- * and as pprof, Parca and debuginfod look objects up). */
-static void pp_mappings(struct pprof *w)
+ * and as pprof, Parca and debuginfod look objects up); the main
+ * program's (@p hp's first path) file named @p main_file if not NULL. */
+static void pp_mappings(struct pprof *w, const struct heap_profile *hp,
+    const char *main_file)
 {
+	const char *main_path = NULL;
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *bits;
 	char id[2 * 128 + 1];
@@ -519,6 +522,9 @@ static void pp_mappings(struct pprof *w)
 	uint64_t file, build;
 	size_t i, j, n;
 
+	for (i = 0; main_path == NULL && i < hp->nmaps; i++)
+		if (hp->maps[i].path[0] == '/')
+			main_path = hp->maps[i].path;
 	for (i = 0; i < w->nmaps && w->err == 0; i++) {
 		const struct pp_map *m = &w->maps[i];
 		n = m->m->path[0] == '/' ? sym_build_id(w->sym, m->m, &bits)
@@ -529,7 +535,11 @@ static void pp_mappings(struct pprof *w)
 			id[2 * j] = hex[bits[j] >> 4];
 			id[2 * j + 1] = hex[bits[j] & 15];
 		}
-		file = pp_str(w, m->m->path);
+		file = pp_str(w,
+		    main_file != NULL && main_path != NULL &&
+		            strcmp(m->m->path, main_path) == 0
+		        ? main_file
+		        : m->m->path);
 		build = pp_string(w, id, 2 * n);
 		pb_uint(b, MAPPING_ID, m->id);
 		pb_uint(b, MAPPING_MEMORY_START, m->m->start);
@@ -763,6 +773,10 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 		              "accumulated counts (opt.prof_accum off?)"));
 	if (o->note != NULL)
 		pp_top_uint(w, PROFILE_COMMENT, pp_str(w, o->note));
+	/* Whose: the process's own name beside the file it maps, which
+	 * pprof prints under "File:" (a comment not starting "#"). */
+	if (o->program != NULL)
+		pp_top_uint(w, PROFILE_COMMENT, pp_str(w, o->program));
 	/* Readers file a profile under its time (Parca stores time 0 at
 	 * 1970); int64 fields, so a negative span would be a huge one. */
 	if (o->time_ns > 0)
@@ -790,7 +804,7 @@ int render_pprof(FILE *out, const struct heap_profile *hp,
 	}
 	for (k = 0; k < hp->nstacks && w->err == 0; k++)
 		pp_sample(w, hp, &hp->stacks[k], &vw, accum);
-	pp_mappings(w);
+	pp_mappings(w, hp, o->main_file);
 	if (w->err == 0 && gz_write(&w->gz, NULL, 0, Z_FINISH) == -1)
 		w->err = w->gz.err;
 	if (w->err == 0 && ferror(out))

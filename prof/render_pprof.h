@@ -44,6 +44,12 @@ struct pprof_opts {
 	/* Why the profile is empty or partial, a comment (pprof
 	 * -comments); NULL: none. */
 	const char *note;
+	/* The main program's Mapping's file instead of the path the
+	 * profile maps: a link to it by the process's own name (pprof's
+	 * "File:" is its base name); NULL: the mapped path. */
+	const char *main_file;
+	/* A comment naming the program, "NAME (FILE)"; NULL: none. */
+	const char *program;
 };
 
 /* @p hp as gzipped pprof protobuf in Go's heap layout, written to @p out

@@ -140,20 +140,44 @@ const char *sym_main_path(const struct heap_profile *hp)
 	return NULL;
 }
 
-/* The file to open for mapping @p i, once per object. */
+/*
+ * Was the object of mapping @p i already reported for an earlier
+ * mapping of the same load of it? A file loaded twice (a libc.so.6 of
+ * the process and one of Graphviz's dlmopen namespace) is two objects
+ * at two bases, each of whose addresses only its own base names; the
+ * copy mapped lower comes first in the maps, so keying by path alone
+ * let it stand for both. A load's mappings are consecutive among the
+ * file's and begin at offset 0: an earlier executable mapping of the
+ * file is this load's unless a mapping at offset 0 comes between.
+ */
+static int sym_reported_before(const struct heap_profile *hp, size_t i)
+{
+	const struct hp_map *m = &hp->maps[i];
+	size_t j;
+
+	if (m->offset == 0)
+		return 0;
+	for (j = i; j-- > 0;) {
+		const struct hp_map *o = &hp->maps[j];
+		if (strcmp(o->path, m->path) != 0)
+			continue;
+		if (sym_reportable(o))
+			return 1;
+		if (o->offset == 0)
+			return 0;
+	}
+	return 0;
+}
+
+/* The file to open for mapping @p i, once per load of each object. */
 const char *sym_object_path(const struct heap_profile *hp, size_t i,
     const char *binary, int self, char *buf, size_t len)
 {
 	const struct hp_map *m = &hp->maps[i];
 	const char *main_path = sym_main_path(hp), *path;
-	size_t j;
 
-	if (!sym_reportable(m))
+	if (!sym_reportable(m) || sym_reported_before(hp, i))
 		return NULL;
-	for (j = 0; j < i; j++)
-		if (sym_reportable(&hp->maps[j]) &&
-		    strcmp(hp->maps[j].path, m->path) == 0)
-			return NULL;
 	path = binary != NULL && main_path != NULL &&
 	        strcmp(m->path, main_path) == 0
 	    ? binary

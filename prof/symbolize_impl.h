@@ -104,7 +104,8 @@ int sym_reportable(const struct hp_map *m);
  * for the main program if given, else the path the profile names, or
  * with @p self the mapping as this process has it
  * (/proc/self/map_files/..., written into @p buf). NULL when the mapping
- * is not one to report, or its object was reported for an earlier one. */
+ * is not one to report, or its object was reported for an earlier mapping
+ * of the same load (a file loaded twice is two objects at two bases). */
 const char *sym_object_path(const struct heap_profile *hp, size_t i,
     const char *binary, int self, char *buf, size_t len);
 

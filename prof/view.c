@@ -79,12 +79,17 @@ static int view_pprof_as(FILE *out, const struct heap_profile *hp,
     int labels)
 {
 	char note[512];
+	char name[VIEW_PROGRAM_MAX];
 	struct pprof_opts o = {.default_type = dflt,
 	    .note = view_sampling_note(hp, a, note, sizeof(note)),
 	    .accum = a->accum,
 	    .time_ns = a->time_ns,
 	    .duration_ns = a->duration_ns,
-	    .thread_labels = labels};
+	    .thread_labels = labels,
+	    .main_file = a->process_path};
+
+	if (a->process != NULL)
+		o.program = view_program(hp, a, name, sizeof(name));
 
 	return render_pprof(out, hp, sym, &o);
 }
@@ -127,20 +132,33 @@ static int view_symbolized(FILE *out, const struct heap_profile *hp,
 	    a->raw != NULL ? a->raw : "", a->rawlen);
 }
 
-/* The call graph's options: the profile's program as its name, and
- * why it is empty or partial (into @p note) as a line of its legend. */
-static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
-    const struct view_args *a, char *note, size_t len)
+const char *view_program(const struct heap_profile *hp,
+    const struct view_args *a, char *buf, size_t len)
 {
-	struct render_dot_opts o = {RENDER_DOT_OPTS};
+	const char *file = a->binary != NULL ? a->binary : hp->binary;
 	size_t i;
 
-	o.program = a->binary != NULL ? a->binary : hp->binary;
-	for (i = 0; o.program == NULL && i < hp->nmaps; i++)
+	for (i = 0; file == NULL && i < hp->nmaps; i++)
 		if (hp->maps[i].path[0] == '/')
-			o.program = hp->maps[i].path;
+			file = hp->maps[i].path;
+	if (file == NULL || a->process == NULL || a->process[0] == '\0')
+		return file;
+	snprintf(buf, len, "%s (%s)", a->process, file);
+	return buf;
+}
+
+/* The call graph's options: the profile's program as its name (in
+ * @p buf), and why it is empty or partial (into @p note) as a line of its
+ * legend. */
+static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
+    const struct view_args *a, char *buf, size_t len, char *note,
+    size_t notelen)
+{
+	struct render_dot_opts o = {RENDER_DOT_OPTS};
+
+	o.program = view_program(hp, a, buf, len);
 	o.title = a->title;
-	o.note = view_sampling_note(hp, a, note, len);
+	o.note = view_sampling_note(hp, a, note, notelen);
 	return o;
 }
 
@@ -148,8 +166,9 @@ static struct render_dot_opts view_dot_opts(const struct heap_profile *hp,
 static int view_dot(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	char note[512];
-	struct render_dot_opts o = view_dot_opts(hp, a, note, sizeof(note));
+	char note[512], name[VIEW_PROGRAM_MAX];
+	struct render_dot_opts o =
+	    view_dot_opts(hp, a, name, sizeof(name), note, sizeof(note));
 
 	return render_dot(out, hp, sym, view_value(a), &o);
 }
@@ -158,8 +177,9 @@ static int view_dot(FILE *out, const struct heap_profile *hp,
 static int view_callgraph(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a)
 {
-	char note[512];
-	struct render_dot_opts o = view_dot_opts(hp, a, note, sizeof(note));
+	char note[512], name[VIEW_PROGRAM_MAX];
+	struct render_dot_opts o =
+	    view_dot_opts(hp, a, name, sizeof(name), note, sizeof(note));
 
 	/* Laid out without the text-layout plugin (see gvc_load.c), dot
 	 * sizes labels from its own metrics, and a browser draws them in

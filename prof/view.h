@@ -96,6 +96,14 @@ struct view_args {
 	const struct fold_list *fold;
 	/* Was the process sampling, since when, at what interval. */
 	struct view_sampling sampling;
+	/* The process's own name (its argv[0]'s), when the profile is this
+	 * process's and the name is not its mapped file's (Debian's
+	 * redis-server is a link to redis-check-rdb); NULL: the file's
+	 * (offline, a dump has no name). */
+	const char *process;
+	/* A path that started it and is the mapped file (the link), for
+	 * pprof's main Mapping; NULL: none found. */
+	const char *process_path;
 };
 
 /*
@@ -124,6 +132,15 @@ double view_sampling_error(const struct heap_profile *hp);
  * exact figure, into @p buf; NULL when view_sampling_error has none. */
 const char *view_estimate_of(const struct heap_profile *hp, char *buf,
     size_t len);
+
+/* The longest view_program's name. */
+#define VIEW_PROGRAM_MAX 4400
+
+/* The main program as a view names it: "NAME (FILE)" with the
+ * process's own name, else the file the profile maps (or @p a's
+ * binary, or a symbolized file's own); NULL if none. In @p buf. */
+const char *view_program(const struct heap_profile *hp,
+    const struct view_args *a, char *buf, size_t len);
 
 /* A view's renderer: one of prof/render*.c's, in one shape. 0, or -1
  * with errno. */

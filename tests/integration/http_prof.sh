@@ -146,6 +146,65 @@ case_refused() {
 	stop_daemon
 }
 
+# Two processes sharing one dump_dir (as every process of a user does by
+# default): each lists its own dumps first and says whose the others
+# are; a growth against another process's dump says so.
+case_shared_dir() {
+	local d pa pb a1 a2 b1 got aport
+	d=$(scratch shared)
+	printf 'dump_min_interval = 0\n' >"$d/jm4lwd.conf"
+	start_daemon -C "$d" -e MALLOC_CONF=prof:true,lg_prof_sample:10 -- \
+		-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	pa=$PID
+	a1=$(basename "$(ask jmfp)")
+	a2=$(basename "$(ask jmfp)")
+	local aport=$PORT
+	start_daemon -C "$d" -e MALLOC_CONF=prof:true,lg_prof_sample:10 -- \
+		-f jm4lwd.conf -l 127.0.0.1:0 -D "$d" || return
+	pb=$PID
+	b1=$(basename "$(ask jmfp)")
+
+	assert_http "shared dump_dir: /jemalloc/dumps" 200 sdumps /jemalloc/dumps
+	got=$(python3 - "$T/sdumps.body" "$pb" "$pa" "$b1" "$a1" "$a2" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+me, other, b1, a1, a2 = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+d = j["dumps"]
+bad = []
+if j["pid"] != me: bad.append("pid %s" % j["pid"])
+if j["program"] != "jm4lwd": bad.append("program %r" % j["program"])
+if j["mine"] != 1: bad.append("mine %s" % j["mine"])
+if [x["name"] for x in d] != [b1, a2, a1]: bad.append("order %s" % [x["name"] for x in d])
+if [(x["pid"], x["this"]) for x in d] != [(me, True), (other, False), (other, False)]:
+    bad.append("whose %s" % [(x["pid"], x["this"]) for x in d])
+if [x["program"] for x in d[1:]] != ["jm4lwd", "jm4lwd"]: bad.append("programs %s" % [x["program"] for x in d])
+print("; ".join(bad) or "ok")
+PY
+)
+	assert_eq "... this process's dump first, then the other's (newest first), each with its pid and program" ok "$got"
+
+	ask jmls >"$d/jmls.out"
+	assert_grep "jmls: the summary says how many are this process's and whose the others are" \
+		"^# 3 dumps, [0-9]+ bytes in .* \\(jm4lw\\.\\*\\.heap\\); 1 of this process \\(pid $pb, jm4lwd\\) first, 2 of other processes \\(pid $pa jm4lwd\\)$" "$d/jmls.out"
+	assert_eq "... path, size, time and cause stay the first four columns; pid and whose after" \
+		"$b1 $pb this|$a2 $pa jm4lwd|$a1 $pa jm4lwd" \
+		"$(grep -v '^#' "$d/jmls.out" | awk -F'\t' '{ n = split($1, p, "/"); printf "%s%s %s %s", (NR > 1 ? "|" : ""), p[n], $5, $6 }')"
+
+	assert_http "a dump against another process's base" 200 sother \
+		"/jemalloc/dump?format=collapsed&name=$b1&base=$a2"
+	assert_eq "... says so in X-Jm4lw-Warning" \
+		"the base dump is of another process (pid $pa; the dump's: pid $pb): the difference mixes two heaps" \
+		"$(hheader sother X-Jm4lw-Warning)"
+	assert_http "... and format=text" 200 sothert "/jemalloc/dump?format=text&name=$b1&base=$a2"
+	assert_grep "... in a warning line" '^# warning: the base profile is of another process' "$T/sothert.body"
+	assert_http "a dump against its own process's base" 200 ssame \
+		"/jemalloc/dump?format=collapsed&name=$a2&base=$a1"
+	assert_eq "... no warning" "" "$(hheader ssame X-Jm4lw-Warning)"
+	stop_daemon
+	PID=$pa PORT=$aport stop_daemon
+}
+
 case_formats
 case_refused
+case_shared_dir
 finish

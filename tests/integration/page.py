@@ -316,6 +316,116 @@ def press(c, word):
     return None
 
 
+CG_FIT = """(() => {
+    const box = document.querySelector('#cg-graph'), g = box.querySelector('svg g.graph');
+    if (!g) return null;
+    const b = box.getBoundingClientRect(), r = g.getBoundingClientRect();
+    const n1 = Array.from(box.querySelectorAll('g.node')).find(n => (n.querySelector('title') || {}).textContent === 'N1');
+    const h = n1 ? n1.getBoundingClientRect() : null;
+    const inside = (r) => r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
+    return {box: [b.width, b.height], drawn: [r.width, r.height], fits: inside(r),
+            heaviest: h ? inside(h) : null, scale: g.getScreenCTM().a,
+            vb: box.querySelector('svg').getAttribute('viewBox')};
+})()"""
+
+
+PICKERS = """(() => Array.from(document.querySelectorAll('#g-base, #g-target')).map(s => ({
+    value: s.value,
+    group: s.selectedOptions[0] && s.selectedOptions[0].parentNode.dataset ? (s.selectedOptions[0].parentNode.dataset.whose || '') : '',
+    groups: Array.from(s.querySelectorAll('optgroup')).map(g => [g.dataset.whose, g.label, Array.from(g.querySelectorAll('option')).map(o => o.value)])})))()"""
+
+
+def other_dumps(c):
+    """Another process's dumps in the shared dump_dir (page.sh's second
+    jm4lwd): never the pickers' default, in a group of their own, and a
+    comparison against one says so."""
+    c.click("document.querySelector('#dumps-refresh')")
+    c.wait("/as of/.test(document.querySelector('#dumps-state').textContent)", 30)
+    j = json.loads(get("/jemalloc/dumps")[1])
+    others = [d["name"] for d in j["dumps"] if not d.get("this")]
+    mine = [d["name"] for d in j["dumps"] if d.get("this")]
+    p = c.ev(PICKERS) or []
+    result(len(others) >= 2 and p and all(x["value"] in mine + [""] for x in p) and
+           all(x["value"] not in others for x in p),
+           "with %d dumps of another process and %d of this one, the growth pickers default to none of the other's: %s"
+           % (len(others), len(mine), [x["value"] for x in p]), p)
+    grp = [g for g in (p[0]["groups"] if p else []) if g[0] == "other"]
+    result(grp and sorted(grp[0][2]) == sorted(others) and "other process" in grp[0][1],
+           "the other process's dumps are in their own group: %s" % (grp[0][1] if grp else "-"), p)
+    rows = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')).map(r => [r.dataset.name, r.querySelector('td.whose').textContent])") or []
+    want = [[d["name"], "this process" if d.get("this") else "pid %s jm4lwd" % d.get("pid")] for d in j["dumps"]]
+    result(rows == want, "the Dumps list shows this process's first and says whose each is (%s)" % (rows[-1] if rows else "-"), rows)
+    # Chosen on purpose: another process's base against its newer dump
+    # of the same process is no mix; against this one's, it says so.
+    if len(others) >= 2:
+        c.ev("(() => { const b = document.querySelector('#g-base'), t = document.querySelector('#g-target');"
+             " b.value = %s; t.value = %s; b.dispatchEvent(new Event('change')); t.dispatchEvent(new Event('change')); })()"
+             % (json.dumps(others[1]), json.dumps(others[0])))
+        prev = c.ev("document.querySelector('#growth').dataset.loaded || ''")
+        c.click("document.querySelector('#g-compare')")
+        c.wait("(document.querySelector('#growth').dataset.loaded || '') != %s" % json.dumps(prev), 60)
+        warn = c.ev("document.querySelector('#g-state').dataset.warning")
+        result(warn == "", "comparing two dumps of the other process: no mixing warning (%s)" % warn,
+               c.ev("document.querySelector('#g-state').textContent"))
+        # The growth checks that follow wait for the section's first
+        # load, and for the pickers' own choice (a person's stays).
+        c.ev("delete document.querySelector('#growth').dataset.loaded;"
+             " for (const s of document.querySelectorAll('#g-base, #g-target')) s.dataset.auto = '1'")
+
+
+def other_base(c):
+    """Another process's dump chosen as the base of this one's: the
+    growth line warns that it mixes two heaps."""
+    j = json.loads(get("/jemalloc/dumps")[1])
+    others = [d for d in j["dumps"] if not d.get("this")]
+    mine = [d for d in j["dumps"] if d.get("this")]
+    if not others or not mine:
+        result(False, "another process's dump and this one's to compare", j)
+        return
+    c.ev("(() => { const b = document.querySelector('#g-base'), t = document.querySelector('#g-target');"
+         " b.value = %s; t.value = %s; b.dispatchEvent(new Event('change')); t.dispatchEvent(new Event('change')); })()"
+         % (json.dumps(others[0]["name"]), json.dumps(mine[0]["name"])))
+    prev = c.ev("document.querySelector('#growth').dataset.loaded || ''")
+    c.pump(1.2)  # dump_min_interval
+    c.click("document.querySelector('#g-compare')")
+    c.wait("(document.querySelector('#growth').dataset.loaded || '') != %s" % json.dumps(prev), 60)
+    st = c.ev("document.querySelector('#g-state').textContent") or ""
+    result("another process's dump (pid %s jm4lwd" % others[0].get("pid") in st and "mixes two heaps" in st,
+           "a base of another process, chosen on purpose, is labelled: %s" % st)
+
+
+def callgraph_view(c):
+    """The drawn call graph fits its box at first view (the heaviest
+    node, N1, in it); +, the wheel and Fit change its scale, a drag
+    moves it."""
+    c.ev("document.querySelector('#cg-graph').scrollIntoView({block: 'start'})")
+    c.pump(0.2)
+    first = c.ev(CG_FIT) or {}
+    result(first.get("fits") and first.get("heaviest"),
+           "the call graph opens fitted: the whole drawing and its heaviest node (N1) inside the box",
+           first)
+    c.click("document.querySelector('#cg-in')")
+    zin = c.ev(CG_FIT) or {}
+    result(zin.get("scale", 0) > first.get("scale", 0) * 1.4,
+           "+ zooms in (%.3f -> %.3f px per point)" % (first.get("scale", 0), zin.get("scale", 0)), zin)
+    xy = c.point("document.querySelector('#cg-graph')")
+    c.mouse("mousePressed", xy[0] + 100, xy[1], button="left", clickCount=1)
+    c.mouse("mouseMoved", xy[0] + 40, xy[1] - 30, button="left", buttons=1)
+    c.mouse("mouseReleased", xy[0] + 40, xy[1] - 30, button="left", clickCount=1)
+    drag = c.ev(CG_FIT) or {}
+    result(drag.get("vb") != zin.get("vb") and abs(drag.get("scale", 0) - zin.get("scale", 1)) < 1e-6,
+           "a drag pans it (viewBox %s -> %s, same scale)" % (zin.get("vb"), drag.get("vb")))
+    c.mouse("mouseWheel", xy[0], xy[1], deltaX=0, deltaY=-120)
+    c.pump(0.2)
+    wheel = c.ev(CG_FIT) or {}
+    result(wheel.get("scale", 0) > drag.get("scale", 0) * 1.1,
+           "the wheel zooms in (%.3f -> %.3f)" % (drag.get("scale", 0), wheel.get("scale", 0)), wheel)
+    c.click("document.querySelector('#cg-fit')")
+    fit = c.ev(CG_FIT) or {}
+    result(fit.get("fits") and abs(fit.get("scale", 0) - first.get("scale", 1)) < 1e-3,
+           "Fit shows the whole drawing again at the first scale", fit)
+
+
 def noprof(c):
     """Without opt.prof: the profiling buttons are off and say why."""
     c.call("Page.navigate", {"url": ORIGIN + "/jemalloc"})
@@ -479,6 +589,7 @@ def run(c):
     result(r and r[0] == "200" and "ok" in r[1], "Profiling on: the page shows jmep's reply", r)
     result(st["prof_active"] is True, "after Profiling on /jemalloc/status says prof_active true", st.get("prof_active"))
 
+    other_dumps(c)
     # Growth: dump, make Redis grow, compare.
     r = press(c, "jmfp")
     result(r and r[0] == "200" and ".heap" in r[1], "Dump now: the page shows the dump's path", r)
@@ -495,8 +606,10 @@ def run(c):
     c.pump(1.2)  # that profile was a dump too: dump_min_interval
     r = press(c, "jmfp")
     result(r and r[0] == "200", "Dump now again", r)
-    nd = c.wait("document.querySelectorAll('#dlist tbody tr[data-name]').length >= 2 && document.querySelectorAll('#dlist tbody tr[data-name]').length", 30)
-    result(nd, "the dump list shows both dumps (%s)" % nd)
+    # This process's rows (page.sh's other process has its own there).
+    mine = "Array.from(document.querySelectorAll('#dlist tbody tr[data-name] td.whose')).filter(t => t.textContent === 'this process').length"
+    nd = c.wait("%s >= 2 && %s" % (mine, mine), 30)
+    result(nd, "the dump list shows both dumps of this process (%s)" % nd)
     picked = c.ev("[document.querySelector('#g-base').value, document.querySelector('#g-target').value]")
     dumps = json.loads(get("/jemalloc/dumps")[1])["dumps"]
     result(picked == [dumps[1]["name"], dumps[0]["name"]],
@@ -518,6 +631,7 @@ def run(c):
     fill = c.ev("(g => g && g.querySelector('rect').getAttribute('fill'))(document.querySelector('#growth-graph g.fr[data-name=\"createStringObject\"]'))")
     result(fill and fill.startswith("rgb(255,"), "createStringObject is red in the differential flame graph (%s)" % fill)
     c.shot("growth.png")
+    other_base(c)
 
     # Dumps: each row says why it was taken, as the JSON does.
     whys = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')).map(r => [r.dataset.name, r.querySelector('td.why').textContent])")
@@ -543,6 +657,7 @@ def run(c):
     hit = [f for f in REDIS_FNS if f in texts]
     result(ok and view == "svg" and hit, "Draw call graph: an SVG laid out by Graphviz naming %s" % (hit[:2] or "-"),
            "%s %s; %s" % (view, c.ev("document.querySelector('#cg-state').textContent"), texts[:12]))
+    callgraph_view(c)
     c.shot("callgraph.png")
     # Recent allocations: jemalloc's prof_recent records, redis's own, both
     # stacks named; then only the live ones of 100 bytes or more.

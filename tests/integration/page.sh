@@ -20,8 +20,18 @@ need chromium firefox-esr python3 curl redis-server redis-cli redis-benchmark nc
 [ -x "$JM4LW_RUN" ] || die "$JM4LW_RUN is not executable"
 
 case_page() {
-	local shots urls f
+	local shots urls f od opid
 	start_redis_agent page MALLOC_CONF=lg_prof_sample:14 || return
+	# Another process of the user keeps its dumps in the same dump_dir
+	# (as every process does by default): the page must not take them
+	# for the agent's own.
+	od=$(scratch other)
+	printf 'dump_min_interval = 0\n' >"$od/jm4lwd.conf"
+	start_daemon -C "$od" -e MALLOC_CONF=prof:true -- -f jm4lwd.conf \
+		-l 127.0.0.1:0 -D "$RDIR" || return
+	opid=$PID
+	ask jmfp >/dev/null
+	ask jmfp >/dev/null
 	# shellcheck disable=SC2034 # hreq's port (lib.sh)
 	HTTP_PORT=$AHTTP
 
@@ -48,7 +58,7 @@ case_page() {
 	track -g $!
 
 	shots=$(scratch shots)
-	run_page page.py 40 240 "$AHTTP" "$RPORT" "$shots"
+	run_page page.py 50 240 "$AHTTP" "$RPORT" "$shots"
 	run_page page_firefox.py 7 240 "$AHTTP" "$shots"
 	for f in heap zoom search growth stats phone page firefox; do
 		if [ "$(head -c 8 "$shots/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; then
@@ -65,6 +75,7 @@ case_page() {
 	# Redis and the agent came through it.
 	assert_eq "redis-server still answers PING" PONG "$(redis-cli -p "$RPORT" ping 2>&1)"
 	assert_eq "the agent still answers ruok" imok "$(ask ruok "$APORT")"
+	PID=$opid stop_daemon
 }
 
 # Without opt.prof: jm4lwd with no MALLOC_CONF; the buttons that need

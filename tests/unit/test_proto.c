@@ -1179,27 +1179,39 @@ static void test_retention_bytes(void **state)
 	assert_int_equal(core.st.dumps_deleted, 6);
 }
 
-/* jmls: a summary line, then our dumps newest first, in UTC. */
+/* jmls: a summary line, then our dumps, this process's first, each part
+ * newest first, in UTC; the pid and whose after the cause. */
 static void test_jmls(void **state)
 {
-	char want[8192];
+	char want[8192], mine[64], name[DUMPS_PROGRAM_MAX];
+	long me = (long)getpid();
 
 	(void)state;
+	(void)dumps_proc_name(me, name, sizeof(name));
+	assert_string_equal(name, "test_proto");
 	assert_int_equal(run("jmls"), PROTO_OK);
 	snprintf(want, sizeof(want),
-	    "# 0 dumps, 0 bytes in %s (jm4lw.*.heap)\n", tmpdir);
+	    "# 0 dumps, 0 bytes in %s (jm4lw.*.heap); 0 of this process "
+	    "(pid %ld, test_proto) first\n",
+	    tmpdir, me);
 	assert_string_equal(R.buf, want);
+	/* pid 7's dumps from 1970: a process running as pid 7 now
+	 * started later, so their writer is gone ("-"). */
 	plant("jm4lw.7.0.heap", 3, 86400);
 	plant("jm4lw.7.1.heap", 5, 2 * 86400 + 61);
 	plant("jm4lw.7.2.i0.heap", 1, 3 * 86400);
 	plant("other.7.1.heap", 5, 5);
+	snprintf(mine, sizeof(mine), "jm4lw.%ld.0.heap", me);
+	plant(mine, 2, 3600);
 	assert_int_equal(run("jmls"), PROTO_OK);
 	snprintf(want, sizeof(want),
-	    "# 3 dumps, 9 bytes in %s (jm4lw.*.heap)\n"
-	    "%s/jm4lw.7.2.i0.heap\t1\t1970-01-04T00:00:00Z\tinterval\n"
-	    "%s/jm4lw.7.1.heap\t5\t1970-01-03T00:01:01Z\t-\n"
-	    "%s/jm4lw.7.0.heap\t3\t1970-01-02T00:00:00Z\t-\n",
-	    tmpdir, tmpdir, tmpdir, tmpdir);
+	    "# 4 dumps, 11 bytes in %s (jm4lw.*.heap); 1 of this process "
+	    "(pid %ld, test_proto) first, 3 of other processes (pid 7)\n"
+	    "%s/%s\t2\t1970-01-01T01:00:00Z\t-\t%ld\tthis\n"
+	    "%s/jm4lw.7.2.i0.heap\t1\t1970-01-04T00:00:00Z\tinterval\t7\t-\n"
+	    "%s/jm4lw.7.1.heap\t5\t1970-01-03T00:01:01Z\t-\t7\t-\n"
+	    "%s/jm4lw.7.0.heap\t3\t1970-01-02T00:00:00Z\t-\t7\t-\n",
+	    tmpdir, me, tmpdir, mine, me, tmpdir, tmpdir, tmpdir);
 	assert_string_equal(R.buf, want);
 	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s/nope", tmpdir);
 	assert_int_equal(run("jmls"), PROTO_ERROR);

@@ -24,6 +24,7 @@
 #include "heapprof.h"
 #include "render_pprof.h"
 #include "symbolize.h"
+#include "view.h"
 
 /* Two functions of ours, the stack a profile names. */
 __attribute__((noinline)) int pp_test_leaf(int x);
@@ -644,6 +645,47 @@ static void test_allocs_layout(void **state)
 	heapprof_free(&hp);
 }
 
+/* The program as its process is named (Debian's redis-server, a link to
+ * redis-check-rdb): the main Mapping's file is the link, pprof's
+ * "File:"; a comment names it with the mapped file; the other Mappings
+ * keep their paths. view_program words it, or keeps the file's name
+ * where the process has no name of its own (offline). */
+static void test_program_name(void **state)
+{
+	uintptr_t leaf = (uintptr_t)pp_test_leaf + 1;
+	struct view_args named = {.process = "redis-server"}, none = {0};
+	char stacks[128], name[VIEW_PROGRAM_MAX];
+	struct pprof_opts o = {.main_file = "/usr/bin/redis-server"};
+	struct heap_profile hp;
+	struct dec d;
+	size_t m;
+
+	(void)state;
+	snprintf(stacks, sizeof(stacks),
+	    "@ 0x%llx\n  t*: 1: 100 [0: 0]\n@ 0x%llx\n  t*: 1: 100 [0: 0]\n",
+	    (unsigned long long)FAKE_START + 8, (unsigned long long)leaf);
+	make_profile(&hp, stacks);
+	assert_string_equal(view_program(&hp, &none, name, sizeof(name)),
+	    FAKE_PATH);
+	o.program = view_program(&hp, &named, name, sizeof(name));
+	assert_string_equal(o.program, "redis-server (" FAKE_PATH ")");
+	render_decode_opts(&hp, &o, &d);
+	/* Its own comment, beside the one on prof_accum. */
+	assert_int_equal(d.ncomment, 2);
+	assert_string_equal(str(&d, d.comment[1]),
+	    "redis-server (" FAKE_PATH ")");
+	m = map_of(&d, d.loc[loc_of(&d, d.sample[0].loc[0])].mapping);
+	assert_int_equal(d.map[m].start, FAKE_START);
+	assert_string_equal(str(&d, d.map[m].file), "/usr/bin/redis-server");
+	m = map_of(&d, d.loc[loc_of(&d, d.sample[1].loc[0])].mapping);
+	assert_true(d.map[m].start <= leaf && leaf < d.map[m].limit);
+	assert_string_not_equal(str(&d, d.map[m].file),
+	    "/usr/bin/redis-server");
+	assert_string_not_equal(str(&d, d.map[m].file), FAKE_PATH);
+	dec_free(&d);
+	heapprof_free(&hp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +693,7 @@ int main(void)
 	    cmocka_unit_test(test_thread_labels),
 	    cmocka_unit_test(test_difference),
 	    cmocka_unit_test(test_allocs_layout),
+	    cmocka_unit_test(test_program_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

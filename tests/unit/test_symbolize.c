@@ -535,6 +535,89 @@ static void test_elf_self(void **state)
 	heapprof_free(&hp);
 }
 
+/* Where a second copy of libc goes in the profile's maps: far from
+ * anything a process maps (16 TiB up), as Graphviz's dlmopen namespace
+ * maps its own libc.so.6 elsewhere. */
+#define LIBC_COPY_BASE 0x100000000000ULL
+
+/*
+ * This process as a profile whose maps list libc twice: first a copy at
+ * LIBC_COPY_BASE (a namespace's copy comes first in the maps when mapped
+ * lower), then this process's own. The stack: @p pc, and @p pc as the
+ * copy would have it, into *@p copy.
+ */
+static void twice_profile(uint64_t pc, uint64_t *copy)
+{
+	char *text = NULL, line[512], path[256];
+	unsigned long long lo, hi, base = 0, off;
+	size_t len = 0;
+	FILE *out, *maps;
+	int pass, in;
+
+	assert_non_null(out = open_memstream(&text, &len));
+	/* libc's path and load base: the mapping holding @p pc. */
+	path[0] = '\0';
+	assert_non_null(maps = fopen("/proc/self/maps", "re"));
+	while (fgets(line, sizeof(line), maps) != NULL)
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %255s", &lo, &hi,
+		        &off, path) == 4 &&
+		    pc >= lo && pc < hi) {
+			base = lo - off;
+			break;
+		}
+	fclose(maps);
+	assert_true(base != 0 && path[0] == '/');
+	*copy = pc - base + LIBC_COPY_BASE;
+	fprintf(out, "heap_v2/1\n@ 0x%llx 0x%llx\n  t*: 1: 8 [0: 0]\n",
+	    (unsigned long long)pc, (unsigned long long)*copy);
+	fprintf(out, "MAPPED_LIBRARIES:\n");
+	for (pass = 0; pass < 2; pass++) {
+		assert_non_null(maps = fopen("/proc/self/maps", "re"));
+		while (fgets(line, sizeof(line), maps) != NULL) {
+			in = strstr(line, path) != NULL;
+			if (pass == 1)
+				fputs(line, out);
+			else if (in && sscanf(line, "%llx-%llx", &lo, &hi) == 2)
+				fprintf(out, "%llx-%llx %s",
+				    lo - base + LIBC_COPY_BASE,
+				    hi - base + LIBC_COPY_BASE,
+				    strchr(line, ' ') + 1);
+		}
+		fclose(maps);
+	}
+	fclose(out);
+	assert_int_equal(heapprof_parse(text, len, &hp, err, sizeof(err)), 0);
+	free(text);
+}
+
+/* A library mapped twice at two bases (libc.so.6 of the process and of
+ * Graphviz's dlmopen namespace, after the first call graph) is two
+ * objects: each address is named through the copy that holds it, with
+ * that copy's base, by every backend; the copy listed first does not
+ * stand for the other. */
+static void test_mapped_twice(void **state)
+{
+	sym_open_fn *const open[] = {
+	    sym_elf_open,
+#ifdef JM4LW_HAVE_LIBDW
+	    sym_dwfl_open,
+#endif
+	};
+	uint64_t pc = (uintptr_t)getpid, copy;
+	struct symbolizer *s;
+	size_t i;
+
+	(void)state;
+	twice_profile(pc, &copy);
+	for (i = 0; i < sizeof(open) / sizeof(open[0]); i++) {
+		assert_non_null(s = open[i](&hp, NULL, 0, err, sizeof(err)));
+		assert_non_null(strstr(frames(s, pc, 1), "getpid"));
+		assert_non_null(strstr(frames(s, copy, 1), "getpid"));
+		sym_free(s);
+	}
+	heapprof_free(&hp);
+}
+
 /* Built with libdw: the two backends agree on names and build IDs. */
 static void test_elf_as_libdw(void **state)
 {
@@ -804,6 +887,7 @@ int main(void)
 	    cmocka_unit_test(test_table_errors),
 	    cmocka_unit_test(test_table_subtract),
 	    cmocka_unit_test(test_elf_self),
+	    cmocka_unit_test(test_mapped_twice),
 	    cmocka_unit_test(test_elf_as_libdw),
 	    cmocka_unit_test(test_elf_missing),
 	    cmocka_unit_test(test_dw_part_as_libdwfl),
