@@ -132,7 +132,7 @@ jeprof_url() {
 		>"$T/$out.txt" 2>"$T/$out.err")
 }
 if sandwich jeprof jeprof_url jeprof --text; then
-	"$JM4LW_PROF" -o "$T/ours.txt" "$T/jeprof.heap"
+	"$JM4LW_PROF" --no-fold -o "$T/ours.txt" "$T/jeprof.heap"
 	assert_grep "jeprof fetched /pprof/heap itself (remote mode)" \
 		"^Fetching /pprof/heap profile from $URL/pprof/heap" "$T/jeprof.err"
 	assert_eq "jeprof --text on the URL: jm4lw-prof's Total: line" \
