@@ -237,8 +237,10 @@ case_replaced_library() {
 	cp "$LIBC" "$lib.orig"
 	cp "$lib.orig" "$lib"
 	lib_dump "$T/lib.heap" "$lib"
-	LD_PRELOAD=$TRUNCATE_SHIM JM4LW_TEST_TRUNCATE=$lib \
-		timeout $((60 * SLOW)) "$JM4LW_PROF" -f text "$T/lib.heap" \
+	# (Through env: timeout itself must not load the shim, which a
+	# sanitizer build builds with its runtime's symbols undefined.)
+	timeout $((60 * SLOW)) env LD_PRELOAD="$TRUNCATE_SHIM" \
+		JM4LW_TEST_TRUNCATE="$lib" "$JM4LW_PROF" -f text "$T/lib.heap" \
 		>"$T/lib.txt" 2>"$T/lib.err"
 	st=$?
 	assert_cmd "jm4lw-prof, its library truncated under it: no signal (exit $st)" \
