@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "memory.h"
 
 const char *const memory_trigger_names[MEMORY_TRIGGERS] = {
@@ -46,19 +48,35 @@ const char *const memory_trigger_words[MEMORY_TRIGGERS] = {
 /* Small files only: every one we read is a line or a few dozen. */
 #define FILE_MAX 4096
 
-/* @p dir/@p name, whole, into @p buf (NUL-terminated): 0, or -1. */
-static int read_small(const char *dir, const char *name, char *buf, size_t len)
+/* @p dir/@p name, whole, into @p buf (NUL-terminated): 0, or -1. Only a
+ * regular file is read, opened non-blocking: a FIFO or a device planted
+ * where a cgroup file should be would block open() or read() for ever,
+ * and the loop stops the watcher at reload and exit. A refused file is
+ * named in @p r (the first one), for the loop's log line. */
+static int read_small(const char *dir, const char *name, char *buf, size_t len,
+    struct memory_reading *r)
 {
 	char path[PATH_MAX];
 	size_t have = 0;
+	struct stat sb;
 	ssize_t n;
 	int fd;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    sizeof(path))
 		return -1;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)) ==
+	    -1)
 		return -1;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		if (r != NULL && r->refused[0] == '\0') {
+			n = (ssize_t)strnlen(path, sizeof(r->refused) - 1);
+			memcpy(r->refused, path, (size_t)n);
+			r->refused[n] = '\0';
+		}
+		close(fd);
+		return -1;
+	}
 	while (
 	    have + 1 < len && (n = read(fd, buf + have, len - 1 - have)) != 0) {
 		if (n == -1 && errno == EINTR)
@@ -96,12 +114,13 @@ static int parse_u64(const char *s, const char **end, uint64_t *v)
 }
 
 /* A file that is one number and a newline; "max" is UINT64_MAX (v2). */
-static int read_u64(const char *dir, const char *name, uint64_t *v)
+static int read_u64(const char *dir, const char *name, uint64_t *v,
+    struct memory_reading *r)
 {
 	char buf[64];
 	const char *e;
 
-	if (read_small(dir, name, buf, sizeof(buf)) == -1)
+	if (read_small(dir, name, buf, sizeof(buf), r) == -1)
 		return -1;
 	if (strcmp(buf, "max\n") == 0 || strcmp(buf, "max") == 0) {
 		*v = UINT64_MAX;
@@ -226,13 +245,13 @@ int memory_read_v2(const char *base, const char *dir, struct memory_reading *r)
 	size_t nb = strlen(base);
 	char *slash;
 
-	if (read_u64(dir, "memory.current", &usage) == -1)
+	if (read_u64(dir, "memory.current", &usage, r) == -1)
 		return -1;
 	/* A parent's memory.max binds us as much as our own. */
 	if (snprintf(up, sizeof(up), "%s", dir) >= (int)sizeof(up))
 		return -1;
 	for (;;) {
-		if (read_u64(up, "memory.max", &max) == 0)
+		if (read_u64(up, "memory.max", &max, r) == 0)
 			limit = lower(limit, max);
 		if (strlen(up) <= nb || (slash = strrchr(up, '/')) == NULL ||
 		    slash < up + nb)
@@ -244,7 +263,7 @@ int memory_read_v2(const char *base, const char *dir, struct memory_reading *r)
 	r->source = MEMORY_CGROUP_V2;
 	r->usage = usage;
 	r->limit = limit;
-	if (read_small(dir, "memory.events", buf, sizeof(buf)) == 0 &&
+	if (read_small(dir, "memory.events", buf, sizeof(buf), r) == 0 &&
 	    keyed_u64(buf, "high", &r->events_high) == 0 &&
 	    keyed_u64(buf, "max", &r->events_max) == 0) {
 		r->have_events = 1;
@@ -259,12 +278,12 @@ int memory_read_v1(const char *dir, struct memory_reading *r)
 	char buf[FILE_MAX];
 	uint64_t limit, usage, h;
 
-	if (read_u64(dir, "memory.limit_in_bytes", &limit) == -1 ||
-	    read_u64(dir, "memory.usage_in_bytes", &usage) == -1)
+	if (read_u64(dir, "memory.limit_in_bytes", &limit, r) == -1 ||
+	    read_u64(dir, "memory.usage_in_bytes", &usage, r) == -1)
 		return -1;
 	/* A parent's limit, when use_hierarchy is on (it always is since
 	 * 5.x), is in memory.stat. */
-	if (read_small(dir, "memory.stat", buf, sizeof(buf)) == 0 &&
+	if (read_small(dir, "memory.stat", buf, sizeof(buf), r) == 0 &&
 	    keyed_u64(buf, "hierarchical_memory_limit", &h) == 0)
 		limit = lower(limit, h);
 	if (limit >= V1_UNLIMITED || limit == 0)
@@ -277,11 +296,11 @@ int memory_read_v1(const char *dir, struct memory_reading *r)
 
 /* "Key:   123 kB" of a /proc file, in bytes. */
 static int proc_kb(const char *dir, const char *name, const char *key,
-    uint64_t *v)
+    uint64_t *v, struct memory_reading *r)
 {
 	char buf[FILE_MAX];
 
-	if (read_small(dir, name, buf, sizeof(buf)) == -1 ||
+	if (read_small(dir, name, buf, sizeof(buf), r) == -1 ||
 	    keyed_u64(buf, key, v) == -1 || *v > UINT64_MAX / 1024)
 		return -1;
 	*v *= 1024;
@@ -313,7 +332,7 @@ int memory_read(const struct memory_where *w, struct memory_reading *r)
 	memset(r, 0, sizeof(*r));
 	snprintf(self, sizeof(self), "%s/self", w->proc);
 	v2[0] = v1[0] = '\0';
-	if (read_small(self, "cgroup", text, sizeof(text)) == 0)
+	if (read_small(self, "cgroup", text, sizeof(text), r) == 0)
 		memory_cgroup_paths(text, v2, sizeof(v2), v1, sizeof(v1));
 	if (v2[0] != '\0') {
 		/* Unified alone at the root, or hybrid under unified/. */
@@ -333,26 +352,26 @@ int memory_read(const struct memory_where *w, struct memory_reading *r)
 		(void)memory_read_v1(dir, r);
 	}
 	if (r->source == MEMORY_NONE && w->rlimit_as != UINT64_MAX &&
-	    proc_kb(self, "status", "VmSize:", &vm) == 0) {
+	    proc_kb(self, "status", "VmSize:", &vm, r) == 0) {
 		r->source = MEMORY_RLIMIT;
 		r->usage = vm;
 		r->limit = w->rlimit_as;
 	}
 	if (r->source == MEMORY_NONE &&
-	    proc_kb(w->proc, "meminfo", "MemTotal:", &r->limit) == 0 &&
-	    proc_kb(self, "status", "VmRSS:", &r->usage) == 0)
+	    proc_kb(w->proc, "meminfo", "MemTotal:", &r->limit, r) == 0 &&
+	    proc_kb(self, "status", "VmRSS:", &r->usage, r) == 0)
 		r->source = MEMORY_MACHINE;
 	if (r->source == MEMORY_NONE)
 		r->usage = r->limit = 0;
 	/* The pressure: the cgroup's own under v2, else the machine's. */
 	if (psi_dir != NULL &&
-	    read_small(psi_dir, "memory.pressure", psi, sizeof(psi)) == 0 &&
+	    read_small(psi_dir, "memory.pressure", psi, sizeof(psi), r) == 0 &&
 	    memory_parse_psi(psi, &r->psi_some, &r->psi_full) == 0)
 		r->have_psi = 1;
 	else {
 		snprintf(dir, sizeof(dir), "%s/pressure", w->proc);
 		r->have_psi =
-		    read_small(dir, "memory", psi, sizeof(psi)) == 0 &&
+		    read_small(dir, "memory", psi, sizeof(psi), r) == 0 &&
 		    memory_parse_psi(psi, &r->psi_some, &r->psi_full) == 0;
 	}
 	return r->source == MEMORY_NONE && !r->have_psi ? -1 : 0;

@@ -44,6 +44,7 @@ struct memory_reading {
 	uint64_t events_high, events_max, events_oom_kill;
 	int have_psi;                /* memory.pressure or /proc/pressure */
 	unsigned psi_some, psi_full; /* avg10, in hundredths of a percent */
+	char refused[256]; /* the first file not read: not a regular file */
 };
 
 /* Read the limit and usage, first source that has a limit wins. 0, or

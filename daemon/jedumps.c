@@ -50,6 +50,7 @@ struct jedumps {
 	struct event *retry; /* the worker was busy */
 	struct event *gdump; /* prof.gdump back on */
 	int gdump_off;       /* we turned it off; gdump turns it on */
+	int gdump_give;      /* turn prof.gdump on at the loop's first turn */
 	struct event *say;   /* the start's line, on the loop's first turn */
 	char line[CORE_PATH_MAX + 256];
 	int line_level;
@@ -158,7 +159,26 @@ static void jedumps_say(evutil_socket_t fd, short what, void *arg)
 	if (j->line[0] != '\0')
 		log_msg(j->m, j->line_level, "%s", j->line);
 	j->line[0] = '\0';
+	if (j->gdump_give) {
+		j->gdump_give = 0;
+		if (core_jemalloc_gdump(j->m->core.ops, 1) == -1)
+			log_msg(j->m, JM4LW_LOG_WARN,
+			    "prof_gdump: cannot turn prof.gdump on (is "
+			    "profiling on, prof:true?)");
+	}
 	module_leave(j->m);
+}
+
+void jedumps_gdump_handover(struct jm4lw *m)
+{
+	struct jedumps *j = m->jedumps;
+
+	if (j == NULL || j->say == NULL) {
+		(void)core_jemalloc_gdump(m->core.ops, 1);
+		return;
+	}
+	j->gdump_give = 1;
+	event_active(j->say, EV_TIMEOUT, 0);
 }
 
 /* Is @p name one of jemalloc's dumps by this process? Its cause, or -1. */

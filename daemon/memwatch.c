@@ -12,7 +12,9 @@
  * on recent kernels; one look a second serves every source alike for
  * 0.02 % of a core. The thread only reads into its stack and signals an
  * eventfd; the state machine (core/memory.c) and the dump request run on
- * the loop.
+ * the loop. The loop never waits for the thread: a stop while a look is
+ * under way (a read stalled in reclaim) leaves the thread to free its
+ * own state when the read returns.
  */
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -43,6 +45,8 @@ struct memwatch {
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
 	int stop;
+	int reading;       /* the thread is in memory_read (in a syscall) */
+	int orphan;        /* stopped mid-read: the thread frees all */
 	int efd;           /* eventfd: a reading is in @c r */
 	pid_t efd_pid;     /* who made it (a fork child must not read) */
 	struct event *ev;  /* on the loop */
@@ -52,6 +56,7 @@ struct memwatch {
 	struct job_waiter waiter; /* the dump's answer comes to us */
 	char detail[256];         /* why the dump out was asked for */
 	int refused_said;         /* a refusal logged since the last dump */
+	char odd_said[256];       /* the file not read, last logged */
 };
 
 /* The RLIMIT_AS in force, UINT64_MAX for none. */
@@ -64,8 +69,20 @@ static uint64_t rlimit_as(void)
 	return (uint64_t)rl.rlim_cur;
 }
 
+/* What the thread and the loop share, gone; by the loop after a join or
+ * by the thread itself when it was stopped mid-read. */
+static void memwatch_destroy(struct memwatch *w)
+{
+	if (w->efd != -1)
+		close(w->efd);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
 /* The watcher thread: read, hand over, sleep; until told to stop. It
- * allocates nothing (core/memory.c reads into its stack). */
+ * allocates nothing (core/memory.c reads into its stack) but, when the
+ * loop let it go mid-read, frees its state on the way out. */
 static void *memwatch_main(void *arg)
 {
 	struct memwatch *w = arg;
@@ -73,14 +90,19 @@ static void *memwatch_main(void *arg)
 	struct memory_reading r;
 	struct timespec until;
 	uint64_t one = 1;
+	int orphan;
 
 	pthread_setname_np(pthread_self(), "jm4lw-memory");
 	pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
+		w->reading = 1;
 		pthread_mutex_unlock(&w->lock);
 		where.rlimit_as = rlimit_as();
 		(void)memory_read(&where, &r);
 		pthread_mutex_lock(&w->lock);
+		w->reading = 0;
+		if (w->stop)
+			break;
 		w->r = r;
 		(void)!write(w->efd, &one, sizeof(one));
 		clock_gettime(CLOCK_MONOTONIC, &until);
@@ -90,7 +112,10 @@ static void *memwatch_main(void *arg)
 		        ETIMEDOUT)
 			;
 	}
+	orphan = w->orphan;
 	pthread_mutex_unlock(&w->lock);
+	if (orphan)
+		memwatch_destroy(w);
 	return NULL;
 }
 
@@ -172,6 +197,14 @@ static void memwatch_ready(evutil_socket_t fd, short what, void *arg)
 	pthread_mutex_lock(&w->lock);
 	r = w->r;
 	pthread_mutex_unlock(&w->lock);
+	/* Once per file, not each second: what the thread would not read. */
+	if (r.refused[0] != '\0' && strcmp(r.refused, w->odd_said) != 0) {
+		snprintf(w->odd_said, sizeof(w->odd_said), "%s", r.refused);
+		log_msg(m, JM4LW_LOG_WARN,
+		    "dump_on_memory: %s is not a regular file; not read "
+		    "(check memory_cgroup_root)",
+		    r.refused);
+	}
 	module_enter(m);
 	was = module_unsampled_enter(m);
 	t = memory_check(&m->core.mem, &m->core.pol.mem, &r);
@@ -188,22 +221,33 @@ static void memwatch_ready(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Stop @p w's thread and free it; its dump out, if any, still answers
- * to the module (jobs_settle) before this runs. */
+ * to the module (jobs_settle) before this runs. A thread waiting on its
+ * condition variable is joined (it leaves at once); one in a read, which
+ * a stalled cgroup file can hold for ever, is detached and frees @p w
+ * itself when the read returns: the loop never waits on it. */
 static void memwatch_stop(struct memwatch *w, int base_gone)
 {
+	pthread_t tid;
+	int busy;
+
 	if (w == NULL)
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->stop = 1;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
+	/* Off the loop first: nothing of ours runs there after this. */
 	if (w->ev != NULL && !base_gone)
 		event_free(w->ev);
-	close(w->efd);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->lock);
-	free(w);
+	w->ev = NULL;
+	pthread_mutex_lock(&w->lock);
+	w->stop = 1;
+	busy = w->orphan = w->reading;
+	tid = w->thread;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->lock);
+	if (busy) { /* w may be gone already */
+		pthread_detach(tid);
+		return;
+	}
+	pthread_join(tid, NULL);
+	memwatch_destroy(w);
 }
 
 /* A watcher for m's configuration, running; NULL (and errno) if not. */
@@ -244,11 +288,7 @@ fail:
 	e = errno;
 	if (w->ev != NULL)
 		event_free(w->ev);
-	if (w->efd != -1)
-		close(w->efd);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->lock);
-	free(w);
+	memwatch_destroy(w);
 	errno = e;
 	return NULL;
 }

@@ -287,6 +287,9 @@ void timers_free(struct jm4lw *m);
  * and at each reload; -1 only without memory. Then freed. */
 int jedumps_apply(struct jm4lw *m, const struct jm4lw_config *old);
 void jedumps_free(struct jm4lw *m);
+/* prof.gdump on at the loop's first turn, once its rate limit can act on
+ * the first dump (the agent's, for a prof_gdump jm4lw-run held off). */
+void jedumps_gdump_handover(struct jm4lw *m);
 
 /* server.c, for thread.c and agent.c */
 void server_set_mode(struct jm4lw *m, const char *mode);

@@ -12,6 +12,9 @@
  *	JM4LW_CONF     a jm4lwd.conf-style file (the variables below win)
  *	JM4LW_DUMP_DIR where jmfp writes (default /tmp)
  *	JM4LW_QUIET    set: log only errors
+ *	JM4LW_PROF_GDUMP  1: the user asked for prof_gdump and jm4lw-run held
+ *	               it off; the agent turns prof.gdump on once the
+ *	               module can rate-limit its dumps
  *
  * Every failure (no jemalloc in the process or a malloc that is not its, a
  * bad config, the port taken) is one line on stderr and then nothing: the
@@ -25,7 +28,9 @@
 
 #include "config.h"
 #include "config_struct.h"
+#include "jedumps.h"
 #include "jm4lw.h"
+#include "module.h"
 #include "ops.h"
 
 static struct jm4lw_thread *agent;
@@ -39,6 +44,28 @@ static void agent_log(int level, const char *msg, void *arg)
 		fprintf(stderr, "jm4lw agent[%ld]: %s\n", (long)getpid(), msg);
 }
 
+/* Did the user ask for prof_gdump, which jm4lw-run held off? jemalloc
+ * writes a dump at every new high of its mapped memory, and a program's
+ * start is all new highs: under prof_gdump:true from the first malloc,
+ * redis writes 30-odd dumps in its first 35 ms, before any constructor
+ * of ours could hold them to dump_min_interval. */
+static int agent_gdump_wanted(void)
+{
+	const char *want = getenv("JM4LW_PROF_GDUMP");
+
+	return want != NULL && strcmp(want, "1") == 0;
+}
+
+/* The setup hook, before the module's thread runs: the module turns
+ * prof.gdump on at its loop's first turn, when it watches dump_dir and
+ * its rate limit takes the first dump and holds the rest. */
+static void agent_setup(struct jm4lw *m, void *arg)
+{
+	(void)arg;
+	if (agent_gdump_wanted())
+		jedumps_gdump_handover(m);
+}
+
 /* Runs before the host's main(): start the thread or stay out of the way. */
 __attribute__((constructor)) static void agent_start(void)
 {
@@ -48,12 +75,13 @@ __attribute__((constructor)) static void agent_start(void)
 	const char *dir = getenv("JM4LW_DUMP_DIR");
 	const char *http = getenv("JM4LW_HTTP_LISTEN");
 	struct jm4lw_thread_opts opts = {JM4LW_THREAD_OPTS_INIT,
-	    .log = agent_log};
+	    .log = agent_log, .setup = agent_setup};
+	const struct core_ops *ops;
 	char err[512];
 
 	/* No jemalloc, or one the program does not malloc from: serving it
 	 * would report an idle heap as the program's. */
-	if (core_allocator(err, sizeof(err)) == NULL) {
+	if ((ops = core_allocator(err, sizeof(err))) == NULL) {
 		agent_log(JM4LW_LOG_WARN, err, NULL);
 		return;
 	}
@@ -85,4 +113,7 @@ fail:
 	    "not starting; the program runs on without "
 	    "the admin port",
 	    NULL);
+	/* Without the module, the prof_gdump the user asked for still. */
+	if (agent_gdump_wanted())
+		(void)core_jemalloc_gdump(ops, 1);
 }

@@ -230,30 +230,58 @@ fail:
 	return -1;
 }
 
-/* An object safe to map (see prof_util.h). */
-int prof_open_object(const char *path, char *err, size_t errlen)
+/* An object safe to map (see prof_util.h): a sealed copy of it. */
+int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
 {
-	struct stat sb;
+	struct stat sb, after;
 	off_t off = 0;
-	ssize_t n;
-	int fd, mfd;
+	ssize_t n = 0;
+	int mfd;
 
-	if ((fd = prof_open_file(path, 0, &sb, err, errlen)) == -1)
-		return -1;
-	if ((sb.st_uid == 0 || sb.st_uid == geteuid()) &&
-	    !(sb.st_mode & (S_IWGRP | S_IWOTH)))
-		return fd;
-	if ((mfd = memfd_create("jm4lw-object", MFD_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: cannot copy: %s", path,
-		    strerror(errno));
-		close(fd);
+	if (fstat(fd, &sb) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	/* As far as it goes: a file that shrinks meanwhile is copied short,
-	 * and an object cut short is one libelf refuses, not a fault. */
+	if ((mfd = memfd_create("jm4lw-object",
+	         MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
+		snprintf(err, errlen, "%s: cannot copy: %s", path,
+		    strerror(errno));
+		return -1;
+	}
 	while (off < sb.st_size &&
 	    (n = sendfile(mfd, fd, &off, (size_t)(sb.st_size - off))) > 0)
 		;
+	/* Cut short, grown or rewritten meanwhile (a deploy's cp over it):
+	 * a mix of two builds would name frames wrongly. */
+	if (n == -1 || off != sb.st_size || fstat(fd, &after) == -1 ||
+	    after.st_size != sb.st_size ||
+	    after.st_mtim.tv_sec != sb.st_mtim.tv_sec ||
+	    after.st_mtim.tv_nsec != sb.st_mtim.tv_nsec) {
+		snprintf(err, errlen,
+		    "%s: %s while it was read (%lld of %lld bytes); its "
+		    "frames are not named",
+		    path, n == -1 ? strerror(errno) : "changed on disk",
+		    (long long)off, (long long)sb.st_size);
+		close(mfd);
+		errno = ESTALE;
+		return -1;
+	}
+	/* Nobody can change the copy either (it is ours, but sealed it is
+	 * so by construction). */
+	(void)fcntl(mfd, F_ADD_SEALS,
+	    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+	return mfd;
+}
+
+int prof_open_object(const char *path, char *err, size_t errlen)
+{
+	int fd, mfd, e;
+
+	if ((fd = prof_open_file(path, 0, NULL, err, errlen)) == -1)
+		return -1;
+	mfd = prof_copy_object(fd, path, err, errlen);
+	e = errno;
 	close(fd);
+	errno = e;
 	return mfd;
 }

@@ -123,13 +123,21 @@ int prof_open_file(const char *path, int flags, struct stat *sb, char *err,
     size_t errlen);
 
 /*
- * prof_open_file for an object a library will map (libdwfl maps what it
- * is handed): a file root or our user alone can change is the
- * descriptor itself; any other (another user's program, a file others
- * may write) is copied first into an anonymous memory file (memfd) and
- * that copy is handed out, so its owner truncating the file cannot
- * fault the mapping with SIGBUS. The descriptor, or -1 with "PATH: why".
+ * prof_open_file for an object a library maps (libdwfl maps what it is
+ * handed; symbolize_elf.c maps it too): never the file itself. Anyone
+ * who can write the file (its owner, root, a deploy's `cp new.so old.so`
+ * over a library of ours) can truncate it under a mapping, and the next
+ * read through the mapping is a SIGBUS, in the module the host's death.
+ * So the file is copied into an anonymous memory file (memfd, not
+ * malloc: the module's own memory stays out of the profiles it writes),
+ * sealed, and that copy is handed out. A file that changes while it is
+ * copied is refused (errno ESTALE). The descriptor, or -1 with
+ * "PATH: why" in @p err.
  */
 int prof_open_object(const char *path, char *err, size_t errlen);
+
+/* prof_open_object's copy of the file open at @p fd (named @p path in
+ * messages), for a file already checked through that descriptor. */
+int prof_copy_object(int fd, const char *path, char *err, size_t errlen);
 
 #endif

@@ -478,17 +478,21 @@ static int sym_try_debug(Dwfl_Module *mod, const char *cand, GElf_Word crc,
 {
 	struct stat sb;
 	char why[128];
-	int fd;
+	int fd, copy = -1;
 
-	if (stat(cand, &sb) == -1 ||
-	    (fd = prof_open_object(cand, why, sizeof(why))) == -1)
+	/* Checked by pread (ELF_C_READ, the CRC), which a file cut short
+	 * cannot fault; only the match is copied for libdwfl to map. */
+	if ((fd = prof_open_file(cand, 0, &sb, why, sizeof(why))) == -1)
 		return -1;
 	if ((sb.st_dev != main_sb->st_dev || sb.st_ino != main_sb->st_ino) &&
 	    sym_debug_matches(mod, fd, crc) &&
-	    (*debuginfo_name = strdup(cand)) != NULL)
-		return fd;
+	    (copy = prof_copy_object(fd, cand, why, sizeof(why))) != -1 &&
+	    (*debuginfo_name = strdup(cand)) == NULL) {
+		close(copy);
+		copy = -1;
+	}
 	close(fd);
-	return -1;
+	return copy;
 }
 
 /* @p mod's debug file by build ID in the tree under @p root
@@ -708,8 +712,11 @@ struct symbolizer *sym_dwfl_open(const struct heap_profile *hp,
 		 * us (no FIFO, no device; another user's file copied, for
 		 * libdwfl maps it) and handed over as a descriptor, which
 		 * libdwfl keeps when it takes the module. */
-		if ((fd = prof_open_object(path, why, sizeof(why))) == -1)
+		if ((fd = prof_open_object(path, why, sizeof(why))) == -1) {
+			if (errno == ESTALE) /* replaced while we read it */
+				sym_warn(s, why);
 			continue;
+		}
 		if ((t = sym_elf_type(fd)) == -1 ||
 		    dwfl_report_elf(d->dwfl, m->path, path, fd,
 		        t == ET_EXEC ? 0 : m->start - m->offset, false) == NULL)

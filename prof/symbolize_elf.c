@@ -36,7 +36,6 @@
 struct elf_file {
 	const unsigned char *p;
 	size_t size;
-	int copied; /* read into memory, not mapped */
 };
 
 /* One function symbol. */
@@ -100,59 +99,39 @@ static int elf_get(const struct elf_file *f, uint64_t off, void *dst,
 }
 
 /*
- * The file at @p path, opened by prof_open_file (a dump names it: no FIFO,
- * no device), in memory: 0, or -1 (not there, not a regular file). Mapped
- * when only root or our own user can change it (a system library, our
- * build); another user's file is read into memory instead, since its
- * owner truncating it under a mapping would fault our next read with
- * SIGBUS.
+ * The file at @p path in memory: 0, or -1 (not there, not a regular
+ * file, changed while copied: then why in @p why). Mapped from
+ * prof_open_object's sealed copy, never from the file: anyone who can
+ * write it could truncate it under the mapping (SIGBUS at our next read).
  */
-static int elf_map(const char *path, struct elf_file *f)
+static int elf_map(const char *path, struct elf_file *f, char *why,
+    size_t whylen)
 {
-	char why[128];
 	struct stat sb;
-	size_t got = 0;
-	ssize_t n;
 	void *p;
 	int fd;
 
 	f->p = NULL;
 	f->size = 0;
-	f->copied = 0;
-	if ((fd = prof_open_file(path, 0, &sb, why, sizeof(why))) == -1)
+	why[0] = '\0';
+	if ((fd = prof_open_object(path, why, whylen)) == -1)
 		return -1;
-	if ((size_t)sb.st_size < sizeof(Elf64_Ehdr))
-		goto fail;
-	if ((sb.st_uid == 0 || sb.st_uid == geteuid()) &&
-	    !(sb.st_mode & (S_IWGRP | S_IWOTH))) {
-		if ((p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
-		         fd, 0)) == MAP_FAILED)
-			goto fail;
-		got = (size_t)sb.st_size;
-	} else {
-		if ((p = malloc((size_t)sb.st_size)) == NULL)
-			goto fail;
-		while (got < (size_t)sb.st_size &&
-		    (n = pread(fd, (char *)p + got, (size_t)sb.st_size - got,
-		         (off_t)got)) > 0)
-			got += (size_t)n;
-		f->copied = 1;
+	if (fstat(fd, &sb) == -1 || (size_t)sb.st_size < sizeof(Elf64_Ehdr) ||
+	    (p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd,
+	         0)) == MAP_FAILED) {
+		close(fd);
+		return -1;
 	}
 	close(fd);
 	f->p = p;
-	f->size = got;
+	f->size = (size_t)sb.st_size;
 	return 0;
-fail:
-	close(fd);
-	return -1;
 }
 
 /* Give back what elf_map took. */
 static void elf_unmap(struct elf_file *f)
 {
-	if (f->p != NULL && f->copied)
-		free((void *)f->p);
-	else if (f->p != NULL)
+	if (f->p != NULL)
 		munmap((void *)f->p, f->size);
 	f->p = NULL;
 }
@@ -371,7 +350,7 @@ static int elf_sym_cmp(const void *a, const void *b)
  * runs out. */
 static int elf_symbols(struct elf_obj *o)
 {
-	char dbg[PATH_MAX];
+	char dbg[PATH_MAX], why[PATH_MAX + 128];
 	size_t cap = 0, i, n, len;
 	int r;
 
@@ -384,7 +363,7 @@ static int elf_symbols(struct elf_obj *o)
 			len += (size_t)snprintf(dbg + len, sizeof(dbg) - len,
 			    "%02x", o->build_id[i]);
 		snprintf(dbg + len, sizeof(dbg) - len, ".debug");
-		if (elf_map(dbg, &o->dbg) == 0 &&
+		if (elf_map(dbg, &o->dbg, why, sizeof(why)) == 0 &&
 		    elf_symtab(o, &o->dbg, SHT_SYMTAB, &cap) == -1)
 			return -1;
 	}
@@ -417,7 +396,7 @@ static int elf_symbols(struct elf_obj *o)
 struct symbolizer *sym_elf_open(const struct heap_profile *hp,
     const char *binary, int self, char *err, size_t errlen)
 {
-	char mapfile[64];
+	char mapfile[64], why[PATH_MAX + 128];
 	struct symbolizer *s;
 	struct sym_elf *e;
 	struct elf_obj *o;
@@ -438,8 +417,11 @@ struct symbolizer *sym_elf_open(const struct heap_profile *hp,
 		o = &e->objs[e->nobjs];
 		/* A missing or foreign object leaves its addresses in hex,
 		 * as jeprof does. */
-		if (elf_map(path, &o->f) == -1)
+		if (elf_map(path, &o->f, why, sizeof(why)) == -1) {
+			if (errno == ESTALE)
+				sym_warn(s, why);
 			continue;
+		}
 		if (elf_header(&o->f, &eh) == -1 ||
 		    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
 			elf_unmap(&o->f);

@@ -219,9 +219,63 @@ case_bad_values() {
 	done
 }
 
+# Pinned memory dumps planted read-only in dump_dir: six of ours at 0400
+# (DUMPS_PINNED_MAX is 4), another user's at 0400, and a 0400 dump of
+# ours of another cause; dump_keep = 1. A jmfp's retention keeps the four
+# newest pins, unpins the two older ones and deletes them (each said in
+# the log), deletes the read-only word dump, and leaves the other user's
+# alone; jmls lists ours and not theirs.
+case_pinned_planted() {
+	local d now i r n other=
+	d=$(scratch pinned)
+	mkdir "$d/dumps"
+	conf_file "$d" "dump_min_interval = 0" "dump_min_free = 0" "dump_keep = 1"
+	start_daemon -C "$d" -e "$PROF_ON" -- -f jm4lwd.conf -l 127.0.0.1:0 -D dumps || return
+	now=$(date +%s)
+	for i in 1 2 3 4 5 6; do
+		printf 'heap_v2/524288\n  t*: 0: 0 [0: 0]\n' >"$d/dumps/jm4lw.7.$i.o.heap"
+		touch -d "@$((now - 600 + 60 * i))" "$d/dumps/jm4lw.7.$i.o.heap"
+		chmod 400 "$d/dumps/jm4lw.7.$i.o.heap"
+	done
+	printf 'heap_v2/524288\n' >"$d/dumps/jm4lw.7.9.w.heap"
+	touch -d "@$((now - 30))" "$d/dumps/jm4lw.7.9.w.heap"
+	chmod 400 "$d/dumps/jm4lw.7.9.w.heap"
+	if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+		other=$d/dumps/jm4lw.8.1.o.heap
+		printf 'heap_v2/524288\n' >"$other"
+		chown nobody "$other"
+		chmod 400 "$other"
+	fi
+	r=$(ask jmfp)
+	assert_cmd "pinned planted: jmfp writes ($r)" test -f "$r"
+	n=0
+	for i in 3 4 5 6; do
+		[ "$(stat -c %a "$d/dumps/jm4lw.7.$i.o.heap" 2>/dev/null)" = 400 ] && n=$((n + 1))
+	done
+	assert_eq "pinned planted: the four newest pins are kept, still read-only" 4 "$n"
+	assert_eq "pinned planted: the two older ones and the read-only word dump are deleted" \
+		"" "$(ls "$d/dumps" | grep -E '^jm4lw\.7\.(1|2|9)\.')"
+	assert_grep "pinned planted: the log says which pin was released" \
+		"retention: .*/jm4lw\.7\.2\.o\.heap unpinned \(more than 4 memory dumps pinned\)" "$DLOG"
+	assert_grep "pinned planted: ... and which dumps retention deleted" \
+		"retention: deleted .*/jm4lw\.7\.1\.o\.heap \(.*dump_keep=1" "$DLOG"
+	ask jmls >"$d/jmls"
+	assert_eq "pinned planted: jmls lists the new dump and the four pins" 5 \
+		"$(grep -cE '(^|/)jm4lw\.7\.[3-6]\.o\.heap|'"${r##*/}" "$d/jmls")"
+	if [ -n "$other" ]; then
+		assert_cmd "pinned planted: another user's is left alone" test -f "$other"
+		assert_no_grep "pinned planted: ... and not listed" 'jm4lw\.8\.1\.o\.heap' "$d/jmls"
+	else
+		skip "pinned planted: another user's file (needs root and a nobody user)"
+	fi
+	alive "pinned planted: the daemon still serves"
+	stop_daemon
+}
+
 case_dir_not_dir
 case_dir_read_only
 case_disk_full
 case_jmfp_storm
 case_bad_values
+case_pinned_planted
 finish

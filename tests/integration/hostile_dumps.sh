@@ -10,12 +10,19 @@
 #     takes, jmlk prints real years; a function name that is not UTF-8
 #     gives valid JSON;
 #   - item 8: jm4lw-prof --trend warns of dumps of two processes and of a
-#     file given more than once (counted once).
+#     file given more than once (counted once);
+#   - a library the dump names replaced in place (a deploy's `cp new.so
+#     old.so` truncates it) while the dump is symbolized: jm4lw-prof and
+#     jm4lwd died of SIGBUS reading it through their mapping; the shim
+#     (tests/host/truncate_shim.c) truncates it right after it is mapped.
 #
 #	bash hostile_dumps.sh   (JM4LWD, else build/)
 . "$(dirname "$0")/../lib.sh"
 
-need curl nc.openbsd python3 truncate timeout
+need curl nc.openbsd python3 truncate timeout nm
+# libc, whose copy plays a library of ours.
+LIBC=$(ldconfig -p | awk '/libc\.so\.6 .*x86-64/ { print $NF; exit }')
+LIBC=${LIBC:-$(ldconfig -p | awk '/libc\.so\.6 / { print $NF; exit }')}
 
 # big_dump FILE MB: a heap_v2 dump of about MB MiB, stacks of addresses in
 # an anonymous mapping (rendered as hex: no object to read).
@@ -193,7 +200,71 @@ case_trend_warnings() {
 		'^jm4lw-prof: .*need at least 3 dumps' "$T/few.err"
 }
 
+# lib_dump FILE LIB: a dump of 50 stacks, each a function of LIB (a copy
+# of libc, mapped at 0x7f1000000000) called from libc's first function
+# (the real one, at 0x7f2000000000).
+lib_dump() {
+	python3 - "$1" "$2" "$LIBC" <<'EOF'
+import os, subprocess, sys
+out, lib, libc = sys.argv[1:4]
+def funcs(path):
+    o = subprocess.run(["nm", "-D", "--defined-only", path],
+                       capture_output=True, text=True, check=True).stdout
+    return sorted({int(p[0], 16) for p in (l.split() for l in o.splitlines())
+                   if len(p) == 3 and p[1] in "Tt" and int(p[0], 16) > 0})
+lf, cf = funcs(lib), funcs(libc)
+lf = lf[:: max(1, len(lf) // 50)][:50]
+L, C = 0x7F1000000000, 0x7F2000000000
+with open(out, "w") as f:
+    f.write("heap_v2/524288\n  t*: %d: %d [0: 0]\n" % (len(lf), 4096 * len(lf)))
+    for a in lf:
+        f.write("@ 0x%x 0x%x\n  t*: 1: 4096 [0: 0]\n  t0: 1: 4096 [0: 0]\n"
+                % (L + a + 1, C + cf[0] + 1))
+    f.write("\nMAPPED_LIBRARIES:\n")
+    for base, p in ((L, lib), (C, libc)):
+        end = base + ((os.path.getsize(p) + 4095) & ~4095)
+        f.write("%x-%x r-xp 00000000 08:01 1 %s\n" % (base, end, p))
+EOF
+}
+
+# A library of ours truncated right after the symbolizer mapped it, in
+# jm4lw-prof and in jm4lwd (a planted dump rendered): no signal; its
+# frames are named from the copy read before, the others from libc.
+case_replaced_library() {
+	local d lib st code
+	d=$(scratch replaced)
+	chmod 700 "$d"
+	lib=$d/libx.so
+	cp "$LIBC" "$lib.orig"
+	cp "$lib.orig" "$lib"
+	lib_dump "$T/lib.heap" "$lib"
+	# (Through env: timeout itself must not load the shim, which a
+	# sanitizer build builds with its runtime's symbols undefined.)
+	timeout $((60 * SLOW)) env LD_PRELOAD="$TRUNCATE_SHIM" \
+		JM4LW_TEST_TRUNCATE="$lib" "$JM4LW_PROF" -f text "$T/lib.heap" \
+		>"$T/lib.txt" 2>"$T/lib.err"
+	st=$?
+	assert_cmd "jm4lw-prof, its library truncated under it: no signal (exit $st)" \
+		test "$st" = 0
+	assert_grep "... the library's frames are named (from the copy)" \
+		'^ *[0-9.]+ +[0-9.]+% .* [A-Za-z_][A-Za-z0-9_]*$' "$T/lib.txt"
+	assert_no_grep "... none is left in hex" '0x7f1000' "$T/lib.txt"
+	cp "$lib.orig" "$lib"
+	start_daemon -C "$d" -e "LD_PRELOAD=$TRUNCATE_SHIM" \
+		-e "JM4LW_TEST_TRUNCATE=$lib" -- -l 127.0.0.1:0 -D "$d" || return
+	cp "$T/lib.heap" "$d/jm4lw.7.0.heap"
+	chmod 600 "$d/jm4lw.7.0.heap"
+	code=$(timeout $((60 * SLOW)) curl -s -o "$T/lib.body" -w '%{http_code}' \
+		"http://127.0.0.1:$HTTP_PORT/jemalloc/dump?name=jm4lw.7.0.heap&format=text")
+	assert_eq "jm4lwd renders that dump, its library truncated under it: 200" \
+		200 "$code"
+	assert_no_grep "... none of its frames is left in hex" '0x7f1000' "$T/lib.body"
+	alive "... and lives"
+	stop_daemon
+}
+
 case_truncated
 case_bad_index
 case_trend_warnings
+case_replaced_library
 finish

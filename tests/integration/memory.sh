@@ -40,7 +40,7 @@ listen = 127.0.0.1:0
 dump_dir = $T/dumps
 dump_min_free = 0
 dump_min_interval = 0
-memory_cgroup_root = $CG
+memory_cgroup_root = ${CGROOT:-$CG}
 $*
 EOF
 	mv -f "$T/jm4lwd.conf.new" "$T/jm4lwd.conf"
@@ -158,5 +158,26 @@ assert_cmd "off: the figures are gone" bash -c "for i in \$(seq $((100 * SLOW)))
 		printf 'mntr\n' | nc.openbsd 127.0.0.1 $PORT | grep -q '^jm4lw_memory_source' || exit 0
 		sleep 0.2; done; exit 1"
 assert_eq "off: the counters stay" 2 "$(mntr jm4lw_memory_dumps_cgroup_v2)"
+
+# A FIFO where memory.current should be (as a cgroup file stalled under
+# reclaim, an open() that never returns): the watcher reads only regular
+# files and says which it refused; a reload that moves the root, and the
+# SIGTERM with the watcher on the FIFO, never wait on the watcher.
+CG2=$T/cg2
+mkdir -p "$CG2"
+printf 'cpu memory\n' >"$CG2/cgroup.controllers"
+printf '1073741824\n' >"$CG2/memory.max"
+mkfifo "$CG2/memory.current"
+CGROOT=$CG2 conf "dump_on_memory = 90%"
+assert_cmd "SIGHUP: memory_cgroup_root with a FIFO for memory.current" reload
+assert_cmd "the FIFO is refused, named in the log" \
+	wait_log "dump_on_memory: $CG2/memory.current is not a regular file; not read \(check memory_cgroup_root\)"
+assert_cmd "the machine's memory instead" wait_mntr jm4lw_memory_limit -gt 0
+conf "dump_on_memory = 90%"
+assert_cmd "SIGHUP moving the root off the FIFO is done" reload
+alive "ruok answers after that reload"
+CGROOT=$CG2 conf "dump_on_memory = 90%"
+assert_cmd "SIGHUP back onto the FIFO" reload
+alive "ruok answers with the watcher on the FIFO"
 stop_daemon
 finish

@@ -167,6 +167,34 @@ case_daemon() {
 	hreq five /jemalloc/recent >/dev/null
 	assert_cmd "recent_max = 5: jemalloc keeps 5" \
 		json_check five 'r["recent_max"] == 5 and r["count"] <= 5'
+
+	# The key's ceiling, then back to the default: each reload is
+	# followed, the ring fills past the old size and shrinks again.
+	printf 'recent_max = 100000\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
+	kill -HUP "$PID"
+	for _ in $(seq $((50 * SLOW))); do
+		hreq big /jemalloc/recent >/dev/null
+		json_check big 'r["recent_max"] == 100000' 2>/dev/null && break
+		sleep 0.1
+	done
+	for _ in $(seq 40); do ask mntr >/dev/null; done
+	assert_http "recent_max = 100000: /jemalloc/recent" 200 big /jemalloc/recent
+	assert_cmd "recent_max = 100000: more than 64 records kept, each shown" \
+		json_check big 'r["recent_max"] == 100000 and r["count"] > 64 and
+			r["shown"] == len(r["records"])'
+	ask jmrc >"$d/big.out"
+	assert_grep "recent_max = 100000: jmrc's heading" \
+		'^# [0-9]+ of [0-9]+ recent sampled allocations' "$d/big.out"
+	printf 'recent_max = 64\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
+	kill -HUP "$PID"
+	for _ in $(seq $((50 * SLOW))); do
+		hreq back /jemalloc/recent >/dev/null
+		json_check back 'r["recent_max"] == 64' 2>/dev/null && break
+		sleep 0.1
+	done
+	assert_cmd "back to recent_max = 64: jemalloc keeps 64 at most" \
+		json_check back 'r["recent_max"] == 64 and 0 < r["count"] <= 64'
+	alive "after recent_max 0, 5, 100000 and 64: the daemon still serves"
 	stop_daemon
 }
 

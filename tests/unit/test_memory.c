@@ -162,6 +162,27 @@ static void test_v2(void **state)
 	assert_true(r.have_psi);
 }
 
+/* A FIFO where memory.current should be: not opened blocking (the
+ * watcher would hang in open() for ever), not read, and named in the
+ * reading for the loop's log line; the machine's memory instead. */
+static void test_fifo(void **state)
+{
+	struct memory_reading r;
+	char p[PATH_MAX + 64];
+
+	(void)state;
+	put("proc/self/cgroup", "0::/\n");
+	put("proc/self/status", STATUS);
+	put("proc/meminfo", MEMINFO);
+	put("cg/cgroup.controllers", "cpu memory\n");
+	put("cg/memory.max", "536870912\n");
+	snprintf(p, sizeof(p), "%s/cg/memory.current", dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	assert_int_equal(read_tree(&r, UINT64_MAX), 0);
+	assert_int_equal(r.source, MEMORY_MACHINE);
+	assert_string_equal(r.refused, p);
+}
+
 /* Hybrid: v2 under unified/ without memory, v1's memory controller. */
 static void test_v1(void **state)
 {
@@ -519,6 +540,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cgroup_paths),
 	    cmocka_unit_test_setup_teardown(test_v2, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_v1, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 	    cmocka_unit_test(test_hysteresis),

@@ -396,8 +396,37 @@ static void test_memory_watcher(void **state)
 			assert_int_equal(sb.st_mode & 0777, 0400);
 		}
 		jm4lw_stop_thread(t);
+		/* A watcher stopped mid-reading leaves when its read
+		 * returns (the stop never waits on a read). */
+		for (i = 0; i < 200 && tid_named("jm4lw-memory\n") != 0; i++)
+			usleep(10 * 1000);
 		assert_int_equal(tid_named("jm4lw-memory\n"), 0);
 	}
+	/* A FIFO where memory.current should be: the watcher reads only
+	 * regular files, so it never blocks in its open() and the stop
+	 * returns (it hung there, joining the watcher). */
+	snprintf(path, sizeof(path), "%s/cg", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/cg/memory.current", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	config_defaults(&cfg);
+	cfg.http_listen[0] = '\0';
+	snprintf(cfg.listen, sizeof(cfg.listen), "127.0.0.1:0");
+	snprintf(cfg.dump_dir, sizeof(cfg.dump_dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/cg", dir);
+	assert_int_equal(jm4lw_config_set(&cfg, "memory_cgroup_root", path, err,
+	                     sizeof(err)),
+	    0);
+	assert_int_equal(jm4lw_config_set(&cfg, "dump_on_memory", "90%", err,
+	                     sizeof(err)),
+	    0);
+	t = jm4lw_start_thread(&cfg, err, sizeof(err));
+	if (t == NULL)
+		fail_msg("start: %s", err);
+	for (i = 0; i < 200 && tid_named("jm4lw-memory\n") == 0; i++)
+		usleep(10 * 1000);
+	usleep(200 * 1000); /* its first reading, at the FIFO */
+	jm4lw_stop_thread(t);
 	for (i = 0; i < 600 && tid_named("jm4lw-worker\n") != 0; i++)
 		usleep(50 * 1000);
 	snprintf(path, sizeof(path), "rm -rf -- '%s'", dir);
