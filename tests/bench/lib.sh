@@ -22,7 +22,7 @@
 # shellcheck source=../lib/figures.sh
 . "$BENCH_SRC/../lib/figures.sh"
 
-# Is section NAME (floor zk jmfp idle redis stall flood prof inproc) to run? ONLY=...
+# Is section NAME (run.sh's SECTION_NAMES) to run? ONLY=... or --only
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 # bench_fail MESSAGE...: the run fails (its exit status, the report's list
 # of FAILURES), and goes on. Not the harness's fail (tests/lib/core.sh):
