@@ -88,10 +88,15 @@ BENCH_VARS0=$(compgen -v)
 # The sections --only (and ONLY=) take, by name.
 SECTION_NAMES="floor zk jmfp idle redis stall flood prof inproc http doctor busy formats"
 
+# usage [STATUS]: the synopsis, on stdout for --help (status 0), else on
+# stderr (status 2).
 usage() {
-	echo "usage: tests/bench/run.sh [--smoke] [--only SECTION[,SECTION...]]..." >&2
-	echo "  SECTION: $SECTION_NAMES" >&2
-	exit 2
+	local st=${1:-2}
+	{
+		echo "usage: tests/bench/run.sh [--smoke] [--only SECTION[,SECTION...]]..."
+		echo "  SECTION: $SECTION_NAMES"
+	} >&$((st == 0 ? 1 : 2))
+	exit "$st"
 }
 
 MODE=full
@@ -107,7 +112,7 @@ while [ $# -gt 0 ]; do
 		ONLY="${ONLY:+$ONLY }${1#--only=}"
 		ONLY=${ONLY//,/ }
 		;;
-	-h | --help) usage ;;
+	-h | --help) usage 0 ;;
 	*) usage ;;
 	esac
 	shift
