@@ -102,7 +102,7 @@ done
 # (the sections' texts number them: the report names them, as --only
 # does); then the table of contents of the level-2 headings in place of
 # @TOC@.
-python3 - "$WORK/report.body" "$WORK/report.md" <<'PY'
+python3 - "$WORK/report.body" "$WORK/report.md" <<'PY' || exit 1
 import re, sys
 NAMES = {1: "floor", 2: "zk", 3: "redis", 4: "jmfp", 5: "redis", 6: "idle", 7: "stall",
          8: "flood", 9: "prof", 10: "inproc", 11: "http", 12: "doctor", 13: "busy",
