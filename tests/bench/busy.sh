@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/bench/busy.sh [--smoke] [OUT.md] — a busy machine (issue 27).
+# tests/bench/busy.sh [--smoke] [OUT.md] — a busy machine: the module's replies and its cost to the host beside two busy loops.
 #
 # Two hosts, one after the other (HOSTS, default "redis stacks"):
 #   redis   Debian's redis-server under the agent (jm4lw-run --prof-active,
@@ -46,7 +46,7 @@
 #	JM4LW_BUILD=/path/to/old/build tests/bench/busy.sh old.md
 # JM4LW_WORKER_NICE (0..19 or idle), when set, is exported into the hosts'
 # environment: the module reads it at start to nice its worker otherwise
-# than +5 (builds before issue 27 ignore it); the report says what the
+# than +5 (builds before the dump thread ignore it); the report says what the
 # worker thread ran at, read from /proc.
 #
 # --smoke: small heaps (32 MiB), one try a word, quiet only, short runs

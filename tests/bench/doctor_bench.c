@@ -1,5 +1,5 @@
 /*
- * doctor_bench: what the memory doctor (issue 22) costs on a heap of
+ * doctor_bench: what the memory doctor costs on a heap of
  * -a arenas (default 16) with every small size class in use in each:
  * jmdr's diagnosis, and /metrics with and without the doctor's families,
  * timed in this process on the real jemalloc.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The memory doctor's cost (issue 22), as figures for BENCHMARKS.md:
+# The memory doctor's cost, as figures for BENCHMARKS.md:
 #  a. doctor_bench (16 arenas, every small class in use in each): the
 #     diagnosis, jmdr, /metrics' doctor part, in the process; the median
 #     of ROUNDS runs; callgrind's instructions per diagnosis;

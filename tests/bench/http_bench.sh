@@ -19,7 +19,7 @@
 # GETs, each reply read whole by its Content-Length, the latency of each
 # from write() of the request to its last byte (with -C, from socket()).
 #
-# Called by run.sh (section "http"; ONLY=http runs it alone), which sets:
+# Called by run.sh (section "http"; run.sh --only http runs it alone), which sets:
 #   MODE        smoke (a few hundred requests, one round) or full
 #   ROUNDS      rounds of (a); DUMPS of (b) come from MODE
 #   HEAP_MB     bench_host's heap for (b)
@@ -68,7 +68,7 @@ bad() {
 : >"$OUT"
 o "## 11. The HTTP face: /metrics against mntr, /debug/pprof/heap against jm4lw-prof"
 o ""
-o "\`ONLY=http tests/bench/run.sh\` (this section alone; \`tests/bench/http_bench.sh\` does the work)."
+o "\`tests/bench/http_bench.sh\` does the work."
 o ""
 
 cat >"$W/httpget.c" <<'EOF'

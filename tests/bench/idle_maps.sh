@@ -1,6 +1,6 @@
 #!/bin/bash
 # idle_maps.sh [BUILD_DIR]: what an idle host maps of the symbolizer's
-# libraries (issue 21, item 5). Starts BUILD_DIR/jm4lwd (default build/)
+# libraries (libdw is loaded on the first profile, not at start). Starts BUILD_DIR/jm4lwd (default build/)
 # as the README runs it (profiling on, sampling off), reads
 # /proc/PID/smaps: the resident kB of each of libdw, libelf, libz, libbz2,
 # liblzma and libstdc++, and the process's VmRSS, RssAnon and RssFile;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Figures for issue 23's leak question (BENCHMARKS.md, "Issue 23"):
+# Figures for the leak question (BENCHMARKS.md, "Leak suspects"):
 # tests/host/leak_host dumps N times by jmfp (each kept dump writes its
 # leak index, which parses and symbolizes it on the worker), then jmlk
 # over the N dumps is timed with their indexes, without them (the first

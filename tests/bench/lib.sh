@@ -22,7 +22,7 @@
 # shellcheck source=../lib/figures.sh
 . "$BENCH_SRC/../lib/figures.sh"
 
-# Is section NAME (floor zk jmfp idle redis stall flood prof inproc) to run? ONLY=...
+# Is section NAME (run.sh's SECTION_NAMES) to run? ONLY=... or --only
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 # bench_fail MESSAGE...: the run fails (its exit status, the report's list
 # of FAILURES), and goes on. Not the harness's fail (tests/lib/core.sh):
@@ -346,7 +346,9 @@ save_results() {
 		esac
 		names+=("$n")
 	done < <(comm -13 <(printf '%s\n' "$BENCH_VARS0" | sort) <(compgen -v | sort))
-	names+=(ONLY CC KEEP INPROC_SETTLE CLIENT_CPU SERVER_CPU)
+	# and the settings that may come from the environment, which the
+	# comparison above cannot see (report.sh run again has not got them).
+	names+=(ONLY CC KEEP INPROC_SETTLE CLIENT_CPU SERVER_CPU ROUNDS AGENT_ROUNDS DUR HEAP_MB)
 	{
 		echo "# tests/bench results of $(date -u '+%Y-%m-%d %H:%M UTC') (tests/bench/report.sh reads this)"
 		for n in "${names[@]}"; do

@@ -1,6 +1,6 @@
 /*
  * lockprobe: how long a host thread waits on jemalloc's profiling locks
- * (issue 27), LD_PRELOADed into the host beside the jm4lw agent:
+ * (a busy machine), LD_PRELOADed into the host beside the jm4lw agent:
  *
  *	JM4LW_LOCKPROBE=FILE LD_PRELOAD=.../liblockprobe.so \
  *	    jm4lw-run --prof-active -- PROGRAM ...

@@ -20,7 +20,7 @@
 #           the standard containers), built with g++ -O1 -g, so its
 #           DWARF is over 50 MB; its dump at exit.
 #
-# Called by run.sh (section "prof"; ONLY=prof runs it alone), which sets:
+# Called by run.sh (section "prof"; run.sh --only prof runs it alone), which sets:
 #   JM4LW_PROF  the jm4lw-prof to measure
 #   PB_DIR      where the generated program and the dumps are kept
 #               (reused on the next run)
@@ -57,7 +57,7 @@ FLOOR=() # "name dump" of each program measured, for the floor's rows
 : >"$OUT"
 o "## 9. Offline profiles: jm4lw-prof against jeprof, dump file to collapsed stacks"
 o ""
-o "\`ONLY=prof tests/bench/run.sh\` (this section alone; \`tests/bench/prof_speed.sh\` does the work)."
+o "\`tests/bench/prof_speed.sh\` does the work."
 o ""
 if [ "$MODE" = smoke ]; then
 	o "Skipped in \`--smoke\`: building the 50 MB-of-DWARF program and running jeprof on two large programs takes minutes."

@@ -1,9 +1,10 @@
 #!/bin/bash
 # shellcheck disable=SC2034 # the settings below are read by the sections it sources
-# tests/bench/run.sh [--smoke] — jm4lw's benchmark suite.
+# tests/bench/run.sh [--smoke] [--only SECTION,...] — jm4lw's benchmark suite.
 #
 # Starts everything on loopback, measures these comparisons and writes a
-# Markdown report (BENCHMARKS.md at the repository root for the full run):
+# Markdown report (in the build directory; the repository's BENCHMARKS.md
+# gathers the current figures from such reports):
 #   1. ruok conn/s: jm4lwd / floor (tests/bench/floor.c)        target >= 0.90
 #   2. ruok and mntr conn/s: jm4lwd / ZooKeeper 3.8             target mntr >= 5
 #   3. jmst (fresh connections) / Redis MEMORY MALLOC-STATS     target >= 1.0
@@ -32,12 +33,16 @@
 #  11. the HTTP face: /metrics against mntr (latency, CPU per request),
 #      /debug/pprof/heap against jm4lw-prof -f pprof (tests/bench/http_bench.sh)
 #  12. the memory doctor's cost (tests/bench/doctor_bench.sh)
-#  13. a busy machine (issue 27): jmfp/jmtp/jmfg reply times, redis SET
+#  13. a busy machine: jmfp/jmtp/jmfg reply times, redis SET
 #      and a bench_host of thousands of stacks (its allocating thread's
 #      latency) with jmfp back to back, the host's wait on jemalloc's
 #      profiling locks per dump (tests/bench/lockprobe.c), quiet and beside
 #      two busy loops (tests/bench/busy.sh; figures only; --smoke: quiet
 #      only; HOSTS, CONDITIONS, JM4LW_WORKER_NICE pass through to it)
+#  14. offline profile views: jm4lw-prof in every format (text, collapsed,
+#      svg, dot, callgraph, pprof) on one dump of thousands of stacks:
+#      time, peak RSS, instructions (tests/bench/formats.sh; figures only;
+#      --smoke: a 64 MiB host, no callgrind)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
 # 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
 # order reversed every other round; a ratio is the median of the per-round
@@ -53,11 +58,14 @@
 # never fails the run: targets are reported, met or missed.
 #
 # Environment: JM4LW_BUILD (default build-bench; built with cmake Release if
-# jm4lwd is missing), BENCH_OUT (report path; default BENCHMARKS.md for the
-# full run, $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
+# jm4lwd is missing), BENCH_OUT (report path; default
+# $JM4LW_BUILD/BENCHMARKS-full.md for the full run, never the repository's
+# BENCHMARKS.md, which gathers the current figures of many runs by hand;
+# $JM4LW_BUILD/BENCHMARKS-smoke.md for --smoke), ROUNDS,
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
-# KEEP=1 (keep the scratch directory), ONLY (run only these sections, by
-# name: floor zk jmfp idle redis stall flood prof inproc http doctor busy; e.g. ONLY="stall flood"; the
+# KEEP=1 (keep the scratch directory), ONLY or --only (run only these
+# sections, by name: floor zk jmfp idle redis stall flood prof inproc http
+# doctor busy formats; e.g. --only stall,flood or ONLY="stall flood"; the
 # report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
 # then has dashes for the others). redis also brings the callgrind counts.
 #
@@ -77,18 +85,45 @@ set -uo pipefail
 # What the shell holds before the run: save_results keeps what the run adds.
 BENCH_VARS0=$(compgen -v)
 
+# The sections --only (and ONLY=) take, by name.
+SECTION_NAMES="floor zk jmfp idle redis stall flood prof inproc http doctor busy formats"
+
+# usage [STATUS]: the synopsis, on stdout for --help (status 0), else on
+# stderr (status 2).
 usage() {
-	echo "usage: tests/bench/run.sh [--smoke]" >&2
-	exit 2
+	local st=${1:-2}
+	{
+		echo "usage: tests/bench/run.sh [--smoke] [--only SECTION[,SECTION...]]..."
+		echo "  SECTION: $SECTION_NAMES"
+	} >&$((st == 0 ? 1 : 2))
+	exit "$st"
 }
 
 MODE=full
-case "${1:-}" in
---smoke) MODE=smoke ;;
-"") ;;
-*) usage ;;
-esac
-[ $# -le 1 ] || usage
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--smoke) MODE=smoke ;;
+	--only)
+		[ $# -ge 2 ] || usage
+		ONLY="${ONLY:+$ONLY }${2//,/ }"
+		shift
+		;;
+	--only=*)
+		ONLY="${ONLY:+$ONLY }${1#--only=}"
+		ONLY=${ONLY//,/ }
+		;;
+	-h | --help) usage 0 ;;
+	*) usage ;;
+	esac
+	shift
+done
+# A section name that is none of ours would run nothing and say nothing.
+for s in ${ONLY:-}; do
+	[[ " $SECTION_NAMES " == *" $s "* ]] || {
+		echo "run.sh: no section '$s' (--only takes: $SECTION_NAMES)" >&2
+		exit 2
+	}
+done
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${JM4LW_BUILD:-$ROOT/build-bench}
@@ -118,7 +153,7 @@ else
 	INPROC_ROUNDS=5 INPROC_SECS=5 INPROC_STALL_ROUNDS=3
 	RB_KV_N1=60000 RB_KV_N32=200000
 	RB_MS_N1=2000 RB_MS_N32=3000
-	OUT=${BENCH_OUT:-$ROOT/BENCHMARKS.md}
+	OUT=${BENCH_OUT:-$BUILD/BENCHMARKS-full.md}
 fi
 # A partial run never overwrites the full report.
 [ -n "${ONLY:-}" ] && OUT=${BENCH_OUT:-$BUILD/BENCHMARKS-only.md}
@@ -161,7 +196,7 @@ trap 'exit 130' INT TERM
 # servers setup starts serve the sections up to callgrind, which stops
 # them; each section checks want() for itself.
 SECTIONS=(setup s1-floor s2-zk s4-jmfp s6-idle s7-stall s8-flood s10-inproc
-	s3s5-redis callgrind s9-prof s11-http s12-doctor s13-busy)
+	s3s5-redis callgrind s9-prof s11-http s12-doctor s13-busy s14-formats)
 for s in "${SECTIONS[@]}"; do
 	# shellcheck source=/dev/null
 	. "$BENCH_SRC/sections/$s.sh"

@@ -1,6 +1,6 @@
 /*
  * wordtime: time four-letter words on CLOCK_MONOTONIC, for
- * tests/bench/busy.sh (issue 27).
+ * tests/bench/busy.sh (a busy machine).
  *
  *	wordtime -p PORT -w WORD [-n N | -d SECS] [-t TIMEOUT] [-r WAIT]
  *	         [-x PREFIX] [-s SLEEP]

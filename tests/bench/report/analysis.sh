@@ -51,7 +51,7 @@ if [ "$S1_MISS" = 1 ] || [ "$S1_CAP_MISS" = 1 ]; then
 	fi
 	[ "${CG:-0}" = 1 ] && ana "In user space (callgrind, below) a ruok is $(fmt "$(med cg.j.ruok)") instructions against the floor's $(fmt "$(med cg.f.ruok)"): libevent's event and timer bookkeeping, a \`calloc\` +"
 	[ "${CG:-0}" = 1 ] && ana "two \`event_new\` + \`evbuffer_new\` and their frees, the allow list and the word table."
-	ana "How much a system call weighs depends on the machine (see *Fixed from these measurements*): here the floor spent"
+	ana "How much a system call weighs depends on the machine: here the floor spent"
 	ana "$(fmt "$(med s1.c32.f.scpu)" %.1f) µs per connection in the kernel$([ $PERF = 1 ] && echo " for $(fmt "$(med p.f.ruok.sys)" %.1f) system calls")."
 	ana ""
 fi

@@ -32,6 +32,17 @@ if [ $REDIS_OK = 1 ]; then
 		out "| $c | $(fmt "$(med s5.c$c.plain.cpu)" %.2f) | $(fmt "$(med s5.c$c.agent.cpu)" %.2f) | **$(fmt "$(pmed s5.c$c.agent.cpu s5.c$c.plain.cpu)" %.3f)** ($(prng s5.c$c.agent.cpu s5.c$c.plain.cpu)) | $(fmt "$(med s5.c$c.agentprof.cpu)" %.2f) | $(fmt "$(pmed s5.c$c.agentprof.cpu s5.c$c.plain.cpu)" %.3f) |"
 	done
 	out ""
+	out "Latency: redis-benchmark's p99 per request (µs, its histogram's precision), the tail a service's clients see;"
+	out "the ratio is the median of the per-round ratios:"
+	out ""
+	out "| concurrency | test | p99 plain | p99 agent | **agent ÷ plain** (rounds) | p99 agent + prof:true | ÷ plain (rounds) |"
+	out "| --- | --- | --- | --- | --- | --- | --- |"
+	for c in $CONCS; do
+		for t in SET GET; do
+			out "| $c | $t | $(fmt "$(med s5.c$c.plain.$t.p99)" %.0f) | $(fmt "$(med s5.c$c.agent.$t.p99)" %.0f) | **$(fmt "$(pmed s5.c$c.agent.$t.p99 s5.c$c.plain.$t.p99)" %.3f)** ($(prng s5.c$c.agent.$t.p99 s5.c$c.plain.$t.p99)) | $(fmt "$(med s5.c$c.agentprof.$t.p99)" %.0f) | $(fmt "$(pmed s5.c$c.agentprof.$t.p99 s5.c$c.plain.$t.p99)" %.3f) ($(prng s5.c$c.agentprof.$t.p99 s5.c$c.plain.$t.p99)) |"
+		done
+	done
+	out ""
 	w=${R[s5.wake.agent]:-nan} wp=${R[s5.wake.agentprof]:-nan}
 	vw=$(verdict "$(awk -v a="$w" -v b="$wp" 'BEGIN { print (a > b ? a : b) }')" le 0)
 	added=$(( ${R[s5.rss.agent.VmRSS]:-0} - ${R[s5.rss.plain.VmRSS]:-0} ))

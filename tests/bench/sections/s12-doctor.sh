@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # (SC2034, SC2154: variables cross files; R is run.sh's associative array.)
-# 12. the memory doctor's cost (tests/bench/doctor_bench.sh, issue 22).
+# 12. the memory doctor's cost (tests/bench/doctor_bench.sh).
 # Sourced by tests/bench/run.sh (over tests/bench/lib.sh), never run.
 
 # jmdr's diagnosis on 16 arenas x every small class (time, instructions),

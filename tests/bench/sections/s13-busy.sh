@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034,SC2154
 # (SC2034, SC2154: variables cross files; R is run.sh's associative array.)
-# 13. a busy machine (issue 27): jmfp/jmtp/jmfg reply times, redis SET
+# 13. a busy machine: jmfp/jmtp/jmfg reply times, redis SET
 # latency and a many-stacks bench_host's allocating thread while dumps run
 # back to back, and how long a host thread waits on jemalloc's profiling
 # locks during a dump (tests/bench/busy.sh, tests/bench/lockprobe.c),
@@ -11,9 +11,9 @@ SECTION=busy
 if want busy; then
 	log "13. a busy machine: replies, redis SET and the lock window during dumps"
 	{
-		echo "## 13. A busy machine: replies, the host's work and the lock window during dumps (issue 27)"
+		echo "## 13. A busy machine: replies, the host's work and the lock window during dumps"
 		echo ""
-		echo "\`ONLY=busy tests/bench/run.sh\` (this section alone; \`tests/bench/busy.sh\` does the work;"
+		echo "\`tests/bench/busy.sh\` does the work;"
 		echo "\`JM4LW_BUILD=DIR tests/bench/busy.sh OUT.md\` measures another build)."
 		echo ""
 	} >"$MD/$SECTION"
