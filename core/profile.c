@@ -39,7 +39,13 @@ static __thread struct {
 	int set;
 	char warn[512]; /* the last symbolizer's first warning, or "" */
 	int accum;      /* opt.prof_accum: 1, -1, 0 not known */
+	const struct frag_stats *frag; /* profile_frag_from */
 } profile_dbg;
+
+void profile_frag_from(const struct frag_stats *st)
+{
+	profile_dbg.frag = st;
+}
 
 void profile_accum_from(int accum)
 {
@@ -211,6 +217,7 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	const struct view *vw = &views[view];
 	struct view_args args = {.limit = PROFILE_TOP_ROWS,
 	    .accum = profile_dbg.accum,
+	    .frag = profile_dbg.frag,
 	    .time_ns = file_mtime_ns(fd, dump)}; /* prof.dump's last write */
 	struct heap_profile hp, old = {0};
 	struct symbolizer *sym = NULL;

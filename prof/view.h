@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct frag_stats;
 struct heap_profile;
 struct symbolizer;
 
@@ -38,6 +39,9 @@ enum dump_view {
 	DUMP_VIEW_THREADS,      /* jmth: the live heap by thread */
 	DUMP_VIEW_PPROF_HEAP,   /* /debug/pprof/heap: pprof without thread
 	                           labels, for fleet scrapers */
+	DUMP_VIEW_FRAG,         /* jmfr: fragmentation by site (prof/frag.c) */
+	DUMP_VIEW_FRAG_JSON,    /* the same as JSON */
+	DUMP_VIEW_FRAG_FLAME,   /* its waste as collapsed stacks */
 	DUMP_VIEW_COUNT
 };
 
@@ -62,6 +66,9 @@ struct view_args {
 	/* Wall clock of the dump (ns since the epoch; 0: not known), and
 	 * for a difference the span since its base's (0: none). */
 	long long time_ns, duration_ns;
+	/* The fragmentation views' bin statistics (core/frag.c), read
+	 * beside the dump; NULL elsewhere. */
+	const struct frag_stats *frag;
 };
 
 /* A view's renderer: one of prof/render*.c's, in one shape. 0, or -1
