@@ -29,6 +29,9 @@ static const char *const frag_limits[] = {
     "live objects only: what was freed leaves no stack, and a site's share "
     "of the free regions assumes its objects are spread over the class's "
     "slabs alike",
+    "jemalloc keeps each sampled small object outside the slabs (in a "
+    "large extent): a class's estimated live bytes run above curregs x "
+    "size by about the sampled fraction",
 };
 #define FRAG_NLIMITS (sizeof(frag_limits) / sizeof(frag_limits[0]))
 
@@ -445,7 +448,8 @@ static void frag_text(struct out *out, const struct frag_report *r)
 		b = &st->bins[w->bin];
 		out_printf(out,
 		    "\nsize class %zu B: %s free in %" PRIu64
-		    " slabs (%.0f%% used); sampled live %s of %s\n",
+		    " slabs (%.0f%% used); live %s by the profile's "
+		    "estimate, %s in its slabs\n",
 		    b->size, fmt_bytes(a1, sizeof(a1), b->free_bytes),
 		    b->curslabs, frag_util(b) * 100.0,
 		    fmt_bytes(a2, sizeof(a2), (uint64_t)w->attributed),
