@@ -11,6 +11,7 @@
  *     then freed at random: their slabs stay, mostly free;
  *   - frag_host_site_b(): 40000 objects of 48 B, all kept: full slabs.
  * Nothing else of 320 B or 48 B is allocated by the host afterwards.
+ * JM4LW_CONF=FILE is the module's configuration (allow ...).
  * Prints "listening on ADDR" and "http on ADDR" once bound; exits 0 on
  * SIGTERM.
  */
@@ -83,6 +84,7 @@ int main(int argc, char *argv[])
 	struct event_base *base;
 	struct jm4lw *module = NULL;
 	struct event *ev = NULL;
+	const char *conf = getenv("JM4LW_CONF");
 	char err[256], addr[128], haddr[128];
 	int status = 1;
 	size_t i;
@@ -94,6 +96,8 @@ int main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	fill();
 	if ((cfg = jm4lw_config_new()) == NULL ||
+	    (conf != NULL && *conf != '\0' &&
+	        jm4lw_config_load(cfg, conf, err, sizeof(err)) == -1) ||
 	    jm4lw_config_set(cfg, "dump_dir", argv[1], err, sizeof(err)) ==
 	        -1) {
 		fprintf(stderr, "frag_host: %s\n", cfg ? err : "no memory");

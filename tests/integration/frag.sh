@@ -11,7 +11,8 @@
 #     keeps outside slabs, are the class's curregs x size within sampling
 #     error;
 #   - format=fragflame weights the site by the class's free regions;
-#   - a bad format is a 400 with one line; jmdr points to jmfr.
+#   - a bad format is a 400 with one line; jmdr points to jmfr;
+#   - allow = readonly serves jmfr; allow = ruok refuses it and the route.
 #
 #	bash frag.sh   (FRAG_HOST=path/to/frag_host, else build/)
 #
@@ -23,20 +24,29 @@ LG=12
 
 need nc.openbsd curl jq timeout
 
-D=$(scratch frag)
-mkdir -p "$D/dumps"
+# start DIR: frag_host with DIR/conf (if any), dumping into DIR/dumps;
+# sets PID, PORT and HPORT, or dies.
+start() {
+	mkdir -p "$1/dumps"
+	(cd "$1" && exec env JM4LW_CONF="$([ -f "$1/conf" ] && echo "$1/conf")" \
+		MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:$LG" \
+		"$host" "$1/dumps") </dev/null >"$1/out" 2>"$1/err" &
+	PID=$!
+	track "$PID"
+	PORT=
+	HPORT=
+	for _ in $(seq 200); do
+		PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$1/out")
+		HPORT=$(sed -n 's/^http on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$1/out")
+		[ -n "$PORT" ] && [ -n "$HPORT" ] && return 0
+		sleep 0.1
+	done
+	die "frag_host is listening" "$(cat "$1/err")"
+}
+
 host=$(realpath "$FRAG_HOST")
-(cd "$D" && exec env MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:$LG" \
-	"$host" "$D/dumps") </dev/null >"$D/out" 2>"$D/err" &
-PID=$!
-track "$PID"
-for _ in $(seq 200); do
-	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
-	HPORT=$(sed -n 's/^http on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
-	[ -n "$PORT" ] && [ -n "$HPORT" ] && break
-	sleep 0.1
-done
-[ -n "$PORT" ] && [ -n "$HPORT" ] || die "frag_host is listening" "$(cat "$D/err")"
+D=$(scratch frag)
+start "$D"
 
 # get URL FILE: the body into FILE, again after a rate refusal (429).
 get() {
@@ -107,4 +117,20 @@ ask jmdr >"$D/doctor"
 assert_grep "jmdr points to jmfr for the fragmentation" 'jmfr names the allocation sites behind this fragmentation' "$D/doctor"
 alive "frag_host still answers ruok"
 stop_host frag_host "$PID" "$D/err"
+
+# The allow list: jmfr changes nothing (readonly has it); a list
+# without it refuses the word and the route.
+D=$(scratch frag_ro)
+echo "allow = readonly" >"$D/conf"
+start "$D"
+assert_grep "allow = readonly: jmfr answers" '^# fragmentation by size class' <(ask_when_due jmfr)
+stop_host "frag_host (readonly)" "$PID" "$D/err"
+D=$(scratch frag_ruok)
+echo "allow = ruok" >"$D/conf"
+start "$D"
+assert_grep_F "allow = ruok: jmfr is refused" \
+	"jmfr is not executed because it is not in the whitelist." <(ask jmfr)
+code=$(get "http://127.0.0.1:$HPORT/jemalloc/fragmentation" "$D/refused")
+assert_eq "allow = ruok: /jemalloc/fragmentation is a 403" 403 "$code"
+stop_host "frag_host (ruok)" "$PID" "$D/err"
 finish
