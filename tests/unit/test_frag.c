@@ -3,7 +3,9 @@
  * a size class (prof/frag.c): exact without unbiasing; within the dump's
  * integer rounding with jemalloc 5.3's unbiasing, whose numbers here are
  * a real dump's; a stack of two sizes is mixed, never the nearest class;
- * too few samples to tell is mixed too. And the classes' free regions.
+ * too few samples to tell is mixed too. The classes' free regions; the
+ * attribution of a hand-built profile to its sites, and its text, JSON
+ * and collapsed stacks, names from the test's own sym_lookup.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,9 +13,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "frag.h"
+#include "heapprof.h"
+#include "symbolize.h"
 
 /* jemalloc 5.3's small classes with 4 KiB pages, and its first large
  * ones: test data (the module reads them from the process). */
@@ -146,6 +152,114 @@ static void test_derive(void **state)
 	assert_int_equal(st.small_free, (1446 * 64 - 18621) * 320);
 }
 
+/* What each address is called: 0x3 is site_a again, from another
+ * caller. */
+static const char *const names[] = {NULL, "main", "site_a", "site_a", "d",
+    "site_c", "mixed_site", "small"};
+
+/* The stand-in for prof/symbolize.c: one frame, named from the table. */
+int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
+    struct sym_frame *out, int max)
+{
+	(void)s;
+	(void)leaf;
+	(void)max;
+	memset(out, 0, sizeof(*out));
+	out->func = out->name = out->raw =
+	    pc < sizeof(names) / sizeof(names[0]) ? names[pc] : "?";
+	return 1;
+}
+
+/* No allocator library among the stand-in's frames. */
+int sym_in_allocator(struct symbolizer *s, uint64_t pc)
+{
+	(void)s;
+	(void)pc;
+	return 0;
+}
+
+/* heap_v2/0: no unsampling, the test's own figures. 320 B: site_a 10
+ * objects by main and 5 by d, site_c 5; a stack of 320 and 384 (mixed);
+ * 48 B in full slabs. */
+static const char profile[] = "heap_v2/0\n"
+                              "@ 0x2 0x1\n  t*: 10: 3200 [0: 0]\n"
+                              "@ 0x3 0x4 0x1\n  t*: 5: 1600 [0: 0]\n"
+                              "@ 0x5 0x1\n  t*: 5: 1600 [0: 0]\n"
+                              "@ 0x6 0x1\n  t*: 2: 704 [0: 0]\n"
+                              "@ 0x7 0x1\n  t*: 4: 192 [0: 0]\n"
+                              "\nMAPPED_LIBRARIES:\n";
+
+/* @p render's output for @p r as a string (free it). */
+static char *rendered(int (*render)(FILE *, const struct frag_report *),
+    const struct frag_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	assert_non_null(out = open_memstream(&buf, &len));
+	assert_int_equal(render(out, r), 0);
+	fclose(out);
+	return buf;
+}
+
+/* The worst class's sites, their shares of its live bytes and of its
+ * free regions, the mixed stack apart, in every form. */
+static void test_attribute(void **state)
+{
+	struct heap_profile hp;
+	struct frag_report r;
+	struct frag_stats st;
+	char err[256], *t;
+
+	(void)state;
+	stats(&st, 0, 0);
+	st.bins[BIN_320].nregs = 64;
+	st.bins[BIN_320].curslabs = 10;
+	st.bins[BIN_320].curregs = 20; /* 620 regions free */
+	st.bins[BIN_48].nregs = 256;
+	st.bins[BIN_48].curslabs = 1;
+	st.bins[BIN_48].curregs = 256; /* full */
+	frag_stats_derive(&st);
+	assert_int_equal(heapprof_parse(profile, strlen(profile), &hp, err,
+	                     sizeof(err)),
+	    0);
+	assert_int_equal(frag_attribute(&st, &hp, NULL, &r), 0);
+	assert_int_equal(r.nworst, 1);
+	assert_int_equal(r.worst[0].bin, BIN_320);
+	assert_int_equal(r.worst[0].nsites, 2);
+	assert_string_equal(r.worst[0].sites[0].name, "site_a");
+	assert_true(r.worst[0].sites[0].bytes == 4800);
+	assert_string_equal(r.worst[0].sites[0].stack, "main;site_a");
+	assert_string_equal(r.worst[0].sites[1].name, "site_c");
+	assert_true(r.worst[0].attributed == 6400);
+	assert_int_equal(r.mixed_stacks, 1);
+	assert_true(r.mixed_bytes == 704);
+
+	t = rendered(frag_render_text, &r);
+	assert_non_null(strstr(t, "   75.0% "));
+	assert_non_null(strstr(t, "  site_a\n    main;site_a\n"));
+	assert_non_null(strstr(t, "sampling error"));
+	assert_null(strstr(t, "mixed_site"));
+	free(t);
+	t = rendered(frag_render_json, &r);
+	assert_non_null(strstr(t,
+	    "\"site\":\"site_a\",\"bytes\":4800,"
+	    "\"objects\":15,\"share\":0.7500,"
+	    "\"free_bytes\":148800,"));
+	assert_non_null(strstr(t, "\"mixed_bytes\":704,\"mixed_stacks\":1"));
+	free(t);
+	/* Each stack weighted by its share of the 198400 free bytes. */
+	t = rendered(frag_render_flame, &r);
+	assert_string_equal(t,
+	    "size class 320 B;main;site_a 99200\n"
+	    "size class 320 B;main;d;site_a 49600\n"
+	    "size class 320 B;main;site_c 49600\n");
+	free(t);
+	frag_report_free(&r);
+	heapprof_free(&hp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +267,7 @@ int main(void)
 	    cmocka_unit_test(test_unbias_mean),
 	    cmocka_unit_test(test_unbias),
 	    cmocka_unit_test(test_derive),
+	    cmocka_unit_test(test_attribute),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
