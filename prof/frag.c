@@ -226,8 +226,8 @@ static int frag_keep_line(struct frag_report *r, unsigned slot,
 int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
     struct symbolizer *sym, struct frag_report *r)
 {
-	struct hmap maps[FRAG_WORST];
-	size_t caps[FRAG_WORST] = {0}, k;
+	struct hmap maps[FRAG_WORST], mixed = {0};
+	size_t caps[FRAG_WORST] = {0}, mcap = 0, k;
 	int slot_of[FRAG_BINS_MAX], c, rv = -1;
 	struct render_view v = {0};
 	const struct hp_stack *s;
@@ -251,6 +251,9 @@ int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
 		if (c == FRAG_MIXED) {
 			r->mixed_bytes += s->u_bytes;
 			r->mixed_stacks++;
+			if (render_view_stack(&v, s, sym) == -1 ||
+			    frag_add(&r->mixed, &mixed, &v, s, &mcap) == -1)
+				goto out;
 			continue;
 		}
 		if (c >= (int)st->nbins || slot_of[c] < 0)
@@ -265,10 +268,13 @@ int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
 	for (j = 0; j < r->nworst; j++)
 		qsort(r->worst[j].sites, r->worst[j].nsites,
 		    sizeof(*r->worst[j].sites), frag_site_cmp);
+	qsort(r->mixed.sites, r->mixed.nsites, sizeof(*r->mixed.sites),
+	    frag_site_cmp);
 	rv = 0;
 out:
 	for (j = 0; j < FRAG_WORST; j++)
 		hmap_free(&maps[j]);
+	hmap_free(&mixed);
 	render_view_free(&v);
 	if (rv == -1)
 		errno = ENOMEM;
@@ -285,6 +291,9 @@ void frag_report_free(struct frag_report *r)
 			free(r->worst[j].sites[k].stack);
 		free(r->worst[j].sites);
 	}
+	for (k = 0; k < r->mixed.nsites; k++)
+		free(r->mixed.sites[k].stack);
+	free(r->mixed.sites);
 	for (k = 0; k < r->nlines; k++)
 		free(r->lines[k].stack);
 	free(r->lines);
@@ -493,6 +502,13 @@ static void frag_text(struct out *out, const struct frag_report *r)
 	    "size and are in no class above\n",
 	    r->mixed_stacks,
 	    fmt_bytes(a1, sizeof(a1), (uint64_t)r->mixed_bytes));
+	for (k = 0; k < r->mixed.nsites && k < FRAG_SITES_SHOWN; k++) {
+		s = &r->mixed.sites[k];
+		out_printf(out, "  %12s  mean %.0f B  %s\n    %s\n",
+		    fmt_bytes(a1, sizeof(a1), (uint64_t)s->bytes),
+		    s->objs > 0 ? s->bytes / s->objs : 0.0, s->name,
+		    s->stack ? s->stack : "");
+	}
 	if (!r->has_samples)
 		out_puts(out,
 		    "the heap profile has no samples: is prof.active "
@@ -595,6 +611,17 @@ int frag_render_json(FILE *f, const struct frag_report *r)
 			out_puts(out, "}");
 		}
 		out_puts(out, "]}");
+	}
+	out_puts(out, "],\"mixed_sites\":[");
+	for (k = 0; k < r->mixed.nsites; k++) {
+		s = &r->mixed.sites[k];
+		out_puts(out, k ? ",{\"site\":" : "{\"site\":");
+		json_string(out, s->name);
+		out_printf(out,
+		    ",\"bytes\":%.0f,\"objects\":%.0f,\"stack\":", s->bytes,
+		    s->objs);
+		json_string(out, s->stack ? s->stack : "");
+		out_puts(out, "}");
 	}
 	out_puts(out, "],\"advice\":[");
 	frag_advice(out, r, 1);

@@ -131,7 +131,10 @@ struct frag_report {
 	uint64_t period;     /* the profile's mean bytes between samples */
 	double mixed_bytes;  /* live bytes of stacks of mixed sizes */
 	size_t mixed_stacks; /* how many */
-	double live_bytes;   /* the profile's, unsampled */
+	/* Their sites, heaviest first (.bin unused): where to look when a
+	 * class has no stack of its own. */
+	struct frag_worst mixed;
+	double live_bytes; /* the profile's, unsampled */
 	int has_samples;
 	struct frag_line *lines; /* every stack of the worst classes */
 	size_t nlines, cap;

@@ -240,7 +240,10 @@ static void test_attribute(void **state)
 	assert_non_null(strstr(t, "   75.0% "));
 	assert_non_null(strstr(t, "  site_a\n    main;site_a\n"));
 	assert_non_null(strstr(t, "sampling error"));
-	assert_null(strstr(t, "mixed_site"));
+	/* The mixed stack only under "mixed", with its mean. */
+	assert_non_null(strstr(t, "\nmixed: 1 stacks with 704 B live"));
+	assert_true(strstr(t, "mixed_site") > strstr(t, "\nmixed: "));
+	assert_non_null(strstr(t, "  mean 352 B  mixed_site\n"));
 	free(t);
 	t = rendered(frag_render_json, &r);
 	assert_non_null(strstr(t,
@@ -248,6 +251,9 @@ static void test_attribute(void **state)
 	    "\"objects\":15,\"share\":0.7500,"
 	    "\"free_bytes\":148800,"));
 	assert_non_null(strstr(t, "\"mixed_bytes\":704,\"mixed_stacks\":1"));
+	assert_non_null(strstr(t,
+	    "\"mixed_sites\":[{\"site\":\"mixed_site\","
+	    "\"bytes\":704,\"objects\":2,"));
 	free(t);
 	/* Each stack weighted by its share of the 198400 free bytes. */
 	t = rendered(frag_render_flame, &r);
