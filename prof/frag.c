@@ -26,7 +26,8 @@ static const char *const frag_limits[] = {
     "a stack's class is inferred from its mean sampled size (bytes / "
     "objects): only a stack whose mean is exactly a class size is "
     "attributed; others are counted as mixed, never forced into a class",
-    "live objects only: what was freed leaves no stack, and a site's share "
+    "live objects only, and only those allocated while sampling was on "
+    "(prof.active): what was freed leaves no stack, and a site's share "
     "of the free regions assumes its objects are spread over the class's "
     "slabs alike",
     "jemalloc keeps each sampled small object outside the slabs (in a "
@@ -384,7 +385,8 @@ static void frag_advice(struct out *out, const struct frag_report *r, int json)
 		    "mallocx(size, MALLOCX_ARENA(a) | MALLOCX_TCACHE_NONE) for "
 		    "%s (class %zu B), and the long-lived ones apart from the "
 		    "short-lived",
-		    w->nsites > 0 ? w->sites[0].name : "the site above",
+		    w->nsites > 0 ? w->sites[0].name
+		                  : "the objects of the class",
 		    b->size);
 		who[n] = "developer";
 		txt[n] = bufs[n];
