@@ -32,6 +32,37 @@ static int frag_unbias(const struct core_ops *ops)
 	return major > 5 || (major == 5 && minor >= 3);
 }
 
+/* jemalloc's prof_stats_t: prof.stats.bins.<j>.live's answer. */
+struct frag_live {
+	uint64_t req_sum;
+	uint64_t count;
+};
+
+/* The sampled objects' requested bytes per class, where the host turned
+ * opt.prof_stats on. */
+static void frag_req(const struct core_ops *ops, struct frag_stats *st)
+{
+	struct frag_live live;
+	char name[64];
+	size_t len;
+	bool on = false;
+	unsigned j;
+
+	len = sizeof(on);
+	if (ops->mallctl("opt.prof_stats", &on, &len, NULL, 0) != 0 || !on)
+		return;
+	st->prof_stats = 1;
+	for (j = 0; j < st->nbins; j++) {
+		snprintf(name, sizeof(name), "prof.stats.bins.%u.live", j);
+		len = sizeof(live);
+		if (ops->mallctl(name, &live, &len, NULL, 0) == 0 &&
+		    len == sizeof(live)) {
+			st->bins[j].req_sum = live.req_sum;
+			st->bins[j].req_count = live.count;
+		}
+	}
+}
+
 /* The large classes' sizes (arenas.lextent.<j>.size) into @p st. */
 static void frag_large(const struct core_ops *ops, struct frag_stats *st)
 {
@@ -126,6 +157,7 @@ int core_frag_read(const struct core_ops *ops, struct frag_stats *st, char *err,
 		    .curregs = d->bins[j].curregs,
 		    .curslabs = d->bins[j].curslabs,
 		    .nonfull = tmp[j].nonfull};
+	frag_req(ops, st);
 	frag_large(ops, st);
 	if (frag_cells(ops, d, st, tmp) == -1) {
 		snprintf(err, errlen, "no memory for the statistics");

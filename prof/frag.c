@@ -71,6 +71,13 @@ void frag_stats_derive(struct frag_stats *st)
 		b->free_regs = cap > b->curregs ? cap - b->curregs : 0;
 		b->free_bytes = b->free_regs * b->size;
 		st->small_free += b->free_bytes;
+		/* The sampled objects' mean request, for every live one. */
+		b->internal = 0;
+		if (b->req_count > 0 && b->req_sum < b->req_count * b->size)
+			b->internal =
+			    (uint64_t)((double)(b->req_count * b->size -
+			                   b->req_sum) /
+			        (double)b->req_count * (double)b->curregs);
 	}
 	for (k = 0; k < st->ncells; k++) {
 		c = &st->cells[k];
@@ -454,6 +461,10 @@ static void frag_text(struct out *out, const struct frag_report *r)
 	out_puts(out,
 	    "  (nf-used: how full the slabs not full are, on "
 	    "average)\n");
+	if (!st->prof_stats)
+		out_puts(out,
+		    "  (internal waste, requested vs usable size: "
+		    "MALLOC_CONF=prof_stats:true shows it)\n");
 	for (j = 0; j < r->nworst; j++) {
 		w = &r->worst[j];
 		b = &st->bins[w->bin];
@@ -465,6 +476,12 @@ static void frag_text(struct out *out, const struct frag_report *r)
 		    b->curslabs, frag_util(b) * 100.0,
 		    fmt_bytes(a2, sizeof(a2), (uint64_t)w->attributed),
 		    fmt_bytes(a3, sizeof(a3), frag_live(b)));
+		if (st->prof_stats && b->req_count > 0)
+			out_printf(out,
+			    "  requests average %.0f B of its %zu: ~%s of its "
+			    "live regions is internal waste\n",
+			    (double)b->req_sum / (double)b->req_count, b->size,
+			    fmt_bytes(a1, sizeof(a1), b->internal));
 		for (k = 0, shown = 0; k < st->ncells && shown < 3; k++)
 			if (st->cells[k].bin == w->bin &&
 			    st->cells[k].free_bytes > 0) {
@@ -540,6 +557,10 @@ static void frag_json_class(struct out *out, unsigned j,
 	    j, b->size, b->nregs, b->slab_size, b->curregs, b->curslabs,
 	    b->nonfull, b->free_regs, b->free_bytes, frag_live(b),
 	    frag_util(b));
+	if (b->req_count > 0)
+		out_printf(out,
+		    ",\"req_mean\":%.1f,\"internal_bytes\":%" PRIu64,
+		    (double)b->req_sum / (double)b->req_count, b->internal);
 }
 
 int frag_render_json(FILE *f, const struct frag_report *r)
@@ -568,11 +589,12 @@ int frag_render_json(FILE *f, const struct frag_report *r)
 	    ",\"dirty\":%" PRIu64 ",\"muzzy\":%" PRIu64
 	    ",\"purge_gain\":%" PRIu64 ",\"narenas\":%u,\"period\":%" PRIu64
 	    ",\"live_bytes\":%.0f,\"mixed_bytes\":%.0f,\"mixed_stacks\":%zu"
-	    ",\"has_samples\":%s,\"classes\":[",
+	    ",\"has_samples\":%s,\"prof_stats\":%s,\"classes\":[",
 	    st->resident, st->allocated, st->active, st->small_free, st->dirty,
 	    st->muzzy, st->dirty + st->muzzy, st->narenas, r->period,
 	    r->live_bytes, r->mixed_bytes, r->mixed_stacks,
-	    r->has_samples ? "true" : "false");
+	    r->has_samples ? "true" : "false",
+	    st->prof_stats ? "true" : "false");
 	for (j = 0, n = 0; j < st->nbins; j++) {
 		if (st->bins[j].curslabs == 0)
 			continue;

@@ -44,6 +44,11 @@ struct frag_class {
 	uint64_t nonfull;  /* slabs with a free region (nonfull_slabs) */
 	uint64_t free_regs;
 	uint64_t free_bytes; /* (curslabs x nregs - curregs) x size */
+	/* opt.prof_stats' prof.stats.bins.<j>.live: the sampled objects'
+	 * requested bytes and count (0: not known). */
+	uint64_t req_sum, req_count;
+	uint64_t internal; /* estimated bytes between requested and size in
+	                      the live regions (frag_stats_derive) */
 };
 
 /* One arena's share of one class, where it has free regions. */
@@ -71,6 +76,7 @@ struct frag_stats {
 	 * from unbiased ones, so a class's stacks have a mean near, not at,
 	 * its size: frag_stats_derive computes that mean per class. */
 	int unbias;
+	int prof_stats; /* opt.prof_stats: req_sum is known */
 	double mean[FRAG_BINS_MAX + FRAG_LARGE_MAX]; /* by frag_class_of's
 	                                                 index */
 };

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Fragmentation by allocation site: tests/host/frag_host allocates
-# 100000 objects of 320 B through frag_host_site_a() and frees 80 % of
-# them at random, and 40000 of 48 B through frag_host_site_b(), all kept.
+# 100000 objects of 300 B (the 320 B class) through frag_host_site_a()
+# and frees 80 % of them at random, and 40000 of 48 B through
+# frag_host_site_b(), all kept.
 # Then:
 #   - jmfr and /jemalloc/fragmentation name 320 B as the worst class and
 #     frag_host_site_a as its one site (100 %), never frag_host_site_b;
@@ -10,6 +11,8 @@
 #   - the site's estimated live bytes, less the sampled objects jemalloc
 #     keeps outside slabs, are the class's curregs x size within sampling
 #     error;
+#   - with opt.prof_stats, the class's requests average 300 B: 20 B of
+#     internal waste in each live region; without, the text says how;
 #   - format=fragflame weights the site by the class's free regions;
 #   - a bad format is a 400 with one line; jmdr points to jmfr;
 #   - allow = readonly serves jmfr; allow = ruok refuses it and the route.
@@ -29,7 +32,7 @@ need nc.openbsd curl jq timeout
 start() {
 	mkdir -p "$1/dumps"
 	(cd "$1" && exec env JM4LW_CONF="$([ -f "$1/conf" ] && echo "$1/conf")" \
-		MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:$LG" \
+		MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:$LG${EXTRA:-}" \
 		"$host" "$1/dumps") </dev/null >"$1/out" 2>"$1/err" &
 	PID=$!
 	track "$PID"
@@ -46,7 +49,7 @@ start() {
 
 host=$(realpath "$FRAG_HOST")
 D=$(scratch frag)
-start "$D"
+EXTRA=,prof_stats:true start "$D"
 
 # get URL FILE: the body into FILE, again after a rate refusal (429).
 get() {
@@ -104,6 +107,12 @@ else
 	fail "JSON: the site's live bytes match curregs x size" "estimate $est, curregs $regs x $size"
 fi
 assert_grep_F "JSON: the limits are said" 'inferred from its mean' "$D/json"
+assert_eq "prof_stats: the class's requests average 300 B" 300 \
+	"$(jq '.worst[0].req_mean' "$D/json")"
+assert_eq "prof_stats: 20 B of internal waste in each live region" \
+	"$((20 * regs))" "$(jq '.worst[0].internal_bytes' "$D/json")"
+assert_grep "prof_stats: jmfr says so" \
+	'^  requests average 300 B of its 320: ~[0-9.]+ [KM]iB of its live regions is internal waste$' "$D/text"
 
 code=$(get "http://127.0.0.1:$HPORT/jemalloc/fragmentation?format=fragflame" "$D/flame")
 assert_eq "fragflame: 200" 200 "$code"
@@ -123,7 +132,10 @@ stop_host frag_host "$PID" "$D/err"
 D=$(scratch frag_ro)
 echo "allow = readonly" >"$D/conf"
 start "$D"
-assert_grep "allow = readonly: jmfr answers" '^# fragmentation by size class' <(ask_when_due jmfr)
+ask_when_due jmfr >"$D/text"
+assert_grep "allow = readonly: jmfr answers" '^# fragmentation by size class' "$D/text"
+assert_grep_F "without prof_stats: jmfr says how to see internal waste" \
+	'MALLOC_CONF=prof_stats:true shows it' "$D/text"
 stop_host "frag_host (readonly)" "$PID" "$D/err"
 D=$(scratch frag_ruok)
 echo "allow = ruok" >"$D/conf"

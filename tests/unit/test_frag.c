@@ -150,6 +150,12 @@ static void test_derive(void **state)
 	    (1446 * 64 - 18621) * 320);
 	assert_int_equal(st.bins[BIN_48].free_bytes, 0);
 	assert_int_equal(st.small_free, (1446 * 64 - 18621) * 320);
+	/* Sampled requests of 300 B on average: 20 B in each live region. */
+	st.bins[BIN_320].req_count = 1000;
+	st.bins[BIN_320].req_sum = 300000;
+	frag_stats_derive(&st);
+	assert_int_equal(st.bins[BIN_320].internal, 18621 * 20);
+	assert_int_equal(st.bins[BIN_48].internal, 0);
 }
 
 /* What each address is called: 0x3 is site_a again, from another
