@@ -69,7 +69,7 @@ static void dump_debug_note(struct job *j)
 int dump_render(struct job *j, const char *dump, const char *dir)
 {
 	char err[CORE_PATH_MAX + 128];
-	struct frag_stats fs;
+	struct frag_stats *fs = NULL;
 	FILE *f;
 	int fd, r, frag;
 	off_t len;
@@ -109,7 +109,7 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	else
 		r = profile_render(j->res.view, dump, j->with_base, j->base,
 		    j->hints, f, err, sizeof(err));
-	core_frag_end(frag, &fs);
+	core_frag_end(frag, fs);
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
 		    strerror(errno));

@@ -118,16 +118,23 @@ static int frag_cells(const struct core_ops *ops, const struct doctor *d,
 	return 0;
 }
 
+/* The doctor's diagnosis, its classes per arena, the large classes. */
 int core_frag_read(const struct core_ops *ops, struct frag_stats *st, char *err,
     size_t errlen)
 {
-	struct doctor_bin tmp[DOCTOR_BINS_MAX];
+	struct doctor_bin *tmp;
 	struct doctor *d;
 	unsigned j;
 	int rv = -1;
 
+	/* Both off the stack: a host's thread answers through here too
+	 * (jm4lw_reply_builtin), its stack of unknown size. */
 	memset(st, 0, sizeof(*st));
-	if ((d = malloc(sizeof(*d))) == NULL) {
+	d = malloc(sizeof(*d));
+	tmp = calloc(DOCTOR_BINS_MAX, sizeof(*tmp));
+	if (d == NULL || tmp == NULL) {
+		free(d);
+		free(tmp);
 		snprintf(err, errlen, "no memory for the statistics");
 		return -1;
 	}
@@ -149,7 +156,7 @@ int core_frag_read(const struct core_ops *ops, struct frag_stats *st, char *err,
 	st->unbias = frag_unbias(ops);
 	st->nbins = d->nbins < FRAG_BINS_MAX ? d->nbins : FRAG_BINS_MAX;
 	if (doctor_bins_of(ops, DOCTOR_MERGED, tmp, st->nbins) == -1)
-		memset(tmp, 0, sizeof(tmp));
+		memset(tmp, 0, DOCTOR_BINS_MAX * sizeof(*tmp));
 	for (j = 0; j < st->nbins; j++)
 		st->bins[j] = (struct frag_class){.size = d->bins[j].size,
 		    .nregs = d->bins[j].nregs,
@@ -167,13 +174,16 @@ int core_frag_read(const struct core_ops *ops, struct frag_stats *st, char *err,
 	frag_stats_derive(st);
 	rv = 0;
 out:
+	free(tmp);
 	free(d);
 	return rv;
 }
 
+/* Read and hand over the statistics for a fragmentation view. */
 int core_frag_begin(enum dump_view view, const struct core_ops *ops,
-    struct frag_stats *st, char *err, size_t errlen)
+    struct frag_stats **st, char *err, size_t errlen)
 {
+	*st = NULL;
 	if (view != DUMP_VIEW_FRAG && view != DUMP_VIEW_FRAG_JSON &&
 	    view != DUMP_VIEW_FRAG_FLAME)
 		return 0;
@@ -181,16 +191,25 @@ int core_frag_begin(enum dump_view view, const struct core_ops *ops,
 		snprintf(err, errlen, "no allocator to read statistics from");
 		return -1;
 	}
-	if (core_frag_read(ops, st, err, errlen) == -1)
+	if ((*st = malloc(sizeof(**st))) == NULL) {
+		snprintf(err, errlen, "no memory for the statistics");
 		return -1;
-	profile_frag_from(st);
+	}
+	if (core_frag_read(ops, *st, err, errlen) == -1) {
+		free(*st);
+		*st = NULL;
+		return -1;
+	}
+	profile_frag_from(*st);
 	return 1;
 }
 
+/* Take them back and free them. */
 void core_frag_end(int began, struct frag_stats *st)
 {
 	if (began != 1)
 		return;
 	profile_frag_from(NULL);
 	frag_stats_free(st);
+	free(st);
 }

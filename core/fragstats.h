@@ -20,12 +20,13 @@ int core_frag_read(const struct core_ops *ops, struct frag_stats *st, char *err,
     size_t errlen);
 
 /* For a job rendering @p view: when it is a fragmentation view, read the
- * statistics into @p st and hand them to the renderers on this thread
- * (profile_frag_from): 1; 0 for any other view; -1 with @p err. */
+ * statistics into *@p st (allocated) and hand them to the renderers on
+ * this thread (profile_frag_from): 1; 0 for any other view; -1 with
+ * @p err. */
 int core_frag_begin(enum dump_view view, const struct core_ops *ops,
-    struct frag_stats *st, char *err, size_t errlen);
+    struct frag_stats **st, char *err, size_t errlen);
 
-/* Undo core_frag_begin's 1 (@p began). */
+/* Undo core_frag_begin's 1 (@p began): free *@p st. */
 void core_frag_end(int began, struct frag_stats *st);
 
 #endif

@@ -36,6 +36,7 @@ static const char *const frag_limits[] = {
 };
 #define FRAG_NLIMITS (sizeof(frag_limits) / sizeof(frag_limits[0]))
 
+/* As frag.h says: prof_unbias_map_init's integers, solved back. */
 double frag_dumped_mean(size_t size, size_t lg, size_t tiny, int unbias)
 {
 	double sz = (double)size, div, usz, cnt;
@@ -50,6 +51,7 @@ double frag_dumped_mean(size_t size, size_t lg, size_t tiny, int unbias)
 	return cnt > 0 ? usz / cnt : sz;
 }
 
+/* Free regions per class and arena, internal waste, dumped means. */
 void frag_stats_derive(struct frag_stats *st)
 {
 	struct frag_class *b;
@@ -90,6 +92,7 @@ void frag_stats_derive(struct frag_stats *st)
 	}
 }
 
+/* The cells are the one thing allocated. */
 void frag_stats_free(struct frag_stats *st)
 {
 	free(st->cells);
@@ -97,6 +100,7 @@ void frag_stats_free(struct frag_stats *st)
 	st->ncells = 0;
 }
 
+/* A stack's class from its mean, or mixed (frag.h). */
 int frag_class_of(const struct frag_stats *st, uint64_t objs, uint64_t bytes)
 {
 	double m, lo, hi, x, tol;
@@ -231,6 +235,7 @@ static int frag_keep_line(struct frag_report *r, unsigned slot,
 	return 0;
 }
 
+/* Rank the classes, then walk the stacks once. */
 int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
     struct symbolizer *sym, struct frag_report *r)
 {
@@ -289,6 +294,7 @@ out:
 	return rv;
 }
 
+/* Every site's stack, every line, the arrays. */
 void frag_report_free(struct frag_report *r)
 {
 	unsigned j;
@@ -536,6 +542,7 @@ static void frag_text(struct out *out, const struct frag_report *r)
 	frag_advice(out, r, 0);
 }
 
+/* jmfr's text onto a FILE (the job's body). */
 int frag_render_text(FILE *f, const struct frag_report *r)
 {
 	struct out out = out_file(f);
@@ -563,6 +570,7 @@ static void frag_json_class(struct out *out, unsigned j,
 		    (double)b->req_sum / (double)b->req_count, b->internal);
 }
 
+/* The route's JSON, every figure in bytes. */
 int frag_render_json(FILE *f, const struct frag_report *r)
 {
 	struct out o = out_file(f), *out = &o;
@@ -653,6 +661,7 @@ int frag_render_json(FILE *f, const struct frag_report *r)
 	return ferror(f) ? -1 : 0;
 }
 
+/* One collapsed line per stack, weighted by its share of the waste. */
 int frag_render_flame(FILE *f, const struct frag_report *r)
 {
 	const struct frag_worst *w;
