@@ -86,7 +86,8 @@ static int adv_size_class(const struct doctor_advice *a, char *buf, size_t len,
 	    "(%" PRIu64 " live objects); usually long-lived objects among "
 	    "short-lived ones of one size pin slabs that are otherwise empty: "
 	    "free them together, or allocate the long-lived ones elsewhere "
-	    "(their own arena) to get up to that back",
+	    "(their own arena) to get up to that back; jmfr names the "
+	    "allocation sites behind this fragmentation",
 	    a->size, a->util * 100.0, f, a->count);
 }
 

@@ -16,6 +16,7 @@
 #include "body.h"
 #include "cause.h"
 #include "dumps.h"
+#include "fragstats.h"
 #include "jm4lw.h"
 #include "job.h"
 #include "profile.h"
@@ -68,8 +69,9 @@ static void dump_debug_note(struct job *j)
 int dump_render(struct job *j, const char *dump, const char *dir)
 {
 	char err[CORE_PATH_MAX + 128];
+	struct frag_stats *fs = NULL;
 	FILE *f;
-	int fd, r;
+	int fd, r, frag;
 	off_t len;
 
 	if ((fd = body_open(j->dumper->stage)) == -1 ||
@@ -79,7 +81,11 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 			close(fd);
 		return -1;
 	}
-	if (j->kind == JOB_SYMBOLS)
+	/* The fragmentation views: the bins beside the fresh dump. */
+	if ((frag = core_frag_begin(j->res.view, j->ops, &fs, err,
+	         sizeof(err))) == -1)
+		r = -1;
+	else if (j->kind == JOB_SYMBOLS)
 		r = profile_symbols(j->addrs, j->addrs_len, f, err,
 		    sizeof(err));
 	else if (j->kind == JOB_LEAKS)
@@ -110,6 +116,7 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	} else
 		r = profile_render(j->res.view, dump, j->with_base, j->base,
 		    j->hints, f, err, sizeof(err));
+	core_frag_end(frag, fs);
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
 		    strerror(errno));

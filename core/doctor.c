@@ -298,6 +298,32 @@ static int bins_shape(const struct core_ops *ops, struct doctor *d,
 	return rv;
 }
 
+/* One arena's class counts, through the lookups kept in fixed. */
+int doctor_bins_of(const struct core_ops *ops, size_t arena,
+    struct doctor_bin *bins, unsigned nbins)
+{
+	struct arena_q q;
+	struct drq nf;
+	unsigned j;
+	int rv = 0;
+
+	pthread_mutex_lock(&fixed_lock);
+	if (fixed.ops != ops)
+		rv = fixed_fill(ops, &fixed);
+	if (rv == 0)
+		q = fixed.q;
+	pthread_mutex_unlock(&fixed_lock);
+	if (rv != 0)
+		return -1;
+	drq_init(&nf, ops, "stats.arenas.0.bins.0.nonfull_slabs", 2, 4);
+	for (j = 0; j < nbins; j++) {
+		bins[j].curregs = drq_size(&q.curregs, arena, j);
+		bins[j].curslabs = drq_size(&q.curslabs, arena, j);
+		bins[j].nonfull = drq_size(&nf, arena, j);
+	}
+	return 0;
+}
+
 /* Each class's waste and utilization, and the worst few by waste. */
 static void bins_rank(struct doctor *d)
 {

@@ -54,6 +54,7 @@ struct doctor_bin {
 	size_t slab_size;  /* bytes per slab */
 	uint64_t curregs;  /* regions in use */
 	uint64_t curslabs; /* slabs */
+	uint64_t nonfull;  /* slabs with a free region (doctor_bins_of) */
 	uint64_t waste;    /* curslabs * slab_size - curregs * size */
 	double util;       /* curregs / (curslabs * nregs); 1 when empty */
 };
@@ -144,6 +145,17 @@ void doctor_diagnose(const struct core_ops *ops, int epoch, struct doctor *d);
 /* The same for the module's allocator (a coalesced epoch: jmdr, the
  * route and /metrics read one snapshot at most once a millisecond). */
 void core_doctor(struct core *c, struct doctor *d);
+
+/* The arena index of every arena's merged statistics (jemalloc's
+ * MALLCTL_ARENAS_ALL). */
+#define DOCTOR_MERGED 4096
+
+/* Arena @p arena's (or DOCTOR_MERGED's) counts of the first @p nbins
+ * small classes (curregs, curslabs, nonfull_slabs) into @p bins, through
+ * the doctor's lookups: for fragmentation by arena and class. 0, or -1
+ * when the classes cannot be read. */
+int doctor_bins_of(const struct core_ops *ops, size_t arena,
+    struct doctor_bin *bins, unsigned nbins);
 
 /* The advice lines of @p d, from its figures (core/doctor_advice.c). */
 void doctor_advise(struct doctor *d);

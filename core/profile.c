@@ -42,7 +42,13 @@ static __thread struct {
 	struct fold_list fold; /* fold_wrappers */
 	char folded[PROFILE_FOLDED_MAX]; /* the last collapsed view's */
 	struct view_sampling sampling;
+	const struct frag_stats *frag; /* profile_frag_from */
 } profile_dbg;
+
+void profile_frag_from(const struct frag_stats *st)
+{
+	profile_dbg.frag = st;
+}
 
 void profile_fold_from(const struct fold_list *fold)
 {
@@ -368,6 +374,7 @@ static int profile_render_any(enum dump_view view, int fd, const char *dump,
 	struct view_args args = {.limit = PROFILE_TOP_ROWS,
 	    .accum = profile_dbg.accum,
 	    .sampling = profile_dbg.sampling,
+	    .frag = profile_dbg.frag,
 	    .time_ns = file_mtime_ns(fd, dump), /* prof.dump's last write */
 	    .fold = &profile_dbg.fold};
 	struct heap_profile hp, old = {0};

@@ -117,6 +117,11 @@ void profile_accum_from(int accum);
  * in every format. */
 void profile_sampling_from(const struct view_sampling *s);
 
+/* The bin statistics the fragmentation views on this thread render with
+ * (core/frag.c reads them beside the dump), or NULL after. */
+struct frag_stats;
+void profile_frag_from(const struct frag_stats *st);
+
 /* What the last profile_* call on this thread could not get for its
  * symbols (debuginfod's objects), one line, or NULL: for the formats
  * with no room for a remark, the worker logs it. */

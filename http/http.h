@@ -215,6 +215,7 @@ void http_route_history(struct http_ctx *ctx);
  * worker. */
 void http_route_leaks(struct http_ctx *ctx);
 void http_route_recent(struct http_ctx *ctx);
+void http_route_frag(struct http_ctx *ctx);
 
 /* --- metrics.c ------------------------------------------------------- */
 

@@ -538,6 +538,11 @@ const struct http_route http_routes[] = {
         "symbolized|dot|callgraph|threads, &amp;base=previous for the growth "
         "since the last dump",
         NULL, JOB_DUMP},
+    {"/jemalloc/fragmentation", HTTP_GET, http_route_frag,
+        "fragmentation by size class and allocation site, JSON "
+        "(?format=text: jmfr; ?format=fragflame: collapsed stacks of the "
+        "waste)",
+        "jmfr", JOB_DUMP},
     {"/jemalloc/history", HTTP_GET, http_route_history,
         "the figures' history ring, JSON (?since=T for the rows after T; "
         "jmhi)",

@@ -3,8 +3,10 @@
  * table's one shape.
  */
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
+#include "frag.h"
 #include "heapprof.h"
 #include "render.h"
 #include "render_pprof.h"
@@ -202,6 +204,48 @@ static int view_threads(FILE *out, const struct heap_profile *hp,
 	return ferror(out) ? -1 : 0;
 }
 
+/* Fragmentation by site in one of its forms (@p how: 0 text, 1 JSON, 2
+ * collapsed), from the bin statistics read beside the dump. */
+static int view_frag_as(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a, int how)
+{
+	struct frag_report r;
+	int rv;
+
+	if (a->frag == NULL) {
+		errno = ENODATA; /* a kept dump has no statistics of its time */
+		return -1;
+	}
+	if (frag_attribute(a->frag, hp, sym, a->fold, &r) == -1)
+		return -1;
+	rv = how == 0  ? frag_render_text(out, &r)
+	    : how == 1 ? frag_render_json(out, &r)
+	               : frag_render_flame(out, &r);
+	frag_report_free(&r);
+	return rv;
+}
+
+/* jmfr's text. */
+static int view_frag(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return view_frag_as(out, hp, sym, a, 0);
+}
+
+/* /jemalloc/fragmentation's JSON. */
+static int view_frag_json(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return view_frag_as(out, hp, sym, a, 1);
+}
+
+/* The waste as collapsed stacks, for a flame graph. */
+static int view_frag_flame(FILE *out, const struct heap_profile *hp,
+    struct symbolizer *sym, const struct view_args *a)
+{
+	return view_frag_as(out, hp, sym, a, 2);
+}
+
 const struct view views[DUMP_VIEW_COUNT] = {
     [DUMP_VIEW_NONE] = {.ctype = TEXT, .word = "jmfp", .keeps = 1},
     [DUMP_VIEW_COLLAPSED] = {.name = "collapsed",
@@ -282,6 +326,15 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .word = "jmtp",
         .base = VIEW_BASE_MAY,
         .render = view_pprof_heap},
+    /* No format names: /jemalloc/fragmentation picks them (the bins
+     * are read beside a fresh dump, never a kept one's). */
+    [DUMP_VIEW_FRAG] = {.ctype = TEXT, .word = "jmfr", .render = view_frag},
+    [DUMP_VIEW_FRAG_JSON] = {.ctype = "application/json",
+        .word = "jmfr",
+        .render = view_frag_json},
+    [DUMP_VIEW_FRAG_FLAME] = {.ctype = TEXT,
+        .word = "jmfr",
+        .render = view_frag_flame},
 };
 
 /* The row whose format name is @p name. */

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct frag_stats;
 struct heap_profile;
 struct symbolizer;
 struct fold_list;
@@ -39,6 +40,9 @@ enum dump_view {
 	DUMP_VIEW_THREADS,      /* jmth: the live heap by thread */
 	DUMP_VIEW_PPROF_HEAP,   /* /debug/pprof/heap: pprof without thread
 	                           labels, for fleet scrapers */
+	DUMP_VIEW_FRAG,         /* jmfr: fragmentation by site (prof/frag.c) */
+	DUMP_VIEW_FRAG_JSON,    /* the same as JSON */
+	DUMP_VIEW_FRAG_FLAME,   /* its waste as collapsed stacks */
 	DUMP_VIEW_COUNT
 };
 
@@ -104,6 +108,9 @@ struct view_args {
 	/* A path that started it and is the mapped file (the link), for
 	 * pprof's main Mapping; NULL: none found. */
 	const char *process_path;
+	/* The fragmentation views' bin statistics (core/frag.c), read
+	 * beside the dump; NULL elsewhere. */
+	const struct frag_stats *frag;
 };
 
 /*

@@ -313,6 +313,11 @@ const struct proto_word proto_words[] = {
     {.name = "jmdr",
         .fn = word_jmdr,
         .help = "where resident memory goes, and what to do about it"},
+    {.name = "jmfr",
+        .job = JOB_DUMP,
+        .view = DUMP_VIEW_FRAG,
+        .help = "fragmentation: free regions by size class, and the "
+                "allocation sites whose objects are in them"},
     {.name = "jmhi",
         .fn = word_jmhi,
         .help = "the figures' history: now, least, most, a sparkline"},

@@ -681,6 +681,17 @@ def run(c):
            "live only and size >= 100: every row live (%d rows, %s records)" % (len(rows), sizes),
            rows[:3])
 
+    # Fragmentation: the worst size classes and redis's sites in them.
+    c.pump(1.2)  # dump_min_interval
+    c.click("document.querySelector('#frag-load')")
+    ok = c.wait("/free in small slabs/.test(document.querySelector('#frag-state').textContent)", 60)
+    rows = table_rows(c, "#flist")
+    # The page's writes are of two sizes from one stack: a class may have
+    # no site of its own, and then the mixed stacks are listed.
+    result(ok and rows and any(f in " ".join(r) for r in rows for f in REDIS_FNS),
+           "Fragmentation lists the worst classes and redis's sites in them or mixed (%d rows)" % len(rows),
+           "%s; %s" % (c.ev("document.querySelector('#frag-state').textContent"), rows[:3]))
+
     # Allocator detail: jemalloc's JSON as a tree, filtered.
     c.click("document.querySelector('#stats-load')")
     ok = c.wait("!document.querySelector('#stree').classList.contains('hidden') && document.querySelectorAll('#stree summary').length", 30)

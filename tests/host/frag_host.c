@@ -1,0 +1,136 @@
+/*
+ * frag_host: known allocation sites at known sizes and lifetimes, for
+ * fragmentation by site (tests/integration/frag.sh), embedding the module
+ * on its own loop (words and HTTP).
+ *
+ *	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:12 \
+ *	    frag_host DUMP_DIR
+ *
+ * Before the port is printed, on one thread:
+ *   - frag_host_site_a(): 100000 objects of 300 B (in the 320 B class:
+ *     20 B of internal waste each), of which 80 % are then freed at
+ *     random: their slabs stay, mostly free;
+ *   - frag_host_site_b(): 40000 objects of 48 B, all kept: full slabs.
+ * Nothing else of 320 B or 48 B is allocated by the host afterwards.
+ * JM4LW_CONF=FILE is the module's configuration (allow ...).
+ * Prints "listening on ADDR" and "http on ADDR" once bound; exits 0 on
+ * SIGTERM.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "jm4lw.h"
+
+#define A_SIZE 300
+#define A_COUNT 100000
+#define B_SIZE 48
+#define B_COUNT 40000
+
+void *frag_host_site_a(size_t size);
+void *frag_host_site_b(size_t size);
+
+static void *a[A_COUNT], *b[B_COUNT];
+
+/* One allocation site each, a frame of its own (noinline, -O1). */
+#define SITE(fn)                                                               \
+	__attribute__((noinline)) void *fn(size_t size)                        \
+	{                                                                      \
+		void *p = malloc(size);                                        \
+		if (p != NULL)                                                 \
+			memset(p, 1, size);                                    \
+		__asm__ volatile("" : : "r"(p) : "memory");                    \
+		return p;                                                      \
+	}
+SITE(frag_host_site_a)
+SITE(frag_host_site_b)
+
+/* Fill both sites, then free 80 % of A's at random (a fixed seed). */
+static void fill(void)
+{
+	size_t i, j;
+	void *t;
+
+	for (i = 0; i < A_COUNT; i++)
+		a[i] = frag_host_site_a(A_SIZE);
+	for (i = 0; i < B_COUNT; i++)
+		b[i] = frag_host_site_b(B_SIZE);
+	srandom(1);
+	for (i = A_COUNT; i-- > 1;) { /* Fisher-Yates, then free a prefix */
+		j = (size_t)random() % (i + 1);
+		t = a[i];
+		a[i] = a[j];
+		a[j] = t;
+	}
+	for (i = 0; i < A_COUNT / 5 * 4; i++) {
+		free(a[i]);
+		a[i] = NULL;
+	}
+}
+
+/* SIGTERM: leave the loop. */
+static void host_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopexit(arg, NULL);
+}
+
+int main(int argc, char *argv[])
+{
+	struct jm4lw_config *cfg = NULL;
+	struct event_base *base;
+	struct jm4lw *module = NULL;
+	struct event *ev = NULL;
+	const char *conf = getenv("JM4LW_CONF");
+	char err[256], addr[128], haddr[128];
+	int status = 1;
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: frag_host DUMP_DIR\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	fill();
+	if ((cfg = jm4lw_config_new()) == NULL ||
+	    (conf != NULL && *conf != '\0' &&
+	        jm4lw_config_load(cfg, conf, err, sizeof(err)) == -1) ||
+	    jm4lw_config_set(cfg, "dump_dir", argv[1], err, sizeof(err)) ==
+	        -1) {
+		fprintf(stderr, "frag_host: %s\n", cfg ? err : "no memory");
+		return 2;
+	}
+	if ((base = event_base_new()) == NULL)
+		return 1;
+	module = jm4lw_new(base, cfg, err, sizeof(err));
+	jm4lw_config_free(cfg);
+	if (module == NULL) {
+		fprintf(stderr, "frag_host: %s\n", err);
+		goto done;
+	}
+	if (jm4lw_listen(module, "127.0.0.1:0") == -1 ||
+	    jm4lw_bound_addr(module, 0, addr, sizeof(addr)) == -1 ||
+	    jm4lw_http_listen(module, "127.0.0.1:0") == -1 ||
+	    jm4lw_http_bound_addr(module, 0, haddr, sizeof(haddr)) == -1)
+		goto done;
+	if ((ev = evsignal_new(base, SIGTERM, host_signal, base)) == NULL ||
+	    event_add(ev, NULL) == -1)
+		goto done;
+	printf("listening on %s\nhttp on %s\n", addr, haddr);
+	fflush(stdout);
+	status = event_base_dispatch(base) == -1;
+done:
+	if (ev != NULL)
+		event_free(ev);
+	jm4lw_free(module);
+	event_base_free(base);
+	for (i = 0; i < A_COUNT; i++)
+		free(a[i]);
+	for (i = 0; i < B_COUNT; i++)
+		free(b[i]);
+	return status;
+}
