@@ -9,8 +9,10 @@
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,13 +232,114 @@ fail:
 	return -1;
 }
 
+/* Copy [@p off, @p off + @p len) of @p fd into @p mfd at the same offset:
+ * 0, or -1 (a short read: the file shrank). sendfile, as the whole copy:
+ * copy_file_range refuses two file systems. */
+static int copy_range(int mfd, int fd, off_t off, off_t len)
+{
+	off_t in = off;
+	ssize_t n;
+
+	if (lseek(mfd, off, SEEK_SET) == -1)
+		return -1;
+	while (len > 0) {
+		if ((n = sendfile(mfd, fd, &in, (size_t)len)) <= 0)
+			return -1;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Is section @p name with @p flags one the symbolizers never read? The
+ * code (executable) and the program's data (.rodata, .data): most of a
+ * stripped binary's bytes. */
+static int section_unread(const char *name, uint64_t flags)
+{
+	return (flags & SHF_EXECINSTR) != 0 ||
+	    strncmp(name, ".rodata", 7) == 0 ||
+	    strncmp(name, ".data", 5) == 0 ||
+	    strncmp(name, ".lrodata", 8) == 0 ||
+	    strncmp(name, ".ldata", 6) == 0;
+}
+
+/*
+ * Copy of ELF64 file @p fd (@p size bytes) into @p mfd (as long, sparse)
+ * with only what a symbolizer reads: the headers and every section but
+ * the code and the program's data. Pages never written take no memory,
+ * so a process symbolized near its memory limit (a dump before the OOM
+ * killer) pays for its symbol tables, unwind and debug sections, not for
+ * its whole text. 1 when copied, 0 when @p fd is not such a file (copy it
+ * whole), -1 on a read that failed.
+ */
+static int copy_elf_parts(int mfd, int fd, off_t size)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL, *str;
+	char *names = NULL;
+	size_t i, shsz;
+	int r = 0;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0 ||
+	    eh.e_shstrndx >= eh.e_shnum || eh.e_shoff > (uint64_t)size ||
+	    (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) >
+	        (uint64_t)size - eh.e_shoff ||
+	    eh.e_phoff > (uint64_t)size ||
+	    (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)size - eh.e_phoff)
+		return 0;
+	shsz = (size_t)eh.e_shnum * sizeof(Elf64_Shdr);
+	if ((sh = malloc(shsz)) == NULL ||
+	    pread(fd, sh, shsz, (off_t)eh.e_shoff) != (ssize_t)shsz)
+		goto out;
+	str = &sh[eh.e_shstrndx];
+	if (str->sh_type != SHT_STRTAB || str->sh_offset > (uint64_t)size ||
+	    str->sh_size > (uint64_t)size - str->sh_offset ||
+	    str->sh_size == 0 || str->sh_size > (64u << 20))
+		goto out;
+	if ((names = malloc(str->sh_size + 1)) == NULL ||
+	    pread(fd, names, str->sh_size, (off_t)str->sh_offset) !=
+	        (ssize_t)str->sh_size)
+		goto out;
+	names[str->sh_size] = '\0';
+	if (ftruncate(mfd, size) == -1 ||
+	    copy_range(mfd, fd, 0, (off_t)sizeof(eh)) == -1 ||
+	    copy_range(mfd, fd, (off_t)eh.e_phoff,
+	        (off_t)eh.e_phnum * eh.e_phentsize) == -1 ||
+	    copy_range(mfd, fd, (off_t)eh.e_shoff, (off_t)shsz) == -1) {
+		r = -1;
+		goto out;
+	}
+	for (i = 0; i < eh.e_shnum; i++) {
+		const char *name =
+		    sh[i].sh_name < str->sh_size ? names + sh[i].sh_name : "";
+		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_size == 0 ||
+		    section_unread(name, sh[i].sh_flags))
+			continue;
+		if (sh[i].sh_offset > (uint64_t)size ||
+		    sh[i].sh_size > (uint64_t)size - sh[i].sh_offset)
+			continue; /* the readers refuse it as they would */
+		if (copy_range(mfd, fd, (off_t)sh[i].sh_offset,
+		        (off_t)sh[i].sh_size) == -1) {
+			r = -1;
+			goto out;
+		}
+	}
+	r = 1;
+out:
+	free(names);
+	free(sh);
+	return r;
+}
+
 /* An object safe to map (see prof_util.h): a sealed copy of it. */
 int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
 {
 	struct stat sb, after;
 	off_t off = 0;
 	ssize_t n = 0;
-	int mfd;
+	int mfd, parts;
 
 	if (fstat(fd, &sb) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -248,9 +351,15 @@ int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
 		    strerror(errno));
 		return -1;
 	}
-	while (off < sb.st_size &&
-	    (n = sendfile(mfd, fd, &off, (size_t)(sb.st_size - off))) > 0)
-		;
+	if ((parts = copy_elf_parts(mfd, fd, sb.st_size)) == 1)
+		off = sb.st_size;
+	else if (parts == 0)
+		while (off < sb.st_size &&
+		    (n = sendfile(mfd, fd, &off, (size_t)(sb.st_size - off))) >
+		        0)
+			;
+	else
+		n = -1;
 	/* Cut short, grown or rewritten meanwhile (a deploy's cp over it):
 	 * a mix of two builds would name frames wrongly. */
 	if (n == -1 || off != sb.st_size || fstat(fd, &after) == -1 ||
@@ -260,7 +369,9 @@ int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen,
 		    "%s: %s while it was read (%lld of %lld bytes); its "
 		    "frames are not named",
-		    path, n == -1 ? strerror(errno) : "changed on disk",
+		    path,
+		    n == -1 && parts != -1 ? strerror(errno)
+		                           : "changed on disk",
 		    (long long)off, (long long)sb.st_size);
 		close(mfd);
 		errno = ESTALE;
