@@ -180,16 +180,18 @@ check_with() {
 	jm4lwd)
 		assert_cmd "$where: jm4lwd -n accepts it" "$JM4LWD" -n -f "$d/code" ;;
 	scripts)
-		# Each command is a script of the repository that sh -n reads.
-		local cmd ok=1
+		# Each command is a script of the repository that its own shell
+		# (its #! line: sh or bash) reads with -n.
+		local cmd ok=1 shebang
 		while read -r cmd _; do
 			case $cmd in '' | '#'*) continue ;; esac
-			[ -x "$SRC_DIR/$cmd" ] && sh -n "$SRC_DIR/$cmd" || ok=0
+			[ -x "$SRC_DIR/$cmd" ] && read -r shebang <"$SRC_DIR/$cmd" &&
+				"${shebang##*[/ ]}" -n "$SRC_DIR/$cmd" || ok=0
 		done <"$d/code"
 		if [ "$ok" = 1 ]; then
-			pass "$where: its scripts exist and parse (sh -n)"
+			pass "$where: its scripts exist and parse (their shell's -n)"
 		else
-			fail "$where: its scripts exist and parse (sh -n)" "$(cat "$d/code")"
+			fail "$where: its scripts exist and parse (their shell's -n)" "$(cat "$d/code")"
 		fi
 		;;
 	*.*)
