@@ -22,6 +22,7 @@
 #include "recentjob.h"
 #include "reason.h"
 #include "result.h"
+#include "snaps.h"
 #include "stage.h"
 #include "util.h"
 #include "view.h"
@@ -79,7 +80,9 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 			close(fd);
 		return -1;
 	}
-	if (j->kind == JOB_SYMBOLS)
+	if (j->kind == JOB_SNAPGROW || j->kind == JOB_SNAPPEAK)
+		r = snaps_render(j, f, err, sizeof(err));
+	else if (j->kind == JOB_SYMBOLS)
 		r = profile_symbols(j->addrs, j->addrs_len, f, err,
 		    sizeof(err));
 	else if (j->kind == JOB_LEAKS)

@@ -25,6 +25,7 @@
 #include "reason.h"
 #include "recentjob.h"
 #include "result.h"
+#include "snaps.h"
 #include "stage.h"
 #include "view.h"
 
@@ -116,6 +117,33 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .admit = admit_adopt,
             .steps = {jedumps_adopt},
             .done = jedumps_done,
+        },
+    /* A profile snapshot into the worker's ring (snapshot_interval):
+     * a dump's lock window into a memfd, never on disk, counted in no
+     * dump's figures. */
+    [JOB_SNAPSHOT] =
+        {
+            .name = "snapshot",
+            .admit = admit_snapshot,
+            .steps = {snap_memfd, stage_prof_dump, snap_take},
+            .locked = stage_prof_dump,
+        },
+    /* jmgr, ?since=: a fresh dump minus a snapshot of the ring. */
+    [JOB_SNAPGROW] =
+        {
+            .name = "heap growth since a snapshot",
+            .admit = admit_snapview,
+            .steps = {snap_pick, snap_memfd, stage_prof_dump, snap_body},
+            .locked = stage_prof_dump,
+            .counted = 1,
+        },
+    /* jmpk, ?at=peak: the snapshot at the highest stats.allocated. */
+    [JOB_SNAPPEAK] =
+        {
+            .name = "the heap at the peak",
+            .admit = admit_snapview,
+            .steps = {snap_pick, snap_body},
+            .counted = 1,
         },
 };
 
