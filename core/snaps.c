@@ -373,6 +373,14 @@ int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 	snaps_age(age, sizeof(age), now - s->time_ns);
 	if ((fd = snaps_profile_fd(ring, (size_t)j->snap, err, errlen)) == -1)
 		return -1;
+	/* What the ring costs, the figures its keys bound. */
+	if (comments)
+		fprintf(out,
+		    "# snapshots: %zu kept in %zu bytes (snapshot_max_bytes "
+		    "%llu), %zu stacks shared; the last took %.1f ms on the "
+		    "worker\n",
+		    ring->n, ring->bytes, j->cfg.snapshot_max_bytes,
+		    ring->live_stacks, (double)j->dumper->snap_ns_last / 1e6);
 	if (j->kind == JOB_SNAPGROW) {
 		snprintf(label, sizeof(label),
 		    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,

@@ -77,6 +77,8 @@ static int stack_unref(struct snapring *r, uint32_t id)
 	s->pc = NULL;
 	s->depth = 0;
 	r->live_stacks--;
+	if (id < r->free_from)
+		r->free_from = id;
 	return 1;
 }
 
@@ -185,9 +187,10 @@ static uint32_t stack_intern(struct snapring *r, const uint64_t *pc,
 	if ((v = hmap_find(&r->tab, frames_hash(pc, depth), snap_same, &k)) !=
 	    NULL)
 		return (uint32_t)*v;
-	/* A free slot, else a new one. */
-	for (id = 0; id < r->nst && r->st[id].pc != NULL; id++)
+	/* A free slot, else a new one; none is free below free_from. */
+	for (id = r->free_from; id < r->nst && r->st[id].pc != NULL; id++)
 		;
+	r->free_from = id + 1;
 	if (id == r->nst) {
 		if (r->nst >= UINT32_MAX - 1 ||
 		    hp_grow((void **)&r->st, &r->stcap, r->nst + 1,
@@ -204,6 +207,7 @@ static uint32_t stack_intern(struct snapring *r, const uint64_t *pc,
 	         &added)) == NULL) {
 		free(s->pc);
 		s->pc = NULL;
+		r->free_from = id;
 		return UINT32_MAX;
 	}
 	*v = id;

@@ -58,7 +58,8 @@ struct snapring {
 	struct snap_stack *st;
 	size_t nst, stcap; /* slots used (free ones included), allocated */
 	size_t live_stacks;
-	struct hmap tab; /* stack hash -> index into st */
+	size_t free_from; /* no free slot of st below this */
+	struct hmap tab;  /* stack hash -> index into st */
 	unsigned long long taken, dropped;
 };
 
