@@ -376,11 +376,12 @@ int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 	/* What the ring costs, the figures its keys bound. */
 	if (comments)
 		fprintf(out,
-		    "# snapshots: %zu kept in %zu bytes (snapshot_max_bytes "
-		    "%llu), %zu stacks shared; the last took %.1f ms on the "
-		    "worker\n",
-		    ring->n, ring->bytes, j->cfg.snapshot_max_bytes,
-		    ring->live_stacks, (double)j->dumper->snap_ns_last / 1e6);
+		    "# snapshots: %zu kept (%llu taken, %llu dropped) in %zu "
+		    "bytes (snapshot_max_bytes %llu), %zu stacks shared; the "
+		    "last took %.1f ms on the worker\n",
+		    ring->n, ring->taken, ring->dropped, ring->bytes,
+		    j->cfg.snapshot_max_bytes, ring->live_stacks,
+		    (double)j->dumper->snap_ns_last / 1e6);
 	if (j->kind == JOB_SNAPGROW) {
 		snprintf(label, sizeof(label),
 		    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,
