@@ -180,13 +180,17 @@ int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
 	return 0;
 }
 
+static int span_arg(const char *s, unsigned *out);
+
 /* /debug/pprof/heap and /allocs: pprof, symbolized here, in the view
  * the route's row names (their default sample types differ, as Go's);
- * with seconds=N, what changed over the next N s (Go's delta). */
+ * with seconds=N, what changed over the next N s (Go's delta); with
+ * since=5m, what changed since the snapshot of then. */
 static void route_pprof_heap(struct http_ctx *ctx)
 {
+	struct job_req req = {.kind = ctx->route->job};
 	enum dump_view view = ctx->route->view;
-	const char *why = NULL, *labels;
+	const char *why = NULL, *labels, *since;
 	char name[64];
 	unsigned seconds;
 
@@ -208,18 +212,28 @@ static void route_pprof_heap(struct http_ctx *ctx)
 		}
 		view = DUMP_VIEW_PPROF;
 	}
+	/* since=5m: the difference from the in-memory snapshot of then,
+	 * at once, where seconds= waits them out. */
+	if ((since = evhttp_find_header(ctx->query, "since")) != NULL &&
+	    (seconds != 0 || span_arg(since, &req.since) == -1)) {
+		http_error(ctx->req, 400,
+		    "invalid since \"%.40s\" (want a span like 60s, 5m or 1h, "
+		    "at most 168h, and no seconds=)",
+		    since);
+		return;
+	}
+	if (since != NULL)
+		req.kind = JOB_SNAPGROW;
 	/* Go's names: heap, allocs; a delta's with -delta. */
 	snprintf(name, sizeof(name), "attachment; filename=\"%s%s\"",
 	    view == DUMP_VIEW_PPROF_ALLOCS ? "allocs" : "heap",
-	    seconds != 0 ? "-delta" : ".pb.gz");
+	    seconds != 0 || since != NULL ? "-delta" : ".pb.gz");
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
 	    "Content-Disposition", name);
-	http_job(ctx,
-	    &(struct job_req){.kind = ctx->route->job,
-	        .who = ctx->path,
-	        .view = view,
-	        .seconds = seconds},
-	    views[view].ctype, 0);
+	req.who = ctx->path;
+	req.view = view;
+	req.seconds = seconds;
+	http_job(ctx, &req, views[view].ctype, 0);
 }
 
 /* /pprof/heap: the raw heap_v2 dump, for remote jeprof. */

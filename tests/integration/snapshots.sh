@@ -6,7 +6,8 @@
 # site's; the module takes a snapshot every second. Then:
 #   - ?since= to a moment between big1 and big2 names exactly the second
 #     site with 4 MiB, and agrees with jm4lw-prof --base OLD NEW over two
-#     kept dumps taken at those moments;
+#     kept dumps taken at those moments; /debug/pprof/heap?since= too, as
+#     go tool pprof reads it;
 #   - jmgr (the oldest snapshot within 5 minutes, before big1) names both;
 #   - after fre1, ?at=peak and jmpk show the snapshot before the free
 #     (the first site's 8 MiB, which the live heap no longer has), with
@@ -25,7 +26,7 @@ JM4LW_PROF=${JM4LW_PROF:-$ROOT/build/jm4lw-prof}
 SNAP_HOST=${SNAP_HOST:-$ROOT/build/tests/host/snap_host}
 LEAK_HOST=$SNAP_HOST # start_leak_host starts it the same way
 
-need nc.openbsd curl timeout
+need nc.openbsd curl timeout go
 
 # start DIR CONF: snap_host in DIR with CONF; sets PID, PORT, HPORT.
 start() {
@@ -113,6 +114,18 @@ assert_grep "collapsed, old and new: snap_host_second from 0 to 4 MiB" \
 	';snap_host_second 0 4194304$' "$D/since.col"
 assert_grep "collapsed, old and new: snap_host_first 8 MiB in both" \
 	';snap_host_first 8388608 8388608$' "$D/since.col"
+
+# Go's route too: pprof of the difference, read by go tool pprof.
+since=$(awk -v a="$T_OLD" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; print int(s) + (s > int(s)) }')
+code=$(get "/debug/pprof/heap?since=${since}s" "$D/since.pb")
+assert_eq "/debug/pprof/heap?since=${since}s answers 200" 200 "$code"
+go tool pprof -top -sample_index=inuse_space "$D/since.pb" >"$D/since.top" 2>&1
+assert_grep "go tool pprof -top: snap_host_second grew 4MB" \
+	'^ +4(\.00)?MB .* snap_host_second$' "$D/since.top"
+assert_no_grep "go tool pprof -top: snap_host_first did not" \
+	'^ +[1-9][0-9.]*[kMG]B .* snap_host_first$' "$D/since.top"
+code=$(get "/debug/pprof/heap?since=5m&seconds=5" "$D/both.pb")
+assert_eq "/debug/pprof/heap: since= with seconds= is a 400" 400 "$code"
 
 # jmgr: the oldest snapshot within 5 minutes, before big1.
 ask jmgr >"$D/jmgr"
