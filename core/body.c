@@ -22,7 +22,6 @@
 #include "recentjob.h"
 #include "reason.h"
 #include "result.h"
-#include "snaps.h"
 #include "stage.h"
 #include "util.h"
 #include "view.h"
@@ -80,8 +79,8 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 			close(fd);
 		return -1;
 	}
-	if (j->kind == JOB_SNAPGROW || j->kind == JOB_SNAPPEAK)
-		r = snaps_render(j, f, err, sizeof(err));
+	if (j->render != NULL) /* the kind's own (core/snaps.c) */
+		r = j->render(j, f, err, sizeof(err));
 	else if (j->kind == JOB_SYMBOLS)
 		r = profile_symbols(j->addrs, j->addrs_len, f, err,
 		    sizeof(err));

@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cause.h"
 #include "config_struct.h"
@@ -119,7 +120,10 @@ struct job {
 	 * history ring's highest stats.allocated in the window and when
 	 * (JOB_SNAPPEAK: how close the snapshot is to the true peak). */
 	unsigned since;
-	long snap;         /* the snapshot that answers, snap_pick's */
+	long snap; /* the snapshot that answers, snap_pick's */
+	/* dump_render's rendering, when the kind has its own: the view
+	 * into @p out, 0 or -1 (or a PROFILE_* answer) with @p err. */
+	int (*render)(struct job *j, FILE *out, char *err, size_t errlen);
 	long long snap_t0; /* CLOCK_MONOTONIC ns the job began */
 	int prof_active;
 	int hist_known;

@@ -38,6 +38,15 @@
 #include "stage.h"
 #include "view.h"
 
+/* The kind's name in its lines (job_kinds[]'s, not read from there: the
+ * table calls in here). */
+static const char *snaps_name(const struct job *j)
+{
+	return j->kind == JOB_SNAPPEAK ? "the heap at the peak"
+	    : j->kind == JOB_SNAPGROW  ? "heap growth since a snapshot"
+	                               : "snapshot";
+}
+
 /* A clock's now in ns. */
 static long long snaps_now(clockid_t id)
 {
@@ -159,7 +168,7 @@ int snap_pick(struct job *j)
 {
 	struct snapring *ring = &j->dumper->snaps;
 	const struct jm4lw_config *cfg = &j->cfg;
-	const char *what = job_kinds[j->kind].name;
+	const char *what = snaps_name(j);
 	long long now = snaps_now(CLOCK_REALTIME);
 	char a[32], b[32];
 	unsigned slack = cfg->snapshot_interval / 2;
@@ -229,7 +238,7 @@ static int snaps_memfd_open(char *path, size_t len)
 
 int snap_memfd(struct job *j)
 {
-	const char *what = job_kinds[j->kind].name;
+	const char *what = snaps_name(j);
 	int fd;
 
 	/* A growth's body goes where every rendering goes. */
@@ -286,17 +295,20 @@ int snap_take(struct job *j)
 	return 0;
 }
 
+static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen);
+
 int snap_body(struct job *j)
 {
 	if (j->kind == JOB_SNAPPEAK &&
-	    job_stage(j, job_kinds[j->kind].name, j->dir, sizeof(j->dir)) == -1)
+	    job_stage(j, snaps_name(j), j->dir, sizeof(j->dir)) == -1)
 		return -1;
 	if (j->kind == JOB_SNAPGROW && j->dump_err != 0) {
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, j->dump_err,
-		    "%s: prof.dump failed: %s", job_kinds[j->kind].name,
+		    "%s: prof.dump failed: %s", snaps_name(j),
 		    strerror(j->dump_err));
 		return -1;
 	}
+	j->render = snaps_render;
 	if (dump_render(j, NULL, j->dir) == -1)
 		return -1;
 	j->res.status = DUMP_OK;
@@ -353,7 +365,9 @@ fail:
 	return -1;
 }
 
-int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
+/* dump_render's part for these kinds (job.render): the view into @p out.
+ * 0, or -1 (or a PROFILE_* answer) with @p err. */
+static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 {
 	const struct snapring *ring = &j->dumper->snaps;
 	const struct snapshot *s = snapring_at(ring, (size_t)j->snap);

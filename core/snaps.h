@@ -31,8 +31,4 @@ int snap_memfd(struct job *j); /* the memfd prof.dump writes to */
 int snap_take(struct job *j);  /* the dump parsed into the ring */
 int snap_body(struct job *j);  /* the answer, a body file */
 
-/* dump_render's part for JOB_SNAPGROW and JOB_SNAPPEAK: the view into
- * @p out. 0, or -1 (or a PROFILE_* answer) with @p err. */
-int snaps_render(struct job *j, FILE *out, char *err, size_t errlen);
-
 #endif /* JM4LW_SNAPS_H */
