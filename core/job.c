@@ -121,7 +121,7 @@ const struct job_entry job_kinds[JOB_KINDS] = {
     /* A profile snapshot into the worker's ring (snapshot_interval):
      * a dump's lock window into a memfd, never on disk, counted in no
      * dump's figures. */
-    [JOB_SNAPSHOT] =
+    [JOB_SNAP] =
         {
             .name = "snapshot",
             .admit = admit_snapshot,
@@ -129,7 +129,7 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .locked = stage_prof_dump,
         },
     /* jmgr, ?since=: a fresh dump minus a snapshot of the ring. */
-    [JOB_SNAPGROW] =
+    [JOB_SINCE] =
         {
             .name = "heap growth since a snapshot",
             .admit = admit_snapview,
@@ -138,7 +138,7 @@ const struct job_entry job_kinds[JOB_KINDS] = {
             .counted = 1,
         },
     /* jmpk, ?at=peak: the snapshot at the highest stats.allocated. */
-    [JOB_SNAPPEAK] =
+    [JOB_PEAK] =
         {
             .name = "the heap at the peak",
             .admit = admit_snapview,

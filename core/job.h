@@ -26,17 +26,17 @@ struct core_hints;
 
 /* What a word or a route asks of the worker: a row of job_kinds[]. */
 enum job_kind {
-	JOB_NONE,     /* no job: the word or route answers on the spot */
-	JOB_DUMP,     /* a dump, and its view: stage, publish, answer */
-	JOB_SYMBOLS,  /* name the addresses of a request body (/pprof/symbol) */
-	JOB_RENDER,   /* a view of a kept dump (minus another) */
-	JOB_LEAKS,    /* leak suspects over this process's kept dumps */
-	JOB_SCRAPE,   /* a scraper's pprof: a dump, shared (job_entry.shares) */
-	JOB_RECENT,   /* recent sampled allocations (prof_recent) */
-	JOB_ADOPT,    /* a dump jemalloc wrote in dump_dir, taken as ours */
-	JOB_SNAPSHOT, /* a profile snapshot into the in-memory ring */
-	JOB_SNAPGROW, /* a dump minus the snapshot of req.since ago */
-	JOB_SNAPPEAK, /* the snapshot at the highest stats.allocated */
+	JOB_NONE,    /* no job: the word or route answers on the spot */
+	JOB_DUMP,    /* a dump, and its view: stage, publish, answer */
+	JOB_SYMBOLS, /* name the addresses of a request body (/pprof/symbol) */
+	JOB_RENDER,  /* a view of a kept dump (minus another) */
+	JOB_LEAKS,   /* leak suspects over this process's kept dumps */
+	JOB_SCRAPE,  /* a scraper's pprof: a dump, shared (job_entry.shares) */
+	JOB_RECENT,  /* recent sampled allocations (prof_recent) */
+	JOB_ADOPT,   /* a dump jemalloc wrote in dump_dir, taken as ours */
+	JOB_SNAP,    /* a profile snapshot into the in-memory ring */
+	JOB_SINCE,   /* a dump minus the snapshot of req.since ago */
+	JOB_PEAK,    /* the snapshot at the highest stats.allocated */
 	JOB_KINDS
 };
 
@@ -75,8 +75,8 @@ struct job_req {
 	/* JOB_RECENT: only records not freed, and at least this big. */
 	int live_only;
 	unsigned long long min_size;
-	/* JOB_SNAPGROW: the snapshot about this many seconds ago;
-	 * JOB_SNAPPEAK: the window looked at (0: every snapshot). */
+	/* JOB_SINCE: the snapshot about this many seconds ago;
+	 * JOB_PEAK: the window looked at (0: every snapshot). */
 	unsigned since;
 };
 
@@ -116,9 +116,9 @@ struct job {
 	unsigned long long min_size;
 	unsigned long long recent_now;
 	long long mtime; /* JOB_ADOPT: the dump's (path), seconds */
-	/* JOB_SNAP*: req.since; profiling was active at admission; the
-	 * history ring's highest stats.allocated in the window and when
-	 * (JOB_SNAPPEAK: how close the snapshot is to the true peak). */
+	/* JOB_SNAP, JOB_SINCE, JOB_PEAK: req.since; profiling was active at
+	 * admission; the history ring's highest stats.allocated in the window
+	 * and when (JOB_PEAK: how close the snapshot is to the true peak). */
 	unsigned since;
 	long snap; /* the snapshot that answers, snap_pick's */
 	/* dump_render's rendering, when the kind has its own: the view

@@ -1,7 +1,7 @@
 /*
  * snaps — "what grew in the last minutes" and "what was in the heap at
  * the peak", answered after the fact. While prof.active is true the
- * snapshot_interval timer hands the worker a JOB_SNAPSHOT: prof.dump into
+ * snapshot_interval timer hands the worker a JOB_SNAP: prof.dump into
  * a memfd (the same lock window as any dump), parsed and kept in the
  * worker's ring (prof/snapring.c), never on disk. A question then takes
  * one snapshot back out as a heap_v2 profile in a memfd, with this
@@ -42,9 +42,9 @@
  * table calls in here). */
 static const char *snaps_name(const struct job *j)
 {
-	return j->kind == JOB_SNAPPEAK ? "the heap at the peak"
-	    : j->kind == JOB_SNAPGROW  ? "heap growth since a snapshot"
-	                               : "snapshot";
+	return j->kind == JOB_PEAK ? "the heap at the peak"
+	    : j->kind == JOB_SINCE ? "heap growth since a snapshot"
+	                           : "snapshot";
 }
 
 /* A clock's now in ns. */
@@ -81,7 +81,7 @@ int admit_snapshot(const struct job_entry *k, struct core *c, struct job *j,
 		    "%s: snapshots are off (snapshot_count 0)", k->name);
 		return -1;
 	}
-	if (job_free_admit(k, c, j, d, JOB_SNAPSHOT, r) == -1)
+	if (job_free_admit(k, c, j, d, JOB_SNAP, r) == -1)
 		return -1;
 	j->res.view = DUMP_VIEW_NONE;
 	j->snap_t0 = snaps_now(CLOCK_MONOTONIC);
@@ -125,7 +125,7 @@ int admit_snapview(const struct job_entry *k, struct core *c, struct job *j,
 	if (admit_prof_ready(c, r) == -1)
 		return -1;
 	if (req->view >= DUMP_VIEW_COUNT ||
-	    (req->kind == JOB_SNAPGROW &&
+	    (req->kind == JOB_SINCE &&
 	        views[req->view].base == VIEW_BASE_NEVER)) {
 		dump_why(r, DUMP_REFUSED, REASON_BAD_REQUEST, EINVAL,
 		    "%s: this format shows one profile as it is: no base",
@@ -137,9 +137,9 @@ int admit_snapview(const struct job_entry *k, struct core *c, struct job *j,
 	j->prof_active = ctl_bool(c->ops, "prof.active", &on) == 0 && on;
 	j->since = req->since;
 	j->res.view = req->view;
-	j->with_base = req->kind == JOB_SNAPGROW;
+	j->with_base = req->kind == JOB_SINCE;
 	j->snap = -1;
-	if (req->kind == JOB_SNAPPEAK)
+	if (req->kind == JOB_PEAK)
 		snaps_hist_max(c, j, req->since);
 	dump_begin(c);
 	return 0;
@@ -186,7 +186,7 @@ int snap_pick(struct job *j)
 		    SNAPS_KEY_ARGS(cfg));
 		return -1;
 	}
-	if (j->kind == JOB_SNAPPEAK) {
+	if (j->kind == JOB_PEAK) {
 		j->snap = snapring_peak(ring, now, j->since);
 		if (j->snap == -1) {
 			SNAP_REFUSE(j,
@@ -242,7 +242,7 @@ int snap_memfd(struct job *j)
 	int fd;
 
 	/* A growth's body goes where every rendering goes. */
-	if (j->kind == JOB_SNAPGROW &&
+	if (j->kind == JOB_SINCE &&
 	    job_stage(j, what, j->dir, sizeof(j->dir)) == -1)
 		return -1;
 	if ((fd = snaps_memfd_open(j->mpath, sizeof(j->mpath))) == -1) {
@@ -299,10 +299,10 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen);
 
 int snap_body(struct job *j)
 {
-	if (j->kind == JOB_SNAPPEAK &&
+	if (j->kind == JOB_PEAK &&
 	    job_stage(j, snaps_name(j), j->dir, sizeof(j->dir)) == -1)
 		return -1;
-	if (j->kind == JOB_SNAPGROW && j->dump_err != 0) {
+	if (j->kind == JOB_SINCE && j->dump_err != 0) {
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, j->dump_err,
 		    "%s: prof.dump failed: %s", snaps_name(j),
 		    strerror(j->dump_err));
@@ -396,7 +396,7 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 		    ring->n, ring->taken, ring->dropped, ring->bytes,
 		    j->cfg.snapshot_max_bytes, ring->live_stacks,
 		    (double)j->dumper->snap_ns_last / 1e6);
-	if (j->kind == JOB_SNAPGROW) {
+	if (j->kind == JOB_SINCE) {
 		snprintf(label, sizeof(label),
 		    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,
 		    (size_t)j->snap + 1, ring->n);

@@ -1,8 +1,8 @@
 /*
  * snaps — the rolling profile snapshots as jobs (core/snaps.c): taking
- * one into the worker's ring (JOB_SNAPSHOT, the snapshot_interval timer),
- * growth since one (JOB_SNAPGROW: jmgr, ?since=) and the heap at the
- * peak (JOB_SNAPPEAK: jmpk, ?at=peak). For core's job files only.
+ * one into the worker's ring (JOB_SNAP, the snapshot_interval timer),
+ * growth since one (JOB_SINCE: jmgr, ?since=) and the heap at the
+ * peak (JOB_PEAK: jmpk, ?at=peak). For core's job files only.
  */
 #ifndef JM4LW_SNAPS_H
 #define JM4LW_SNAPS_H
@@ -17,10 +17,10 @@ struct core;
  * snapshot within it is the base. */
 #define SNAPS_GROW_DEFAULT 300
 
-/* JOB_SNAPSHOT: profiling usable and active, snapshots on, a free worker. */
+/* JOB_SNAP: profiling usable and active, snapshots on, a free worker. */
 int admit_snapshot(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
-/* JOB_SNAPGROW, JOB_SNAPPEAK: snapshots on, a free worker; the peak's
+/* JOB_SINCE, JOB_PEAK: snapshots on, a free worker; the peak's
  * job also gets the history ring's highest stats.allocated. */
 int admit_snapview(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);

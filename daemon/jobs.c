@@ -627,7 +627,7 @@ static void module_submit(struct jm4lw *m)
 static int jobs_behind_nobody(struct jm4lw *m, const struct job_req *req)
 {
 	return core_job_busy(&m->core) && m->waiters.n == 0 &&
-	    (m->mj->job.kind == JOB_ADOPT || m->mj->job.kind == JOB_SNAPSHOT) &&
+	    (m->mj->job.kind == JOB_ADOPT || m->mj->job.kind == JOB_SNAP) &&
 	    req->name == NULL && req->base == NULL && req->addrs == NULL &&
 	    req->detail == NULL && !req->has_base_fd;
 }

@@ -82,7 +82,7 @@ static void timers_snap_tick(evutil_socket_t fd, short what, void *arg)
 	module_enter(m);
 	was = module_unsampled_enter(m);
 	module_job(m, NULL,
-	    &(struct job_req){.kind = JOB_SNAPSHOT, .why = "snapshot"});
+	    &(struct job_req){.kind = JOB_SNAP, .why = "snapshot"});
 	module_unsampled_leave(m, was);
 	module_leave(m);
 }

@@ -223,7 +223,7 @@ static void route_pprof_heap(struct http_ctx *ctx)
 		return;
 	}
 	if (since != NULL)
-		req.kind = JOB_SNAPGROW;
+		req.kind = JOB_SINCE;
 	/* Go's names: heap, allocs; a delta's with -delta. */
 	snprintf(name, sizeof(name), "attachment; filename=\"%s%s\"",
 	    view == DUMP_VIEW_PPROF_ALLOCS ? "allocs" : "heap",
@@ -397,7 +397,7 @@ static int snapshot_args(struct evkeyvalq *query, enum dump_view view, int base,
 		return -1;
 	}
 	if (at != NULL) {
-		req->kind = JOB_SNAPPEAK;
+		req->kind = JOB_PEAK;
 		return 0;
 	}
 	if (span_arg(since, &req->since) == -1) {
@@ -413,7 +413,7 @@ static int snapshot_args(struct evkeyvalq *query, enum dump_view view, int base,
 		    views[view].name);
 		return -1;
 	}
-	req->kind = JOB_SNAPGROW;
+	req->kind = JOB_SINCE;
 	return 0;
 }
 
