@@ -396,6 +396,11 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 		    ring->n, ring->taken, ring->dropped, ring->bytes,
 		    j->cfg.snapshot_max_bytes, ring->live_stacks,
 		    (double)j->dumper->snap_ns_last / 1e6);
+	if (comments && !j->prof_active)
+		fprintf(out,
+		    "# profiling is inactive now (prof.active false): "
+		    "no snapshot is taken and nothing new is sampled "
+		    "until it is active again\n");
 	if (j->kind == JOB_SINCE) {
 		snprintf(label, sizeof(label),
 		    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,

@@ -160,6 +160,12 @@ assert_grep "and how near the history's true peak it is" \
 	'^# the true peak in that time .*: [0-9.]+ MiB at [0-9:]+ UTC; this snapshot holds [0-9.]+ % of it' "$D/peak"
 ask jmpk >"$D/jmpk"
 assert_eq "jmpk: the same peak" 8.0 "$(mb snap_host_first "$D/jmpk")"
+# Profiling stopped: the snapshots kept still answer, and say so.
+ask jmdp >/dev/null
+ask jmpk >"$D/jmpk.off"
+assert_grep "after jmdp, jmpk says profiling is inactive now" \
+	'^# profiling is inactive now \(prof.active false\)' "$D/jmpk.off"
+assert_eq "and still shows the peak" 8.0 "$(mb snap_host_first "$D/jmpk.off")"
 
 # The ring under a small cap: the oldest dropped, the bytes at most
 # snapshot_max_bytes.
