@@ -46,7 +46,7 @@ static int dump_busy(struct core *c)
 }
 
 /* Mark a job out on the worker, by this process. */
-static void dump_begin(struct core *c)
+void dump_begin(struct core *c)
 {
 	c->dump_running = 1;
 	c->dump_pid = (long)getpid();
@@ -54,7 +54,7 @@ static void dump_begin(struct core *c)
 
 /* Is heap profiling usable? 0, or -1 with the refusal in @p r that says
  * why not and what to do. */
-static int admit_prof_ready(struct core *c, struct dump_result *r)
+int admit_prof_ready(struct core *c, struct dump_result *r)
 {
 	enum prof_state s;
 	int e;
@@ -153,6 +153,7 @@ static void job_fill(struct core *c, struct job *j, struct dumper *d,
 	j->hints = c->hints;
 	core_sampling(c, &j->sampling);
 	j->locked = (struct job_locked){0}; /* here, unless the shell says */
+	j->render = NULL; /* the view's, not a kind's own (a reused job) */
 	j->dump_fd = -1;
 	j->lent = 0;
 	j->review_age = 0;
@@ -298,8 +299,8 @@ int core_job_busy(struct core *c)
  * limit, only a free worker. 0 with @p j cleared for @p k's kind, or -1
  * with @p r saying why not.
  */
-static int job_free_admit(const struct job_entry *k, struct core *c,
-    struct job *j, struct dumper *d, enum job_kind kind, struct dump_result *r)
+int job_free_admit(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, enum job_kind kind, struct dump_result *r)
 {
 	if (dump_busy(c)) {
 		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,

@@ -36,4 +36,12 @@ int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
 int admit_recent(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r);
 
+/* For the other kinds' admissions (core/snaps.c): mark a job out on the
+ * worker; is profiling usable (-1 with @p r); a free worker and @p j
+ * cleared for @p kind (-1 with @p r). */
+void dump_begin(struct core *c);
+int admit_prof_ready(struct core *c, struct dump_result *r);
+int job_free_admit(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, enum job_kind kind, struct dump_result *r);
+
 #endif /* JM4LW_ADMIT_H */

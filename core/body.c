@@ -85,6 +85,8 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	if ((frag = core_frag_begin(j->res.view, j->ops, &fs, err,
 	         sizeof(err))) == -1)
 		r = -1;
+	else if (j->render != NULL) /* the kind's own (core/snaps.c) */
+		r = j->render(j, f, err, sizeof(err));
 	else if (j->kind == JOB_SYMBOLS)
 		r = profile_symbols(j->addrs, j->addrs_len, f, err,
 		    sizeof(err));

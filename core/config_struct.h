@@ -108,6 +108,13 @@ struct jm4lw_config {
 	/* Rows the history ring keeps (default 8640, a day at 10 s); 0 turns
 	 *  the history off. 104 bytes a row, mapped once. */
 	unsigned history_points;
+	/* Rolling profile snapshots in memory, while prof.active: seconds
+	 *  between two (default 60), how many are kept (default 30; 0 turns
+	 *  them off) and their bytes at most (default 4M): jmgr, jmpk,
+	 *  /jemalloc/profile?since= and ?at=peak. */
+	unsigned snapshot_interval;
+	unsigned snapshot_count;
+	unsigned long long snapshot_max_bytes;
 	/* Scrapes (/debug/pprof/heap, /allocs) that may wait at once for
 	 *  a shared dump; one more gets 503 with Retry-After (default 64). */
 	unsigned scrape_waiters_max;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "snapring.h"
 #include "util.h"
 
 /* Kept dumps waiting for their leak index at most; beyond, the oldest
@@ -34,6 +35,10 @@ struct dumper {
 	 * did not (core/jedumps.c), with what it allocated. */
 	int interval_heavy;
 	unsigned long long interval_work;
+	/* The rolling profile snapshots (core/snaps.c): allocated on the
+	 * worker, whose sampling is off, so never in a profile. */
+	struct snapring snaps;
+	unsigned long long snap_ns_last, snap_ns_total; /* worker time */
 };
 
 /* Remove the staging directory this process made, if any, and forget

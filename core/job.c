@@ -25,6 +25,7 @@
 #include "reason.h"
 #include "recentjob.h"
 #include "result.h"
+#include "snaps.h"
 #include "stage.h"
 #include "view.h"
 
@@ -130,6 +131,33 @@ const struct job_entry job_kinds[JOB_KINDS] = {
         {
             .name = "heap profile view",
             .steps = {body_review},
+            .counted = 1,
+        },
+    /* A profile snapshot into the worker's ring (snapshot_interval):
+     * a dump's lock window into a memfd, never on disk, counted in no
+     * dump's figures. */
+    [JOB_SNAP] =
+        {
+            .name = "snapshot",
+            .admit = admit_snapshot,
+            .steps = {snap_memfd, stage_prof_dump, snap_take},
+            .locked = stage_prof_dump,
+        },
+    /* jmgr, ?since=: a fresh dump minus a snapshot of the ring. */
+    [JOB_SINCE] =
+        {
+            .name = "heap growth since a snapshot",
+            .admit = admit_snapview,
+            .steps = {snap_pick, snap_memfd, stage_prof_dump, snap_body},
+            .locked = stage_prof_dump,
+            .counted = 1,
+        },
+    /* jmpk, ?at=peak: the snapshot at the highest stats.allocated. */
+    [JOB_PEAK] =
+        {
+            .name = "the heap at the peak",
+            .admit = admit_snapview,
+            .steps = {snap_pick, snap_body},
             .counted = 1,
         },
 };
@@ -319,7 +347,7 @@ void core_job_sync(struct core *c, struct dumper *d, const struct job_req *req,
 	struct job *j;
 
 	/* The job holds a whole configuration: keep it off the stack. */
-	if ((j = malloc(sizeof(*j))) == NULL) {
+	if ((j = calloc(1, sizeof(*j))) == NULL) {
 		memset(r, 0, sizeof(*r));
 		r->body_fd = -1;
 		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM, "%s failed: %s",

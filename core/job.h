@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cause.h"
 #include "config_struct.h"
@@ -35,6 +36,9 @@ enum job_kind {
 	JOB_RECENT,  /* recent sampled allocations (prof_recent) */
 	JOB_ADOPT,   /* a dump jemalloc wrote in dump_dir, taken as ours */
 	JOB_REVIEW,  /* a view of the newest dump, within dump_min_interval */
+	JOB_SNAP,    /* a profile snapshot into the in-memory ring */
+	JOB_SINCE,   /* a dump minus the snapshot of req.since ago */
+	JOB_PEAK,    /* the snapshot at the highest stats.allocated */
 	JOB_KINDS
 };
 
@@ -73,6 +77,9 @@ struct job_req {
 	/* JOB_RECENT: only records not freed, and at least this big. */
 	int live_only;
 	unsigned long long min_size;
+	/* JOB_SINCE: the snapshot about this many seconds ago;
+	 * JOB_PEAK: the window looked at (0: every snapshot). */
+	unsigned since;
 };
 
 /* One job, as handed to the worker: inputs copied, so the loop may reload
@@ -112,6 +119,19 @@ struct job {
 	unsigned long long min_size;
 	unsigned long long recent_now;
 	long long mtime; /* JOB_ADOPT: the dump's (path), seconds */
+	/* JOB_SNAP, JOB_SINCE, JOB_PEAK: req.since; profiling was active at
+	 * admission; the history ring's highest stats.allocated in the window
+	 * and when (JOB_PEAK: how close the snapshot is to the true peak). */
+	unsigned since;
+	long snap; /* the snapshot that answers, snap_pick's */
+	/* dump_render's rendering, when the kind has its own: the view
+	 * into @p out, 0 or -1 (or a PROFILE_* answer) with @p err. */
+	int (*render)(struct job *j, FILE *out, char *err, size_t errlen);
+	long long snap_t0; /* CLOCK_MONOTONIC ns the job began */
+	int prof_active;
+	int hist_known;
+	unsigned long long hist_max;
+	long long hist_max_at;
 	/* How the job runs its kind's lock window, the step that holds
 	 * jemalloc's profiling locks (prof.dump): @c run(@c ctx, fn, arg)
 	 * runs fn(arg) at the host's priority and returns when it has (the

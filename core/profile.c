@@ -366,6 +366,14 @@ int profile_render_delta(enum dump_view view, int fd, int base_fd,
 	    base_fd, hints, out, err, errlen);
 }
 
+int profile_render_since(enum dump_view view, int fd, int base_fd,
+    const char *base_name, const struct core_hints *hints, FILE *out, char *err,
+    size_t errlen)
+{
+	return profile_render_any(view, fd, "the heap profile", 1, base_name,
+	    base_fd, hints, out, err, errlen);
+}
+
 static int profile_render_any(enum dump_view view, int fd, const char *dump,
     int with_base, const char *base, int base_fd,
     const struct core_hints *hints, FILE *out, char *err, size_t errlen)

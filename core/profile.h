@@ -45,6 +45,12 @@ int profile_render_fd(enum dump_view view, int fd, const char *name,
 int profile_render_delta(enum dump_view view, int fd, int base_fd,
     const struct core_hints *hints, FILE *out, char *err, size_t errlen);
 
+/* profile_render_delta with the base named @p base_name in the heading
+ * (an in-memory snapshot's profile, its mtime the snapshot's time). */
+int profile_render_since(enum dump_view view, int fd, int base_fd,
+    const char *base_name, const struct core_hints *hints, FILE *out, char *err,
+    size_t errlen);
+
 /* profile_render's answer when there is no base to compare with: not a
  * failure of the dump, a request that cannot be met (REASON_NO_BASE). */
 #define PROFILE_NO_BASE (-2)

@@ -172,6 +172,17 @@ static const struct config_key config_keys[] = {
     {NUMBER_KEY(history_points, 0, 100000, ""), .def = "8640",
         .help = "rows of history kept (8640: a day at 10 s; 104 bytes "
                 "each, mapped once); 0 is off"},
+    /* Rolling profile snapshots in memory, for growth after the fact. */
+    {NUMBER_KEY(snapshot_interval, 1, 86400, " seconds"), .def = "60",
+        .help = "seconds between two in-memory profile snapshots, taken "
+                "while `prof.active` is true (`jmgr`, `jmpk`, "
+                "`/jemalloc/profile?since=`)"},
+    {NUMBER_KEY(snapshot_count, 0, 10000, ""), .def = "30",
+        .help = "profile snapshots kept in memory, the oldest dropped "
+                "first; 0 is off"},
+    {BYTES_KEY(snapshot_max_bytes), .def = "4M",
+        .help = "memory the snapshots may take in all (K/M/G/T), the "
+                "oldest dropped first"},
     /* Recent sampled allocations (jemalloc 5.3's prof_recent). */
     {NUMBER_KEY(recent_max, 0, 100000, ""), .def = "64",
         .help = "recent sampled allocations jemalloc keeps with both stacks "

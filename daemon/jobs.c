@@ -621,18 +621,18 @@ static void module_submit(struct jm4lw *m)
 /*
  * Does @p req wait for the running job rather than be refused as busy?
  * When that job is one nobody asked for (jemalloc's own dump taken in,
- * JOB_ADOPT): a person's word is not turned away for our housekeeping,
- * it runs next. Only a request that owns nothing but its kind and numbers
- * (a dump and its view, the leaks, the recent allocations) can be kept
- * past this call: a name, a base, a body or a detail points into the
- * caller's.
+ * JOB_ADOPT, or a profile snapshot): a person's word is not turned away
+ * for our housekeeping, it runs next. Only a request that owns nothing
+ * but its kind and numbers (a dump and its view, the leaks, the recent
+ * allocations) can be kept past this call: a name, a base, a body or a
+ * detail points into the caller's.
  */
 static int jobs_behind_nobody(struct jm4lw *m, const struct job_req *req)
 {
 	return core_job_busy(&m->core) && m->waiters.n == 0 &&
-	    m->mj->job.kind == JOB_ADOPT && req->name == NULL &&
-	    req->base == NULL && req->addrs == NULL && req->detail == NULL &&
-	    !req->has_base_fd;
+	    (m->mj->job.kind == JOB_ADOPT || m->mj->job.kind == JOB_SNAP) &&
+	    req->name == NULL && req->base == NULL && req->addrs == NULL &&
+	    req->detail == NULL && !req->has_base_fd;
 }
 
 /*

@@ -158,6 +158,7 @@ struct jm4lw {
 	struct event *dump_timer;   /* dump_interval, only when set */
 	struct event *growth_timer; /* dump_on_growth, only when set */
 	struct event *hist_timer;   /* history_interval, when history is on */
+	struct event *snap_timer;   /* snapshot_interval, when snapshots on */
 	struct memwatch *memwatch;  /* dump_on_memory's watcher, when on */
 	struct jedumps *jedumps;    /* jemalloc's own dumps (jedumps.c) */
 	unsigned nrejecting;        /* refusals still being sent */
@@ -274,6 +275,8 @@ struct timers {
 	int keep_dump, keep_growth;  /* the running one stays */
 	struct event *hist;          /* history_interval's */
 	int keep_hist;
+	struct event *snap; /* snapshot_interval's */
+	int keep_snap;
 	unsigned hist_points, hist_interval;
 };
 int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,

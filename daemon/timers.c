@@ -11,6 +11,7 @@
 
 #include "config_struct.h"
 #include "core.h"
+#include "ops.h"
 #include "history.h"
 #include "job.h"
 #include "module.h"
@@ -64,6 +65,28 @@ static void timers_history_tick(evutil_socket_t fd, short what, void *arg)
 	core_history_sample(&m->core);
 }
 
+/* snapshot_interval fired: a profile snapshot into the worker's ring,
+ * only while prof.active is true (one mallctl otherwise: inactive
+ * profiling costs no dump) and the worker is free (a busy one skips a
+ * snapshot rather than queue or log). */
+static void timers_snap_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct jm4lw *m = arg;
+	int was, on = 0;
+
+	(void)fd;
+	(void)what;
+	if (core_job_busy(&m->core) ||
+	    ctl_bool(m->core.ops, "prof.active", &on) != 0 || !on)
+		return;
+	module_enter(m);
+	was = module_unsampled_enter(m);
+	module_job(m, NULL,
+	    &(struct job_req){.kind = JOB_SNAP, .why = "snapshot"});
+	module_unsampled_leave(m, was);
+	module_leave(m);
+}
+
 /* A new persistent timer every @p seconds, or NULL. */
 static struct event *timers_every(struct jm4lw *m, unsigned seconds,
     event_callback_fn fn)
@@ -106,6 +129,16 @@ int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,
 		timers_discard(t);
 		return -1;
 	}
+	t->keep_snap = old != NULL &&
+	    old->snapshot_interval == cfg->snapshot_interval &&
+	    (old->snapshot_count == 0) == (cfg->snapshot_count == 0);
+	if (!t->keep_snap && cfg->snapshot_count > 0 &&
+	    cfg->snapshot_interval > 0 &&
+	    (t->snap = timers_every(m, cfg->snapshot_interval,
+	         timers_snap_tick)) == NULL) {
+		timers_discard(t);
+		return -1;
+	}
 	/* The history's ring is sized at commit; its timer is built here. */
 	t->hist_points = cfg->history_points;
 	t->hist_interval = cfg->history_interval;
@@ -137,6 +170,12 @@ void timers_commit(struct jm4lw *m, struct timers *t)
 		if (t->growth != NULL)
 			core_growth_baseline(&m->core);
 	}
+	if (!t->keep_snap) {
+		if (m->snap_timer != NULL)
+			event_free(m->snap_timer);
+		m->snap_timer = t->snap;
+		t->snap = NULL;
+	}
 	if (!t->keep_hist) {
 		if (m->hist_timer != NULL)
 			event_free(m->hist_timer);
@@ -165,7 +204,9 @@ void timers_discard(struct timers *t)
 		event_free(t->growth);
 	if (t->hist != NULL)
 		event_free(t->hist);
-	t->dump = t->growth = t->hist = NULL;
+	if (t->snap != NULL)
+		event_free(t->snap);
+	t->dump = t->growth = t->hist = t->snap = NULL;
 }
 
 /* Stop every timer of the schedule. */
@@ -173,9 +214,10 @@ void timers_free(struct jm4lw *m)
 {
 	struct timers t = {.dump = m->dump_timer,
 	    .growth = m->growth_timer,
-	    .hist = m->hist_timer};
+	    .hist = m->hist_timer,
+	    .snap = m->snap_timer};
 
 	timers_discard(&t);
-	m->dump_timer = m->growth_timer = m->hist_timer = NULL;
+	m->dump_timer = m->growth_timer = m->hist_timer = m->snap_timer = NULL;
 	history_free(&m->core.hist);
 }

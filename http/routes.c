@@ -199,13 +199,17 @@ int http_seconds_arg(const char *s, unsigned write_timeout, unsigned *out,
 	return 0;
 }
 
+static int span_arg(const char *s, unsigned *out);
+
 /* /debug/pprof/heap and /allocs: pprof, symbolized here, in the view
  * the route's row names (their default sample types differ, as Go's);
- * with seconds=N, what changed over the next N s (Go's delta). */
+ * with seconds=N, what changed over the next N s (Go's delta); with
+ * since=5m, what changed since the snapshot of then. */
 static void route_pprof_heap(struct http_ctx *ctx)
 {
+	struct job_req req = {.kind = ctx->route->job};
 	enum dump_view view = ctx->route->view;
-	const char *labels;
+	const char *labels, *since;
 	char name[64], why[256];
 	unsigned seconds;
 
@@ -237,18 +241,28 @@ static void route_pprof_heap(struct http_ctx *ctx)
 		}
 		view = DUMP_VIEW_PPROF;
 	}
+	/* since=5m: the difference from the in-memory snapshot of then,
+	 * at once, where seconds= waits them out. */
+	if ((since = evhttp_find_header(ctx->query, "since")) != NULL &&
+	    (seconds != 0 || span_arg(since, &req.since) == -1)) {
+		http_error(ctx->req, 400,
+		    "invalid since \"%.40s\" (want a span like 60s, 5m or 1h, "
+		    "at most 168h, and no seconds=)",
+		    since);
+		return;
+	}
+	if (since != NULL)
+		req.kind = JOB_SINCE;
 	/* Go's names: heap, allocs; a delta's with -delta. */
 	snprintf(name, sizeof(name), "attachment; filename=\"%s%s\"",
 	    view == DUMP_VIEW_PPROF_ALLOCS ? "allocs" : "heap",
-	    seconds != 0 ? "-delta" : ".pb.gz");
+	    seconds != 0 || since != NULL ? "-delta" : ".pb.gz");
 	evhttp_add_header(evhttp_request_get_output_headers(ctx->req),
 	    "Content-Disposition", name);
-	http_job(ctx,
-	    &(struct job_req){.kind = ctx->route->job,
-	        .who = ctx->path,
-	        .view = view,
-	        .seconds = seconds},
-	    views[view].ctype, 0);
+	req.who = ctx->path;
+	req.view = view;
+	req.seconds = seconds;
+	http_job(ctx, &req, views[view].ctype, 0);
 }
 
 /* /pprof/heap: the raw heap_v2 dump, for remote jeprof. */
@@ -373,26 +387,87 @@ int http_profile_args(struct evkeyvalq *query, enum dump_view *view,
 	return 0;
 }
 
-/* /jemalloc/profile?format=...&base=previous: Keeper's path. */
+/* A span of time: digits and a unit, s, m or h (none: seconds), at most
+ * a week. 0 with *@p out in seconds, or -1. */
+static int span_arg(const char *s, unsigned *out)
+{
+	unsigned long long v = 0, unit = 1;
+	const char *p = s;
+
+	for (; *p >= '0' && *p <= '9' && v <= 604800; p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	if (p == s)
+		return -1;
+	if (*p == 's' || *p == 'm' || *p == 'h')
+		unit = *p == 'm' ? 60 : *p == 'h' ? 3600 : 1, p++;
+	if (*p != '\0' || v == 0 || v * unit > 604800)
+		return -1;
+	*out = (unsigned)(v * unit);
+	return 0;
+}
+
+/* ?since=5m (growth since the in-memory snapshot of then) or ?at=peak
+ * (the snapshot at the highest stats.allocated): the kind of job, with
+ * req->since; JOB_DUMP when neither is asked; -1 with @p why. */
+static int snapshot_args(struct evkeyvalq *query, enum dump_view view, int base,
+    struct job_req *req, char *why, size_t len)
+{
+	const char *since = evhttp_find_header(query, "since");
+	const char *at = evhttp_find_header(query, "at");
+
+	if (since == NULL && at == NULL)
+		return 0;
+	if (at != NULL && strcmp(at, "peak") != 0) {
+		snprintf(why, len, "unknown at \"%.40s\" (want peak)", at);
+		return -1;
+	}
+	if ((since != NULL) + (at != NULL) + (base != 0) > 1) {
+		snprintf(why, len, "one of base, since and at at a time");
+		return -1;
+	}
+	if (at != NULL) {
+		req->kind = JOB_PEAK;
+		return 0;
+	}
+	if (span_arg(since, &req->since) == -1) {
+		snprintf(why, len,
+		    "invalid since \"%.40s\" (want a span like 60s, 5m or "
+		    "1h, at most 168h)",
+		    since);
+		return -1;
+	}
+	if (views[view].base == VIEW_BASE_NEVER) {
+		snprintf(why, len,
+		    "format=%s shows one dump as it is: no since",
+		    views[view].name);
+		return -1;
+	}
+	req->kind = JOB_SINCE;
+	return 0;
+}
+
+/* /jemalloc/profile?format=...&base=previous|since=5m|at=peak: Keeper's
+ * path, and the snapshots'. */
 static void route_profile(struct http_ctx *ctx)
 {
+	struct job_req req = {.kind = ctx->route->job,
+	    .who = "/jemalloc/profile"};
 	enum dump_view view;
 	char why[256];
 	int base;
 
 	if (http_profile_args(ctx->query, &view, &base, why, sizeof(why)) ==
-	    -1) {
+	        -1 ||
+	    snapshot_args(ctx->query, view, base, &req, why, sizeof(why)) ==
+	        -1) {
 		http_error(ctx->req, 400, "%s", why);
 		return;
 	}
 	if (!http_word_allowed(ctx, views[view].word))
 		return;
-	http_job(ctx,
-	    &(struct job_req){.kind = ctx->route->job,
-	        .who = "/jemalloc/profile",
-	        .view = view,
-	        .with_base = base},
-	    views[view].ctype, 0);
+	req.view = view;
+	req.with_base = base;
+	http_job(ctx, &req, views[view].ctype, 0);
 }
 
 /* malloc_stats_print's pieces into an evbuffer. */

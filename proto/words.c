@@ -293,6 +293,16 @@ const struct proto_word proto_words[] = {
         .view = DUMP_VIEW_DIFF,
         .flags = PROTO_F_MUTATES,
         .help = "dump, then what grew since the last dump"},
+    {.name = "jmgr",
+        .job = JOB_SINCE,
+        .view = DUMP_VIEW_TEXT,
+        .help = "what grew in the last 5 minutes: the heap now minus the "
+                "oldest in-memory snapshot within them"},
+    {.name = "jmpk",
+        .job = JOB_PEAK,
+        .view = DUMP_VIEW_TEXT,
+        .help = "the heap at the peak: the snapshot at the highest "
+                "stats.allocated, and how near the true peak it is"},
     {.name = "jmep",
         .fn = word_jmep,
         .flags = PROTO_F_MUTATES,

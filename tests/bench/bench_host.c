@@ -725,6 +725,14 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "bench_host: out of memory\n");
 		return 2;
 	}
+	/* JM4LW_CONF: more keys (snapshot_interval, to time snapshots). */
+	if (getenv("JM4LW_CONF") != NULL &&
+	    jm4lw_config_load(cfg, getenv("JM4LW_CONF"), err, sizeof(err)) ==
+	        -1) {
+		fprintf(stderr, "bench_host: JM4LW_CONF: %s\n", err);
+		jm4lw_config_free(cfg);
+		return 2;
+	}
 	if (jm4lw_config_set(cfg, "http_listen", http, err, sizeof(err)) ==
 	    -1) {
 		fprintf(stderr, "bench_host: -W: %s\n", err);

@@ -597,7 +597,8 @@ static void test_load_unknown_key(void **state)
 	    "dump_keep dump_max_bytes prof_reset_lg_sample dump_symbolized jemalloc_dumps http_listen http_allowed_hosts http_max_header_bytes http_max_body_bytes http_keepalive_requests scrape_waiters_max "
 	    "debug_dirs symbolize_debuginfod symbolize_timeout fold_wrappers "
 	    "history_interval "
-	    "history_points recent_max dump_on_memory dump_on_memory_psi "
+	    "history_points snapshot_interval snapshot_count "
+	    "snapshot_max_bytes recent_max dump_on_memory dump_on_memory_psi "
 	    "memory_check_interval memory_cgroup_root)");
 }
 

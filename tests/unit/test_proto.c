@@ -124,7 +124,8 @@ static int run(const char *word)
 	}
 	assert_int_equal(R.len, 0); /* nothing written yet */
 	assert_true(res.req.kind == JOB_DUMP || res.req.kind == JOB_LEAKS ||
-	    res.req.kind == JOB_RECENT);
+	    res.req.kind == JOB_RECENT || res.req.kind == JOB_SINCE ||
+	    res.req.kind == JOB_PEAK);
 	assert_string_equal(res.req.who, proto_lookup(word)->name);
 	core_job_sync(&core, &dumper, &res.req, &D);
 	assert_int_equal(core.dump_running, busy); /* done, or not begun */
@@ -1534,6 +1535,10 @@ static void test_jmfp_is_a_job(void **state)
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else if (strcmp(w->name, "jmrc") == 0) { /* reads records */
 			assert_int_equal(w->job, JOB_RECENT);
+			assert_false(w->flags & PROTO_F_MUTATES);
+		} else if (strcmp(w->name, "jmgr") == 0 ||
+		    strcmp(w->name, "jmpk") == 0) { /* read snapshots */
+			assert_true(w->job == JOB_SINCE || w->job == JOB_PEAK);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else if (w->view != DUMP_VIEW_NONE) { /* they keep nothing */
 			assert_int_equal(w->job, JOB_DUMP);

@@ -1,0 +1,439 @@
+/*
+ * snaps — "what grew in the last minutes" and "what was in the heap at
+ * the peak", answered after the fact. While prof.active is true the
+ * snapshot_interval timer hands the worker a JOB_SNAP: prof.dump into
+ * a memfd (the same lock window as any dump), parsed and kept in the
+ * worker's ring (prof/snapring.c), never on disk. A question then takes
+ * one snapshot back out as a heap_v2 profile in a memfd, with this
+ * process's mappings, and the pipeline renders it as it renders a kept
+ * dump: the base of a difference (jmgr, ?since=), or the profile itself
+ * (jmpk, ?at=peak). The ring is the worker's: only job_run touches it,
+ * one job at a time.
+ */
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "admit.h"
+#include "body.h"
+#include "bytes.h"
+#include "core.h"
+#include "dumper.h"
+#include "heapprof.h"
+#include "history.h"
+#include "job.h"
+#include "ops.h"
+#include "profile.h"
+#include "reason.h"
+#include "result.h"
+#include "snapring.h"
+#include "snaps.h"
+#include "when.h"
+#include "stage.h"
+#include "view.h"
+
+/* The kind's name in its lines (job_kinds[]'s, not read from there: the
+ * table calls in here). */
+static const char *snaps_name(const struct job *j)
+{
+	return j->kind == JOB_PEAK ? "the heap at the peak"
+	    : j->kind == JOB_SINCE ? "heap growth since a snapshot"
+	                           : "snapshot";
+}
+
+/* A clock's now in ns. */
+static long long snaps_now(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The keys that bound the ring, for refusals. */
+#define SNAPS_KEYS                                                             \
+	"snapshot_interval %u s, snapshot_count %u, snapshot_max_bytes %llu"
+#define SNAPS_KEY_ARGS(cfg)                                                    \
+	(cfg)->snapshot_interval, (cfg)->snapshot_count,                       \
+	    (cfg)->snapshot_max_bytes
+
+int admit_snapshot(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	int on = 0;
+
+	(void)req;
+	if (admit_prof_ready(c, r) == -1)
+		return -1;
+	if (ctl_bool(c->ops, "prof.active", &on) != 0 || !on) {
+		dump_why(r, DUMP_REFUSED, REASON_NO_SAMPLES, ENODATA,
+		    "%s: profiling is inactive", k->name);
+		return -1;
+	}
+	if (c->cfg->snapshot_count == 0) {
+		dump_why(r, DUMP_REFUSED, REASON_BAD_REQUEST, ENODATA,
+		    "%s: snapshots are off (snapshot_count 0)", k->name);
+		return -1;
+	}
+	if (job_free_admit(k, c, j, d, JOB_SNAP, r) == -1)
+		return -1;
+	j->res.view = DUMP_VIEW_NONE;
+	j->snap_t0 = snaps_now(CLOCK_MONOTONIC);
+	dump_begin(c);
+	return 0;
+}
+
+/* The history ring's highest stats.allocated (its first column) in the
+ * last @p window seconds (0: all), into the job. */
+static void snaps_hist_max(struct core *c, struct job *j, unsigned window)
+{
+	const struct history *h = &c->hist;
+	const uint64_t *row;
+	uint64_t now = (uint64_t)time(NULL);
+	size_t i;
+
+	for (i = 0; (row = history_row(h, i)) != NULL; i++) {
+		if (row[1] == HISTORY_NONE ||
+		    (window != 0 && row[0] + window < now))
+			continue;
+		if (!j->hist_known || row[1] >= j->hist_max) {
+			j->hist_known = 1;
+			j->hist_max = row[1];
+			j->hist_max_at = (long long)row[0];
+		}
+	}
+}
+
+int admit_snapview(const struct job_entry *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, struct dump_result *r)
+{
+	int on = 0;
+
+	if (c->cfg->snapshot_count == 0) {
+		dump_why(r, DUMP_REFUSED, REASON_BAD_REQUEST, ENODATA,
+		    "%s: snapshots are off: snapshot_count is 0 (set "
+		    "snapshot_count and snapshot_interval, then reload)",
+		    k->name);
+		return -1;
+	}
+	if (admit_prof_ready(c, r) == -1)
+		return -1;
+	if (req->view >= DUMP_VIEW_COUNT ||
+	    (req->kind == JOB_SINCE &&
+	        views[req->view].base == VIEW_BASE_NEVER)) {
+		dump_why(r, DUMP_REFUSED, REASON_BAD_REQUEST, EINVAL,
+		    "%s: this format shows one profile as it is: no base",
+		    k->name);
+		return -1;
+	}
+	if (job_free_admit(k, c, j, d, req->kind, r) == -1)
+		return -1;
+	j->prof_active = ctl_bool(c->ops, "prof.active", &on) == 0 && on;
+	j->since = req->since;
+	j->res.view = req->view;
+	j->with_base = req->kind == JOB_SINCE;
+	j->snap = -1;
+	if (req->kind == JOB_PEAK)
+		snaps_hist_max(c, j, req->since);
+	dump_begin(c);
+	return 0;
+}
+
+/* "12 s", "5.0 min" or "2.0 h": a snapshot's age. */
+static const char *snaps_age(char *buf, size_t len, long long ns)
+{
+	double s = (double)ns / 1e9;
+
+	if (s < 120)
+		snprintf(buf, len, "%.0f s", s < 0 ? 0 : s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.1f min", s / 60);
+	else
+		snprintf(buf, len, "%.1f h", s / 3600);
+	return buf;
+}
+
+/* Refuse the question with @p why (REASON_BAD_REQUEST: a 400). */
+#define SNAP_REFUSE(j, ...)                                                    \
+	dump_why(&(j)->res, DUMP_REFUSED, REASON_BAD_REQUEST, ENODATA,         \
+	    __VA_ARGS__)
+
+int snap_pick(struct job *j)
+{
+	struct snapring *ring = &j->dumper->snaps;
+	const struct jm4lw_config *cfg = &j->cfg;
+	const char *what = snaps_name(j);
+	long long now = snaps_now(CLOCK_REALTIME);
+	char a[32], b[32];
+	unsigned slack = cfg->snapshot_interval / 2;
+	size_t i;
+
+	(void)snapring_limits(ring, cfg->snapshot_count,
+	    (size_t)cfg->snapshot_max_bytes);
+	if (ring->n == 0) {
+		SNAP_REFUSE(j, "%s: no snapshot yet: %s (" SNAPS_KEYS ")", what,
+		    j->prof_active ? "the first comes snapshot_interval "
+		                     "after profiling became active"
+		                   : "profiling is inactive (prof.active "
+		                     "false), and snapshots are taken only "
+		                     "while it is active",
+		    SNAPS_KEY_ARGS(cfg));
+		return -1;
+	}
+	if (j->kind == JOB_PEAK) {
+		j->snap = snapring_peak(ring, now, j->since);
+		if (j->snap == -1) {
+			SNAP_REFUSE(j,
+			    "%s: no snapshot with stats.allocated in the last "
+			    "%u s (" SNAPS_KEYS ")",
+			    what, j->since, SNAPS_KEY_ARGS(cfg));
+			return -1;
+		}
+		return 0;
+	}
+	if (j->since == 0) {
+		/* jmgr: the oldest within the last few minutes. */
+		for (i = 0; i < ring->n; i++)
+			if (now - snapring_at(ring, i)->time_ns <=
+			    (long long)SNAPS_GROW_DEFAULT * 1000000000LL)
+				break;
+		j->snap = i < ring->n ? (long)i : (long)ring->n - 1;
+		return 0;
+	}
+	if ((j->snap = snapring_since(ring, now, j->since, slack)) == -1) {
+		SNAP_REFUSE(j,
+		    "%s: no snapshot is %u s old: the oldest is %s old (%zu "
+		    "kept; " SNAPS_KEYS ")",
+		    what, j->since,
+		    snaps_age(a, sizeof(a),
+		        now - snapring_at(ring, 0)->time_ns),
+		    ring->n, SNAPS_KEY_ARGS(cfg));
+		(void)b;
+		return -1;
+	}
+	return 0;
+}
+
+/* A memfd for a profile, and its /proc path in @p path: -1 with errno. */
+static int snaps_memfd_open(char *path, size_t len)
+{
+	int fd;
+
+	if ((fd = memfd_create("jm4lw-snapshot", MFD_CLOEXEC)) == -1)
+		return -1;
+	snprintf(path, len, "/proc/self/fd/%d", fd);
+	if (access(path, W_OK) == -1) { /* no /proc here */
+		close(fd);
+		errno = ENOSYS;
+		return -1;
+	}
+	return fd;
+}
+
+int snap_memfd(struct job *j)
+{
+	const char *what = snaps_name(j);
+	int fd;
+
+	/* A growth's body goes where every rendering goes. */
+	if (j->kind == JOB_SINCE &&
+	    job_stage(j, what, j->dir, sizeof(j->dir)) == -1)
+		return -1;
+	if ((fd = snaps_memfd_open(j->mpath, sizeof(j->mpath))) == -1) {
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, errno,
+		    "%s failed: snapshots need memfd_create and /proc: %s",
+		    what, strerror(errno));
+		return -1;
+	}
+	j->dump_fd = fd;
+	j->dump_to = j->mpath;
+	return 0;
+}
+
+int snap_take(struct job *j)
+{
+	struct snapring *ring = &j->dumper->snaps;
+	struct heap_profile hp;
+	char err[256];
+	size_t alloc = 0;
+	int known;
+
+	if (j->dump_err != 0) {
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, j->dump_err,
+		    "snapshot: prof.dump failed: %s", strerror(j->dump_err));
+		return -1;
+	}
+	/* The heap's size as near the dump as can be. */
+	ctl_epoch(j->ops);
+	known = ctl_size(j->ops, "stats.allocated", &alloc) == 0;
+	if (heapprof_load_fd(j->dump_fd, "the snapshot", &hp, err,
+	        sizeof(err)) == -1) {
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, EIO,
+		    "snapshot: %s", err);
+		return -1;
+	}
+	(void)snapring_limits(ring, j->cfg.snapshot_count,
+	    (size_t)j->cfg.snapshot_max_bytes);
+	if (snapring_add(ring, &hp, snaps_now(CLOCK_REALTIME), alloc, known,
+	        err, sizeof(err)) == -1) {
+		heapprof_free(&hp);
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, ENOMEM,
+		    "snapshot not kept: %s", err);
+		return -1;
+	}
+	heapprof_free(&hp);
+	j->dumper->snap_ns_last =
+	    (unsigned long long)(snaps_now(CLOCK_MONOTONIC) - j->snap_t0);
+	j->dumper->snap_ns_total += j->dumper->snap_ns_last;
+	j->res.status = DUMP_OK;
+	return 0;
+}
+
+static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen);
+
+int snap_body(struct job *j)
+{
+	if (j->kind == JOB_PEAK &&
+	    job_stage(j, snaps_name(j), j->dir, sizeof(j->dir)) == -1)
+		return -1;
+	if (j->kind == JOB_SINCE && j->dump_err != 0) {
+		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, j->dump_err,
+		    "%s: prof.dump failed: %s", snaps_name(j),
+		    strerror(j->dump_err));
+		return -1;
+	}
+	j->render = snaps_render;
+	if (dump_render(j, NULL, j->dir) == -1)
+		return -1;
+	j->res.status = DUMP_OK;
+	return 0;
+}
+
+/* Snapshot @p i as a heap_v2 profile with this process's mappings, in a
+ * memfd whose mtime is the snapshot's time (a difference's span reads
+ * it). The descriptor, or -1 with @p err. */
+static int snaps_profile_fd(const struct snapring *ring, size_t i, char *err,
+    size_t errlen)
+{
+	const struct snapshot *s = snapring_at(ring, i);
+	struct timespec ts[2];
+	char path[32], buf[8192];
+	FILE *f = NULL;
+	size_t n;
+	int fd, dfd = -1, maps = -1;
+
+	if ((fd = snaps_memfd_open(path, sizeof(path))) == -1 ||
+	    (dfd = dup(fd)) == -1 || (f = fdopen(dfd, "w")) == NULL)
+		goto fail;
+	dfd = -1;
+	if (snapring_write(ring, i, f) == -1 ||
+	    fputs("\nMAPPED_LIBRARIES:\n", f) == EOF ||
+	    (maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) == -1)
+		goto fail;
+	while (
+	    (n = (size_t)read(maps, buf, sizeof(buf))) > 0 && n != (size_t)-1)
+		if (fwrite(buf, 1, n, f) != n)
+			goto fail;
+	close(maps);
+	maps = -1;
+	if (fclose(f) != 0) {
+		f = NULL;
+		goto fail;
+	}
+	f = NULL;
+	ts[0].tv_sec = ts[1].tv_sec = (time_t)(s->time_ns / 1000000000LL);
+	ts[0].tv_nsec = ts[1].tv_nsec = (long)(s->time_ns % 1000000000LL);
+	(void)futimens(fd, ts);
+	return fd;
+fail:
+	snprintf(err, errlen, "cannot write the snapshot's profile: %s",
+	    strerror(errno ? errno : EIO));
+	if (f != NULL)
+		fclose(f);
+	if (dfd != -1)
+		close(dfd);
+	if (maps != -1)
+		close(maps);
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+/* dump_render's part for these kinds (job.render): the view into @p out.
+ * 0, or -1 (or a PROFILE_* answer) with @p err. */
+static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
+{
+	const struct snapring *ring = &j->dumper->snaps;
+	const struct snapshot *s = snapring_at(ring, (size_t)j->snap);
+	long long now = snaps_now(CLOCK_REALTIME);
+	int comments = views[j->res.view].comments, fd, r;
+	char when[32], age[32], label[160], b1[32], b2[32];
+
+	if (s == NULL) {
+		snprintf(err, errlen, "the snapshot is gone");
+		return -1;
+	}
+	/* One time format everywhere (lib/when.h): ISO 8601 in UTC. */
+	fmt_time(when, sizeof(when), (time_t)(s->time_ns / 1000000000LL));
+	snaps_age(age, sizeof(age), now - s->time_ns);
+	if ((fd = snaps_profile_fd(ring, (size_t)j->snap, err, errlen)) == -1)
+		return -1;
+	/* What the ring costs, the figures its keys bound. */
+	if (comments)
+		fprintf(out,
+		    "# snapshots: %zu kept (%llu taken, %llu dropped) in %zu "
+		    "bytes (snapshot_max_bytes %llu), %zu stacks shared; the "
+		    "last took %.1f ms on the worker\n",
+		    ring->n, ring->taken, ring->dropped, ring->bytes,
+		    j->cfg.snapshot_max_bytes, ring->live_stacks,
+		    (double)j->dumper->snap_ns_last / 1e6);
+	if (comments && !j->prof_active)
+		fprintf(out,
+		    "# profiling is inactive now (prof.active false): "
+		    "no snapshot is taken and nothing new is sampled "
+		    "until it is active again\n");
+	if (j->kind == JOB_SINCE) {
+		snprintf(label, sizeof(label),
+		    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,
+		    (size_t)j->snap + 1, ring->n);
+		r = profile_render_since(j->res.view, j->dump_fd, fd, label,
+		    j->hints, out, err, errlen);
+		close(fd);
+		return r;
+	}
+	if (comments) {
+		fprintf(out,
+		    "# the heap at the peak: the snapshot of %s (%s ago, %zu "
+		    "of %zu kept), stats.allocated %s\n",
+		    when, age, (size_t)j->snap + 1, ring->n,
+		    s->alloc_known ? fmt_bytes(b1, sizeof(b1), s->allocated)
+		                   : "not known");
+		if (j->hist_known && s->alloc_known && j->hist_max > 0) {
+			fmt_time(when, sizeof(when), (time_t)j->hist_max_at);
+			fprintf(out,
+			    "# the true peak in that time (history, every "
+			    "history_interval): %s at %s; this snapshot holds "
+			    "%.1f %% of it\n",
+			    fmt_bytes(b2, sizeof(b2), j->hist_max), when,
+			    100.0 * (double)s->allocated / (double)j->hist_max);
+		} else
+			fprintf(out,
+			    "# the true peak is not known (no history: "
+			    "history_points 0)\n");
+		fprintf(out,
+		    "# snapshots are snapshot_interval %u s apart: a peak "
+		    "between two is not seen\n",
+		    j->cfg.snapshot_interval);
+	}
+	r = profile_render_fd(j->res.view, fd, "the snapshot", 0, NULL,
+	    j->hints, out, err, errlen);
+	close(fd);
+	return r;
+}

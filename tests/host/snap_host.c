@@ -1,0 +1,148 @@
+/*
+ * snap_host: a quiet service that allocates at two known sites when asked,
+ * embedding the module on its own loop (words and HTTP), for the rolling
+ * snapshots' test (tests/integration/snapshots.sh).
+ *
+ *	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:12 \
+ *	    snap_host DUMP_DIR
+ *
+ * JM4LW_CONF=FILE is the module's configuration (snapshot_interval ...).
+ * The word "big1" allocates 8 MiB through snap_host_first (32 blocks of
+ * 256 KiB), "big2" 4 MiB through snap_host_second (16 blocks), "fre1"
+ * frees the first site's, each printing "done N" on stdout once done.
+ * Nothing else allocates. Prints "listening on ADDR" and "http on ADDR"
+ * once bound; exits 0 on SIGTERM.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "jm4lw.h"
+
+#define BLOCK (256 * 1024)
+
+void *snap_host_first(size_t size);
+void *snap_host_second(size_t size);
+
+static void *first[32], *second[16];
+static struct event_base *base;
+
+/* One allocation site each, a frame of its own, its pages touched. */
+#define SITE(fn)                                                               \
+	__attribute__((noinline)) void *fn(size_t size)                        \
+	{                                                                      \
+		void *p = malloc(size);                                        \
+		if (p != NULL)                                                 \
+			memset(p, 1, size);                                    \
+		__asm__ volatile("" : : "r"(p) : "memory");                    \
+		return p;                                                      \
+	}
+SITE(snap_host_first)
+SITE(snap_host_second)
+
+/* What a word asks for, done on the loop after the word's callback: the
+ * module keeps its host's thread unsampled while a callback of its own
+ * (a word) runs, so an allocation made there would be in no profile. */
+static void host_do(evutil_socket_t fd, short what, void *arg)
+{
+	int op = (int)(intptr_t)arg;
+	size_t i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; op == 1 && i < 32; i++)
+		if (first[i] == NULL)
+			first[i] = snap_host_first(BLOCK);
+	for (i = 0; op == 2 && i < 16; i++)
+		if (second[i] == NULL)
+			second[i] = snap_host_second(BLOCK);
+	for (i = 0; op == 3 && i < 32; i++) {
+		free(first[i]);
+		first[i] = NULL;
+	}
+	printf("done %d\n", op);
+	fflush(stdout);
+}
+
+/* big1 (8 MiB at the first site), big2 (4 MiB at the second), fre1 (the
+ * first site's freed): done right after the reply. */
+static int word_do(struct jm4lw_reply *r, void *arg)
+{
+	struct timeval now = {0, 0};
+
+	if (event_base_once(base, -1, EV_TIMEOUT, host_do, arg, &now) == -1)
+		return jm4lw_reply_error(r, "cannot schedule it");
+	jm4lw_reply_printf(r, "ok\n");
+	return 0;
+}
+
+/* SIGTERM: leave the loop. */
+static void host_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopexit(arg, NULL);
+}
+
+int main(int argc, char *argv[])
+{
+	struct jm4lw_config *cfg = NULL;
+	struct jm4lw *module = NULL;
+	struct event *sig = NULL;
+	const char *conf = getenv("JM4LW_CONF");
+	char err[256], addr[128], haddr[128];
+	int status = 1;
+	size_t i;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: snap_host DUMP_DIR\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if ((cfg = jm4lw_config_new()) == NULL)
+		return 2;
+	if ((conf != NULL && *conf != '\0' &&
+	        jm4lw_config_load(cfg, conf, err, sizeof(err)) == -1) ||
+	    jm4lw_config_set(cfg, "dump_dir", argv[1], err, sizeof(err)) ==
+	        -1) {
+		fprintf(stderr, "snap_host: %s\n", err);
+		return 2;
+	}
+	if ((base = event_base_new()) == NULL)
+		return 1;
+	module = jm4lw_new(base, cfg, err, sizeof(err));
+	jm4lw_config_free(cfg);
+	if (module == NULL) {
+		fprintf(stderr, "snap_host: %s\n", err);
+		goto done;
+	}
+	if (jm4lw_listen(module, "127.0.0.1:0") == -1 ||
+	    jm4lw_bound_addr(module, 0, addr, sizeof(addr)) == -1 ||
+	    jm4lw_http_listen(module, "127.0.0.1:0") == -1 ||
+	    jm4lw_http_bound_addr(module, 0, haddr, sizeof(haddr)) == -1 ||
+	    jm4lw_add_word(module, "big1", word_do, (void *)1, 0) == -1 ||
+	    jm4lw_add_word(module, "big2", word_do, (void *)2, 0) == -1 ||
+	    jm4lw_add_word(module, "fre1", word_do, (void *)3, 0) == -1)
+		goto done;
+	sig = evsignal_new(base, SIGTERM, host_signal, base);
+	if (sig == NULL || evsignal_add(sig, NULL) == -1)
+		goto done;
+	printf("listening on %s\nhttp on %s\n", addr, haddr);
+	fflush(stdout);
+	if (event_base_dispatch(base) == 0)
+		status = 0;
+done:
+	if (sig != NULL)
+		event_free(sig);
+	jm4lw_free(module);
+	event_base_free(base);
+	for (i = 0; i < 32; i++)
+		free(first[i]);
+	for (i = 0; i < 16; i++)
+		free(second[i]);
+	return status;
+}
