@@ -415,7 +415,16 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 		    when, age, (size_t)j->snap + 1, ring->n,
 		    s->alloc_known ? fmt_bytes(b1, sizeof(b1), s->allocated)
 		                   : "not known");
-		if (j->hist_known && s->alloc_known && j->hist_max > 0) {
+		if (j->hist_known && s->alloc_known && j->hist_max > 0 &&
+		    j->hist_max < s->allocated)
+			/* The history is read every history_interval: it can
+			 * miss what a snapshot saw. Never above 100 %. */
+			fprintf(out,
+			    "# the history's highest figure in that time "
+			    "(every history_interval) is %s, below this "
+			    "snapshot's: this snapshot is the highest seen\n",
+			    fmt_bytes(b2, sizeof(b2), j->hist_max));
+		else if (j->hist_known && s->alloc_known && j->hist_max > 0) {
 			fmt_time(when, sizeof(when), (time_t)j->hist_max_at);
 			fprintf(out,
 			    "# the true peak in that time (history, every "
