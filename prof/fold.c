@@ -338,16 +338,23 @@ static int fold_index(struct fold *f)
 	return 0;
 }
 
+/* What fold_find and fold_find_names built to fold by: the names and
+ * the stacks of ids. */
+static void build_free(struct names *nm, struct stacks *st)
+{
+	free(nm->s);
+	hmap_free(&nm->ix);
+	free(st->id);
+	free(st->off);
+}
+
 /* The rule over stacks of ids, and the index; frees what it built. */
 static int fold_run(struct fold *f, struct names *nm, struct stacks *st,
     const struct fold_list *l)
 {
 	int r = fold_compute(f, nm, st, l) == 0 && fold_index(f) == 0 ? 0 : -1;
 
-	free(nm->s);
-	hmap_free(&nm->ix);
-	free(st->id);
-	free(st->off);
+	build_free(nm, st);
 	if (r == -1) {
 		fold_free(f);
 		errno = ENOMEM;
@@ -382,10 +389,7 @@ int fold_find(struct fold *f, const struct heap_profile *hp,
 	return fold_run(f, &nm, &st, l);
 fail:
 	render_view_free(&v);
-	free(nm.s);
-	hmap_free(&nm.ix);
-	free(st.id);
-	free(st.off);
+	build_free(&nm, &st);
 	errno = ENOMEM;
 	return -1;
 }
@@ -411,10 +415,7 @@ int fold_find_names(struct fold *f, const char *const *const *frames,
 	}
 	return fold_run(f, &nm, &st, l);
 fail:
-	free(nm.s);
-	hmap_free(&nm.ix);
-	free(st.id);
-	free(st.off);
+	build_free(&nm, &st);
 	errno = ENOMEM;
 	return -1;
 }
