@@ -362,6 +362,18 @@ static int fold_run(struct fold *f, struct names *nm, struct stacks *st,
 	return r;
 }
 
+/* @p f emptied; 1 when @p l turns folding off (f->off set): nothing
+ * more to find. */
+static int fold_begin(struct fold *f, const struct fold_list *l)
+{
+	memset(f, 0, sizeof(*f));
+	if (l != NULL && l->off) {
+		f->off = 1;
+		return 1;
+	}
+	return 0;
+}
+
 int fold_find(struct fold *f, const struct heap_profile *hp,
     struct symbolizer *sym, const struct fold_list *l)
 {
@@ -370,11 +382,8 @@ int fold_find(struct fold *f, const struct heap_profile *hp,
 	struct stacks st = {0};
 	size_t s, i;
 
-	memset(f, 0, sizeof(*f));
-	if (l != NULL && l->off) {
-		f->off = 1;
+	if (fold_begin(f, l))
 		return 0;
-	}
 	for (s = 0; s < hp->nstacks; s++) {
 		if (render_view_stack(&v, &hp->stacks[s], sym) == -1)
 			goto fail;
@@ -401,11 +410,8 @@ int fold_find_names(struct fold *f, const char *const *const *frames,
 	struct stacks st = {0};
 	size_t s, i;
 
-	memset(f, 0, sizeof(*f));
-	if (l != NULL && l->off) {
-		f->off = 1;
+	if (fold_begin(f, l))
 		return 0;
-	}
 	for (s = 0; s < nstacks; s++) {
 		for (i = 0; i < depth[s]; i++)
 			if (stacks_push(&st, &nm, frames[s][i]) == -1)
