@@ -222,19 +222,6 @@ static int review_fits(struct core *c, const struct job_req *req, double *age)
 	return *age < min;
 }
 
-/* A descriptor of its own (its own offset) on the memfd @p fd: opened
- * again through /proc, else a dup. -1 and errno. */
-static int fd_again(int fd)
-{
-	char p[64];
-	int nfd;
-
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	if ((nfd = open(p, O_RDONLY | O_CLOEXEC)) != -1)
-		return nfd;
-	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
-}
-
 /* JOB_DUMP: a new dump; or, within dump_min_interval of the last one, a
  * view drawn from that (JOB_REVIEW) where review_fits; else the rate's
  * refusal. */

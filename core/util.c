@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -290,4 +291,16 @@ int core_dump_dir_trusted(const char *dir, char *why, size_t len)
 toolong:
 	snprintf(why, len, "dump_dir %s: %s", dir, strerror(ENAMETOOLONG));
 	return -1;
+}
+
+/* Opened again by /proc/self/fd, else duplicated (see util.h). */
+int fd_again(int fd)
+{
+	char p[64];
+	int nfd;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	if ((nfd = open(p, O_RDONLY | O_CLOEXEC)) != -1)
+		return nfd;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
 }

@@ -51,4 +51,11 @@ int core_dump_dir_safe(const char *dump_dir, char *buf, size_t len, char *why,
  * sticky? 0, or -1 with a one-line @p why. */
 int core_dump_dir_trusted(const char *dump_dir, char *why, size_t len);
 
+/* A descriptor of its own on file @p fd, for one more reader (a view
+ * drawn from a dump's memfd, one more reply's body): the file opened
+ * again through /proc, with an offset of its own, else a dup, whose
+ * offset is shared (libevent never reads by it: a file segment is mapped,
+ * or read at its offset). -1 and errno. */
+int fd_again(int fd);
+
 #endif /* JM4LW_UTIL_H */

@@ -15,7 +15,6 @@
  * thousand scrapers cost one dump per question and interval.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 #include "ops.h"
 #include "reason.h"
 #include "result.h"
+#include "util.h"
 #include "worker.h"
 
 /*
@@ -136,24 +136,6 @@ static unsigned jobs_waiting(const struct jm4lw *m)
 	return n;
 }
 
-/*
- * A descriptor of its own on body @p fd, for one more reply (each
- * reply's buffer closes its own when sent): the file opened again
- * through /proc, else a dup, whose shared offset libevent never reads by
- * (a file segment is mapped, or read at its offset, when it is added).
- * -1 and errno.
- */
-static int body_again(int fd)
-{
-	char p[64];
-	int nfd;
-
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	if ((nfd = open(p, O_RDONLY | O_CLOEXEC)) != -1)
-		return nfd;
-	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
-}
-
 /* Drop the kept bodies dump_min_interval old (@p all: every one), and
  * the newest dump with them (core_last_dump_expire), and look again when
  * the next of them comes of age. */
@@ -202,7 +184,7 @@ static void body_keep(struct jm4lw *m, const struct job *j,
 	    !r->body || r->body_fd == -1 ||
 	    (unsigned)r->view >= DUMP_VIEW_COUNT)
 		return;
-	if ((fd = body_again(r->body_fd)) == -1)
+	if ((fd = fd_again(r->body_fd)) == -1)
 		return; /* the next scrape makes a dump, no worse */
 	b = &m->bodies[r->view];
 	if (b->have)
@@ -233,7 +215,7 @@ static int body_serve(struct jm4lw *m, const struct job_waiter *w,
 		return 0;
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return 0;
-	if ((fd = body_again(b->fd)) == -1) {
+	if ((fd = fd_again(b->fd)) == -1) {
 		free(r);
 		return 0;
 	}
@@ -357,7 +339,7 @@ static void waiters_answer(struct jm4lw *m, struct job_waiters *ws,
 			continue;
 		}
 		*c = *r;
-		if ((c->body_fd = body_again(r->body_fd)) == -1) {
+		if ((c->body_fd = fd_again(r->body_fd)) == -1) {
 			c->status = DUMP_FAILED;
 			c->why = REASON_FAILED;
 			c->body = 0;

@@ -338,21 +338,40 @@ static int fold_index(struct fold *f)
 	return 0;
 }
 
+/* What fold_find and fold_find_names built to fold by: the names and
+ * the stacks of ids. */
+static void build_free(struct names *nm, struct stacks *st)
+{
+	free(nm->s);
+	hmap_free(&nm->ix);
+	free(st->id);
+	free(st->off);
+}
+
 /* The rule over stacks of ids, and the index; frees what it built. */
 static int fold_run(struct fold *f, struct names *nm, struct stacks *st,
     const struct fold_list *l)
 {
 	int r = fold_compute(f, nm, st, l) == 0 && fold_index(f) == 0 ? 0 : -1;
 
-	free(nm->s);
-	hmap_free(&nm->ix);
-	free(st->id);
-	free(st->off);
+	build_free(nm, st);
 	if (r == -1) {
 		fold_free(f);
 		errno = ENOMEM;
 	}
 	return r;
+}
+
+/* @p f emptied; 1 when @p l turns folding off (f->off set): nothing
+ * more to find. */
+static int fold_begin(struct fold *f, const struct fold_list *l)
+{
+	memset(f, 0, sizeof(*f));
+	if (l != NULL && l->off) {
+		f->off = 1;
+		return 1;
+	}
+	return 0;
 }
 
 int fold_find(struct fold *f, const struct heap_profile *hp,
@@ -363,11 +382,8 @@ int fold_find(struct fold *f, const struct heap_profile *hp,
 	struct stacks st = {0};
 	size_t s, i;
 
-	memset(f, 0, sizeof(*f));
-	if (l != NULL && l->off) {
-		f->off = 1;
+	if (fold_begin(f, l))
 		return 0;
-	}
 	for (s = 0; s < hp->nstacks; s++) {
 		if (render_view_stack(&v, &hp->stacks[s], sym) == -1)
 			goto fail;
@@ -382,10 +398,7 @@ int fold_find(struct fold *f, const struct heap_profile *hp,
 	return fold_run(f, &nm, &st, l);
 fail:
 	render_view_free(&v);
-	free(nm.s);
-	hmap_free(&nm.ix);
-	free(st.id);
-	free(st.off);
+	build_free(&nm, &st);
 	errno = ENOMEM;
 	return -1;
 }
@@ -397,11 +410,8 @@ int fold_find_names(struct fold *f, const char *const *const *frames,
 	struct stacks st = {0};
 	size_t s, i;
 
-	memset(f, 0, sizeof(*f));
-	if (l != NULL && l->off) {
-		f->off = 1;
+	if (fold_begin(f, l))
 		return 0;
-	}
 	for (s = 0; s < nstacks; s++) {
 		for (i = 0; i < depth[s]; i++)
 			if (stacks_push(&st, &nm, frames[s][i]) == -1)
@@ -411,10 +421,7 @@ int fold_find_names(struct fold *f, const char *const *const *frames,
 	}
 	return fold_run(f, &nm, &st, l);
 fail:
-	free(nm.s);
-	hmap_free(&nm.ix);
-	free(st.id);
-	free(st.off);
+	build_free(&nm, &st);
 	errno = ENOMEM;
 	return -1;
 }

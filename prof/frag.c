@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -365,6 +366,27 @@ static double frag_nonfull_util(const struct frag_class *b)
 	return (double)(b->curregs - in_full) / (double)(b->nonfull * b->nregs);
 }
 
+/* frag_advice's lines: whom each is for and its text. */
+struct advice {
+	const char *who[8];
+	char txt[8][1024];
+	int n;
+};
+
+/* One more line of advice, for @p who. */
+static void advice_add(struct advice *a, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void advice_add(struct advice *a, const char *who, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->txt[a->n], sizeof(a->txt[a->n]), fmt, ap);
+	va_end(ap);
+	a->who[a->n++] = who;
+}
+
 /* The advice, one line each, to @p out as text (@p json 0) or as JSON
  * objects {"for","text"} comma-separated. */
 static void frag_advice(struct out *out, const struct frag_report *r, int json)
@@ -373,41 +395,31 @@ static void frag_advice(struct out *out, const struct frag_report *r, int json)
 	const struct frag_worst *w = r->nworst > 0 ? &r->worst[0] : NULL;
 	const struct frag_class *b = w != NULL ? &st->bins[w->bin] : NULL;
 	char l[1024], x[32], y[32];
-	const char *who[8], *txt[8];
-	char bufs[8][1024];
-	int n = 0, i;
+	struct advice a = {.n = 0};
+	int i;
 
 	(void)l;
 	fmt_bytes(x, sizeof(x), st->dirty + st->muzzy);
 	if (st->dirty + st->muzzy >= ((uint64_t)1 << 20)) {
-		snprintf(bufs[n], sizeof(bufs[n]),
+		advice_add(&a, "operator",
 		    "jmpg (a purge) gives back ~%s now: the dirty and muzzy "
 		    "pages freed but not yet returned",
 		    x);
-		who[n] = "operator";
-		txt[n] = bufs[n];
-		n++;
 	}
 	if (b != NULL) {
 		fmt_bytes(y, sizeof(y), st->small_free);
-		snprintf(bufs[n], sizeof(bufs[n]),
+		advice_add(&a, "operator",
 		    "the %s of free regions inside live slabs are not returned "
 		    "by jmpg or by decay: a slab goes back only when its last "
 		    "object is freed",
 		    y);
-		who[n] = "operator";
-		txt[n] = bufs[n];
-		n++;
-		snprintf(bufs[n], sizeof(bufs[n]),
+		advice_add(&a, "redis",
 		    "redis on stock jemalloc (Debian's): activedefrag needs "
 		    "jemalloc's defrag hint, which stock jemalloc lacks "
 		    "(CONFIG SET activedefrag yes is refused), so the way to get "
 		    "these slabs back is a restart (with its RDB/AOF) or a "
 		    "failover to a replica, which loads the data compactly");
-		who[n] = "redis";
-		txt[n] = bufs[n];
-		n++;
-		snprintf(bufs[n], sizeof(bufs[n]),
+		advice_add(&a, "developer",
 		    "C: objects of one lifetime in their own arena empty its "
 		    "slabs together: unsigned a; size_t sz = sizeof(a); "
 		    "mallctl(\"arenas.create\", &a, &sz, NULL, 0); then "
@@ -417,18 +429,15 @@ static void frag_advice(struct out *out, const struct frag_report *r, int json)
 		    w->nsites > 0 ? w->sites[0].name
 		                  : "the objects of the class",
 		    b->size);
-		who[n] = "developer";
-		txt[n] = bufs[n];
-		n++;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < a.n; i++) {
 		if (!json) {
-			out_printf(out, "  - %s\n", txt[i]);
+			out_printf(out, "  - %s\n", a.txt[i]);
 			continue;
 		}
 		out_printf(out, "%s{\"for\":\"%s\",\"text\":", i ? "," : "",
-		    who[i]);
-		json_string(out, txt[i]);
+		    a.who[i]);
+		json_string(out, a.txt[i]);
 		out_puts(out, "}");
 	}
 }

@@ -15,7 +15,8 @@
 #	core.sh      pass/fail/skip/finish, assert_*, need, track, wait_exit
 #	daemon.sh    start_daemon/stop_daemon, wait_log, ask, alive, mntr_value
 #	http.sh      hreq, assert_http, http_get, closed_after, run_page
-#	profiles.sh  same_totals, table_by_name, as_jeprof, cut_libjemalloc
+#	profiles.sh  same_totals, table_by_name, as_jeprof, cut_libjemalloc,
+#	             frag_vs_bins
 #	hosts.sh     start_jeprof_host, start_leak_host, start_redis_agent,
 #	             start_bench_host, stop_host, bench_dump, leak_dumps
 # They only define functions; what has effects when sourced (set -u, $T,

@@ -48,7 +48,6 @@ code=$(timeout 60 curl -sS -o "$T/json" -w '%{http_code}' \
 	"http://127.0.0.1:$AHTTP/jemalloc/fragmentation")
 assert_eq "/jemalloc/fragmentation in redis: 200" 200 "$code"
 ask jmsj "$APORT" >"$T/stats"
-j=$(jq '.worst[0].bin' "$T/json")
 size=$(jq '.worst[0].size' "$T/json")
 # A 200-byte value is an sds of 200 + a 3-byte header + its NUL: 204 B.
 cls=$(jq '[.classes[] | select(.size >= 204)][0].size' "$T/json")
@@ -61,25 +60,7 @@ z*alloc* | ztry* | *_usable) fail "the site is named past the allocator's wrappe
 *) pass "the site is named past the allocator's wrappers, as jmtp names it ($site)" ;;
 esac
 jq -r '.worst[0].sites[0] | "# site \(.site) \(.share) \(.stack)"' "$T/json"
-read -r nregs < <(jq -r ".jemalloc.arenas.bin[$j].nregs" "$T/stats")
-read -r slabs regs < <(jq -r ".jemalloc[\"stats.arenas\"].merged.bins[$j] | \"\(.curslabs) \(.curregs)\"" "$T/stats")
-want=$(((slabs * nregs - regs) * size))
-got=$(jq '.worst[0].free_bytes' "$T/json")
-if awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w / 100) }'; then
-	pass "the class's free regions are jemalloc's bins' within 1 % ($got vs $want)"
-else
-	fail "the class's free regions are jemalloc's bins'" "got $got, jmsj says $want"
-fi
-# Sampled objects live outside slabs (promoted to a large extent):
-# curregs counts the others, a fraction exp(-size/period) of them.
-est=$(jq '.worst[0].attributed_bytes' "$T/json")
-if awk -v e="$est" -v r="$regs" -v s="$size" -v lg="$LG" 'BEGIN {
-	in_slabs = e * exp(-s / 2 ^ lg); live = r * s
-	d = in_slabs - live; if (d < 0) d = -d; exit !(live > 0 && d <= live * 0.15) }'; then
-	pass "the class's sampled live bytes are curregs x size within sampling error ($est)"
-else
-	fail "the class's sampled live bytes are curregs x size" "estimate $est, curregs $regs x $size"
-fi
+frag_vs_bins "" "$T/json" "$T/stats" "$size" 0.15 '.worst[0].attributed_bytes'
 assert_cmd "redis still answers PING" test "$(redis-cli -p "$RPORT" ping)" = PONG
 stop_host "redis-server with the agent" "$RPID" "$RDIR/err"
 finish

@@ -21,9 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
-#include "jm4lw.h"
+#include "host.h"
 
 #define A_SIZE 300
 #define A_COUNT 100000
@@ -35,18 +33,9 @@ void *frag_host_site_b(size_t size);
 
 static void *a[A_COUNT], *b[B_COUNT];
 
-/* One allocation site each, a frame of its own (noinline, -O1). */
-#define SITE(fn)                                                               \
-	__attribute__((noinline)) void *fn(size_t size)                        \
-	{                                                                      \
-		void *p = malloc(size);                                        \
-		if (p != NULL)                                                 \
-			memset(p, 1, size);                                    \
-		__asm__ volatile("" : : "r"(p) : "memory");                    \
-		return p;                                                      \
-	}
-SITE(frag_host_site_a)
-SITE(frag_host_site_b)
+/* One allocation site each, a frame of its own (host.h). */
+HOST_SITE(frag_host_site_a)
+HOST_SITE(frag_host_site_b)
 
 /* Fill both sites, then free 80 % of A's at random (a fixed seed). */
 static void fill(void)
@@ -71,22 +60,13 @@ static void fill(void)
 	}
 }
 
-/* SIGTERM: leave the loop. */
-static void host_signal(evutil_socket_t sig, short what, void *arg)
-{
-	(void)sig;
-	(void)what;
-	event_base_loopexit(arg, NULL);
-}
-
 int main(int argc, char *argv[])
 {
 	struct jm4lw_config *cfg = NULL;
 	struct event_base *base;
 	struct jm4lw *module = NULL;
 	struct event *ev = NULL;
-	const char *conf = getenv("JM4LW_CONF");
-	char err[256], addr[128], haddr[128];
+	char addr[128], haddr[128];
 	int status = 1;
 	size_t i;
 
@@ -96,29 +76,13 @@ int main(int argc, char *argv[])
 	}
 	signal(SIGPIPE, SIG_IGN);
 	fill();
-	if ((cfg = jm4lw_config_new()) == NULL ||
-	    (conf != NULL && *conf != '\0' &&
-	        jm4lw_config_load(cfg, conf, err, sizeof(err)) == -1) ||
-	    jm4lw_config_set(cfg, "dump_dir", argv[1], err, sizeof(err)) ==
-	        -1) {
-		fprintf(stderr, "frag_host: %s\n", cfg ? err : "no memory");
+	if ((cfg = host_config("frag_host", argv[1])) == NULL)
 		return 2;
-	}
 	if ((base = event_base_new()) == NULL)
 		return 1;
-	module = jm4lw_new(base, cfg, err, sizeof(err));
-	jm4lw_config_free(cfg);
-	if (module == NULL) {
-		fprintf(stderr, "frag_host: %s\n", err);
-		goto done;
-	}
-	if (jm4lw_listen(module, "127.0.0.1:0") == -1 ||
-	    jm4lw_bound_addr(module, 0, addr, sizeof(addr)) == -1 ||
-	    jm4lw_http_listen(module, "127.0.0.1:0") == -1 ||
-	    jm4lw_http_bound_addr(module, 0, haddr, sizeof(haddr)) == -1)
-		goto done;
-	if ((ev = evsignal_new(base, SIGTERM, host_signal, base)) == NULL ||
-	    event_add(ev, NULL) == -1)
+	if ((module = host_module(base, cfg, "frag_host", addr, haddr,
+	         sizeof(addr))) == NULL ||
+	    (ev = host_sigterm(base)) == NULL)
 		goto done;
 	printf("listening on %s\nhttp on %s\n", addr, haddr);
 	fflush(stdout);

@@ -31,9 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
-#include "jm4lw.h"
+#include "host.h"
 
 #define LEAK_SIZE (16 * 1024)
 #define LEAK_MAX 4096 /* 64 MiB, then the leak stops */
@@ -50,20 +48,10 @@ static size_t nleaked, ncache, churn_next;
 static struct jm4lw *module;
 static struct event_base *base;
 
-/* One allocation site each, kept a frame of its own (noinline, -O1) and
- * its pages touched. */
-#define SITE(fn)                                                               \
-	__attribute__((noinline)) void *fn(size_t size)                        \
-	{                                                                      \
-		void *p = malloc(size);                                        \
-		if (p != NULL)                                                 \
-			memset(p, 1, size);                                    \
-		__asm__ volatile("" : : "r"(p) : "memory");                    \
-		return p;                                                      \
-	}
-SITE(leak_host_steady_leak)
-SITE(leak_host_cache_fill)
-SITE(leak_host_churn)
+/* One allocation site each, a frame of its own (host.h). */
+HOST_SITE(leak_host_steady_leak)
+HOST_SITE(leak_host_cache_fill)
+HOST_SITE(leak_host_churn)
 
 /* Every 50 ms: 16 KiB more that nobody frees. */
 static void leak_tick(evutil_socket_t fd, short what, void *arg)
@@ -132,14 +120,6 @@ static int word_fork(struct jm4lw_reply *r, void *arg)
 	return 0;
 }
 
-/* SIGTERM: leave the loop. */
-static void host_signal(evutil_socket_t sig, short what, void *arg)
-{
-	(void)sig;
-	(void)what;
-	event_base_loopexit(arg, NULL);
-}
-
 /* A persistent timer every @p usec on the loop, or NULL. */
 static struct event *every(long usec, event_callback_fn fn)
 {
@@ -158,8 +138,7 @@ int main(int argc, char *argv[])
 {
 	struct event *ev[4] = {NULL};
 	struct jm4lw_config *cfg = NULL;
-	const char *conf = getenv("JM4LW_CONF");
-	char err[256], addr[128], haddr[128];
+	char addr[128], haddr[128];
 	int status = 1;
 	size_t i;
 
@@ -171,35 +150,19 @@ int main(int argc, char *argv[])
 	 * writes without MSG_NOSIGNAL; jm4lw_http_listen says so). */
 	signal(SIGPIPE, SIG_IGN);
 	srandom(1);
-	if ((cfg = jm4lw_config_new()) == NULL)
+	if ((cfg = host_config("leak_host", argv[1])) == NULL)
 		return 2;
-	if ((conf != NULL && *conf != '\0' &&
-	        jm4lw_config_load(cfg, conf, err, sizeof(err)) == -1) ||
-	    jm4lw_config_set(cfg, "dump_dir", argv[1], err, sizeof(err)) ==
-	        -1) {
-		fprintf(stderr, "leak_host: %s\n", err);
-		return 2;
-	}
 	if ((base = event_base_new()) == NULL)
 		return 1;
-	module = jm4lw_new(base, cfg, err, sizeof(err));
-	jm4lw_config_free(cfg);
-	if (module == NULL) {
-		fprintf(stderr, "leak_host: %s\n", err);
-		goto done;
-	}
-	if (jm4lw_listen(module, "127.0.0.1:0") == -1 ||
-	    jm4lw_bound_addr(module, 0, addr, sizeof(addr)) == -1 ||
-	    jm4lw_http_listen(module, "127.0.0.1:0") == -1 ||
-	    jm4lw_http_bound_addr(module, 0, haddr, sizeof(haddr)) == -1 ||
+	if ((module = host_module(base, cfg, "leak_host", addr, haddr,
+	         sizeof(addr))) == NULL ||
 	    jm4lw_add_word(module, "frk1", word_fork, NULL, 0) == -1)
 		goto done;
 	ev[0] = every(50000, leak_tick);
 	ev[1] = every(125000, cache_tick);
 	ev[2] = every(5000, churn_tick);
-	ev[3] = evsignal_new(base, SIGTERM, host_signal, base);
-	if (ev[0] == NULL || ev[1] == NULL || ev[2] == NULL || ev[3] == NULL ||
-	    evsignal_add(ev[3], NULL) == -1)
+	ev[3] = host_sigterm(base);
+	if (ev[0] == NULL || ev[1] == NULL || ev[2] == NULL || ev[3] == NULL)
 		goto done;
 	printf("listening on %s\nhttp on %s\n", addr, haddr);
 	fflush(stdout);

@@ -19,9 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
-#include "jm4lw.h"
+#include "host.h"
 
 #define BLOCK (256 * 1024)
 
@@ -31,18 +29,9 @@ void *snap_host_second(size_t size);
 static void *first[32], *second[16];
 static struct event_base *base;
 
-/* One allocation site each, a frame of its own, its pages touched. */
-#define SITE(fn)                                                               \
-	__attribute__((noinline)) void *fn(size_t size)                        \
-	{                                                                      \
-		void *p = malloc(size);                                        \
-		if (p != NULL)                                                 \
-			memset(p, 1, size);                                    \
-		__asm__ volatile("" : : "r"(p) : "memory");                    \
-		return p;                                                      \
-	}
-SITE(snap_host_first)
-SITE(snap_host_second)
+/* One allocation site each, a frame of its own (host.h). */
+HOST_SITE(snap_host_first)
+HOST_SITE(snap_host_second)
 
 /* What a word asks for, done on the loop after the word's callback: the
  * module keeps its host's thread unsampled while a callback of its own
@@ -80,21 +69,12 @@ static int word_do(struct jm4lw_reply *r, void *arg)
 	return 0;
 }
 
-/* SIGTERM: leave the loop. */
-static void host_signal(evutil_socket_t sig, short what, void *arg)
-{
-	(void)sig;
-	(void)what;
-	event_base_loopexit(arg, NULL);
-}
-
 int main(int argc, char *argv[])
 {
 	struct jm4lw_config *cfg = NULL;
 	struct jm4lw *module = NULL;
 	struct event *sig = NULL;
-	const char *conf = getenv("JM4LW_CONF");
-	char err[256], addr[128], haddr[128];
+	char addr[128], haddr[128];
 	int status = 1;
 	size_t i;
 
@@ -103,33 +83,16 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if ((cfg = jm4lw_config_new()) == NULL)
+	if ((cfg = host_config("snap_host", argv[1])) == NULL)
 		return 2;
-	if ((conf != NULL && *conf != '\0' &&
-	        jm4lw_config_load(cfg, conf, err, sizeof(err)) == -1) ||
-	    jm4lw_config_set(cfg, "dump_dir", argv[1], err, sizeof(err)) ==
-	        -1) {
-		fprintf(stderr, "snap_host: %s\n", err);
-		return 2;
-	}
 	if ((base = event_base_new()) == NULL)
 		return 1;
-	module = jm4lw_new(base, cfg, err, sizeof(err));
-	jm4lw_config_free(cfg);
-	if (module == NULL) {
-		fprintf(stderr, "snap_host: %s\n", err);
-		goto done;
-	}
-	if (jm4lw_listen(module, "127.0.0.1:0") == -1 ||
-	    jm4lw_bound_addr(module, 0, addr, sizeof(addr)) == -1 ||
-	    jm4lw_http_listen(module, "127.0.0.1:0") == -1 ||
-	    jm4lw_http_bound_addr(module, 0, haddr, sizeof(haddr)) == -1 ||
+	if ((module = host_module(base, cfg, "snap_host", addr, haddr,
+	         sizeof(addr))) == NULL ||
 	    jm4lw_add_word(module, "big1", word_do, (void *)1, 0) == -1 ||
 	    jm4lw_add_word(module, "big2", word_do, (void *)2, 0) == -1 ||
-	    jm4lw_add_word(module, "fre1", word_do, (void *)3, 0) == -1)
-		goto done;
-	sig = evsignal_new(base, SIGTERM, host_signal, base);
-	if (sig == NULL || evsignal_add(sig, NULL) == -1)
+	    jm4lw_add_word(module, "fre1", word_do, (void *)3, 0) == -1 ||
+	    (sig = host_sigterm(base)) == NULL)
 		goto done;
 	printf("listening on %s\nhttp on %s\n", addr, haddr);
 	fflush(stdout);

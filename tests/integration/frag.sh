@@ -87,25 +87,8 @@ assert_eq "JSON: frag_host_site_b is not a site of the 320 B class" \
 	0 "$(jq '[.worst[0].sites[] | select(.site == "frag_host_site_b")] | length' "$D/json")"
 # jemalloc's own figures for the class (jmsj: malloc_stats_print's JSON).
 j=$(jq '.worst[0].bin' "$D/json")
-read -r size nregs < <(jq -r ".jemalloc.arenas.bin[$j] | \"\(.size) \(.nregs)\"" "$D/stats")
-read -r slabs regs < <(jq -r ".jemalloc[\"stats.arenas\"].merged.bins[$j] | \"\(.curslabs) \(.curregs)\"" "$D/stats")
-want=$(((slabs * nregs - regs) * size))
-got=$(jq '.worst[0].free_bytes' "$D/json")
-if awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w / 100) }'; then
-	pass "JSON: the class's free regions are jemalloc's bins' within 1 % ($got vs $want)"
-else
-	fail "JSON: the class's free regions are jemalloc's bins'" "got $got, jmsj says $want"
-fi
-# The sampled objects live outside slabs (promoted to a large extent):
-# curregs counts the others, a fraction exp(-size/period) of them.
-est=$(jq '.worst[0].sites[0].bytes' "$D/json")
-if awk -v e="$est" -v r="$regs" -v s="$size" -v lg="$LG" 'BEGIN {
-	in_slabs = e * exp(-s / 2 ^ lg); live = r * s
-	d = in_slabs - live; if (d < 0) d = -d; exit !(live > 0 && d <= live * 0.1) }'; then
-	pass "JSON: the site's live bytes match curregs x size within sampling error ($est)"
-else
-	fail "JSON: the site's live bytes match curregs x size" "estimate $est, curregs $regs x $size"
-fi
+read -r size < <(jq -r ".jemalloc.arenas.bin[$j].size" "$D/stats")
+frag_vs_bins "JSON: " "$D/json" "$D/stats" "$size" 0.1 '.worst[0].sites[0].bytes'
 assert_grep_F "JSON: the limits are said" 'inferred from its mean' "$D/json"
 assert_eq "prof_stats: the class's requests average 300 B" 300 \
 	"$(jq '.worst[0].req_mean' "$D/json")"

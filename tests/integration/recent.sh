@@ -74,6 +74,19 @@ ok = eval("(" + sys.argv[2] + ")")
 sys.exit(0 if ok else 1)' "$T/$1.body" "$2"
 }
 
+# reload_max DIR N NAME: recent_max = N in DIR/jm4lwd.conf, SIGHUP to
+# $PID, then /jemalloc/recent (the body of hreq NAME) asked until it says
+# recent_max N, 5 s at most ($SLOW times more under a wrapper).
+reload_max() {
+	printf 'recent_max = %s\ndump_min_interval = 0\n' "$2" >"$1/jm4lwd.conf"
+	kill -HUP "$PID"
+	for _ in $(seq $((50 * SLOW))); do
+		hreq "$3" /jemalloc/recent >/dev/null
+		json_check "$3" "r[\"recent_max\"] == $2" 2>/dev/null && break
+		sleep 0.1
+	done
+}
+
 case_daemon() {
 	local d code
 	d=$(scratch daemon)
@@ -170,13 +183,7 @@ case_daemon() {
 
 	# The key's ceiling, then back to the default: each reload is
 	# followed, the ring fills past the old size and shrinks again.
-	printf 'recent_max = 100000\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
-	kill -HUP "$PID"
-	for _ in $(seq $((50 * SLOW))); do
-		hreq big /jemalloc/recent >/dev/null
-		json_check big 'r["recent_max"] == 100000' 2>/dev/null && break
-		sleep 0.1
-	done
+	reload_max "$d" 100000 big
 	for _ in $(seq 40); do ask mntr >/dev/null; done
 	assert_http "recent_max = 100000: /jemalloc/recent" 200 big /jemalloc/recent
 	assert_cmd "recent_max = 100000: more than 64 records kept, each shown" \
@@ -185,13 +192,7 @@ case_daemon() {
 	ask jmrc >"$d/big.out"
 	assert_grep "recent_max = 100000: jmrc's heading" \
 		'^# [0-9]+ of [0-9]+ recent sampled allocations' "$d/big.out"
-	printf 'recent_max = 64\ndump_min_interval = 0\n' >"$d/jm4lwd.conf"
-	kill -HUP "$PID"
-	for _ in $(seq $((50 * SLOW))); do
-		hreq back /jemalloc/recent >/dev/null
-		json_check back 'r["recent_max"] == 64' 2>/dev/null && break
-		sleep 0.1
-	done
+	reload_max "$d" 64 back
 	assert_cmd "back to recent_max = 64: jemalloc keeps 64 at most" \
 		json_check back 'r["recent_max"] == 64 and 0 < r["count"] <= 64'
 	alive "after recent_max 0, 5, 100000 and 64: the daemon still serves"

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # tests/lib/profiles.sh — profiles held to jeprof: totals, tables by
 # function name, jeprof's names for what it names wrongly, and
-# libjemalloc's frames cut as render_dump cuts them. Definitions only;
+# libjemalloc's frames cut as render_dump cuts them; fragmentation held
+# to jemalloc's bins. Definitions only;
 # sourced by tests/lib.sh over core.sh.
 
 # same_totals NAME BINARY PROFILE [BASE]: prof/heapprof.c's unsampled
@@ -218,4 +219,35 @@ same_rows() {
 # divides by 2^20 too); an objects line is the same in both.
 jeprof_total() {
 	head -1 "$1" | sed 's/^Total: \(.*\) MiB$/Total: \1 MB/'
+}
+
+# frag_vs_bins PREFIX JSON STATS SIZE TOL EST: the worst class of a
+# /jemalloc/fragmentation answer (JSON) held to jemalloc's own bins as
+# jmsj reads them (STATS), SIZE the class's size: its free regions,
+# (curslabs x nregs - curregs) x SIZE, within 1 %; and EST (a jq path in
+# JSON: sampled live bytes) less the sampled objects jemalloc keeps
+# outside slabs (promoted to a large extent, a fraction
+# exp(-size/period) of them in slabs), curregs x SIZE within TOL (a
+# fraction; $LG is lg_prof_sample). PREFIX starts each line. Sets regs
+# (the class's curregs) for the caller's further checks.
+frag_vs_bins() {
+	local pre=$1 json=$2 stats=$3 size=$4 tol=$5 path=$6 j nregs slabs want got est
+	j=$(jq '.worst[0].bin' "$json")
+	read -r nregs < <(jq -r ".jemalloc.arenas.bin[$j].nregs" "$stats")
+	read -r slabs regs < <(jq -r ".jemalloc[\"stats.arenas\"].merged.bins[$j] | \"\(.curslabs) \(.curregs)\"" "$stats")
+	want=$(((slabs * nregs - regs) * size))
+	got=$(jq '.worst[0].free_bytes' "$json")
+	if awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(w > 0 && d <= w / 100) }'; then
+		pass "${pre}the class's free regions are jemalloc's bins' within 1 % ($got vs $want)"
+	else
+		fail "${pre}the class's free regions are jemalloc's bins'" "got $got, jmsj says $want"
+	fi
+	est=$(jq "$path" "$json")
+	if awk -v e="$est" -v r="$regs" -v s="$size" -v lg="$LG" -v t="$tol" 'BEGIN {
+		in_slabs = e * exp(-s / 2 ^ lg); live = r * s
+		d = in_slabs - live; if (d < 0) d = -d; exit !(live > 0 && d <= live * t) }'; then
+		pass "${pre}the sampled live bytes ($path) are curregs x size within sampling error ($est)"
+	else
+		fail "${pre}the sampled live bytes ($path) are curregs x size" "estimate $est, curregs $regs x $size"
+	fi
 }

@@ -25,6 +25,7 @@
 #include "heapprof.h"
 #include "render.h"
 #include "render_threads.h"
+#include "sym_table.h"
 #include "trend.h"
 
 #define N(a) (sizeof(a) / sizeof(a[0]))
@@ -217,25 +218,7 @@ static void parse(void **state)
 static const char *const names[] = {NULL, "main", "createString", "lpInsert",
     "setKey", "w", "w_usable", "single"};
 
-/* The stand-in for prof/symbolize.c: one frame, named from the table. */
-int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
-    struct sym_frame *out, int max)
-{
-	(void)s;
-	(void)leaf;
-	(void)max;
-	memset(out, 0, sizeof(*out));
-	out->func = out->name = out->raw = pc < N(names) ? names[pc] : "?";
-	return 1;
-}
-
-/* No allocator library among the stand-in's frames. */
-int sym_in_allocator(struct symbolizer *s, uint64_t pc)
-{
-	(void)s;
-	(void)pc;
-	return 0;
-}
+SYM_TABLE(names);
 
 /* heap_v2/0: no unsampling, the bytes are the figures. 1, 2 and 4 MiB
  * through w_usable <- w from three callers, 8 MiB in a single-caller

@@ -5,7 +5,7 @@
  * a real dump's; a stack of two sizes is mixed, never the nearest class;
  * too few samples to tell is mixed too. The classes' free regions; the
  * attribution of a hand-built profile to its sites, and its text, JSON
- * and collapsed stacks, names from the test's own sym_lookup.
+ * and collapsed stacks, names from the test's own table (sym_table.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 
 #include "frag.h"
 #include "heapprof.h"
+#include "sym_table.h"
 #include "symbolize.h"
 
 /* jemalloc 5.3's small classes with 4 KiB pages, and its first large
@@ -163,26 +164,7 @@ static void test_derive(void **state)
 static const char *const names[] = {NULL, "main", "site_a", "site_a", "d",
     "site_c", "mixed_site", "small"};
 
-/* The stand-in for prof/symbolize.c: one frame, named from the table. */
-int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
-    struct sym_frame *out, int max)
-{
-	(void)s;
-	(void)leaf;
-	(void)max;
-	memset(out, 0, sizeof(*out));
-	out->func = out->name = out->raw =
-	    pc < sizeof(names) / sizeof(names[0]) ? names[pc] : "?";
-	return 1;
-}
-
-/* No allocator library among the stand-in's frames. */
-int sym_in_allocator(struct symbolizer *s, uint64_t pc)
-{
-	(void)s;
-	(void)pc;
-	return 0;
-}
+SYM_TABLE(names);
 
 /* heap_v2/0: no unsampling, the test's own figures. 320 B: site_a 10
  * objects by main and 5 by d, site_c 5; a stack of 320 and 384 (mixed);

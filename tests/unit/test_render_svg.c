@@ -19,6 +19,7 @@
 
 #include "heapprof.h"
 #include "render_svg.h"
+#include "sym_table.h"
 #include "view.h"
 
 /* What each address is called (0x1 .. 0xb). Two addresses, 0x3 and 0x5,
@@ -40,26 +41,7 @@ static const char *const names[] = {
     "gone",
 };
 
-/* The stand-in for prof/symbolize.c: one frame, named from the table. */
-int sym_lookup(struct symbolizer *s, uint64_t pc, int leaf,
-    struct sym_frame *out, int max)
-{
-	(void)s;
-	(void)leaf;
-	(void)max;
-	memset(out, 0, sizeof(*out));
-	out->func = out->name = out->raw =
-	    pc < sizeof(names) / sizeof(names[0]) ? names[pc] : "?";
-	return 1;
-}
-
-/* No allocator library among the stand-in's frames. */
-int sym_in_allocator(struct symbolizer *s, uint64_t pc)
-{
-	(void)s;
-	(void)pc;
-	return 0;
-}
+SYM_TABLE(names);
 
 #define MAPS "\nMAPPED_LIBRARIES:\n"
 
