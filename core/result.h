@@ -44,6 +44,9 @@ struct dump_result {
 	                      dump_min_interval): @c age says how old */
 	long age;          /* seconds, HTTP's Age */
 	char folded[1024]; /* a collapsed view's wrappers (profile_folded) */
+	char snap[256];    /* the snapshot a since= or at=peak view was drawn
+	                      from, in words ("" otherwise): HTTP's
+	                      X-Jm4lw-Base, for views without a heading */
 	char log[DUMP_LOG_MAX]; /* "<level><line>\n" lines, for the loop */
 	size_t loglen;
 };

@@ -399,10 +399,12 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 		    "# profiling is inactive now (prof.active false): "
 		    "no snapshot is taken and nothing new is sampled "
 		    "until it is active again\n");
+	snprintf(label, sizeof(label),
+	    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,
+	    (size_t)j->snap + 1, ring->n);
+	/* The same words beside the body: collapsed has no heading. */
+	snprintf(j->res.snap, sizeof(j->res.snap), "%s", label);
 	if (j->kind == JOB_SINCE) {
-		snprintf(label, sizeof(label),
-		    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,
-		    (size_t)j->snap + 1, ring->n);
 		r = profile_render_since(j->res.view, j->dump_fd, fd, label,
 		    j->hints, out, err, errlen);
 		close(fd);

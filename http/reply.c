@@ -224,6 +224,10 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 	if (r->folded[0] != '\0')
 		evhttp_add_header(evhttp_request_get_output_headers(p->req),
 		    "X-Jm4lw-Folded", r->folded);
+	/* Which snapshot a since= or at=peak answer is drawn from. */
+	if (r->snap[0] != '\0')
+		evhttp_add_header(evhttp_request_get_output_headers(p->req),
+		    "X-Jm4lw-Base", r->snap);
 	if (p->word) { /* jmfp's path, jmdf's after its table */
 		struct out out = http_out_of(b);
 		proto_render_dump(&out, r);

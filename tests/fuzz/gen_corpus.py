@@ -16,8 +16,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "corpus")
 
 WORDS = ["ruok", "mntr", "srvr", "conf", "jmst", "jmsj", "jmfp", "jmtp",
-         "jmcs", "jmfg", "jmdf", "jmep", "jmdp", "jmpg", "jmls", "jmrs",
-         "jmdr", "jmhi", "jmlk", "jmrc"]  # proto_words, in order
+         "jmcs", "jmfg", "jmcg", "jmth", "jmdf", "jmgr", "jmpk", "jmep",
+         "jmdp", "jmpg", "jmls", "jmrs", "jmdr", "jmfr", "jmhi", "jmlk",
+         "jmrc"]  # proto_words, in order
 HOST = ["hwid", "hbin", "herr"]
 ITEMS = HOST + ["dyn"] + WORDS  # allow-list items, bit i % 16
 ERRNOS = ["none", "enoent", "efault", "eperm", "einval", "eagain"]

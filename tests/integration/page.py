@@ -394,6 +394,51 @@ def other_base(c):
            "a base of another process, chosen on purpose, is labelled: %s" % st)
 
 
+def snapshot_choices(c):
+    """The in-memory snapshots (page.sh's agent takes one a second): "last
+    minute" shows the growth since the snapshot of then, labelled with its
+    time and age, or the server's one-line reason (no snapshot that old
+    yet) with no table under it; "Heap at the peak" shows the snapshot's
+    heading above its top functions."""
+    done = "(document.querySelector('#growth').dataset.loaded || '') != %s || (document.querySelector('#growth').dataset.refused || '') != %s"
+    g = "document.querySelector('#growth').dataset"
+    t0 = time.time()
+    prev = [c.ev("%s.loaded || ''" % g), c.ev("%s.refused || ''" % g)]
+    c.pump(1.2)  # dump_min_interval: since= dumps the live heap
+    c.click("document.querySelector('#g-since button[data-since=\"1m\"]')")
+    ok = c.wait(done % (json.dumps(prev[0]), json.dumps(prev[1])), 60)
+    st = c.ev("document.querySelector('#g-state').textContent") or ""
+    rows = table_rows(c, "#gtop")
+    grew = re.match(r"^growth since the snapshot of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ s ago, \d+ of \d+ kept\): [-+0-9]", st)
+    said = re.search(r"no snapshot is 60 s old: the oldest is .* old .*snapshot_count", st)
+    result(ok and ((grew and rows) or (said and not rows)),
+           "since the last minute: the growth labelled with its snapshot, or the server's reason and no table: %s (%d rows)"
+           % (st, len(rows)), st)
+    # The agent is younger than a minute here: the same choice for 10 s
+    # shows the growth itself, labelled from X-Jm4lw-Base.
+    prev = c.ev("%s.loaded || ''" % g)
+    c.ev("document.querySelector('#g-since button[data-since=\"1m\"]').dataset.since = '10s'")
+    c.pump(1.2)  # dump_min_interval
+    c.click("document.querySelector('#g-since button[data-since=\"10s\"]')")
+    ok = c.wait("(%s.loaded || '') != %s" % (g, json.dumps(prev)), 60)
+    c.ev("document.querySelector('#g-since button[data-since=\"10s\"]').dataset.since = '1m'")
+    st = c.ev("document.querySelector('#g-state').textContent") or ""
+    rows = table_rows(c, "#gtop")
+    grew = re.match(r"^growth since the snapshot of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \((\d+) s ago, \d+ of \d+ kept\): [-+0-9]", st)
+    result(ok and grew and 10 <= int(grew.group(1)) < 60 and rows,
+           "since 10 s: the growth, labelled with its snapshot's time and age: %s (%d rows)" % (st, len(rows)), st)
+    prev = c.ev("%s.loaded || ''" % g)
+    c.click("document.querySelector('#g-peak')")
+    ok = c.wait("(%s.loaded || '') != %s" % (g, json.dumps(prev)), 60)
+    head = c.ev("(e => e.classList.contains('hidden') ? '' : e.textContent)(document.querySelector('#g-heading'))") or ""
+    rows = table_rows(c, "#gtop")
+    result(ok and re.match(r"^the heap at the peak: the snapshot of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ s ago, \d+ of \d+ kept\), stats.allocated ", head)
+           and "snapshot_interval 1 s apart" in head and rows and rows[0][1].endswith("%"),
+           "Heap at the peak: its heading above its top functions (%s; %d rows)" % (head.split("\n")[0], len(rows)),
+           [head, c.ev("document.querySelector('#g-state').textContent")])
+    log("the snapshots' choices took %.1f s" % (time.time() - t0))
+
+
 def callgraph_view(c):
     """The drawn call graph fits its box at first view (the heaviest
     node, N1, in it); +, the wheel and Fit change its scale, a drag
@@ -632,6 +677,7 @@ def run(c):
     result(fill and fill.startswith("rgb(255,"), "createStringObject is red in the differential flame graph (%s)" % fill)
     c.shot("growth.png")
     other_base(c)
+    snapshot_choices(c)
 
     # Dumps: each row says why it was taken, as the JSON does.
     whys = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')).map(r => [r.dataset.name, r.querySelector('td.why').textContent])")
@@ -643,6 +689,13 @@ def run(c):
            "each dump has raw, symbolized, pprof, collapsed, svg, text, dot, callgraph and threads links", links)
     for name, href, dl in links:
         code, body = get(href)
+        # A snapshot on the worker (page.sh's agent takes one a second):
+        # a 409 "retry when it is done", as the page's own fetches retry.
+        for _ in range(3):
+            if code != 409 or b"a dump is in progress" not in body:
+                break
+            time.sleep(1)
+            code, body = get(href)
         want = {"raw": b"heap_v2/", "pprof": b"\x1f\x8b", "svg": b"<?xml", "dot": b"digraph",
                 "callgraph": b"<?xml", "threads": b"# live heap by thread"}.get(name, b"")
         result(code == 200 and len(body) > 0 and body.startswith(want),
@@ -712,7 +765,12 @@ def run(c):
     c.size(390, 844, True)
     c.pump(1.0)
     sw = c.ev("document.documentElement.scrollWidth")
-    result(sw <= 391, "at 390 px wide nothing overflows sideways (scrollWidth %s)" % sw)
+    # What sticks out, if anything: elements past the edge that no
+    # scrolling box of theirs clips.
+    wide = c.ev("Array.from(document.querySelectorAll('body *')).filter(e => { if (e.getBoundingClientRect().right <= 392) return false;"
+                " for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) if (getComputedStyle(p).overflowX !== 'visible') return false;"
+                " return true; }).slice(0, 8).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))")
+    result(sw <= 391, "at 390 px wide nothing overflows sideways (scrollWidth %s)" % sw, wide)
     c.shot("phone.png", full=True)
     c.size(1280, 800, False)
     c.pump(0.6)

@@ -20,8 +20,12 @@ need chromium firefox-esr python3 curl redis-server redis-cli redis-benchmark nc
 [ -x "$JM4LW_RUN" ] || die "$JM4LW_RUN is not executable"
 
 case_page() {
-	local shots urls f od opid
-	start_redis_agent page MALLOC_CONF=lg_prof_sample:14 || return
+	local shots urls f od opid conf
+	# A snapshot a second, a ring of 90: the Growth section's "last
+	# minute" and "Heap at the peak" have snapshots within the test.
+	conf=$(scratch page_conf)/jm4lw.conf
+	printf 'snapshot_interval = 1\nsnapshot_count = 90\n' >"$conf"
+	start_redis_agent page MALLOC_CONF=lg_prof_sample:14 JM4LW_CONF="$conf" || return
 	# Another process of the user keeps its dumps in the same dump_dir
 	# (as every process does by default): the page must not take them
 	# for the agent's own.
@@ -58,7 +62,7 @@ case_page() {
 	track -g $!
 
 	shots=$(scratch shots)
-	run_page page.py 50 240 "$AHTTP" "$RPORT" "$shots"
+	run_page page.py 53 240 "$AHTTP" "$RPORT" "$shots"
 	run_page page_firefox.py 7 240 "$AHTTP" "$shots"
 	for f in heap zoom search growth stats phone page firefox; do
 		if [ "$(head -c 8 "$shots/$f.png" 2>/dev/null | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]; then

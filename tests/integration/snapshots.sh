@@ -114,6 +114,11 @@ assert_grep "collapsed, old and new: snap_host_second from 0 to 4 MiB" \
 	';snap_host_second 0 4194304$' "$D/since.col"
 assert_grep "collapsed, old and new: snap_host_first 8 MiB in both" \
 	';snap_host_first 8388608 8388608$' "$D/since.col"
+# Collapsed has no heading: a header says which snapshot it is from.
+timeout 60 curl -sS -o /dev/null -D "$D/since.hdr" \
+	"http://127.0.0.1:$HPORT/jemalloc/profile?since=${since}s&format=collapsed"
+assert_grep "X-Jm4lw-Base names the snapshot and its age" \
+	'^X-Jm4lw-Base: the snapshot of [0-9T:-]+Z \([0-9]+ s ago, [0-9]+ of [0-9]+ kept\)' "$D/since.hdr"
 
 # Go's route too: pprof of the difference, read by go tool pprof.
 since=$(awk -v a="$T_OLD" -v b="$(date +%s.%N)" 'BEGIN { s = b - a; print int(s) + (s > int(s)) }')
@@ -161,6 +166,12 @@ code=$(get "/jemalloc/profile?at=peak&format=text" "$D/peak")
 assert_eq "?at=peak answers 200" 200 "$code"
 assert_eq "the peak holds snap_host_first's 8 MiB" 8.0 "$(mb snap_host_first "$D/peak")"
 assert_eq "the peak holds snap_host_second's 4 MiB" 4.0 "$(mb snap_host_second "$D/peak")"
+timeout 60 curl -sS -o /dev/null -D "$D/peak.hdr" \
+	"http://127.0.0.1:$HPORT/jemalloc/profile?at=peak&format=collapsed"
+assert_grep "at=peak's X-Jm4lw-Base names the heading's snapshot" \
+	"^X-Jm4lw-Base: $(sed -n 's/^# the heap at the peak: \(the snapshot of [0-9T:-]*Z\) .*/\1/p' "$D/peak")" "$D/peak.hdr"
+curl -sS -D "$D/live.hdr" -o /dev/null "http://127.0.0.1:$HPORT/jemalloc/profile?format=collapsed"
+assert_no_grep "the live heap's answer has no X-Jm4lw-Base" '^X-Jm4lw-Base' "$D/live.hdr"
 assert_grep "it says which snapshot and its stats.allocated" \
 	'^# the heap at the peak: the snapshot of [0-9T:-]+Z \([0-9]+ s ago, [0-9]+ of [0-9]+ kept\), stats.allocated [0-9.]+ MiB' "$D/peak"
 assert_grep "and how near the history's true peak it is" \

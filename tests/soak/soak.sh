@@ -91,7 +91,7 @@ JDUMPS=$W/jdumps
 mkdir -p "$JDUMPS"
 # dump_symbolized: each dump symbolizes after prof.dump, so a SIGKILL a
 # few ms in meets a job on the worker.
-printf 'dump_min_interval = 0\ndump_min_free = 0\ndump_keep = 4\nhistory_interval = 1\ndump_symbolized = on\n' >"$W/jm4lwd.conf"
+printf 'dump_min_interval = 0\ndump_min_free = 0\ndump_keep = 4\nhistory_interval = 1\ndump_symbolized = on\nsnapshot_interval = 1\n' >"$W/jm4lwd.conf"
 start_daemon -e MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:8 \
 	-- -f "$W/jm4lwd.conf" -l 127.0.0.1:0 -D "$JDUMPS" || die "jm4lwd"
 JPID=$PID
@@ -103,11 +103,12 @@ printf 'dump_min_interval = 0\ndump_min_free = 0\ndump_keep = 4\n' >"$W/leak/con
 start_leak_host "$W/leak" 10 || die "leak_host" "$(cat "$W/leak/err")"
 
 # --- the clients -------------------------------------------------------------
-WORDS="ruok mntr srvr conf jmst jmsj jmfp jmtp jmcs jmfg jmcg jmth jmdf jmep jmpg jmls jmrs jmhi jmlk jmrc"
+WORDS="ruok mntr srvr conf jmst jmsj jmfp jmtp jmcs jmfg jmcg jmth jmdf jmgr jmpk jmep jmpg jmls jmrs jmfr jmhi jmlk jmrc"
 MUTATES=" jmfp jmdf jmep jmdp jmpg jmrs "
 # The refusals a busy module gives: expected, and counted apart.
-# (jmcs right after jmrs's reset: no samples yet, and the line says so.)
-REFUSAL='in progress|dump_min_interval|dump_min_free|refused: .* free|need at least 3 dumps|no space|No space left|cut short|has no samples'
+# (jmcs right after jmrs's reset: no samples yet, and the line says so;
+# jmgr and jmpk before the first snapshot.)
+REFUSAL='in progress|dump_min_interval|dump_min_free|refused: .* free|need at least 3 dumps|no space|No space left|cut short|has no samples|no snapshot yet'
 
 # One round of every word on the words' port of $1; replies checked.
 words_round() {
@@ -171,6 +172,7 @@ reply_check() {
 	jmhi) grep -q '^allocated ' "$f" || bad "$face jmhi: no allocated line" ;;
 	jmlk) grep -q '^# [0-9]* leak suspects over' "$f" || bad "$face jmlk: $(head -1 "$f")" ;;
 	jmrc) grep -q '^# [0-9]* of [0-9]* recent sampled allocations' "$f" || bad "$face jmrc: $(head -1 "$f")" ;;
+	jmgr | jmpk) grep -q '^# snapshots: [0-9]* kept' "$f" || bad "$face $w: $(head -1 "$f")" ;;
 	esac
 }
 
