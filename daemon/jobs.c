@@ -288,6 +288,17 @@ static int jobs_share(struct jm4lw *m, const struct job_waiter *w,
 	return jobs_queue(m, w, req);
 }
 
+/* Point @p g's request at its own copies (who, a kept dump's names),
+ * after the group was copied or moved. */
+static void group_point(struct job_group *g)
+{
+	g->req.who = g->who_buf;
+	if (g->req.name != NULL)
+		g->req.name = g->name_buf;
+	if (g->req.base != NULL)
+		g->req.base = g->base_buf;
+}
+
 /* @p req for @p w waits its turn: with the queued group that asks the
  * same, else in a new one; refused when the queue is full. 1: answered
  * or waiting. */
@@ -307,6 +318,15 @@ static int jobs_queue(struct jm4lw *m, const struct job_waiter *w,
 		}
 		g = &m->queued[m->nqueued++];
 		req_keep(&g->req, g->who_buf, sizeof(g->who_buf), req);
+		/* A kept dump's names (the page's downloads, its growth)
+		 * are the caller's: the group keeps its own copies. */
+		if (req->name != NULL)
+			snprintf(g->name_buf, sizeof(g->name_buf), "%s",
+			    req->name);
+		if (req->base != NULL)
+			snprintf(g->base_buf, sizeof(g->base_buf), "%s",
+			    req->base);
+		group_point(g);
 		/* A fresh list: a slot left by jobs_next held one that is
 		 * some job's now. */
 		g->ws = (struct job_waiters){0};
@@ -375,7 +395,10 @@ static void jobs_next(struct jm4lw *m)
 		m->nqueued--;
 		/* Its list is g's now: the slot keeps no copy of it. */
 		m->queued[m->nqueued].ws = (struct job_waiters){0};
-		g.req.who = g.who_buf;
+		/* Moved: each group's strings are in its own bufs again. */
+		group_point(&g);
+		for (i = 0; i < m->nqueued; i++)
+			group_point(&m->queued[i]);
 		for (i = 0; i < g.ws.n;)
 			if (body_serve(m, &g.ws.w[i], &g.req))
 				g.ws.w[i] = g.ws.w[--g.ws.n];
@@ -605,16 +628,19 @@ static void module_submit(struct jm4lw *m)
  * When that job is one nobody asked for (jemalloc's own dump taken in,
  * JOB_ADOPT, or a profile snapshot): a person's word is not turned away
  * for our housekeeping, it runs next. Only a request that owns nothing
- * but its kind and numbers (a dump and its view, the leaks, the recent
- * allocations) can be kept past this call: a name, a base, a body or a
- * detail points into the caller's.
+ * but its kind, its numbers and a kept dump's names (the group copies
+ * them) can be kept past this call: a body or a detail points into the
+ * caller's.
  */
 static int jobs_behind_nobody(struct jm4lw *m, const struct job_req *req)
 {
+	const size_t max = sizeof(m->queued[0].name_buf);
+
 	return core_job_busy(&m->core) && m->waiters.n == 0 &&
 	    (m->mj->job.kind == JOB_ADOPT || m->mj->job.kind == JOB_SNAP) &&
-	    req->name == NULL && req->base == NULL && req->addrs == NULL &&
-	    req->detail == NULL && !req->has_base_fd;
+	    (req->name == NULL || strlen(req->name) < max) &&
+	    (req->base == NULL || strlen(req->base) < max) &&
+	    req->addrs == NULL && req->detail == NULL && !req->has_base_fd;
 }
 
 /*

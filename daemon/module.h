@@ -106,8 +106,9 @@ struct job_waiters {
  * question (job_req_same), started in turn as the worker frees. */
 #define JOBS_QUEUED_MAX 8
 struct job_group {
-	struct job_req req; /* its who points at who_buf */
+	struct job_req req; /* its who, name and base point at the bufs */
 	char who_buf[64];
+	char name_buf[256], base_buf[256]; /* a kept dump's names */
 	struct job_waiters ws;
 };
 
