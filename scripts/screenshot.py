@@ -58,8 +58,17 @@ def main():
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        check=False)
         c.pump(1.5)  # dump_min_interval
+        # The dump was posted from here, not by the page's button: its
+        # Dumps list (and so Growth's pickers) is asked again, and the
+        # live heap and the threads are drawn from one dump, after the
+        # load, so the picture's figures agree.
+        c.click("document.querySelector('#dumps-refresh')")
+        c.ev("document.querySelector('#heap').dataset.loaded = ''")
+        c.click("document.querySelector('#heap-refresh')")
+        c.wait("document.querySelector('#heap').dataset.loaded", 60)
         c.click("document.querySelector('#th-refresh')")
         c.wait("document.querySelector('#threads').dataset.loaded", 60)
+        c.click("document.querySelector('#dr-refresh')")  # the doctor's, now
         c.pump(1.5)  # that was a dump too
         c.click("document.querySelector('#g-previous')")
         c.wait("document.querySelector('#growth').dataset.loaded", 60)
