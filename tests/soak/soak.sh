@@ -134,8 +134,9 @@ http_round() {
 		echo "$w" >>"$W/asked"
 		case $code in
 		200) reply_check "$w" "$f" http ;;
-		# 409 with "has no samples": jmcs right after jmrs.
-		409 | 429 | 503)
+		# 409 with "has no samples": jmcs right after jmrs; 400 with
+		# "no snapshot yet": jmgr, jmpk before the agent's first.
+		400 | 409 | 429 | 503)
 			if grep -Eq "$REFUSAL" "$f"; then echo refusal >>"$W/tally"; else
 				bad "http $w: $code $(head -c 200 "$f")"
 			fi ;;
