@@ -16,7 +16,8 @@
 #          dump path with prof:true (tsan.dump_path);
 #   fuzz   libFuzzer targets (framing and dispatch; the heap_v2 parser;
 #          the HTTP face's decisions; jemalloc's prof_recent JSON): 1M runs
-#          each over their seed corpora;
+#          each over their seed corpora (500k for framing and dispatch,
+#          whose inputs symbolize: tests/fuzz/CMakeLists.txt says why);
 #   bench  benchmark smoke run, so the harness never rots (figures not
 #          judged).
 # Each stage's elapsed time is printed at the end, with the total (also

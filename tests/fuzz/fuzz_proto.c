@@ -1143,6 +1143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dumper_fini(&dumper);
 		CHECK(dumper.stage[0] == '\0');
 		CHECK(lstat(stage, &sb) == -1 && errno == ENOENT);
-	}
+	} else
+		dumper_fini(&dumper); /* the snapshots' ring (jmgr, jmpk) */
 	return 0;
 }
