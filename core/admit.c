@@ -125,8 +125,8 @@ static int dump_rate(struct core *c, const char *who, int rate,
 /* A job's copy of what the heavy part of a dump needs (the loop may
  * reload meanwhile); with_base compares with the module's last kept dump
  * (always for a view that always compares). */
-static void job_fill(struct core *c, struct job *j, struct dumper *d,
-    const struct job_req *req)
+static void job_fill(const struct job_kind *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req)
 {
 	enum dump_view view = req->view;
 
@@ -136,7 +136,7 @@ static void job_fill(struct core *c, struct job *j, struct dumper *d,
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->fold = c->pol.fold;
-	j->kind = JOB_DUMP;
+	j->kind = k;
 	j->scheduled = req->who == NULL;
 	j->cause = req->cause != CAUSE_NONE ? req->cause : CAUSE_WORD;
 	snprintf(j->detail, sizeof(j->detail), "%s",
@@ -147,28 +147,26 @@ static void job_fill(struct core *c, struct job *j, struct dumper *d,
 	j->with_base = req->with_base || views[view].base == VIEW_BASE_ALWAYS;
 	snprintf(j->base, sizeof(j->base), "%s",
 	    j->with_base && c->last_dump_time != 0 ? c->last_dump : "");
-	j->addrs = NULL;
-	j->addrs_len = 0;
+	memset(&j->state, 0, sizeof(j->state)); /* a reused job's */
 	j->dumper = d;
 	j->hints = c->hints;
 	core_sampling(c, &j->sampling);
 	j->locked = (struct job_locked){0}; /* here, unless the shell says */
-	j->render = NULL; /* the view's, not a kind's own (a reused job) */
 	j->dump_fd = -1;
 	j->lent = 0;
-	j->review_age = 0;
 	memset(&j->res, 0, sizeof(j->res));
 	j->res.view = view;
 	j->res.body_fd = -1;
 }
 
-/* JOB_DUMP's admission: dump_rate, then the job's copy (job_fill). */
-static int admit_dump_rate(struct core *c, struct job *j, struct dumper *d,
-    const struct job_req *req, int rate, struct dump_result *r)
+/* A dump's admission: dump_rate, then the job's copy (job_fill). */
+static int admit_dump_rate(const struct job_kind *k, struct core *c,
+    struct job *j, struct dumper *d, const struct job_req *req, int rate,
+    struct dump_result *r)
 {
 	if (dump_rate(c, req->who, rate, r) == -1)
 		return -1;
-	job_fill(c, j, d, req);
+	job_fill(k, c, j, d, req);
 	j->began = c->last_dump_at;
 	return 0;
 }
@@ -222,31 +220,29 @@ static int review_fits(struct core *c, const struct job_req *req, double *age)
 	return *age < min;
 }
 
-/* JOB_DUMP: a new dump; or, within dump_min_interval of the last one, a
- * view drawn from that (JOB_REVIEW) where review_fits; else the rate's
- * refusal. */
-int admit_dump(const struct job_entry *k, struct core *c, struct job *j,
+/* A person's dump: a new dump; or, within dump_min_interval of the last
+ * one, a view drawn from that (job_review) where review_fits; else the
+ * rate's refusal. */
+int admit_dump(const struct job_kind *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
 	double age;
 	int fd;
 
-	(void)k;
 	if (!review_fits(c, req, &age) || (fd = fd_again(c->last_fd)) == -1)
-		return admit_dump_rate(c, j, d, req, 1, r);
-	job_fill(c, j, d, req);
-	j->kind = JOB_REVIEW;
+		return admit_dump_rate(k, c, j, d, req, 1, r);
+	job_fill(&job_review, c, j, d, req);
 	j->dump_fd = fd;
-	j->review_age = (long)age;
+	j->state.review.age = (long)age;
 	dump_begin(c);
 	return 0;
 }
 
-/* JOB_SCRAPE: a dump whose rate the job service keeps (the newest body
+/* A scrape: a dump whose rate the job service keeps (the newest body
  * answers within dump_min_interval; requests meanwhile share the job),
  * so here only profiling usable and the worker free. A scrape still
  * moves the rate's clock: a person's jmfp right after it gets its 429. */
-int admit_scrape(const struct job_entry *k, struct core *c, struct job *j,
+int admit_scrape(const struct job_kind *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
 	if (req->seconds != 0 && !req->has_base_fd) {
@@ -255,9 +251,8 @@ int admit_scrape(const struct job_entry *k, struct core *c, struct job *j,
 		    req->who != NULL ? req->who : "scrape");
 		return -1;
 	}
-	if (admit_dump_rate(c, j, d, req, 0, r) == -1)
+	if (admit_dump_rate(k, c, j, d, req, 0, r) == -1)
 		return -1;
-	j->kind = JOB_SCRAPE;
 	j->seconds = req->seconds;
 	if (req->seconds != 0) {
 		/* Its own descriptor: a job orphaned by jm4lw_free still
@@ -283,11 +278,11 @@ int core_job_busy(struct core *c)
 
 /*
  * A job that makes no dump (a symbol lookup, a kept dump's view): no rate
- * limit, only a free worker. 0 with @p j cleared for @p k's kind, or -1
+ * limit, only a free worker. 0 with @p j cleared for kind @p k, or -1
  * with @p r saying why not.
  */
-int job_free_admit(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, enum job_kind kind, struct dump_result *r)
+int job_free_admit(const struct job_kind *k, struct core *c, struct job *j,
+    struct dumper *d, struct dump_result *r)
 {
 	if (dump_busy(c)) {
 		dump_why(r, DUMP_REFUSED, REASON_BUSY, EBUSY,
@@ -302,38 +297,17 @@ int job_free_admit(const struct job_entry *k, struct core *c, struct job *j,
 	j->ops = c->ops;
 	j->cfg = *c->cfg;
 	j->fold = c->pol.fold;
-	j->kind = kind;
+	j->kind = k;
 	j->dumper = d;
 	j->hints = c->hints;
 	j->res.body_fd = -1;
 	return 0;
 }
 
-/* JOB_SYMBOLS: a free worker (no rate limit: jeprof asks right after its
- * dump); the job owns a copy of the addresses. */
-int admit_symbols(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, const struct job_req *req, struct dump_result *r)
-{
-	const char *addrs = req->addrs != NULL ? req->addrs : "";
-	size_t len = req->addrs_len;
-
-	if (job_free_admit(k, c, j, d, JOB_SYMBOLS, r) == -1)
-		return -1;
-	if ((j->addrs = malloc(len + 1)) == NULL) {
-		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM, "%s failed: %s",
-		    k->name, strerror(ENOMEM));
-		return -1;
-	}
-	memcpy(j->addrs, addrs, len);
-	j->addrs_len = len;
-	dump_begin(c);
-	return 0;
-}
-
 /* The path of our dump @p name in dump_dir, if it is one and is there:
  * 0, or -1 with @p r saying why. A name from a peer never names anything
  * but a dump of ours in the directory (dumps_match: no '/', no '..'). */
-static int kept_dump(struct core *c, const char *name, char *path, size_t len,
+int kept_dump(struct core *c, const char *name, char *path, size_t len,
     struct dump_result *r)
 {
 	char dir[PATH_MAX], q[80], why[512];
@@ -354,103 +328,5 @@ static int kept_dump(struct core *c, const char *name, char *path, size_t len,
 		    quote(q, sizeof(q), name, strlen(name)));
 		return -1;
 	}
-	return 0;
-}
-
-/* JOB_RENDER: a free worker, and both names those of our dumps in
- * dump_dir (REASON_NO_DUMP: no such dump of ours). */
-int admit_render(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, const struct job_req *req, struct dump_result *r)
-{
-	const char *name = req->name != NULL ? req->name : "";
-
-	if (job_free_admit(k, c, j, d, JOB_RENDER, r) == -1 ||
-	    kept_dump(c, name, j->path, sizeof(j->path), r) == -1 ||
-	    (req->base != NULL &&
-	        kept_dump(c, req->base, j->base, sizeof(j->base), r) == -1))
-		return -1;
-	j->with_base = req->base != NULL;
-	j->res.view = req->view;
-	dump_begin(c);
-	return 0;
-}
-
-/* A job that makes no dump and reads no more than req->view and
- * req->json (JOB_LEAKS, the leak question over this process's dumps): no
- * rate limit, a free worker. */
-int admit_worker(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, const struct job_req *req, struct dump_result *r)
-{
-	if (job_free_admit(k, c, j, d, req->kind, r) == -1)
-		return -1;
-	j->json = req->json;
-	j->pid = (long)getpid();
-	/* Too few dumps in a process that cannot sample: say that. */
-	core_sampling(c, &j->sampling);
-	j->res.view = req->view;
-	dump_begin(c);
-	return 0;
-}
-
-/* JOB_RECENT: profiling usable, jemalloc's prof_recent there and keeping
- * records (alloc_max not 0), a free worker; the job gets the filters.
- * The reads here are an atomic load in jemalloc, no lock. */
-int admit_recent(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, const struct job_req *req, struct dump_result *r)
-{
-	ssize_t max = 0;
-	size_t len = sizeof(max);
-	int e;
-
-	if (admit_prof_ready(c, r) == -1)
-		return -1;
-	if ((e = c->ops->mallctl("experimental.prof_recent.alloc_max", &max,
-	         &len, NULL, 0)) != 0) {
-		dump_why(r, DUMP_REFUSED, REASON_PROF_UNBUILT, e, "%s: %s",
-		    k->name,
-		    e == ENOENT ? "this jemalloc has no prof_recent (it came "
-		                  "with jemalloc 5.3.0)"
-		                : strerror(e));
-		return -1;
-	}
-	if (max == 0) {
-		dump_why(r, DUMP_REFUSED, REASON_NO_SAMPLES, ENODATA,
-		    "%s are off: recent_max is 0 (set recent_max in the "
-		    "configuration, then reload)",
-		    k->name);
-		return -1;
-	}
-	if (job_free_admit(k, c, j, d, JOB_RECENT, r) == -1)
-		return -1;
-	j->json = req->json;
-	j->live_only = req->live_only;
-	j->min_size = req->min_size;
-	j->res.view = DUMP_VIEW_RECENT;
-	core_sampling(c, &j->sampling); /* why the records are few */
-	dump_begin(c);
-	return 0;
-}
-
-int admit_adopt(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, const struct job_req *req, struct dump_result *r)
-{
-	const char *slash;
-
-	if (job_free_admit(k, c, j, d, JOB_ADOPT, r) == -1)
-		return -1;
-	if (req->name == NULL || req->name[0] != '/' ||
-	    strlen(req->name) >= sizeof(j->path) ||
-	    (slash = strrchr(req->name, '/')) == NULL ||
-	    (size_t)(slash - req->name) >= sizeof(j->dir)) {
-		dump_why(r, DUMP_FAILED, REASON_FAILED, EINVAL,
-		    "%s: not a dump's path", k->name);
-		return -1;
-	}
-	snprintf(j->path, sizeof(j->path), "%s", req->name);
-	snprintf(j->dir, sizeof(j->dir), "%.*s", (int)(slash - req->name),
-	    req->name);
-	j->cause = req->cause;
-	j->symbolized = c->pol.symbolized;
-	dump_begin(c);
 	return 0;
 }

@@ -1,8 +1,7 @@
 /*
- * body — what a job answers with besides a path: a view, a symbol
- * lookup or the leak suspects rendered into an unnamed body file, or the
- * dump itself; and the jobs that make no dump (symbols, a kept dump's
- * view, leaks).
+ * body — what a job answers with besides a path: its kind's rendering
+ * (a view, a symbol lookup, the leak suspects) into an unnamed body
+ * file, or the dump itself.
  */
 #include <sys/stat.h>
 
@@ -85,39 +84,11 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	if ((frag = core_frag_begin(j->res.view, j->ops, &fs, err,
 	         sizeof(err))) == -1)
 		r = -1;
-	else if (j->render != NULL) /* the kind's own (core/snaps.c) */
-		r = j->render(j, f, err, sizeof(err));
-	else if (j->kind == JOB_SYMBOLS)
-		r = profile_symbols(j->addrs, j->addrs_len, f, err,
-		    sizeof(err));
-	else if (j->kind == JOB_LEAKS)
-		r = profile_leaks(j->leaks, j->nleaks, j->dumper->stage,
-		    j->json, f, err, sizeof(err));
-	else if (j->kind == JOB_RECENT)
-		r = profile_recent(j->recent, j->recent_len,
-		    &(struct profile_recent_args){.cut = j->recent_cut,
-		        .json = j->json,
-		        .live_only = j->live_only,
-		        .min_size = j->min_size,
-		        .now_ns = j->recent_now},
-		    f, err, sizeof(err));
-	else if (j->dump_fd != -1 && j->has_base_fd) /* a delta's second */
-		r = profile_render_delta(j->res.view, j->dump_fd, j->base_fd,
-		    j->hints, f, err, sizeof(err));
-	else if (j->dump_fd != -1) { /* the dump in its sealed memfd */
-		/* An earlier dump's (JOB_REVIEW): the first line says so,
-		 * in the views that have comment lines. */
-		if (j->res.aged && views[j->res.view].comments)
-			fprintf(f,
-			    "# from a dump taken %ld s ago "
-			    "(dump_min_interval)\n",
-			    j->res.age);
-		r = profile_render_fd(j->res.view, j->dump_fd,
-		    "the heap profile", j->with_base, j->base, j->hints, f, err,
-		    sizeof(err));
+	else if (j->kind->render == NULL) {
+		snprintf(err, sizeof(err), "%s renders nothing", j->kind->name);
+		r = -1;
 	} else
-		r = profile_render(j->res.view, dump, j->with_base, j->base,
-		    j->hints, f, err, sizeof(err));
+		r = j->kind->render(j, dump, f, err, sizeof(err));
 	core_frag_end(frag, fs);
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
@@ -145,12 +116,36 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	j->res.body = 1;
 	j->res.body_fd = fd;
 	j->res.body_len = (size_t)len;
-	if (j->kind != JOB_SYMBOLS && j->kind != JOB_LEAKS &&
-	    j->kind != JOB_RECENT && j->res.view == DUMP_VIEW_COLLAPSED)
+	if (j->kind->folds && j->res.view == DUMP_VIEW_COLLAPSED)
 		snprintf(j->res.folded, sizeof(j->res.folded), "%s",
 		    profile_folded());
 	dump_debug_note(j);
 	return 0;
+}
+
+/* A view of a profile (the kinds that dump, review or render a kept
+ * dump): the difference of a delta, the dump in the job's sealed memfd,
+ * or the file at @p dump. */
+int dump_render_profile(struct job *j, const char *dump, FILE *f, char *err,
+    size_t errlen)
+{
+	if (j->dump_fd != -1 && j->has_base_fd) /* a delta's second */
+		return profile_render_delta(j->res.view, j->dump_fd, j->base_fd,
+		    j->hints, f, err, errlen);
+	if (j->dump_fd != -1) { /* the dump in its sealed memfd */
+		/* An earlier dump's (job_review): the first line says so, in
+		 * the views that have comment lines. */
+		if (j->res.aged && views[j->res.view].comments)
+			fprintf(f,
+			    "# from a dump taken %ld s ago "
+			    "(dump_min_interval)\n",
+			    j->res.age);
+		return profile_render_fd(j->res.view, j->dump_fd,
+		    "the heap profile", j->with_base, j->base, j->hints, f, err,
+		    errlen);
+	}
+	return profile_render(j->res.view, dump, j->with_base, j->base,
+	    j->hints, f, err, errlen);
 }
 
 /* The raw view: the dump itself as the body, the job's memfd (taken) when
@@ -175,105 +170,17 @@ void dump_raw_body(struct job *j, const char *path, const char *dir)
 	j->res.status = DUMP_OK;
 }
 
-/* JOB_SYMBOLS: name the addresses of j->addrs, into a body file. */
-int body_symbols(struct job *j)
+/* A kind's one step when it makes no dump: stage, then its rendering
+ * (job_kind.render) into a body file. */
+int body_answer(struct job *j)
 {
 	char dir[PATH_MAX];
 
-	if (job_stage(j, "symbol lookup", dir, sizeof(dir)) == -1 ||
+	if (job_stage(j, j->kind->name, dir, sizeof(dir)) == -1 ||
 	    dump_render(j, NULL, dir) == -1)
 		return -1;
 	j->res.status = DUMP_OK;
 	return 0;
-}
-
-/* JOB_RENDER: a view of the kept dump j->path, into a body file (raw:
- * the dump, its stacks cut by render_dump); a view with neither a
- * renderer nor the dump is the dump file itself. */
-int body_render(struct job *j)
-{
-	const char *name = strrchr(j->path, '/');
-	char dir[PATH_MAX];
-
-	if (job_stage(j, "rendering", dir, sizeof(dir)) == -1)
-		return -1;
-	if (views[j->res.view].render == NULL &&
-	    !views[j->res.view].carries_dump)
-		dump_raw_body(j, j->path, dir);
-	else if (dump_render(j, j->path, dir) == 0)
-		j->res.status = DUMP_OK;
-	/* Fetched: a person has it, retention may have it (core/dumps.h). */
-	if (j->res.status == DUMP_OK &&
-	    dumps_cause(j->cfg.dump_prefix,
-	        name != NULL ? name + 1 : j->path) == CAUSE_MEMORY)
-		(void)dumps_pin(j->path, 0);
-	return 0;
-}
-
-/* JOB_REVIEW: the view of the newest dump, its age said (HTTP's Age and
- * X-Jm4lw-Dump-Age, a comment line where the view has them). */
-int body_review(struct job *j)
-{
-	j->res.aged = 1;
-	j->res.age = j->review_age;
-	if (job_stage(j, "rendering", j->dir, sizeof(j->dir)) == -1)
-		return -1;
-	j->tmp[0] = '\0';
-	dump_answer_view(j, j->tmp, j->dir);
-	return 0;
-}
-
-/* JOB_LEAKS: the suspects over this process's kept dumps (the newest
- * TREND_POINTS_MAX), into a body file. */
-int body_leaks(struct job *j)
-{
-	char dir[PATH_MAX];
-	size_t i;
-
-	if (job_stage(j, "leak suspects", dir, sizeof(dir)) == -1)
-		return -1;
-	if (dumps_of_pid(j->cfg.dump_prefix, dir, j->pid, LEAKS_DUMPS_MAX,
-	        &j->leaks, &j->nleaks) == -1) {
-		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, errno,
-		    "leak suspects failed: cannot list %s: %s", dir,
-		    strerror(errno));
-		return -1;
-	}
-	if (dump_render(j, NULL, dir) == 0)
-		j->res.status = DUMP_OK;
-	for (i = 0; i < j->nleaks; i++)
-		free(j->leaks[i]);
-	free(j->leaks);
-	j->leaks = NULL;
-	j->nleaks = 0;
-	return 0;
-}
-
-/* JOB_RECENT: what the lock window read, parsed, symbolized and rendered
- * into a body file; its buffer goes as soon as that is done. */
-int body_recent(struct job *j)
-{
-	char dir[PATH_MAX];
-	int e = j->recent_err;
-	int rv = -1;
-
-	if (e != 0)
-		/* Admission saw prof_recent there: ENOENT now is a race
-		 * with nothing, but say it as plainly. */
-		dump_why(&j->res, DUMP_FAILED,
-		    e == ENOENT ? REASON_PROF_UNBUILT : REASON_FAILED, e,
-		    "recent allocations failed: "
-		    "experimental.prof_recent.alloc_dump: %s",
-		    strerror(e));
-	else if (job_stage(j, "recent allocations", dir, sizeof(dir)) == 0) {
-		if (dump_render(j, NULL, dir) == 0)
-			j->res.status = DUMP_OK;
-		rv = 0;
-	}
-	free(j->recent);
-	j->recent = NULL;
-	j->recent_len = j->recent_cap = 0;
-	return rv;
 }
 
 /*

@@ -81,7 +81,7 @@ struct core {
 	long dump_pid;           /* the process dump_running is about */
 	struct memory_state mem; /* dump_on_memory's watch, on the loop */
 	/* The newest dump's profile (a sealed memfd a dump job lent, see
-	 * job_entry.lends) and when it began: a view asked for within
+	 * job_kind.lends) and when it began: a view asked for within
 	 * dump_min_interval of it is drawn from it, not refused (admit.c). */
 	int have_last_fd;
 	int last_fd;

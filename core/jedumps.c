@@ -1,6 +1,6 @@
 /*
  * jemalloc's own dumps made ours: where jemalloc writes them (prof.prefix),
- * prof.gdump for the rate limit, and JOB_ADOPT's step and its end on the
+ * prof.gdump for the rate limit, and job_adopt's step and its end on the
  * loop. The loop's side (noticing a file, the gdump timer) is the shell's
  * (daemon/jedumps.c).
  */
@@ -282,7 +282,7 @@ int jedumps_adopt(struct job *j)
 		core_logf(&log, JM4LW_LOG_WARN, "%s", j->res.reason);
 		return -1;
 	}
-	j->mtime = (long long)sb.st_mtim.tv_sec;
+	j->state.adopt.mtime = (long long)sb.st_mtim.tv_sec;
 	adopt_private(j->path, &log);
 	snprintf(j->res.path, sizeof(j->res.path), "%s", j->path);
 	/* The staging directory, where the companion and the index are
@@ -319,8 +319,9 @@ void jedumps_done(struct core *c, const struct job *j)
 	    r->path);
 	/* jmdf compares with the newest kept dump, whoever wrote it; one of
 	 * ours that ended while this waited is newer. */
-	if (c->last_dump[0] == '\0' || (time_t)j->mtime >= c->last_dump_time) {
+	if (c->last_dump[0] == '\0' ||
+	    (time_t)j->state.adopt.mtime >= c->last_dump_time) {
 		snprintf(c->last_dump, sizeof(c->last_dump), "%s", r->path);
-		c->last_dump_time = (time_t)j->mtime;
+		c->last_dump_time = (time_t)j->state.adopt.mtime;
 	}
 }

@@ -3,7 +3,7 @@
  * prof.prefix pointed into dump_dir, so lg_prof_interval's, prof_gdump's,
  * prof_final's and a host's unnamed prof.dump's files land beside ours
  * (core/cause.h names them); prof.gdump switched for its rate limit; and
- * JOB_ADOPT's step, which treats such a file like a dump we kept.
+ * job_adopt's step, which treats such a file like a dump we kept.
  */
 #ifndef JM4LW_JEDUMPS_H
 #define JM4LW_JEDUMPS_H
@@ -45,7 +45,7 @@ enum jedumps_prefix core_jemalloc_prefix(const struct core_ops *ops,
  * profiling lock: cheap enough for the loop. */
 int core_jemalloc_gdump(const struct core_ops *ops, int on);
 
-/* JOB_ADOPT's step, on the worker: the file jemalloc closed in dump_dir
+/* job_adopt's step, on the worker: the file jemalloc closed in dump_dir
  * (j->path) checked, its symbolized companion (dump_symbolized), its leak
  * index queued for the idle worker, retention. */
 int jedumps_adopt(struct job *j);

@@ -1,9 +1,15 @@
 /*
- * job — one job of the worker's, by its kind: a dump (stage, publish,
- * answer), a symbol lookup, a kept dump's view or the leak suspects.
- * job_run() touches nothing but the job, so the module's worker thread
- * runs it while the loop serves other peers; the result comes back to
- * the loop (core_job_done).
+ * job — one job of the worker's, whatever its kind (core/job_<kind>.c
+ * holds each: its admission, its steps and which of them is the lock
+ * window, the one that holds jemalloc's profiling locks, its rendering).
+ * The lock window runs at the host's priority (job->locked, the shell's
+ * jm4lw-dump thread) and the other steps yield to the host, so a busy
+ * machine starves neither the job nor the host threads waiting on those
+ * locks. job_run() touches nothing but the job, so the module's worker
+ * thread runs it while the loop serves other peers; every kind answers
+ * with the job's struct dump_result, a body and/or a kept dump's path,
+ * the same in place (core_job_sync) as through the worker, back on the
+ * loop (core_job_done).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -12,165 +18,39 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "admit.h"
-#include "body.h"
 #include "cause.h"
 #include "core.h"
 #include "dumper.h"
 #include "jm4lw.h"
-#include "jedumps.h"
 #include "job.h"
 #include "profile.h"
-#include "publish.h"
 #include "reason.h"
-#include "recentjob.h"
 #include "result.h"
-#include "snaps.h"
-#include "stage.h"
 #include "view.h"
 
-/* Free what a job owns: the symbol lookup's copy of its addresses. */
+/* Free what a job owns: its kind's state, a scrape's first dump, a lent
+ * dump nobody took. */
 void job_release(struct job *j)
 {
+	if (j->kind != NULL && j->kind->release != NULL)
+		j->kind->release(j);
 	if (j->has_base_fd)
 		close(j->base_fd);
 	j->has_base_fd = 0;
 	j->base_fd = -1;
-	free(j->addrs);
-	j->addrs = NULL;
-	j->addrs_len = 0;
-	free(j->recent);
-	j->recent = NULL;
-	j->recent_len = j->recent_cap = 0;
 	if (j->lent) /* nobody took it: an orphaned job's */
 		close(j->lent_fd);
 	j->lent = 0;
 }
 
-/*
- * The kinds of job, the master copy: a word's or a route's row names one
- * (enum job_kind), and what each layer does with it is here: the name its
- * failure and cancellation lines say, its admission on the loop, its
- * steps on the worker and which of them is the lock window, the one that
- * holds jemalloc's profiling locks. That step runs at the host's priority
- * (job->locked, the shell's jm4lw-dump thread) and the others yield to the
- * host, so a busy machine starves neither the job nor the host threads
- * waiting on those locks. Every kind answers with the job's struct
- * dump_result, a body and/or a kept dump's path, the same in place
- * (core_job_sync) as through the worker.
- */
-const struct job_entry job_kinds[JOB_KINDS] = {
-    [JOB_NONE] = {.name = "nothing"},
-    [JOB_DUMP] =
-        {
-            .name = "heap profile dump",
-            .admit = admit_dump,
-            .steps = {stage_target, stage_prof_dump, stage_check, publish_dump,
-                publish_answer},
-            .locked = stage_prof_dump,
-            .counted = 1,
-            .lends = 1,
-        },
-    [JOB_SYMBOLS] =
-        {
-            .name = "symbol lookup",
-            .admit = admit_symbols,
-            .steps = {body_symbols},
-            .counted = 1,
-        },
-    [JOB_RENDER] =
-        {
-            .name = "rendering",
-            .admit = admit_render,
-            .steps = {body_render},
-            .counted = 1,
-        },
-    [JOB_LEAKS] =
-        {
-            .name = "leak suspects",
-            .admit = admit_worker,
-            .steps = {body_leaks},
-        },
-    /* A dump like JOB_DUMP's, whose rate is its body's age: scrapers
-     * within dump_min_interval share the newest body, not a dump. */
-    [JOB_SCRAPE] =
-        {
-            .name = "heap profile dump",
-            .admit = admit_scrape,
-            .steps = {stage_target, stage_prof_dump, stage_check, publish_dump,
-                publish_answer},
-            .locked = stage_prof_dump,
-            .counted = 1,
-            .shares = 1,
-            .lends = 1,
-        },
-    /* jemalloc's last sampled allocations: the read (alloc_dump) is the
-     * lock window; parsing, symbolizing and rendering come after. */
-    [JOB_RECENT] =
-        {
-            .name = "recent allocations",
-            .admit = admit_recent,
-            .steps = {recent_read, body_recent},
-            .locked = recent_read,
-        },
-    /* jemalloc's own dump, closed in dump_dir (daemon/jedumps.c saw
-     * it): kept like ours, nobody waiting; no dump of ours, so it counts
-     * in its own figures (jedumps_done), not in dumps_written. */
-    [JOB_ADOPT] =
-        {
-            .name = "adopting jemalloc's dump",
-            .admit = admit_adopt,
-            .steps = {jedumps_adopt},
-            .done = jedumps_done,
-        },
-    /* A view asked for within dump_min_interval of the last dump, drawn
-     * from that dump (the memfd a lending kind left) instead of refused:
-     * jmtp then jmfg, go tool pprof then jeprof. Admitted by JOB_DUMP's
-     * admission in its stead (admit_dump); it dumps nothing. */
-    [JOB_REVIEW] =
-        {
-            .name = "heap profile view",
-            .steps = {body_review},
-            .counted = 1,
-        },
-    /* A profile snapshot into the worker's ring (snapshot_interval):
-     * a dump's lock window into a memfd, never on disk, counted in no
-     * dump's figures. */
-    [JOB_SNAP] =
-        {
-            .name = "snapshot",
-            .admit = admit_snapshot,
-            .steps = {snap_memfd, stage_prof_dump, snap_take},
-            .locked = stage_prof_dump,
-        },
-    /* jmgr, ?since=: a fresh dump minus a snapshot of the ring. */
-    [JOB_SINCE] =
-        {
-            .name = "heap growth since a snapshot",
-            .admit = admit_snapview,
-            .steps = {snap_pick, snap_memfd, stage_prof_dump, snap_body},
-            .locked = stage_prof_dump,
-            .counted = 1,
-        },
-    /* jmpk, ?at=peak: the snapshot at the highest stats.allocated. */
-    [JOB_PEAK] =
-        {
-            .name = "the heap at the peak",
-            .admit = admit_snapview,
-            .steps = {snap_pick, snap_body},
-            .counted = 1,
-        },
-};
-
+/* Two requests are one question when their kind shares and says so. */
 int job_req_same(const struct job_req *a, const struct job_req *b)
 {
-	return (unsigned)a->kind < JOB_KINDS && job_kinds[a->kind].shares &&
-	    a->kind == b->kind && a->view == b->view &&
-	    a->with_base == b->with_base && a->seconds == b->seconds &&
-	    a->has_base_fd == b->has_base_fd &&
-	    (!a->has_base_fd || a->base_fd == b->base_fd);
+	return a->kind != NULL && a->kind->shares && a->kind == b->kind &&
+	    a->kind->same != NULL && a->kind->same(a, b);
 }
 
+/* The running job as the request it answers, against @p req. */
 int job_req_joins(const struct job *j, const struct job_req *req)
 {
 	struct job_req run = {.kind = j->kind,
@@ -191,12 +71,11 @@ int job_req_joins(const struct job *j, const struct job_req *req)
 int core_job_admit(struct core *c, struct job *j, struct dumper *d,
     const struct job_req *req, struct dump_result *r)
 {
-	const struct job_entry *k;
+	const struct job_kind *k = req->kind;
 
 	memset(r, 0, sizeof(*r));
 	r->body_fd = -1;
-	if ((unsigned)req->kind >= JOB_KINDS ||
-	    (k = &job_kinds[req->kind])->admit == NULL) {
+	if (k == NULL || k->admit == NULL) {
 		dump_why(r, DUMP_FAILED, REASON_FAILED, EINVAL,
 		    "%s has no job to run", req->who != NULL ? req->who : "");
 		return -1;
@@ -224,7 +103,7 @@ static int job_step_run(struct job *j, job_step step)
 {
 	struct job_window w = {.j = j, .step = step, .rv = 0};
 
-	if (step != job_kinds[j->kind].locked || j->locked.run == NULL)
+	if (step != j->kind->locked || j->locked.run == NULL)
 		return step(j);
 	j->locked.run(j->locked.ctx, job_window_run, &w);
 	return w.rv;
@@ -245,7 +124,7 @@ static int job_accum(const struct job *j)
 /* Run @p j's steps in order, up to the first that fails. */
 void job_run(struct job *j)
 {
-	const struct job_entry *k = &job_kinds[j->kind];
+	const struct job_kind *k = j->kind;
 	size_t i;
 
 	profile_debug_from(&j->cfg);
@@ -303,8 +182,8 @@ void core_job_done(struct core *c, struct job *j)
 			c->log.fn(c->log.arg, s[0] - '0', line);
 	}
 	c->st.dumps_deleted += r->deleted;
-	if (r->kept && job_kinds[j->kind].done != NULL)
-		job_kinds[j->kind].done(c, j);
+	if (r->kept && j->kind->done != NULL)
+		j->kind->done(c, j);
 	else if (r->kept) { /* jmfp, jmdf, the schedule: a dump in dump_dir */
 		c->st.dumps_written++;
 		/* Each kept dump's line says why it was taken, as its name
@@ -322,7 +201,7 @@ void core_job_done(struct core *c, struct job *j)
 		c->alloc_known = r->alloc_known;
 		c->alloc_at_dump = r->alloc;
 	}
-	if (!job_kinds[j->kind].counted)
+	if (!j->kind->counted)
 		return; /* a question about dumps: no dump, no profile */
 	switch (r->status) {
 	case DUMP_OK:
@@ -342,8 +221,7 @@ void core_job_done(struct core *c, struct job *j)
 void core_job_sync(struct core *c, struct dumper *d, const struct job_req *req,
     struct dump_result *r)
 {
-	const struct job_entry *k =
-	    &job_kinds[(unsigned)req->kind < JOB_KINDS ? req->kind : JOB_NONE];
+	const struct job_kind *k = req->kind;
 	struct job *j;
 
 	/* The job holds a whole configuration: keep it off the stack. */
@@ -351,8 +229,8 @@ void core_job_sync(struct core *c, struct dumper *d, const struct job_req *req,
 		memset(r, 0, sizeof(*r));
 		r->body_fd = -1;
 		dump_why(r, DUMP_FAILED, REASON_FAILED, ENOMEM, "%s failed: %s",
-		    k->name, strerror(ENOMEM));
-		if (k->counted)
+		    k != NULL ? k->name : "nothing", strerror(ENOMEM));
+		if (k != NULL && k->counted)
 			c->st.dumps_failed++;
 		return;
 	}

@@ -1,10 +1,11 @@
 /*
  * job — the work a word or a route hands to the module's worker, as data:
- * one kind per row of job_kinds[] (core/job.c), each with its admission
- * on the loop, its steps on the worker (job_run touches only the job) and
- * which of them holds jemalloc's profiling locks; the result comes back
- * to the loop (core_job_done). A face fills one struct job_req and never
- * looks at the kind.
+ * one kind a file (core/job_<kind>.c, a struct job_kind), each with its
+ * admission on the loop, its steps on the worker (job_run touches only
+ * the job), which of them holds jemalloc's profiling locks, and its
+ * rendering; the result comes back to the loop (core_job_done). A face
+ * fills one struct job_req, naming the kind by its address, and never
+ * tests it.
  */
 #ifndef JM4LW_JOB_H
 #define JM4LW_JOB_H
@@ -25,22 +26,19 @@
 struct core;
 struct core_hints;
 
-/* What a word or a route asks of the worker: a row of job_kinds[]. */
-enum job_kind {
-	JOB_NONE,    /* no job: the word or route answers on the spot */
-	JOB_DUMP,    /* a dump, and its view: stage, publish, answer */
-	JOB_SYMBOLS, /* name the addresses of a request body (/pprof/symbol) */
-	JOB_RENDER,  /* a view of a kept dump (minus another) */
-	JOB_LEAKS,   /* leak suspects over this process's kept dumps */
-	JOB_SCRAPE,  /* a scraper's pprof: a dump, shared (job_entry.shares) */
-	JOB_RECENT,  /* recent sampled allocations (prof_recent) */
-	JOB_ADOPT,   /* a dump jemalloc wrote in dump_dir, taken as ours */
-	JOB_REVIEW,  /* a view of the newest dump, within dump_min_interval */
-	JOB_SNAP,    /* a profile snapshot into the in-memory ring */
-	JOB_SINCE,   /* a dump minus the snapshot of req.since ago */
-	JOB_PEAK,    /* the snapshot at the highest stats.allocated */
-	JOB_KINDS
-};
+struct job_kind;
+
+/* The kinds, each a const struct job_kind defined in a file of its own
+ * (core/job_<kind>.c) and named once in core/job_kinds.h: declared here
+ * for the faces, listed in job_table[]. A face or the shell names a kind
+ * by its address (&job_dump), and NULL is no job: the word or route
+ * answers on the spot. */
+#define JOB_KIND(k) extern const struct job_kind k;
+#include "job_kinds.h"
+#undef JOB_KIND
+
+/* Every kind, NULL-terminated (core/job_table.c). */
+extern const struct job_kind *const job_table[];
 
 /*
  * One request for a job, whatever its kind: each kind's admission reads
@@ -48,7 +46,7 @@ enum job_kind {
  * past core_job_admit().
  */
 struct job_req {
-	enum job_kind kind;
+	const struct job_kind *kind; /* NULL: no job */
 	/* Who asks, in a refusal line: a word or a path; NULL for the
 	 * schedule, whose reason (interval, growth) is @c why. */
 	const char *who;
@@ -59,27 +57,84 @@ struct job_req {
 	/* Said after a kept dump's path in its log line, in parentheses
 	 * (dump_on_memory's figures); NULL: nothing. */
 	const char *detail;
-	enum dump_view view; /* JOB_DUMP, JOB_RENDER: what to answer with */
-	int with_base;       /* JOB_DUMP: compare with the last kept dump */
-	const char *name;    /* JOB_RENDER: a kept dump's name; JOB_ADOPT:
-	                        the path of jemalloc's dump */
-	const char *base;    /* JOB_RENDER: the kept dump to compare with */
-	const char *addrs;   /* JOB_SYMBOLS: the request body */
+	enum dump_view view; /* what to answer with */
+	int with_base;       /* a dump: compare with the last kept dump */
+	const char *name;    /* a kept dump's name (a view of it); the path
+	                        of jemalloc's dump (adopting it) */
+	const char *base;    /* a kept dump to compare with */
+	const char *addrs;   /* a symbol lookup's request body */
 	size_t addrs_len;
-	int json; /* JOB_LEAKS: JSON, not text */
-	/* JOB_SCRAPE: a difference over this many seconds (?seconds=N);
-	 * 0: the heap now. Part of what makes two requests one job. */
+	int json; /* JSON, not text */
+	/* A scrape's difference over this many seconds (?seconds=N); 0: the
+	 * heap now. Part of what makes two requests one job. */
 	unsigned seconds;
 	/* With seconds: the first dump (DUMP_VIEW_BASE's body) to subtract
 	 * from a fresh one; the admission takes a descriptor of its own. */
 	int has_base_fd;
 	int base_fd;
-	/* JOB_RECENT: only records not freed, and at least this big. */
+	/* Recent allocations: only records not freed, and at least this
+	 * big. */
 	int live_only;
 	unsigned long long min_size;
-	/* JOB_SINCE: the snapshot about this many seconds ago;
-	 * JOB_PEAK: the window looked at (0: every snapshot). */
+	/* Growth: the snapshot about this many seconds ago; the peak: the
+	 * window looked at (0: every snapshot). */
 	unsigned since;
+};
+
+/*
+ * What one kind's job keeps for itself between admission and its end;
+ * only the kind's own file (and the steps it names) reads its member of
+ * union job_state. A new kind with state of its own adds its struct here.
+ */
+struct job_symbols_state {
+	char *addrs; /* the request body, owned */
+	size_t len;
+};
+struct job_leaks_state {
+	int json;     /* JSON, not text */
+	long pid;     /* whose dumps */
+	char **paths; /* theirs, on the worker */
+	size_t n;
+};
+/* alloc_dump's JSON as the lock window read it (owned, at most
+ * RECENT_JSON_MAX bytes: cut says it stopped there), the filters, and
+ * jemalloc's clock right after. */
+struct job_recent_state {
+	char *buf;
+	size_t len, cap;
+	int cut;
+	int err; /* the mallctl's answer */
+	int json;
+	int live_only;
+	unsigned long long min_size;
+	unsigned long long now;
+};
+struct job_adopt_state {
+	long long mtime; /* the dump's (j->path), seconds */
+};
+struct job_review_state {
+	long age; /* the dump's age in seconds */
+};
+/* A snapshot taken, growth since one, the heap at the peak: req.since;
+ * profiling was active at admission; the history ring's highest
+ * stats.allocated in the window and when (the peak: how close the
+ * snapshot is to the true peak). */
+struct job_snap_state {
+	unsigned since;
+	long picked;  /* the snapshot that answers, snap_pick's */
+	long long t0; /* CLOCK_MONOTONIC ns the job began */
+	int prof_active;
+	int hist_known;
+	unsigned long long hist_max;
+	long long hist_max_at;
+};
+union job_state {
+	struct job_symbols_state symbols;
+	struct job_leaks_state leaks;
+	struct job_recent_state recent;
+	struct job_adopt_state adopt;
+	struct job_review_state review;
+	struct job_snap_state snap;
 };
 
 /* One job, as handed to the worker: inputs copied, so the loop may reload
@@ -92,46 +147,17 @@ struct job {
 	enum dump_cause cause; /* its kept dump's, in the name */
 	char detail[256];      /* its req's, for the log line, or "" */
 	int want_alloc;        /* read stats.allocated after (dump_on_growth) */
-	enum job_kind kind;
+	const struct job_kind *kind;
 	int symbolized; /* also write <dump>.symbolized (dump_symbolized) */
 	int with_base;  /* compare with base (jmdf; HTTP's base=previous) */
 	char base[CORE_PATH_MAX]; /* the module's previous kept dump, or "" */
-	char path[CORE_PATH_MAX]; /* JOB_RENDER: the dump to render */
-	char *addrs;              /* JOB_SYMBOLS: the request body, owned */
-	size_t addrs_len;
+	char path[CORE_PATH_MAX]; /* a kept dump to render, or jemalloc's */
 	struct dumper *dumper;
 	const struct core_hints *hints; /* the face's, for the rendering */
-	int json;                       /* JOB_LEAKS: JSON, not text */
-	long pid;                       /* JOB_LEAKS: whose dumps */
-	unsigned seconds;               /* JOB_SCRAPE: its req's */
+	unsigned seconds;               /* a scrape's difference, its req's */
 	int has_base_fd; /* with seconds: the first dump, owned */
 	int base_fd;
-	char **leaks; /* JOB_LEAKS: their paths, on the worker */
-	size_t nleaks;
-	/* JOB_RECENT: alloc_dump's JSON as the lock window read it (owned,
-	 * at most RECENT_JSON_MAX bytes: cut says it stopped there), the
-	 * filters, and jemalloc's clock right after. */
-	char *recent;
-	size_t recent_len, recent_cap;
-	int recent_cut;
-	int recent_err; /* the mallctl's answer */
-	int live_only;
-	unsigned long long min_size;
-	unsigned long long recent_now;
-	long long mtime; /* JOB_ADOPT: the dump's (path), seconds */
-	/* JOB_SNAP, JOB_SINCE, JOB_PEAK: req.since; profiling was active at
-	 * admission; the history ring's highest stats.allocated in the window
-	 * and when (JOB_PEAK: how close the snapshot is to the true peak). */
-	unsigned since;
-	long snap; /* the snapshot that answers, snap_pick's */
-	/* dump_render's rendering, when the kind has its own: the view
-	 * into @p out, 0 or -1 (or a PROFILE_* answer) with @p err. */
-	int (*render)(struct job *j, FILE *out, char *err, size_t errlen);
-	long long snap_t0; /* CLOCK_MONOTONIC ns the job began */
-	int prof_active;
-	int hist_known;
-	unsigned long long hist_max;
-	long long hist_max_at;
+	union job_state state; /* the kind's own */
 	/* How the job runs its kind's lock window, the step that holds
 	 * jemalloc's profiling locks (prof.dump): @c run(@c ctx, fn, arg)
 	 * runs fn(arg) at the host's priority and returns when it has (the
@@ -153,7 +179,6 @@ struct job {
 	int lent;
 	int lent_fd;
 	struct timespec began;
-	long review_age; /* JOB_REVIEW: the dump's age in seconds */
 	/* Sampling when a fresh dump was asked for (core_sampling); a kept
 	 * dump's is not known (zero). */
 	struct view_sampling sampling;
@@ -166,40 +191,60 @@ typedef int (*job_step)(struct job *j);
 
 #define JOB_STEPS_MAX 6
 
-/* One kind of job: the master copy of everything the layers do with it. */
-struct job_entry {
+/*
+ * One kind of job, everything the layers do with it, in a file of its own
+ * (core/job_<kind>.c), as tmux's cmd-*.c each export a cmd_entry. Nothing
+ * outside that file tests which kind a job is: what differs is a member
+ * here.
+ */
+struct job_kind {
 	const char *name; /* in its failure and cancellation lines */
 	/* On the loop: admit @p req (one job at a time; a dump, its rate;
 	 * refusals name @p k) and fill the job, 0; or -1 with the refusal
-	 * in @p r (core/admit.c). */
-	int (*admit)(const struct job_entry *k, struct core *c, struct job *j,
+	 * in @p r. */
+	int (*admit)(const struct job_kind *k, struct core *c, struct job *j,
 	    struct dumper *d, const struct job_req *req, struct dump_result *r);
 	job_step steps[JOB_STEPS_MAX]; /* on the worker, in order; NULL ends */
 	/* The lock window: the step that holds jemalloc's profiling locks,
 	 * run through job->locked at the host's priority while the rest
 	 * yields to the host; NULL: none. */
 	job_step locked;
-	/* Its outcome counts in the dumps' and profiles' figures (a question
-	 * about kept dumps makes no dump and counts in none). */
-	int counted;
+	/* The answer (dump_render, core/body.c): the job's view of the
+	 * profile at @p dump (NULL: the job's own input) into @p out, 0 or
+	 * -1 (or a PROFILE_* answer) with @p err; NULL: the kind renders
+	 * nothing. */
+	int (*render)(struct job *j, const char *dump, FILE *out, char *err,
+	    size_t errlen);
+	/* Back on the loop, a kept dump's bookkeeping when it is not one of
+	 * ours (its counters, its log line, jmdf's base); NULL: ours, in
+	 * core_job_done. */
+	void (*done)(struct core *c, const struct job *j);
+	/* Free what the job's state owns (job_release); NULL: nothing. */
+	void (*release)(struct job *j);
 	/* Fleet scrapers ask the same question many at once and every
 	 * interval: the job service answers every request that
 	 * job_req_joins() the running job with its one body, queues one
 	 * that does not behind it, and answers the same request within
 	 * dump_min_interval with the newest body instead of a dump. A
-	 * person's jmfp is not such a kind: it keeps its refusals. */
+	 * person's jmfp is not such a kind: it keeps its refusals. @c same
+	 * says whether two requests of the kind are one question. */
 	int shares;
-	/* Back on the loop, a kept dump's bookkeeping when it is not one of
-	 * ours (its counters, its log line, jmdf's base); NULL: ours, in
-	 * core_job_done. */
-	void (*done)(struct core *c, const struct job *j);
+	int (*same)(const struct job_req *a, const struct job_req *b);
+	/* Its outcome counts in the dumps' and profiles' figures (a question
+	 * about kept dumps makes no dump and counts in none). */
+	int counted;
 	/* Its dump (the sealed memfd) is kept on the loop as the newest,
 	 * so a view asked for within dump_min_interval is drawn from it
-	 * (JOB_REVIEW) instead of refused by the rate. */
+	 * (job_review) instead of refused by the rate. */
 	int lends;
+	/* Nobody waits for it (housekeeping: a snapshot, jemalloc's own
+	 * dump taken in): a person's word asked meanwhile waits behind it
+	 * rather than being refused as busy. */
+	int unasked;
+	/* A rendering of a profile, whose collapsed view folds wrappers:
+	 * the answer says which were folded (X-Jm4lw-Folded). */
+	int folds;
 };
-
-extern const struct job_entry job_kinds[JOB_KINDS];
 
 /* A failed dump, with the directory it was for (core's job files). */
 #define JOB_FAIL(j, dir, e, why)                                               \
@@ -219,20 +264,21 @@ int core_job_admit(struct core *c, struct job *j, struct dumper *d,
  * same view and span)? Then its requester waits for @p j's body. */
 int job_req_joins(const struct job *j, const struct job_req *req);
 
-/* Are two requests one question (job_req_joins, before either runs)? */
+/* Are two requests one question (job_req_joins, before either runs)? A
+ * sharing kind's @c same says. */
 int job_req_same(const struct job_req *a, const struct job_req *b);
 
 /* Is a job of this process out on the worker? */
 int core_job_busy(struct core *c);
 
 /* On the loop: let go of the newest dump a lending job left (see
- * job_entry.lends) when it is dump_min_interval old (@p all: now). The
+ * job_kind.lends) when it is dump_min_interval old (@p all: now). The
  * seconds until it is, to look again; -1: none kept. */
 double core_last_dump_expire(struct core *c, int all);
 /* core_last_dump_expire(c, 1). */
 void core_last_dump_forget(struct core *c);
 
-/* Free what a job owns (the symbol lookup's addresses). */
+/* Free what a job owns (its kind's release, a scrape's first dump). */
 void job_release(struct job *j);
 
 /* The heavy part, on any thread: the steps of the job's kind, its lock

@@ -215,7 +215,7 @@ static void dump_answer(struct job *j, const char *dir,
 }
 
 /*
- * JOB_DUMP's step after the check: a kept dump published (dump_publish);
+ * A dump's step after the check: a kept dump published (dump_publish);
  * a view's dump never is. Cancelled during prof.dump (jm4lw_free): no
  * rendering, which can take seconds, and no new file in dump_dir.
  */
@@ -234,7 +234,7 @@ int publish_dump(struct job *j)
 	return dump_publish(j, j->tmp, j->dir, &log);
 }
 
-/* JOB_DUMP's last step: the answer, a view of a dump that is not kept
+/* A dump's last step: the answer, a view of a dump that is not kept
  * (dump_answer_view), or a kept dump's view, growth baseline and
  * retention (dump_answer). */
 int publish_answer(struct job *j)

@@ -8,7 +8,7 @@
 #include "job.h"
 #include "util.h"
 
-/* JOB_DUMP's last steps, in job_kinds[] (core/job.c): the dump published
+/* A dump's last steps (JOB_DUMP_STEPS, core/job_dump.h): the dump published
  * into dump_dir when it is kept, then the answer. 0, or -1 with the job's
  * result saying why. */
 int publish_dump(struct job *j);

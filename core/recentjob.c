@@ -1,6 +1,6 @@
 /*
  * recentjob — jemalloc 5.3's recent sampled allocations: recent_max set
- * through experimental.prof_recent.alloc_max, and JOB_RECENT's lock
+ * through experimental.prof_recent.alloc_max, and job_recent's lock
  * window, which reads them through experimental.prof_recent.alloc_dump.
  * The rest of the job (parse, symbolize, render) is body_recent's
  * (core/body.c), off the window.
@@ -63,26 +63,26 @@ static void recent_write(void *arg, const char *s)
 	size_t n = strlen(s), cap;
 	char *p;
 
-	if (j->recent_cut)
+	if (j->state.recent.cut)
 		return;
-	if (j->recent_len + n > RECENT_JSON_MAX) {
-		j->recent_cut = 1;
-		n = RECENT_JSON_MAX - j->recent_len;
+	if (j->state.recent.len + n > RECENT_JSON_MAX) {
+		j->state.recent.cut = 1;
+		n = RECENT_JSON_MAX - j->state.recent.len;
 	}
-	if (j->recent_len + n + 1 > j->recent_cap) {
-		cap = j->recent_cap ? j->recent_cap : 65536;
-		while (cap < j->recent_len + n + 1)
+	if (j->state.recent.len + n + 1 > j->state.recent.cap) {
+		cap = j->state.recent.cap ? j->state.recent.cap : 65536;
+		while (cap < j->state.recent.len + n + 1)
 			cap *= 2;
-		if ((p = realloc(j->recent, cap)) == NULL) {
-			j->recent_cut = 1; /* what we have, said cut */
+		if ((p = realloc(j->state.recent.buf, cap)) == NULL) {
+			j->state.recent.cut = 1; /* what we have, said cut */
 			return;
 		}
-		j->recent = p;
-		j->recent_cap = cap;
+		j->state.recent.buf = p;
+		j->state.recent.cap = cap;
 	}
-	memcpy(j->recent + j->recent_len, s, n);
-	j->recent_len += n;
-	j->recent[j->recent_len] = '\0';
+	memcpy(j->state.recent.buf + j->state.recent.len, s, n);
+	j->state.recent.len += n;
+	j->state.recent.buf[j->state.recent.len] = '\0';
 }
 
 /* jemalloc's clock for the records' times (opt.prof_time_res: "high" is
@@ -103,7 +103,7 @@ static unsigned long long recent_clock(const struct core_ops *ops)
 }
 
 /*
- * JOB_RECENT's lock window: alloc_dump, nothing else. It holds
+ * job_recent's lock window: alloc_dump, nothing else. It holds
  * prof_recent_dump_mtx while it writes and takes prof_recent_alloc_mtx
  * (which every sampled allocation and its free take) twice, briefly, to
  * move the list out and back, so it runs at the host's priority like
@@ -117,8 +117,9 @@ int recent_read(struct job *j)
 		void *cbopaque;
 	} packet = {recent_write, j};
 
-	j->recent_err = j->ops->mallctl("experimental.prof_recent.alloc_dump",
-	    NULL, NULL, &packet, sizeof(packet));
-	j->recent_now = recent_clock(j->ops);
+	j->state.recent.err =
+	    j->ops->mallctl("experimental.prof_recent.alloc_dump", NULL, NULL,
+	        &packet, sizeof(packet));
+	j->state.recent.now = recent_clock(j->ops);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * recentjob — jemalloc 5.3's recent sampled allocations
  * (experimental.prof_recent) for the engine: recent_max applied, and
- * JOB_RECENT's steps (core/recentjob.c). For core's job files and the
+ * job_recent's lock window (core/recentjob.c). For core's job files and the
  * module's start and reload.
  */
 #ifndef JM4LW_RECENTJOB_H
@@ -25,8 +25,9 @@ struct core;
  */
 int core_recent_max(struct core *c, unsigned max, char *err, size_t errlen);
 
-/* JOB_RECENT's lock window: alloc_dump into the job's buffer, then
- * jemalloc's clock. Always 0 (recent_answer reads j->recent_err). */
+/* job_recent's lock window: alloc_dump into the job's buffer, then
+ * jemalloc's clock. Always 0 (its next step reads the mallctl's answer,
+ * j->state.recent.err). */
 int recent_read(struct job *j);
 
 #endif /* JM4LW_RECENTJOB_H */

@@ -1,7 +1,7 @@
 /*
  * snaps — "what grew in the last minutes" and "what was in the heap at
  * the peak", answered after the fact. While prof.active is true the
- * snapshot_interval timer hands the worker a JOB_SNAP: prof.dump into
+ * snapshot_interval timer hands the worker a snapshot job: prof.dump into
  * a memfd (the same lock window as any dump), parsed and kept in the
  * worker's ring (prof/snapring.c), never on disk. A question then takes
  * one snapshot back out as a heap_v2 profile in a memfd, with this
@@ -39,13 +39,10 @@
 #include "stage.h"
 #include "view.h"
 
-/* The kind's name in its lines (job_kinds[]'s, not read from there: the
- * table calls in here). */
+/* The kind's name in its lines. */
 static const char *snaps_name(const struct job *j)
 {
-	return j->kind == JOB_PEAK ? "the heap at the peak"
-	    : j->kind == JOB_SINCE ? "heap growth since a snapshot"
-	                           : "snapshot";
+	return j->kind->name;
 }
 
 /* A clock's now in ns. */
@@ -64,7 +61,7 @@ static long long snaps_now(clockid_t id)
 	(cfg)->snapshot_interval, (cfg)->snapshot_count,                       \
 	    (cfg)->snapshot_max_bytes
 
-int admit_snapshot(const struct job_entry *k, struct core *c, struct job *j,
+int admit_snapshot(const struct job_kind *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
 	int on = 0;
@@ -82,10 +79,10 @@ int admit_snapshot(const struct job_entry *k, struct core *c, struct job *j,
 		    "%s: snapshots are off (snapshot_count 0)", k->name);
 		return -1;
 	}
-	if (job_free_admit(k, c, j, d, JOB_SNAP, r) == -1)
+	if (job_free_admit(k, c, j, d, r) == -1)
 		return -1;
 	j->res.view = DUMP_VIEW_NONE;
-	j->snap_t0 = snaps_now(CLOCK_MONOTONIC);
+	j->state.snap.t0 = snaps_now(CLOCK_MONOTONIC);
 	dump_begin(c);
 	return 0;
 }
@@ -103,16 +100,18 @@ static void snaps_hist_max(struct core *c, struct job *j, unsigned window)
 		if (row[1] == HISTORY_NONE ||
 		    (window != 0 && row[0] + window < now))
 			continue;
-		if (!j->hist_known || row[1] >= j->hist_max) {
-			j->hist_known = 1;
-			j->hist_max = row[1];
-			j->hist_max_at = (long long)row[0];
+		if (!j->state.snap.hist_known ||
+		    row[1] >= j->state.snap.hist_max) {
+			j->state.snap.hist_known = 1;
+			j->state.snap.hist_max = row[1];
+			j->state.snap.hist_max_at = (long long)row[0];
 		}
 	}
 }
 
-int admit_snapview(const struct job_entry *k, struct core *c, struct job *j,
-    struct dumper *d, const struct job_req *req, struct dump_result *r)
+int admit_snapview(const struct job_kind *k, struct core *c, struct job *j,
+    struct dumper *d, const struct job_req *req, int growth,
+    struct dump_result *r)
 {
 	int on = 0;
 
@@ -126,21 +125,21 @@ int admit_snapview(const struct job_entry *k, struct core *c, struct job *j,
 	if (admit_prof_ready(c, r) == -1)
 		return -1;
 	if (req->view >= DUMP_VIEW_COUNT ||
-	    (req->kind == JOB_SINCE &&
-	        views[req->view].base == VIEW_BASE_NEVER)) {
+	    (growth && views[req->view].base == VIEW_BASE_NEVER)) {
 		dump_why(r, DUMP_REFUSED, REASON_BAD_REQUEST, EINVAL,
 		    "%s: this format shows one profile as it is: no base",
 		    k->name);
 		return -1;
 	}
-	if (job_free_admit(k, c, j, d, req->kind, r) == -1)
+	if (job_free_admit(k, c, j, d, r) == -1)
 		return -1;
-	j->prof_active = ctl_bool(c->ops, "prof.active", &on) == 0 && on;
-	j->since = req->since;
+	j->state.snap.prof_active =
+	    ctl_bool(c->ops, "prof.active", &on) == 0 && on;
+	j->state.snap.since = req->since;
 	j->res.view = req->view;
-	j->with_base = req->kind == JOB_SINCE;
-	j->snap = -1;
-	if (req->kind == JOB_PEAK)
+	j->with_base = growth;
+	j->state.snap.picked = -1;
+	if (!growth)
 		snaps_hist_max(c, j, req->since);
 	dump_begin(c);
 	return 0;
@@ -179,39 +178,43 @@ int snap_pick(struct job *j)
 	    (size_t)cfg->snapshot_max_bytes);
 	if (ring->n == 0) {
 		SNAP_REFUSE(j, "%s: no snapshot yet: %s (" SNAPS_KEYS ")", what,
-		    j->prof_active ? "the first comes snapshot_interval "
-		                     "after profiling became active"
-		                   : "profiling is inactive (prof.active "
-		                     "false), and snapshots are taken only "
-		                     "while it is active",
+		    j->state.snap.prof_active
+		        ? "the first comes snapshot_interval "
+		          "after profiling became active"
+		        : "profiling is inactive (prof.active "
+		          "false), and snapshots are taken only "
+		          "while it is active",
 		    SNAPS_KEY_ARGS(cfg));
 		return -1;
 	}
-	if (j->kind == JOB_PEAK) {
-		j->snap = snapring_peak(ring, now, j->since);
-		if (j->snap == -1) {
+	if (!j->with_base) { /* the peak */
+		j->state.snap.picked =
+		    snapring_peak(ring, now, j->state.snap.since);
+		if (j->state.snap.picked == -1) {
 			SNAP_REFUSE(j,
 			    "%s: no snapshot with stats.allocated in the last "
 			    "%u s (" SNAPS_KEYS ")",
-			    what, j->since, SNAPS_KEY_ARGS(cfg));
+			    what, j->state.snap.since, SNAPS_KEY_ARGS(cfg));
 			return -1;
 		}
 		return 0;
 	}
-	if (j->since == 0) {
+	if (j->state.snap.since == 0) {
 		/* jmgr: the oldest within the last few minutes. */
 		for (i = 0; i < ring->n; i++)
 			if (now - snapring_at(ring, i)->time_ns <=
 			    (long long)SNAPS_GROW_DEFAULT * 1000000000LL)
 				break;
-		j->snap = i < ring->n ? (long)i : (long)ring->n - 1;
+		j->state.snap.picked =
+		    i < ring->n ? (long)i : (long)ring->n - 1;
 		return 0;
 	}
-	if ((j->snap = snapring_since(ring, now, j->since, slack)) == -1) {
+	if ((j->state.snap.picked = snapring_since(ring, now,
+	         j->state.snap.since, slack)) == -1) {
 		SNAP_REFUSE(j,
 		    "%s: no snapshot is %u s old: the oldest is %s old (%zu "
 		    "kept; " SNAPS_KEYS ")",
-		    what, j->since,
+		    what, j->state.snap.since,
 		    snaps_age(a, sizeof(a),
 		        now - snapring_at(ring, 0)->time_ns),
 		    ring->n, SNAPS_KEY_ARGS(cfg));
@@ -243,8 +246,7 @@ int snap_memfd(struct job *j)
 	int fd;
 
 	/* A growth's body goes where every rendering goes. */
-	if (j->kind == JOB_SINCE &&
-	    job_stage(j, what, j->dir, sizeof(j->dir)) == -1)
+	if (j->with_base && job_stage(j, what, j->dir, sizeof(j->dir)) == -1)
 		return -1;
 	if ((fd = snaps_memfd_open(j->mpath, sizeof(j->mpath))) == -1) {
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, errno,
@@ -290,26 +292,23 @@ int snap_take(struct job *j)
 	}
 	heapprof_free(&hp);
 	j->dumper->snap_ns_last =
-	    (unsigned long long)(snaps_now(CLOCK_MONOTONIC) - j->snap_t0);
+	    (unsigned long long)(snaps_now(CLOCK_MONOTONIC) - j->state.snap.t0);
 	j->dumper->snap_ns_total += j->dumper->snap_ns_last;
 	j->res.status = DUMP_OK;
 	return 0;
 }
 
-static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen);
-
 int snap_body(struct job *j)
 {
-	if (j->kind == JOB_PEAK &&
+	if (!j->with_base &&
 	    job_stage(j, snaps_name(j), j->dir, sizeof(j->dir)) == -1)
 		return -1;
-	if (j->kind == JOB_SINCE && j->dump_err != 0) {
+	if (j->with_base && j->dump_err != 0) {
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, j->dump_err,
 		    "%s: prof.dump failed: %s", snaps_name(j),
 		    strerror(j->dump_err));
 		return -1;
 	}
-	j->render = snaps_render;
 	if (dump_render(j, NULL, j->dir) == -1)
 		return -1;
 	j->res.status = DUMP_OK;
@@ -366,12 +365,14 @@ fail:
 	return -1;
 }
 
-/* dump_render's part for these kinds (job.render): the view into @p out.
- * 0, or -1 (or a PROFILE_* answer) with @p err. */
-static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
+/* dump_render's part for these kinds (job_kind.render): the view into
+ * @p out. 0, or -1 (or a PROFILE_* answer) with @p err. */
+int snaps_render(struct job *j, const char *dump, FILE *out, char *err,
+    size_t errlen)
 {
 	const struct snapring *ring = &j->dumper->snaps;
-	const struct snapshot *s = snapring_at(ring, (size_t)j->snap);
+	const struct snapshot *s =
+	    snapring_at(ring, (size_t)j->state.snap.picked);
 	long long now = snaps_now(CLOCK_REALTIME);
 	int comments = views[j->res.view].comments, fd, r;
 	char when[32], age[32], label[160], b1[32], b2[32];
@@ -383,7 +384,8 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 	/* One time format everywhere (lib/when.h): ISO 8601 in UTC. */
 	fmt_time(when, sizeof(when), (time_t)(s->time_ns / 1000000000LL));
 	snaps_age(age, sizeof(age), now - s->time_ns);
-	if ((fd = snaps_profile_fd(ring, (size_t)j->snap, err, errlen)) == -1)
+	if ((fd = snaps_profile_fd(ring, (size_t)j->state.snap.picked, err,
+	         errlen)) == -1)
 		return -1;
 	/* What the ring costs, the figures its keys bound. */
 	if (comments)
@@ -394,17 +396,18 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 		    ring->n, ring->taken, ring->dropped, ring->bytes,
 		    j->cfg.snapshot_max_bytes, ring->live_stacks,
 		    (double)j->dumper->snap_ns_last / 1e6);
-	if (comments && !j->prof_active)
+	if (comments && !j->state.snap.prof_active)
 		fprintf(out,
 		    "# profiling is inactive now (prof.active false): "
 		    "no snapshot is taken and nothing new is sampled "
 		    "until it is active again\n");
 	snprintf(label, sizeof(label),
 	    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,
-	    (size_t)j->snap + 1, ring->n);
+	    (size_t)j->state.snap.picked + 1, ring->n);
 	/* The same words beside the body: collapsed has no heading. */
 	snprintf(j->res.snap, sizeof(j->res.snap), "%s", label);
-	if (j->kind == JOB_SINCE) {
+	(void)dump;
+	if (j->with_base) {
 		r = profile_render_since(j->res.view, j->dump_fd, fd, label,
 		    j->hints, out, err, errlen);
 		close(fd);
@@ -414,26 +417,31 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 		fprintf(out,
 		    "# the heap at the peak: the snapshot of %s (%s ago, %zu "
 		    "of %zu kept), stats.allocated %s\n",
-		    when, age, (size_t)j->snap + 1, ring->n,
+		    when, age, (size_t)j->state.snap.picked + 1, ring->n,
 		    s->alloc_known ? fmt_bytes(b1, sizeof(b1), s->allocated)
 		                   : "not known");
-		if (j->hist_known && s->alloc_known && j->hist_max > 0 &&
-		    j->hist_max < s->allocated)
+		if (j->state.snap.hist_known && s->alloc_known &&
+		    j->state.snap.hist_max > 0 &&
+		    j->state.snap.hist_max < s->allocated)
 			/* The history is read every history_interval: it can
 			 * miss what a snapshot saw. Never above 100 %. */
 			fprintf(out,
 			    "# the history's highest figure in that time "
 			    "(every history_interval) is %s, below this "
 			    "snapshot's: this snapshot is the highest seen\n",
-			    fmt_bytes(b2, sizeof(b2), j->hist_max));
-		else if (j->hist_known && s->alloc_known && j->hist_max > 0) {
-			fmt_time(when, sizeof(when), (time_t)j->hist_max_at);
+			    fmt_bytes(b2, sizeof(b2), j->state.snap.hist_max));
+		else if (j->state.snap.hist_known && s->alloc_known &&
+		    j->state.snap.hist_max > 0) {
+			fmt_time(when, sizeof(when),
+			    (time_t)j->state.snap.hist_max_at);
 			fprintf(out,
 			    "# the true peak in that time (history, every "
 			    "history_interval): %s at %s; this snapshot holds "
 			    "%.1f %% of it\n",
-			    fmt_bytes(b2, sizeof(b2), j->hist_max), when,
-			    100.0 * (double)s->allocated / (double)j->hist_max);
+			    fmt_bytes(b2, sizeof(b2), j->state.snap.hist_max),
+			    when,
+			    100.0 * (double)s->allocated /
+			        (double)j->state.snap.hist_max);
 		} else
 			fprintf(out,
 			    "# the true peak is not known (no history: "

@@ -361,7 +361,7 @@ fail:
 }
 
 /*
- * JOB_DUMP's first step: its target (dump_target), the staging directory
+ * A dump's first step: its target (dump_target), the staging directory
  * jemalloc writes in (@c j->tmp), and a memfd for prof.dump where there
  * is one. 0, or -1 with the job's result saying why.
  */
@@ -415,7 +415,7 @@ int stage_target(struct job *j)
 }
 
 /*
- * JOB_DUMP's lock window: prof.dump, and nothing else. It holds
+ * A dump's lock window: prof.dump, and nothing else. It holds
  * jemalloc's profiling locks, and every host thread that samples, frees a
  * sampled object or starts a thread waits on them (docs/ENGINE.md), so
  * job_run runs it on the thread at the host's priority (job->locked) and
@@ -432,7 +432,7 @@ int stage_prof_dump(struct job *j)
 }
 
 /*
- * JOB_DUMP's step after the lock window: the memfd sealed (nobody, not
+ * A dump's step after the lock window: the memfd sealed (nobody, not
  * even through /proc, can shrink it, so a view is parsed from a mapping
  * of it that cannot fault, with no second copy), the profile checked
  * whole, a kept one copied into the staging directory (j->tmp) and made

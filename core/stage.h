@@ -14,7 +14,7 @@
 /* The completeness check reads a profile backwards in windows this big. */
 #define DUMP_TAIL_CHUNK 16384
 
-/* JOB_DUMP's steps, in job_kinds[] (core/job.c): the target, the staging
+/* A dump's steps (JOB_DUMP_STEPS, core/job_dump.h): the target, the staging
  * directory and a memfd; prof.dump, the lock window; the memfd sealed,
  * the profile checked whole and a kept one staged. 0, or -1 with the
  * job's result saying why. */

@@ -1,7 +1,7 @@
 /*
  * jemalloc's own dumps, the loop's side: prof.prefix pointed into
  * dump_dir at start and at each reload (core_jemalloc_prefix), each file
- * jemalloc closes there noticed and handed to the worker as a JOB_ADOPT
+ * jemalloc closes there noticed and handed to the worker as a job_adopt
  * job, and prof_gdump held to one dump per dump_min_interval.
  *
  * Noticing: inotify on dump_dir, IN_CLOSE_WRITE. It costs one descriptor
@@ -92,7 +92,7 @@ static void jedumps_next(struct jedumps *j)
 	if (!core_job_busy(&m->core)) {
 		path = pending_pop(j, &cause);
 		module_job(m, NULL,
-		    &(struct job_req){.kind = JOB_ADOPT,
+		    &(struct job_req){.kind = &job_adopt,
 		        .why = cause_name(cause),
 		        .cause = (enum dump_cause)cause,
 		        .name = path});

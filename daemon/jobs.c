@@ -4,7 +4,7 @@
  * the switch that keeps the module's own allocations on a host's thread
  * unsampled. It knows no face: a waiter is a callback and its argument.
  *
- * A kind that shares (job_kinds[].shares: the scrapers' pprof) is asked
+ * A kind that shares (job_kind.shares: the scrapers' pprof) is asked
  * the same question by many at once and again every interval, and a
  * scrape that is not 200 is a failed scrape. So a request of such a kind
  * gets, in this order: the newest body of its view when it is younger
@@ -179,7 +179,7 @@ static void body_keep(struct jm4lw *m, const struct job *j,
 	struct job_body *b;
 	int fd;
 
-	if (m->cfg.dump_min_interval == 0 || !job_kinds[j->kind].shares ||
+	if (m->cfg.dump_min_interval == 0 || !j->kind->shares ||
 	    j->seconds != 0 || j->with_base || r->status != DUMP_OK ||
 	    !r->body || r->body_fd == -1 ||
 	    (unsigned)r->view >= DUMP_VIEW_COUNT)
@@ -625,8 +625,8 @@ static void module_submit(struct jm4lw *m)
 
 /*
  * Does @p req wait for the running job rather than be refused as busy?
- * When that job is one nobody asked for (jemalloc's own dump taken in,
- * JOB_ADOPT, or a profile snapshot): a person's word is not turned away
+ * When that job is one nobody asked for (job_kind.unasked: jemalloc's
+ * own dump taken in, or a profile snapshot): a person's word is not turned away
  * for our housekeeping, it runs next. Only a request that owns nothing
  * but its kind, its numbers and a kept dump's names (the group copies
  * them) can be kept past this call: a body or a detail points into the
@@ -637,7 +637,7 @@ static int jobs_behind_nobody(struct jm4lw *m, const struct job_req *req)
 	const size_t max = sizeof(m->queued[0].name_buf);
 
 	return core_job_busy(&m->core) && m->waiters.n == 0 &&
-	    (m->mj->job.kind == JOB_ADOPT || m->mj->job.kind == JOB_SNAP) &&
+	    m->mj->job.kind->unasked &&
 	    (req->name == NULL || strlen(req->name) < max) &&
 	    (req->base == NULL || strlen(req->base) < max) &&
 	    req->addrs == NULL && req->detail == NULL && !req->has_base_fd;
@@ -653,8 +653,7 @@ static int jobs_behind_nobody(struct jm4lw *m, const struct job_req *req)
 void module_job(struct jm4lw *m, const struct job_waiter *w,
     const struct job_req *req)
 {
-	if (w != NULL && (unsigned)req->kind < JOB_KINDS &&
-	    job_kinds[req->kind].shares) {
+	if (w != NULL && req->kind != NULL && req->kind->shares) {
 		/* A span asked for and no first dump yet: a delta. */
 		if (req->seconds != 0 && !req->has_base_fd) {
 			jobs_delta(m, w, req);
@@ -743,7 +742,7 @@ int jobs_settle(struct jm4lw *m, int timeout_ms)
 	if (done != NULL) /* it ended: its own answer */
 		module_job_done(m, done);
 	else if (rv != 0) {
-		module_job_cancelled(&r, job_kinds[m->mj->job.kind].name);
+		module_job_cancelled(&r, m->mj->job.kind->name);
 		if (m->waiters.n > 0)
 			waiters_answer(m, &m->waiters, &r);
 		else if (m->mj->job.scheduled)
@@ -760,7 +759,7 @@ int jobs_settle(struct jm4lw *m, int timeout_ms)
 		}
 	/* The queued never ran: each gets the same line. */
 	for (i = 0; i < m->nqueued; i++) {
-		module_job_cancelled(&r, job_kinds[m->queued[i].req.kind].name);
+		module_job_cancelled(&r, m->queued[i].req.kind->name);
 		waiters_answer(m, &m->queued[i].ws, &r);
 		free(m->queued[i].ws.w);
 		m->queued[i].ws.w = NULL;

@@ -211,7 +211,7 @@ static void memwatch_ready(evutil_socket_t fd, short what, void *arg)
 	if (t != MEMORY_NONE) {
 		memwatch_detail(w, t, &r, &m->core.pol.mem);
 		module_job(m, &w->waiter,
-		    &(struct job_req){.kind = JOB_DUMP,
+		    &(struct job_req){.kind = &job_dump,
 		        .why = "memory",
 		        .cause = CAUSE_MEMORY,
 		        .detail = w->detail});

@@ -132,7 +132,7 @@ struct job_delta {
 	struct jm4lw *m;
 };
 
-/* A sharing kind's newest body per view (JOB_SCRAPE's), for at most
+/* A sharing kind's newest body per view (job_scrape's), for at most
  * dump_min_interval: the answer to the same request meanwhile. */
 struct job_body {
 	int have;

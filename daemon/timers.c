@@ -27,7 +27,7 @@ static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
 	module_enter(arg);
 	was = module_unsampled_enter(arg);
 	module_job(arg, NULL,
-	    &(struct job_req){.kind = JOB_DUMP,
+	    &(struct job_req){.kind = &job_dump,
 	        .why = "interval",
 	        .cause = CAUSE_SCHEDULE});
 	module_unsampled_leave(arg, was);
@@ -46,7 +46,7 @@ static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
 	was = module_unsampled_enter(m);
 	if (core_growth_due(&m->core))
 		module_job(m, NULL,
-		    &(struct job_req){.kind = JOB_DUMP,
+		    &(struct job_req){.kind = &job_dump,
 		        .why = "growth",
 		        .cause = CAUSE_GROWTH});
 	module_unsampled_leave(m, was);
@@ -82,7 +82,7 @@ static void timers_snap_tick(evutil_socket_t fd, short what, void *arg)
 	module_enter(m);
 	was = module_unsampled_enter(m);
 	module_job(m, NULL,
-	    &(struct job_req){.kind = JOB_SNAP, .why = "snapshot"});
+	    &(struct job_req){.kind = &job_snap, .why = "snapshot"});
 	module_unsampled_leave(m, was);
 	module_leave(m);
 }

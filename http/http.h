@@ -114,12 +114,13 @@ struct http_route {
 	const char *path;
 	int flags;
 	http_route_fn fn;
-	const char *help;    /* for the index pages */
-	const char *word;    /* whose entry in the allow list governs it (NULL:
-	                        always served; the route checks it itself) */
-	enum job_kind job;   /* the job it hands the worker (http_job), or
-	                        JOB_NONE: answered on the spot */
-	enum dump_view view; /* the view a scrape path answers with */
+	const char *help; /* for the index pages */
+	const char *word; /* whose entry in the allow list governs it (NULL:
+	                     always served; the route checks it itself) */
+	const struct job_kind *job; /* the job it hands the worker
+	                               (http_job, &job_dump), or NULL:
+	                               answered on the spot */
+	enum dump_view view;        /* the view a scrape path answers with */
 };
 
 extern const struct http_route http_routes[];

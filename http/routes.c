@@ -252,7 +252,7 @@ static void route_pprof_heap(struct http_ctx *ctx)
 		return;
 	}
 	if (since != NULL)
-		req.kind = JOB_SINCE;
+		req.kind = &job_since;
 	/* Go's names: heap, allocs; a delta's with -delta. */
 	snprintf(name, sizeof(name), "attachment; filename=\"%s%s\"",
 	    view == DUMP_VIEW_PPROF_ALLOCS ? "allocs" : "heap",
@@ -408,7 +408,7 @@ static int span_arg(const char *s, unsigned *out)
 
 /* ?since=5m (growth since the in-memory snapshot of then) or ?at=peak
  * (the snapshot at the highest stats.allocated): the kind of job, with
- * req->since; JOB_DUMP when neither is asked; -1 with @p why. */
+ * req->since; &job_dump when neither is asked; -1 with @p why. */
 static int snapshot_args(struct evkeyvalq *query, enum dump_view view, int base,
     struct job_req *req, char *why, size_t len)
 {
@@ -426,7 +426,7 @@ static int snapshot_args(struct evkeyvalq *query, enum dump_view view, int base,
 		return -1;
 	}
 	if (at != NULL) {
-		req->kind = JOB_PEAK;
+		req->kind = &job_peak;
 		return 0;
 	}
 	if (span_arg(since, &req->since) == -1) {
@@ -442,7 +442,7 @@ static int snapshot_args(struct evkeyvalq *query, enum dump_view view, int base,
 		    views[view].name);
 		return -1;
 	}
-	req->kind = JOB_SINCE;
+	req->kind = &job_since;
 	return 0;
 }
 
@@ -598,7 +598,7 @@ const struct http_route http_routes[] = {
     {"/jemalloc/dump", HTTP_GET, route_dump,
         "a kept dump: ?name=N&amp;format=raw|symbolized|pprof|collapsed|"
         "svg|text|dot|callgraph|threads[&amp;base=M]",
-        NULL, JOB_RENDER},
+        NULL, &job_render},
     {"/metrics", HTTP_GET, route_metrics,
         "Prometheus metrics: allocator figures and the module's counters",
         "mntr"},
@@ -612,12 +612,12 @@ const struct http_route http_routes[] = {
         "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
         "symbolized|dot|callgraph|threads, &amp;base=previous for the growth "
         "since the last dump",
-        NULL, JOB_DUMP},
+        NULL, &job_dump},
     {"/jemalloc/fragmentation", HTTP_GET, http_route_frag,
         "fragmentation by size class and allocation site, JSON "
         "(?format=text: jmfr; ?format=fragflame: collapsed stacks of the "
         "waste)",
-        "jmfr", JOB_DUMP},
+        "jmfr", &job_dump},
     {"/jemalloc/history", HTTP_GET, http_route_history,
         "the figures' history ring, JSON (?since=T for the rows after T; "
         "jmhi)",
@@ -625,28 +625,28 @@ const struct http_route http_routes[] = {
     {"/jemalloc/leaks", HTTP_GET, http_route_leaks,
         "leak suspects over this process's kept dumps, JSON "
         "(?format=text: jmlk)",
-        "jmlk", JOB_LEAKS},
+        "jmlk", &job_leaks},
     {"/jemalloc/recent", HTTP_GET, http_route_recent,
         "recent sampled allocations, both stacks symbolized, JSON "
         "(?live=1, ?min_size=N, ?format=text: jmrc)",
-        "jmrc", JOB_RECENT},
+        "jmrc", &job_recent},
     {"/debug/pprof/", HTTP_GET, route_index, NULL, NULL},
     {"/debug/pprof/heap", HTTP_GET, route_pprof_heap,
         "pprof of the live heap, symbolized (go tool pprof); inuse_space "
         "first; ?labels=thread labels each sample with its thread",
-        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF_HEAP},
+        "jmtp", &job_scrape, DUMP_VIEW_PPROF_HEAP},
     {"/debug/pprof/allocs", HTTP_GET, route_pprof_heap,
         "the same, alloc_space first (allocation totals need prof_accum)",
-        "jmtp", JOB_SCRAPE, DUMP_VIEW_PPROF_ALLOCS},
+        "jmtp", &job_scrape, DUMP_VIEW_PPROF_ALLOCS},
     {"/debug/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
-        "address to function, as Go's net/http/pprof", "jmtp", JOB_SYMBOLS},
+        "address to function, as Go's net/http/pprof", "jmtp", &job_symbols},
     {"/debug/pprof/cmdline", HTTP_GET, route_cmdline, "the process's arguments",
         "conf"},
     {"/pprof/heap", HTTP_GET, route_raw_heap,
         "a raw heap_v2 dump for jeprof http://host:port/pprof/heap", "jmtp",
-        JOB_DUMP},
+        &job_dump},
     {"/pprof/symbol", HTTP_GET | HTTP_POST, route_symbol,
-        "jeprof's symbol lookup", "jmtp", JOB_SYMBOLS},
+        "jeprof's symbol lookup", "jmtp", &job_symbols},
     {"/pprof/cmdline", HTTP_GET, route_cmdline, "the program, for jeprof",
         "conf"},
     {"/4lw/", HTTP_GET | HTTP_POST | HTTP_PREFIX, route_word,

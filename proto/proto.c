@@ -260,7 +260,7 @@ int proto_dispatch(struct proto *p, const char word[4], struct out *out,
 		res->why = REASON_NOT_ALLOWED;
 		return PROTO_ERROR;
 	}
-	if (w != NULL && w->job != JOB_NONE) {
+	if (w != NULL && w->job != NULL) {
 		word_req(w, &res->req);
 		return PROTO_JOB;
 	}
@@ -325,7 +325,7 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 	if (r == NULL || word == NULL || strlen(word) != 4 ||
 	    (w = proto_lookup(word)) == NULL)
 		return -1;
-	if (w->job == JOB_NONE)
+	if (w->job == NULL)
 		return w->fn(r->p, r->out) == PROTO_OK ? 0 : -1;
 	/* The host asked for the reply now: the dump runs in place, on its
 	 * loop (admission still keeps it to one dump at a time). */

@@ -72,8 +72,8 @@ struct jm4lw_reply {
 struct proto_word {
 	const char *name; /* exactly 4 bytes + NUL */
 	int (*fn)(struct proto *, struct out *);
-	enum job_kind job;   /* instead of fn: a row of core's job_kinds[] */
-	enum dump_view view; /* what the job answers with */
+	const struct job_kind *job; /* instead of fn: core's kind (&job_dump) */
+	enum dump_view view;        /* what the job answers with */
 	int flags;
 	const char *help;
 };

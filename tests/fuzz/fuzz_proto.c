@@ -781,7 +781,7 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 	struct out out = {.write = collect, .arg = NULL};
 	const struct proto_word *bw = NULL;
 	const struct model_word *hw;
-	struct proto_result res = {.req.kind = JOB_NONE};
+	struct proto_result res = {.req.kind = NULL};
 	int flags = 0, r, ours, keep;
 	bool is_unknown, is_refused, is_job, before_active = fake.prof_active;
 	uint64_t written = core.st.dumps_written;
@@ -794,7 +794,7 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 		flags = bw->flags;
 	is_unknown = hw == NULL && bw == NULL;
 	is_refused = !is_unknown && !model_allowed(w, flags);
-	is_job = hw == NULL && bw != NULL && !is_refused && bw->job != JOB_NONE;
+	is_job = hw == NULL && bw != NULL && !is_refused && bw->job != NULL;
 
 	R.len = 0;
 	W.hbin_ran = false;
@@ -804,13 +804,13 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 	 * job; it wrote nothing yet, and the module runs it: here on this
 	 * thread, as without a worker. */
 	CHECK((r == PROTO_JOB) == is_job);
-	CHECK(res.req.kind == (is_job ? bw->job : JOB_NONE));
+	CHECK(res.req.kind == (is_job ? bw->job : NULL));
 	CHECK(r != PROTO_JOB ||
 	    (res.req.who == bw->name && res.req.view == bw->view));
 	if (r == PROTO_JOB) {
 		CHECK(R.len == 0 && !core.dump_running);
 		core_job_sync(&core, &dumper, &res.req, &D);
-		CHECK(res.req.kind != JOB_LEAKS || !D.kept);
+		CHECK(res.req.kind != &job_leaks || !D.kept);
 		CHECK(D.kept == (core.st.dumps_written == written + 1));
 		/* A view's body first, as the module sends it. */
 		if (D.status == DUMP_OK && D.body) {

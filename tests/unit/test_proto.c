@@ -113,19 +113,19 @@ static char tmpdir[1024];
 static int run(const char *word)
 {
 	struct out out = {.write = collect, .arg = &R};
-	struct proto_result res = {.req.kind = JOB_NONE};
+	struct proto_result res = {.req.kind = NULL};
 	int r, busy = core.dump_running;
 
 	memset(&R, 0, sizeof(R));
 	r = proto_dispatch(&P, word, &out, &res);
 	if (r != PROTO_JOB) {
-		assert_int_equal(res.req.kind, JOB_NONE);
+		assert_null(res.req.kind);
 		return r;
 	}
 	assert_int_equal(R.len, 0); /* nothing written yet */
-	assert_true(res.req.kind == JOB_DUMP || res.req.kind == JOB_LEAKS ||
-	    res.req.kind == JOB_RECENT || res.req.kind == JOB_SINCE ||
-	    res.req.kind == JOB_PEAK);
+	assert_true(res.req.kind == &job_dump || res.req.kind == &job_leaks ||
+	    res.req.kind == &job_recent || res.req.kind == &job_since ||
+	    res.req.kind == &job_peak);
 	assert_string_equal(res.req.who, proto_lookup(word)->name);
 	core_job_sync(&core, &dumper, &res.req, &D);
 	assert_int_equal(core.dump_running, busy); /* done, or not begun */
@@ -1442,7 +1442,8 @@ static void test_dump_in_progress(void **state)
 	(void)state;
 	assert_int_equal(proto_add_word(&P, "hjfp", host_jmfp, NULL, 0), 0);
 	assert_int_equal(core_job_admit(&core, &job, &dumper,
-	                     &(struct job_req){.kind = JOB_DUMP, .who = "jmfp"},
+	                     &(struct job_req){.kind = &job_dump,
+	                         .who = "jmfp"},
 	                     &r),
 	    0);
 	assert_true(core.dump_running);
@@ -1455,7 +1456,7 @@ static void test_dump_in_progress(void **state)
 	assert_true(D.retry_after > 0);
 	assert_int_equal(core.st.dumps_refused, 1);
 	assert_int_equal(core_job_admit(&core, &job, &dumper,
-	                     &(struct job_req){.kind = JOB_DUMP}, &r),
+	                     &(struct job_req){.kind = &job_dump}, &r),
 	    -1);
 	assert_string_equal(r.reason, "dump " BUSY);
 	assert_int_equal(core.st.dumps_refused, 2);
@@ -1508,8 +1509,56 @@ static void test_views_table(void **state)
 	assert_string_equal(view_names(names, sizeof(names), 1),
 	    "collapsed, svg, pprof, text, symbolized, dot, callgraph or threads");
 	for (w = proto_words; w->name != NULL; w++)
-		if (w->job == JOB_DUMP)
+		if (w->job == &job_dump)
 			assert_string_equal(views[w->view].word, w->name);
+}
+
+/* Is @p k a row of job_table[]? */
+static int in_job_table(const struct job_kind *k)
+{
+	size_t i;
+
+	for (i = 0; job_table[i] != NULL; i++)
+		if (job_table[i] == k)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every kind in job_table[] is whole: a name for its lines, steps, a lock
+ * window that is one of its steps, a sharing rule where it shares; a
+ * kind nobody asks for (the schedule's housekeeping) answers no word.
+ * Every word's kind is in the table and renders its answer.
+ */
+static void test_job_table(void **state)
+{
+	const struct proto_word *w;
+	const struct job_kind *k;
+	size_t i, n, s, locked;
+
+	(void)state;
+	for (n = 0; (k = job_table[n]) != NULL; n++) {
+		assert_non_null(k->name);
+		assert_true(k->name[0] != '\0');
+		assert_non_null(k->steps[0]);
+		for (s = 0, locked = 0; s < JOB_STEPS_MAX && k->steps[s]; s++)
+			locked += k->steps[s] == k->locked;
+		assert_int_equal(locked, k->locked != NULL);
+		assert_int_equal(k->shares, k->same != NULL);
+		assert_false(k->lends && !k->counted);
+		for (i = 0; i < n; i++)
+			assert_ptr_not_equal(job_table[i], k);
+	}
+	assert_true(n >= 11);
+	for (w = proto_words; w->name != NULL; w++)
+		if (w->job != NULL) {
+			assert_true(in_job_table(w->job));
+			assert_non_null(w->job->admit);
+			assert_non_null(w->job->render);
+			assert_false(w->job->unasked);
+		}
+	assert_true(in_job_table(&job_snap) && job_snap.unasked);
+	assert_true(in_job_table(&job_adopt) && job_adopt.unasked);
 }
 
 /*
@@ -1521,35 +1570,36 @@ static void test_jmfp_is_a_job(void **state)
 {
 	struct out out = {.write = collect, .arg = &R};
 	const struct proto_word *w;
-	struct proto_result res = {.req.kind = JOB_NONE};
+	struct proto_result res = {.req.kind = NULL};
 	int n = 5;
 
 	(void)state;
 	for (w = proto_words; w->name != NULL; w++)
 		if (strcmp(w->name, "jmfp") == 0 ||
 		    strcmp(w->name, "jmdf") == 0) { /* they keep a dump */
-			assert_int_equal(w->job, JOB_DUMP);
+			assert_ptr_equal(w->job, &job_dump);
 			assert_true(w->flags & PROTO_F_MUTATES);
 		} else if (strcmp(w->name, "jmlk") == 0) { /* reads dumps */
-			assert_int_equal(w->job, JOB_LEAKS);
+			assert_ptr_equal(w->job, &job_leaks);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else if (strcmp(w->name, "jmrc") == 0) { /* reads records */
-			assert_int_equal(w->job, JOB_RECENT);
+			assert_ptr_equal(w->job, &job_recent);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else if (strcmp(w->name, "jmgr") == 0 ||
 		    strcmp(w->name, "jmpk") == 0) { /* read snapshots */
-			assert_true(w->job == JOB_SINCE || w->job == JOB_PEAK);
+			assert_true(
+			    w->job == &job_since || w->job == &job_peak);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else if (w->view != DUMP_VIEW_NONE) { /* they keep nothing */
-			assert_int_equal(w->job, JOB_DUMP);
+			assert_ptr_equal(w->job, &job_dump);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else {
-			assert_int_equal(w->job, JOB_NONE);
+			assert_null(w->job);
 			assert_non_null(w->fn);
 		}
 	memset(&R, 0, sizeof(R));
 	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_JOB);
-	assert_int_equal(res.req.kind, JOB_DUMP);
+	assert_ptr_equal(res.req.kind, &job_dump);
 	assert_int_equal(R.len, 0);
 	assert_int_equal(core.st.words_served, 1);
 	/* Nothing is admitted or begun until the module runs the job. */
@@ -1559,9 +1609,9 @@ static void test_jmfp_is_a_job(void **state)
 	assert_int_equal(dumper.stage[0], '\0');
 
 	snprintf(cfg.allow, sizeof(cfg.allow), "ruok");
-	res.req.kind = JOB_NONE;
+	res.req.kind = NULL;
 	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_ERROR);
-	assert_int_equal(res.req.kind, JOB_NONE);
+	assert_null(res.req.kind);
 	assert_int_equal(res.why, REASON_NOT_ALLOWED);
 	assert_string_equal(R.buf,
 	    "jmfp is not executed because it is not in the whitelist.\n");
@@ -1570,7 +1620,7 @@ static void test_jmfp_is_a_job(void **state)
 	assert_int_equal(proto_add_word(&P, "jmfp", host_wchs, &n, 0), 0);
 	memset(&R, 0, sizeof(R));
 	assert_int_equal(proto_dispatch(&P, "jmfp", &out, &res), PROTO_OK);
-	assert_int_equal(res.req.kind, JOB_NONE);
+	assert_null(res.req.kind);
 	assert_memory_equal(R.buf, "watches: 5\n", 11);
 	assert_int_equal(fake.dumps, 0);
 }
@@ -1786,6 +1836,7 @@ int main(void)
 	    T(test_policy),
 	    T(test_dump_in_progress),
 	    T(test_jmfp_is_a_job),
+	    T(test_job_table),
 	    T(test_views_table),
 	    T(test_figures),
 	    T(test_prof_not_built),

@@ -1,6 +1,6 @@
 /*
  * test_recent — jemalloc 5.3's recent allocations: prof/recent.c's parser
- * on good, freed, cut and hostile records, and JOB_RECENT end to end on
+ * on good, freed, cut and hostile records, and job_recent end to end on
  * the fake allocator (canned alloc_dump JSON): the word's screen, the
  * route's JSON, the filters, the refusals and recent_max.
  */
@@ -363,7 +363,7 @@ static void test_hostile(void **state)
 	recent_free(&r);
 }
 
-/* --- JOB_RECENT on the fake allocator -------------------------------- */
+/* --- job_recent on the fake allocator --------------------------------- */
 
 static struct jm4lw_config cfg;
 static struct core core;
@@ -414,10 +414,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Run one JOB_RECENT; its body (if any) in body[]. */
+/* Run one job_recent; its body (if any) in body[]. */
 static void run(int json, int live_only, unsigned long long min_size)
 {
-	struct job_req req = {.kind = JOB_RECENT,
+	struct job_req req = {.kind = &job_recent,
 	    .who = "jmrc",
 	    .view = DUMP_VIEW_RECENT,
 	    .json = json,

@@ -130,7 +130,7 @@ static enum dump_status dump(struct worker *w, enum dump_view view)
 	struct dump_result r;
 
 	assert_int_equal(core_job_admit(&T.core, &T.job, &T.dumper,
-	                     &(struct job_req){.kind = JOB_DUMP,
+	                     &(struct job_req){.kind = &job_dump,
 	                         .who = "test",
 	                         .view = view},
 	                     &r),
@@ -152,7 +152,7 @@ static enum dump_status leaks(struct worker *w)
 	struct dump_result r;
 
 	assert_int_equal(core_job_admit(&T.core, &T.job, &T.dumper,
-	                     &(struct job_req){.kind = JOB_LEAKS, .json = 1},
+	                     &(struct job_req){.kind = &job_leaks, .json = 1},
 	                     &r),
 	    0);
 	assert_int_equal(worker_submit(w, run_job, &T.job), 0);
