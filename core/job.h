@@ -28,6 +28,15 @@ struct core_hints;
 
 struct job_kind;
 
+/* A line of a table that is there only with the build option
+ * JM4LW_EXAMPLE_WORD (the example job word, core/job_example.c): one
+ * line in each table, none without the option. */
+#ifdef JM4LW_EXAMPLE_WORD
+#define JM4LW_IF_EXAMPLE(...) __VA_ARGS__
+#else
+#define JM4LW_IF_EXAMPLE(...)
+#endif
+
 /* The kinds, each a const struct job_kind defined in a file of its own
  * (core/job_<kind>.c) and named once in core/job_kinds.h: declared here
  * for the faces, listed in job_table[]. A face or the shell names a kind

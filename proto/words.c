@@ -341,5 +341,7 @@ const struct proto_word proto_words[] = {
         .view = DUMP_VIEW_RECENT,
         .help = "recent sampled allocations, newest first: size, age, "
                 "thread, live or freed, where"},
+    JM4LW_IF_EXAMPLE({"jmxx", .job = &job_example, .view = DUMP_VIEW_TEXT}, )
+    /* The end of the table. */
     {.name = NULL},
 };

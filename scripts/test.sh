@@ -9,6 +9,7 @@
 #   nodw   without libdw (ELF symbol tables only): jm4lw-prof, the heap
 #          profile's unit and integration tests (against jeprof with nm
 #          alone), and the profile words in a host;
+#   example the example job word (jmxx) built in, asked with nc and curl;
 #   asan   AddressSanitizer + UndefinedBehaviorSanitizer build: unit,
 #          integration and abuse tests (jm4lwd itself sanitized, driven by
 #          the real clients);
@@ -95,6 +96,17 @@ cmake --build build-nodw -j"$jobs" --target jm4lw_prof test_heapprof \
 	test_symbolize heapprof_dump jeprof_host bench_host jm4lwd
 (cd build-nodw && ctest --output-on-failure --no-tests=error \
 	-R 'heapprof|symbolize|words_profile')
+
+# The example job word (core/job_example.c, -DJM4LW_EXAMPLE_WORD=ON):
+# one file and its table lines, asked over both faces; only the daemon
+# is built.
+begin example
+cmake -S . -B build-example -DCMAKE_C_COMPILER=gcc -DJM4LW_WERROR=ON \
+	-DJM4LW_TESTS=ON -DJM4LW_FUZZ=OFF -DJM4LW_SANITIZE= -DJM4LW_LIBDW=AUTO \
+	-DJM4LW_EXAMPLE_WORD=ON >/dev/null
+cmake --build build-example -j"$jobs" --target jm4lwd
+(cd build-example && ctest --output-on-failure --no-tests=error \
+	-R '^integration\.example_word$')
 
 begin asan
 cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
