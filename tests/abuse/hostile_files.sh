@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 19: files the profile pipeline reads, chosen by someone else.
+# Files the profile pipeline reads, chosen by someone else.
 #   fifo_profile, fifo_binary, fifo_in_mapped_libraries  (#5: a FIFO as the
 #      profile, --binary or an object in MAPPED_LIBRARIES blocked open()
 #      forever, in jm4lw-prof and in the daemon's worker);
@@ -11,7 +11,7 @@
 #   base_other_process    (#11: --base from another process, silently);
 #   symbolized_symlink_race (#2: format=symbolized followed a symlink swapped
 #      over a kept dump after the loop's check, and served the file).
-# Issue 28 #3: the configuration file, chosen by whoever can write where it is:
+# The configuration file, chosen by whoever can write where it is:
 #   config_check_not_regular (jm4lwd -n -f FIFO blocked in open for ever;
 #      -f /dev/zero read for ever);
 #   config_reload_not_regular (the config replaced by a FIFO, then by a

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The memory doctor (issue 22) inside Debian's redis-server, against the
+# The memory doctor inside Debian's redis-server, against the
 # figures redis itself reads from the same jemalloc: after a fragmenting
 # workload (200,000 values of mixed sizes, 80% then deleted at random,
 # through redis-cli --pipe), our allocated/active/resident are INFO

@@ -1,8 +1,8 @@
 /*
  * leak_host: a service with a steady leak among churn and a cache that
  * fills and then stops, embedding the module on its own loop (words and
- * HTTP), for issue 23's acceptance test (tests/integration/leak_trend.sh)
- * and the fork case (leak_fork.sh).
+ * HTTP), for the leak suspects' acceptance test
+ *(tests/integration/leak_trend.sh) and the fork case (leak_fork.sh).
  *
  *	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:12 \
  *	    leak_host DUMP_DIR

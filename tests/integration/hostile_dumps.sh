@@ -1,5 +1,5 @@
 #!/bin/bash
-# Kept dumps and their leak indexes changed under jm4lwd (issue 28), in
+# Kept dumps and their leak indexes changed under jm4lwd, in
 # every build (a planted dump needs no jemalloc samples, so the sanitizer
 # builds run it too):
 #   - item 2: a big dump in our own 0700 dump_dir truncated while the

@@ -1,7 +1,7 @@
 /*
  * Unit tests of the profile pipeline's reading of files someone else
- * chose (issue 19): a dump truncated while it is read (#4: SIGBUS from a
- * mapping; issue 28 item 2: in our own 0700 directory too), a FIFO as
+ * chose: a dump truncated while it is read (#4: SIGBUS from a
+ * mapping; in our own 0700 directory too), a FIFO as
  * the profile (#5: open() blocked forever), what prof_open_file refuses,
  * and the header checked before the body is scanned (#11).
  */
@@ -76,7 +76,7 @@ static size_t write_big_dump(const char *path, size_t nstacks)
  * #4: a kept dump truncated by another process while heapprof_load reads
  * it: an error line or a whole profile, never SIGBUS. Looped, the
  * truncation at a different moment of the read each time. In a directory
- * others can write to (as dump_dir /tmp is), and (issue 28 item 2) in our
+ * others can write to (as dump_dir /tmp is), and in our
  * own 0700 dump_dir, where the same user or root may truncate it: a
  * mapping faulted there too.
  */

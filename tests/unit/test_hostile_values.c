@@ -1,5 +1,5 @@
 /*
- * Hostile dumps through the whole profile pipeline (issue 19, #3 and #10):
+ * Hostile dumps through the whole profile pipeline:
  * a stack of 100,000 frames in every format, a sampling period of 2^63,
  * counts that sum past int64, counts of UINT64_MAX. Each test is named
  * after the defect it pins; run it under ASan+UBSan too, where the old
