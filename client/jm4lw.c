@@ -122,12 +122,31 @@ static const char usage_text[] =
 static void __attribute__((format(printf, 1, 0)))
 vmsg(const char *fmt, va_list ap)
 {
-	/* One line whole, even when several hosts' threads report at once. */
+	char line[4096], *p = line;
+	va_list again;
+	int n;
+
+	/* One line in one write(2): stderr is unbuffered, so stdio would
+	 * write the prefix, the text and the newline apart, and another
+	 * host's thread or a --merge child's line could land between them.
+	 * A longer line than the buffer gets a buffer of its own. */
+	va_copy(again, ap);
+	n = vsnprintf(line + 7, sizeof(line) - 8, fmt, ap);
+	if (n >= 0 && (size_t)n >= sizeof(line) - 8 &&
+	    (p = malloc((size_t)n + 9)) != NULL)
+		(void)vsnprintf(p + 7, (size_t)n + 1, fmt, again);
+	else if (p == NULL || n < 0) {
+		p = line;
+		n = n < 0 ? 0 : (int)sizeof(line) - 9;
+	}
+	va_end(again);
+	memcpy(p, "jm4lw: ", 7);
+	p[7 + n] = '\n';
 	flockfile(stderr);
-	fputs("jm4lw: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	(void)fwrite(p, 1, (size_t)n + 8, stderr);
 	funlockfile(stderr);
+	if (p != line)
+		free(p);
 }
 
 /* Print one "jm4lw: ..." line on stderr. */

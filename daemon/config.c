@@ -164,7 +164,8 @@ static const struct config_key config_keys[] = {
     {STRING_KEY(fold_wrappers, check_fold), .def = "",
         .help = "allocation wrappers to fold into their callers in `jmtp`, "
                 "`jmlk`, `jmth` and the page besides those found: names, "
-                "`,` or space between; `off` folds none"},
+                "`,` or space between; `!NAME` never folds NAME (a "
+                "constructor the rule takes for a wrapper); `off` folds none"},
     /* The figures' history ring. */
     {NUMBER_KEY(history_interval, 1, 86400, " seconds"), .def = "10",
         .help = "seconds between two rows of the figures' history "

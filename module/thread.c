@@ -162,8 +162,8 @@ static int thread_opts(const struct jm4lw_thread_opts *in,
 	return 0;
 }
 
-JM4LW_API struct jm4lw_thread *
-jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
+/* jm4lw_start_thread_ex's work, on the caller's thread. */
+static struct jm4lw_thread *thread_start(const struct jm4lw_config *cfg,
     const struct jm4lw_thread_opts *opts, char *err, size_t errlen)
 {
 	struct jm4lw_thread_opts o = {.size = 0};
@@ -230,6 +230,29 @@ jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
 fail:
 	thread_free(t);
 	return NULL;
+}
+
+/*
+ * The module's thread, built on the caller's thread: a host's (an agent's
+ * in the program's constructor), whose allocations jemalloc samples. The
+ * loop, the listeners and evhttp are the module's own and live as long
+ * as it does: none of them may stand in the host's profiles, so the
+ * caller's sampling is off while they are made and back as it was after
+ * (jm4lw_new does the same for an embedding host).
+ */
+JM4LW_API struct jm4lw_thread *
+jm4lw_start_thread_ex(const struct jm4lw_config *cfg,
+    const struct jm4lw_thread_opts *opts, char *err, size_t errlen)
+{
+	const struct core_ops *ops = core_jemalloc();
+	struct ctl_mib mib = {.state = 0};
+	struct jm4lw_thread *t;
+	int was = ops != NULL ? ctl_thread_sampling(ops, &mib, 0) : -1;
+
+	t = thread_start(cfg, opts, err, errlen);
+	if (was == 1)
+		(void)ctl_thread_sampling(ops, &mib, 1);
+	return t;
 }
 
 /*

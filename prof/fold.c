@@ -42,6 +42,12 @@ static int list_add(struct fold_list *l, const char *s, size_t n, char *err,
 		n--;
 	if (n == 0)
 		return 0;
+	if (s[0] == '!' && n == 1) {
+		snprintf(err, errlen,
+		    "fold_wrappers: ! names no function (want !NAME: never "
+		    "fold NAME)");
+		return -1;
+	}
 	if (n >= FOLD_NAME_MAX) {
 		snprintf(err, errlen,
 		    "fold_wrappers: %.40s... is longer than %d bytes", s,
@@ -179,11 +185,16 @@ static int stacks_end(struct stacks *st)
 	return 0;
 }
 
-/* Is @p name on the list @p l or the default one? */
+/* Is @p name on the list @p l or the default one (1), kept by a !NAME
+ * of @p l (-1: never folded, whatever the rule or the default list
+ * say), or neither (0)? */
 static int named(const struct fold_list *l, const char *name)
 {
 	size_t i;
 
+	for (i = 0; l != NULL && i < l->n; i++)
+		if (l->name[i][0] == '!' && strcmp(name, l->name[i] + 1) == 0)
+			return -1;
 	for (i = 0; i < NDEFAULT; i++)
 		if (strcmp(name, fold_default_names[i]) == 0)
 			return 1;
@@ -207,7 +218,7 @@ static int fold_add(struct fold *f, const char *name, size_t *cap)
 
 /* Per name, while a pass looks at the stacks. */
 struct fn_state {
-	unsigned char folded, named, lead, inner, helper;
+	unsigned char folded, named, kept, lead, inner, helper;
 	unsigned char direct, via; /* innermost itself; over a helper */
 	size_t callers;  /* distinct callers where it is the innermost */
 	uint32_t caller; /* the last of them */
@@ -230,8 +241,12 @@ static int fold_compute(struct fold *f, const struct names *nm,
 
 	if ((fs = calloc(nm->n + 1, sizeof(*fs))) == NULL)
 		return -1;
-	for (i = 0; i < nm->n; i++)
-		fs[i].named = (unsigned char)named(l, nm->s[i]);
+	for (i = 0; i < nm->n; i++) {
+		int how = named(l, nm->s[i]);
+
+		fs[i].named = how == 1;
+		fs[i].kept = how == -1;
+	}
 	for (pass = 0; pass < FOLD_PASSES_MAX; pass++) {
 		for (i = 0; i < nm->n; i++) {
 			fs[i].lead = fs[i].inner = 0;
@@ -271,8 +286,8 @@ static int fold_compute(struct fold *f, const struct names *nm,
 		}
 		more = 0;
 		for (i = 0; i < nm->n; i++) {
-			if (fs[i].folded || fs[i].helper || !fs[i].lead ||
-			    fs[i].callers == 0)
+			if (fs[i].folded || fs[i].helper || fs[i].kept ||
+			    !fs[i].lead || fs[i].callers == 0)
 				continue;
 			/* Always innermost, itself or over its helpers,
 			 * not both: a function that allocates itself and
@@ -293,12 +308,14 @@ static int fold_compute(struct fold *f, const struct names *nm,
 		if (more == 0)
 			break;
 	}
-	/* A helper goes with its caller, when that is folded. */
+	/* A helper goes with its caller, when that is folded or kept (a
+	 * kept function is the site: its private helpers are its own). */
 	do {
 		more = 0;
 		for (i = 0; i < nm->n; i++)
 			if (fs[i].helper && !fs[i].folded &&
-			    fs[fs[i].parent].folded) {
+			    (fs[fs[i].parent].folded ||
+			        fs[fs[i].parent].kept)) {
 				if (fold_add(f, nm->s[i], &cap) == -1)
 					goto out;
 				fs[i].folded = 1;

@@ -11,7 +11,10 @@
  *     at least FOLD_MIN_CALLERS distinct functions;
  *   - named: a function of the default list (fold_default_names) or of
  *     the caller's list (fold_wrappers, --fold), wherever it is the
- *     innermost frame.
+ *     innermost frame;
+ *   - kept: a !NAME of the caller's list is never folded, found or named
+ *     (a constructor called from everywhere is where memory is asked
+ *     for, though it looks like a wrapper), and folding stops there.
  * The rule is applied again with the folded frames out of the way until
  * nothing more folds, so chains fold through (zmalloc_usable, then
  * zmalloc, then a constructor that only calls zmalloc from everywhere).
@@ -66,7 +69,8 @@ struct fold_list {
 	char name[FOLD_NAMES_MAX][FOLD_NAME_MAX];
 };
 
-/* Parse @p text: "" (the defaults), "off", or names, separated by commas
+/* Parse @p text: "" (the defaults), "off", or names (NAME: fold it;
+ * !NAME: never fold it), separated by commas
  * when there is one (C++ names hold spaces: "operator new, my_alloc"),
  * else by white space. 0, or -1 with one line in @p err naming
  * fold_wrappers and the limit passed. */

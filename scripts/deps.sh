@@ -17,7 +17,8 @@
 #                          promtool) and curl for the HTTP face; abidiff
 #                          (abigail-tools) for the ABI check, debuginfod
 #                          for the symbolizer's debug-info tests, llvm-14
-#                          for llvm-symbolizer
+#                          for llvm-symbolizer, strace for the client's
+#                          one-write error lines
 set -eu
 
 pkgs="cmake gcc g++ make pkg-config libevent-dev libjemalloc-dev libinih-dev libdw-dev \
@@ -27,7 +28,8 @@ if [ "${1:-}" = test ]; then
 	pkgs="$pkgs libcmocka-dev clang clang-format python3 procps netcat-openbsd \
 netcat-traditional ncat busybox socat zookeeper redis-server redis-tools \
 valgrind iproute2 libfuzzer-14-dev libxml2-utils chromium firefox-esr fonts-dejavu-core \
-golang-go golang-github-google-pprof-dev elfutils prometheus curl abigail-tools debuginfod llvm-14"
+golang-go golang-github-google-pprof-dev elfutils prometheus curl abigail-tools debuginfod llvm-14 \
+strace"
 fi
 
 missing=""

@@ -120,7 +120,7 @@ check_clean() {
 	[ -n "$dir" ] || return 0
 	shift 2
 	want=$(printf '%s\n' "$@" | sed '/^$/d' | sort | tr '\n' ' ')
-	# A dump's leak index (<dump>.trend, issue 23) goes with its dump:
+	# A dump's leak index (<dump>.trend) goes with its dump:
 	# listed only when its dump is not there.
 	got=$( (ls -A "$dir" | grep -v '^\.jm4lw\.' |
 		while IFS= read -r f; do

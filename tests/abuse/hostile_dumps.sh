@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hostile dump directories (issue 19): another local user plants files or
+# Hostile dump directories: another local user plants files or
 # symlinks where our dumps go. Each case is named after the defect it pins:
 #   dump_dir_foreign_symlink  dump_dir a symlink (to a stand-in for /etc)
 #                             another user made: jmfp wrote through it,

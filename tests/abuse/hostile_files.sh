@@ -1,17 +1,17 @@
 #!/bin/bash
-# Issue 19: files the profile pipeline reads, chosen by someone else.
-#   fifo_profile, fifo_binary, fifo_in_mapped_libraries  (#5: a FIFO as the
+# Files the profile pipeline reads, chosen by someone else.
+#   fifo_profile, fifo_binary, fifo_in_mapped_libraries  (a FIFO as the
 #      profile, --binary or an object in MAPPED_LIBRARIES blocked open()
 #      forever, in jm4lw-prof and in the daemon's worker);
-#   sparse_zero_file      (#11: a 4 GB file of zeros was scanned whole before
+#   sparse_zero_file      (a 4 GB file of zeros was scanned whole before
 #      "not a jemalloc heap profile");
-#   binary_mismatch       (#11: --binary missing, a directory, not ELF, or
+#   binary_mismatch       (--binary missing, a directory, not ELF, or
 #      another object than the dump's main program gave wrong names, exit 0);
-#   cut_mapped_libraries  (#11: a dump cut inside MAPPED_LIBRARIES, silently);
-#   base_other_process    (#11: --base from another process, silently);
-#   symbolized_symlink_race (#2: format=symbolized followed a symlink swapped
+#   cut_mapped_libraries  (a dump cut inside MAPPED_LIBRARIES, silently);
+#   base_other_process    (--base from another process, silently);
+#   symbolized_symlink_race (format=symbolized followed a symlink swapped
 #      over a kept dump after the loop's check, and served the file).
-# Issue 28 #3: the configuration file, chosen by whoever can write where it is:
+# The configuration file, chosen by whoever can write where it is:
 #   config_check_not_regular (jm4lwd -n -f FIFO blocked in open for ever;
 #      -f /dev/zero read for ever);
 #   config_reload_not_regular (the config replaced by a FIFO, then by a
@@ -201,7 +201,7 @@ case_base_other_process() {
 		'^jm4lw-prof: warning: the base profile is of another process' "$T/prof.err"
 }
 
-# #2: a symlink to a secret swapped over a kept dump's name while
+# A symlink to a secret swapped over a kept dump's name while
 # format=symbolized is asked for it, for a bounded time (10 s, 100 requests at most).
 case_symbolized_symlink_race() {
 	local d name n=0 leaks=0 end

@@ -1,10 +1,10 @@
 #!/bin/bash
-# Hostile HTTP (issue 19, items 1, 7, 9, 12): a shutdown while an HTTP job
+# Hostile HTTP: a shutdown while an HTTP job
 # runs, a 409 during one, a flood of idle HTTP connections under a low
 # descriptor limit, HEAD, and requests two readers could take differently
 # (two Hosts, "Host :", absolute-form, two lengths).
-# Issue 28: #7 (metrics_allow: the doctor's families on /metrics only when
-# jmdr is allowed, promtool-valid either way, through a reload) and #9
+# The metrics allow rule (metrics_allow: the doctor's families on /metrics only when
+# jmdr is allowed, promtool-valid either way, through a reload) and the query checks
 # (two_origins, x_jm4lw_value, query_tokens, path_as_sent).
 # Raw requests go out from one python3 process per case (rawhttp below),
 # never a process per request.
@@ -372,7 +372,7 @@ sys.exit(0 if ok_w and ok_h else 1)
 	stop_daemon
 }
 
-# Issue 28 #9: a change of state with two Origins (a same-origin one first,
+# A change of state with two Origins (a same-origin one first,
 # a foreign one after) was taken on the first; "X-Jm4lw: 0" counted as the
 # header; format=json%00 was served as json (evhttp decodes %00 to a NUL
 # that ends the C string); GET //metrics was the index page (evhttp's URI
@@ -446,7 +446,7 @@ metrics_valid() {
 	fi
 }
 
-# Issue 28 #7: with allow = ruok,mntr, jmdr was refused and /jemalloc/doctor
+# With allow = ruok,mntr, jmdr was refused and /jemalloc/doctor
 # 403, yet /metrics carried 85 of the doctor's samples (per arena, per size
 # class, purge gain, resident parts). What a word reveals is governed by
 # that word on every face: the families appear only when jmdr is allowed,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Hostile dumps planted in dump_dir (issue 19, #3 and #10): a file named
+# Hostile dumps planted in dump_dir: a file named
 # like ours is any local user's to write where dump_dir is shared, and
 # the daemon renders it on its worker when asked over HTTP.
 #   deep_stack_planted_dump  a heap_v2 dump with one stack of 100,000

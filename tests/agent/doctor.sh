@@ -1,5 +1,5 @@
 #!/bin/bash
-# The memory doctor (issue 22) inside Debian's redis-server, against the
+# The memory doctor inside Debian's redis-server, against the
 # figures redis itself reads from the same jemalloc: after a fragmenting
 # workload (200,000 values of mixed sizes, 80% then deleted at random,
 # through redis-cli --pipe), our allocated/active/resident are INFO
@@ -13,27 +13,8 @@ need redis-server redis-cli curl python3 nc.openbsd timeout
 
 # The workload as two RESP files: SETs of mixed sizes (most small, in
 # many size classes; a few in large classes), then DELs of 80% of the
-# keys at random. One python3 writes both; redis-cli --pipe sends them.
-python3 - "$T/load.resp" "$T/del.resp" <<'PY'
-import random, sys
-random.seed(22)
-n = 200000
-def cmd(*args):
-    out = "*%d\r\n" % len(args)
-    for a in args:
-        out += "$%d\r\n%s\r\n" % (len(a), a)
-    return out
-with open(sys.argv[1], "w") as f:
-    for i in range(n):
-        size = random.randint(1, 12288) if random.random() < 0.02 \
-            else random.randint(8, 400)
-        f.write(cmd("SET", "k%d" % i, "v" * size))
-keys = list(range(n))
-random.shuffle(keys)
-with open(sys.argv[2], "w") as f:
-    for i in keys[: n * 8 // 10]:
-        f.write(cmd("DEL", "k%d" % i))
-PY
+# keys at random (tests/lib/fragload.py); redis-cli --pipe sends them.
+python3 "$TESTS_DIR/lib/fragload.py" 22 mixed "$T/load.resp" "$T/del.resp"
 [ -s "$T/del.resp" ] || die "the workload's files are written"
 
 # workload NAME: load, then delete, in redis $RPORT.

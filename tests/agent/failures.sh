@@ -40,7 +40,7 @@ run_host LD_PRELOAD="$je $JM4LW_AGENT_SO" JM4LW_CONF="$T/bad.conf"
 assert_cmd "bad config: the program still works" test "$OUT" = host-works -a "$RC" -eq 0
 assert_cmd "bad config: file:line in the message" grep -q "bad.conf:2" <<<"$ERR"
 
-# Issue 28 #3: JM4LW_CONF naming a FIFO blocked the agent's constructor in
+# JM4LW_CONF naming a FIFO blocked the agent's constructor in
 # open() for ever: the program never reached its main. Bounded, so the old
 # hang is a failure, not a stuck suite.
 mkfifo "$T/fifo.conf"

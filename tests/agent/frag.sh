@@ -13,24 +13,7 @@
 need redis-server redis-cli curl python3 nc.openbsd timeout jq
 
 LG=14
-python3 - "$T/load.resp" "$T/del.resp" <<'PY'
-import random, sys
-random.seed(39)
-n = 200000
-def cmd(*args):
-    out = "*%d\r\n" % len(args)
-    for a in args:
-        out += "$%d\r\n%s\r\n" % (len(a), a)
-    return out
-with open(sys.argv[1], "w") as f:
-    for i in range(n):
-        f.write(cmd("SET", "k%d" % i, "v" * 200))
-keys = list(range(n))
-random.shuffle(keys)
-with open(sys.argv[2], "w") as f:
-    for i in keys[: n * 8 // 10]:
-        f.write(cmd("DEL", "k%d" % i))
-PY
+python3 "$TESTS_DIR/lib/fragload.py" 39 200 "$T/load.resp" "$T/del.resp"
 [ -s "$T/del.resp" ] || die "the workload's files are written"
 
 start_redis_agent frag "MALLOC_CONF=lg_prof_sample:$LG" || finish

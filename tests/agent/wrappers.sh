@@ -12,7 +12,8 @@
 #   - jmlk's suspect is the leaking site, not a wrapper;
 #   - jm4lw-prof on a kept dump: the same, the same Total as --no-fold
 #     (jeprof's table, where the inner wrapper is the top row: the
-#     control), --fold adds a name, -f collapsed keeps the raw stacks;
+#     control), --fold adds a name, --fold=!NAME keeps one, -f collapsed
+#     keeps the raw stacks;
 #   - conf shows fold_wrappers.
 . "$(dirname "$0")/../lib.sh"
 
@@ -95,6 +96,11 @@ assert_no_grep "jm4lw-prof --no-fold: no fold line" '^Folded' "$T/noprof"
 "$JM4LW_PROF" -f text --fold=wrap_prog_site_small "$last" >"$T/fold" 2>&1
 assert_grep "jm4lw-prof --fold=NAME folds it too: its bytes go to main" \
 	'^ +1\.0 +[0-9.]+% +[0-9.]+% +[0-9.]+ +[0-9.]+% main$' "$T/fold"
+"$JM4LW_PROF" -f text --fold='!wrap_prog_alloc' "$last" >"$T/keep" 2>&1
+assert_eq "jm4lw-prof --fold=!NAME keeps that wrapper: all 7.2 MiB stop there" \
+	"7.2 wrap_prog_alloc" "$(rows "$T/keep" | head -1)"
+assert_grep "... and the inner one still folds into it" \
+	'^Folded allocation wrappers into their callers: wrap_prog_alloc_usable ' "$T/keep"
 "$JM4LW_PROF" --fold 'a off' "$last" >"$T/bad" 2>&1
 assert_eq "jm4lw-prof --fold with off among names: exit 2, the reason first" \
 	"2 jm4lw-prof: --fold: off stands alone (want off, or function names)" \

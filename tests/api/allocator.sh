@@ -1,8 +1,8 @@
 #!/bin/bash
 # shellcheck disable=SC2154 # $API_<variant>: the hosts, set by ctest
 # allocator.sh CASE: the module refuses to report on a jemalloc the program
-# does not malloc from, and works where malloc is jemalloc's (issue 20,
-# item 1). Each host holds 32 MB from malloc(); where the module starts,
+# does not malloc from, and works where malloc is jemalloc's.
+# Each host holds 32 MB from malloc(); where the module starts,
 # mntr must count them, where it refuses, one line says how to fix it.
 #	link     -ljm4lw alone refuses; -ljemalloc ahead of or after -ljm4lw
 #	         works (under gcc's default --as-needed and without it)

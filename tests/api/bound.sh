@@ -1,6 +1,6 @@
 #!/bin/bash
-# bound.sh CASE: what the module reports is what it does (issue 20, item
-# 4). An embedding host (bound_host.c) keeps the default http_listen
+# bound.sh CASE: what the module reports is what it does.
+# An embedding host (bound_host.c) keeps the default http_listen
 # (127.0.0.1:9182) and binds the words on 127.0.0.1:0; conf, asked on the
 # words' port, and jm4lw_http_bound_addr() must show only what is bound.
 #	words  the host never calls jm4lw_http_listen(): conf has an empty

@@ -1,6 +1,6 @@
 /*
  * bound_host: an embedding host on its own event_base that says where the
- * module listens, for tests/api/bound.sh (issue 20, item 4: what the
+ * module listens, for tests/api/bound.sh (what the
  * module reports is what it does). It keeps the configuration's defaults,
  * http_listen = 127.0.0.1:9182 included, and binds the words on
  * 127.0.0.1:0:

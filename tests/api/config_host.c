@@ -1,6 +1,6 @@
 /*
  * config_host: the opaque configuration and the sized thread options as
- * a host meets them (issue 20, item 5): jm4lw_config_new() gives the
+ * a host meets them: jm4lw_config_new() gives the
  * defaults, jm4lw_config_get() reads back what jm4lw_config_set() and
  * jm4lw_config_load() wrote, and jm4lw_start_thread_ex() refuses options
  * whose size was not set. Ends with "all right" or names what is wrong.

@@ -1,6 +1,6 @@
 /*
  * errmsg_host: a libevent host that learns why each call failed from
- * jm4lw_errmsg() alone (issue 20, item 3). Its log sink drops every line,
+ * jm4lw_errmsg() alone. Its log sink drops every line,
  * so nothing reaches it but what the API returns. Each check prints one
  * line; the program ends with "all messages right" or names the wrong one.
  */

@@ -1,6 +1,6 @@
 #!/bin/bash
 # examples.sh: every example builds from the installed package, both ways a
-# user finds it, and serves a word (issue 20, item 6). The build tree is
+# user finds it, and serves a word. The build tree is
 # installed to a scratch prefix (cmake --install --prefix), examples/ is
 # configured against it with CMake's find_package and with pkg-config, and
 # each program runs on port 0 and is asked one word with nc (counter also

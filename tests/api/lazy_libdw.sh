@@ -2,7 +2,7 @@
 # shellcheck disable=SC2154 # $API_je_first, $LIB_DIR...: set by ctest
 # shellcheck disable=SC2119 # lib.sh's stop_daemon: its argument is optional
 # lazy_libdw.sh: libdw is loaded on the first profile, not at start
-# (issue 21, item 5). A host that never asks for a profile maps neither
+# A host that never asks for a profile maps neither
 # libdw nor libelf (nor liblzma and libbz2, theirs), and its profile
 # shows none of their memory; the first jmcs/jmtp loads them, on the
 # worker. Checked on jm4lwd, on a host linking libjm4lw.so and on the
@@ -78,7 +78,7 @@ case_daemon() {
 	hreq metrics /metrics >/dev/null
 	hreq status /jemalloc/status >/dev/null
 	none_mapped "[daemon] after ruok mntr conf srvr jmst jmdr, /metrics, /jemalloc/status: none mapped" "$PID"
-	# jmfp is a profile too: a kept dump gets its leak index (issue 23),
+	# jmfp is a profile too: a kept dump gets its leak index,
 	# its functions' names, so it may be the first to load libdw.
 	ask jmfp >"$T/jmfp.out"
 	assert_grep "[daemon] jmfp wrote a dump" '\.heap$' "$T/jmfp.out"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# misuse.sh [CASE...]: the misuse suite (issue 20, item 7). misuse_host.c
+# misuse.sh [CASE...]: the misuse suite. misuse_host.c
 # gets the lifecycle wrong one way per run; each must end in a clear
 # error or the behaviour jm4lw.h documents, never a crash and never a
 # file left in the dump directory. With no CASE, every case.
@@ -137,7 +137,7 @@ alone() {
 	tidy "$1"
 }
 
-# Case quit: jm4lw_free() in a word's handler (issue 20: a use-after-free
+# Case quit: jm4lw_free() in a word's handler (a use-after-free
 # in conn_log after conn_dispatch). The reply the handler wrote still
 # goes out whole, and the connection ends with a FIN.
 case_quit() {

@@ -1,6 +1,6 @@
 /*
  * misuse_host: an embedding host that gets the lifecycle wrong on purpose,
- * one mistake per run, for tests/api/misuse.sh (issue 20, items 2 and 7).
+ * one mistake per run, for tests/api/misuse.sh.
  * Every case must end in a clear error or the behaviour jm4lw.h
  * documents: never a crash, never a use-after-free (ASan, valgrind),
  * never a file left in the dump directory.

@@ -1,6 +1,6 @@
 /*
  * null_host: every entry point of jm4lw.h called with NULL where a host
- * could pass one by mistake (issue 20: jm4lw_listen(NULL, ...) was a
+ * could pass one by mistake (jm4lw_listen(NULL, ...) was a
  * SIGSEGV). Each must return its failure value and crash nothing; the
  * program prints one line per call and "all survived" at the end.
  */

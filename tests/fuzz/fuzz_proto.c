@@ -654,7 +654,7 @@ static int settle_dump_dir(const char *newest)
 		} else if (newest != NULL &&
 		    strncmp(de->d_name, newest, strlen(newest)) == 0 &&
 		    strcmp(de->d_name + strlen(newest), ".trend") == 0) {
-			/* The new dump's leak index (issue 23) goes with it. */
+			/* The new dump's leak index goes with it. */
 			CHECK(unlink(path) == 0);
 		} else if (W.plant && (k = planted(de->d_name)) >= 0) {
 			seen[k] = true;

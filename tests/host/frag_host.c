@@ -62,36 +62,25 @@ static void fill(void)
 
 int main(int argc, char *argv[])
 {
-	struct jm4lw_config *cfg = NULL;
-	struct event_base *base;
+	struct event_base *base = NULL;
 	struct jm4lw *module = NULL;
 	struct event *ev = NULL;
 	char addr[128], haddr[128];
 	int status = 1;
 	size_t i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: frag_host DUMP_DIR\n");
-		return 2;
-	}
-	signal(SIGPIPE, SIG_IGN);
 	fill();
-	if ((cfg = host_config("frag_host", argv[1])) == NULL)
-		return 2;
-	if ((base = event_base_new()) == NULL)
-		return 1;
-	if ((module = host_module(base, cfg, "frag_host", addr, haddr,
+	if ((module = host_start(argc, argv, "frag_host", &base, addr, haddr,
 	         sizeof(addr))) == NULL ||
 	    (ev = host_sigterm(base)) == NULL)
 		goto done;
-	printf("listening on %s\nhttp on %s\n", addr, haddr);
-	fflush(stdout);
-	status = event_base_dispatch(base) == -1;
+	status = host_serve(base, addr, haddr);
 done:
 	if (ev != NULL)
 		event_free(ev);
 	jm4lw_free(module);
-	event_base_free(base);
+	if (base != NULL)
+		event_base_free(base);
 	for (i = 0; i < A_COUNT; i++)
 		free(a[i]);
 	for (i = 0; i < B_COUNT; i++)

@@ -9,7 +9,7 @@
 #include "host.h"
 
 /* JM4LW_CONF's file, if set, then dump_dir. */
-struct jm4lw_config *host_config(const char *name, const char *dump_dir)
+static struct jm4lw_config *host_config(const char *name, const char *dump_dir)
 {
 	const char *conf = getenv("JM4LW_CONF");
 	struct jm4lw_config *cfg;
@@ -31,8 +31,9 @@ struct jm4lw_config *host_config(const char *name, const char *dump_dir)
 }
 
 /* The module, bound for words and HTTP; freed again if it cannot listen. */
-struct jm4lw *host_module(struct event_base *base, struct jm4lw_config *cfg,
-    const char *name, char *addr, char *haddr, size_t len)
+static struct jm4lw *host_module(struct event_base *base,
+    struct jm4lw_config *cfg, const char *name, char *addr, char *haddr,
+    size_t len)
 {
 	struct jm4lw *module;
 	char err[256];
@@ -71,4 +72,35 @@ struct event *host_sigterm(struct event_base *base)
 		ev = NULL;
 	}
 	return ev;
+}
+
+/* The command line, SIGPIPE, the configuration, the loop, the module. */
+struct jm4lw *host_start(int argc, char *argv[], const char *name,
+    struct event_base **base, char *addr, char *haddr, size_t len)
+{
+	struct jm4lw_config *cfg;
+
+	*base = NULL;
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DUMP_DIR\n", name);
+		exit(2);
+	}
+	/* A server's first line: a peer's reset must not end it (evhttp
+	 * writes without MSG_NOSIGNAL; jm4lw_http_listen says so). */
+	signal(SIGPIPE, SIG_IGN);
+	if ((cfg = host_config(name, argv[1])) == NULL)
+		exit(2);
+	if ((*base = event_base_new()) == NULL) {
+		jm4lw_config_free(cfg);
+		return NULL;
+	}
+	return host_module(*base, cfg, name, addr, haddr, len);
+}
+
+/* The addresses, for the test to read, then the loop until SIGTERM. */
+int host_serve(struct event_base *base, const char *addr, const char *haddr)
+{
+	printf("listening on %s\nhttp on %s\n", addr, haddr);
+	fflush(stdout);
+	return event_base_dispatch(base) == 0 ? 0 : 1;
 }

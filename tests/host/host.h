@@ -27,16 +27,21 @@
 		return p;                                                      \
 	}
 
-/* The module's configuration: the file JM4LW_CONF names, if set, and
- * dump_dir @p dump_dir. NULL with "NAME: why" on stderr. */
-struct jm4lw_config *host_config(const char *name, const char *dump_dir);
+/*
+ * A host's start: its command line `NAME DUMP_DIR` (else usage and exit
+ * 2), SIGPIPE ignored, the configuration from JM4LW_CONF's file, if set,
+ * and DUMP_DIR (exit 2 on an error in it), a new loop into @p base, and
+ * the module on it listening for words and HTTP on ports of its own on
+ * 127.0.0.1, whose addresses go to @p addr and @p haddr (@p len bytes
+ * each). NULL when it cannot be made (why on stderr, as "NAME: why");
+ * @p base is then NULL or the loop to free.
+ */
+struct jm4lw *host_start(int argc, char *argv[], const char *name,
+    struct event_base **base, char *addr, char *haddr, size_t len);
 
-/* The module on @p base with @p cfg (freed here), listening for words
- * and HTTP on ports of its own on 127.0.0.1, whose addresses go to
- * @p addr and @p haddr (@p len bytes each). NULL when it cannot be made
- * (why on stderr, as "NAME: why") or cannot listen. */
-struct jm4lw *host_module(struct event_base *base, struct jm4lw_config *cfg,
-    const char *name, char *addr, char *haddr, size_t len);
+/* Say the addresses on stdout ("listening on A", "http on H") and run
+ * @p base's loop: 0 when it ended (SIGTERM), 1 on its error. */
+int host_serve(struct event_base *base, const char *addr, const char *haddr);
 
 /* An event by which SIGTERM leaves @p base's loop, added; or NULL. */
 struct event *host_sigterm(struct event_base *base);

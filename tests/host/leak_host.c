@@ -1,8 +1,8 @@
 /*
  * leak_host: a service with a steady leak among churn and a cache that
  * fills and then stops, embedding the module on its own loop (words and
- * HTTP), for issue 23's acceptance test (tests/integration/leak_trend.sh)
- * and the fork case (leak_fork.sh).
+ * HTTP), for the leak suspects' acceptance test
+ *(tests/integration/leak_trend.sh) and the fork case (leak_fork.sh).
  *
  *	MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:12 \
  *	    leak_host DUMP_DIR
@@ -137,24 +137,12 @@ static struct event *every(long usec, event_callback_fn fn)
 int main(int argc, char *argv[])
 {
 	struct event *ev[4] = {NULL};
-	struct jm4lw_config *cfg = NULL;
 	char addr[128], haddr[128];
 	int status = 1;
 	size_t i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: leak_host DUMP_DIR\n");
-		return 2;
-	}
-	/* A server's first line: a peer's reset must not end it (evhttp
-	 * writes without MSG_NOSIGNAL; jm4lw_http_listen says so). */
-	signal(SIGPIPE, SIG_IGN);
 	srandom(1);
-	if ((cfg = host_config("leak_host", argv[1])) == NULL)
-		return 2;
-	if ((base = event_base_new()) == NULL)
-		return 1;
-	if ((module = host_module(base, cfg, "leak_host", addr, haddr,
+	if ((module = host_start(argc, argv, "leak_host", &base, addr, haddr,
 	         sizeof(addr))) == NULL ||
 	    jm4lw_add_word(module, "frk1", word_fork, NULL, 0) == -1)
 		goto done;
@@ -164,16 +152,14 @@ int main(int argc, char *argv[])
 	ev[3] = host_sigterm(base);
 	if (ev[0] == NULL || ev[1] == NULL || ev[2] == NULL || ev[3] == NULL)
 		goto done;
-	printf("listening on %s\nhttp on %s\n", addr, haddr);
-	fflush(stdout);
-	if (event_base_dispatch(base) == 0)
-		status = 0;
+	status = host_serve(base, addr, haddr);
 done:
 	for (i = 0; i < 4; i++)
 		if (ev[i] != NULL)
 			event_free(ev[i]);
 	jm4lw_free(module);
-	event_base_free(base);
+	if (base != NULL)
+		event_base_free(base);
 	for (i = 0; i < nleaked; i++)
 		free(leaked[i]);
 	for (i = 0; i < ncache; i++)

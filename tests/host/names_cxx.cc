@@ -1,5 +1,5 @@
 // names_cxx: static C++ functions inside namespaces, for
-// tests/integration/names.sh [truth] (issue 21). GCC gives a static
+// tests/integration/names.sh [truth]. GCC gives a static
 // function no DW_AT_linkage_name, so DWARF names it bare ("block"); its
 // namespaces are the DIE's parents, and llvm-symbolizer prints
 // "names::inner::block(unsigned long)". Writes a heap profile to its

@@ -1,6 +1,6 @@
 /*
  * names_host: a C program as distributions ship them, for
- * tests/integration/names.sh (issue 21): static helpers and GCC's
+ * tests/integration/names.sh: static helpers and GCC's
  * .constprop/.part clones of them, -O2, between small exported functions
  * (-rdynamic: in .dynsym, which `strip --strip-unneeded` keeps). Once
  * stripped, no symbol contains the static functions' addresses, and the

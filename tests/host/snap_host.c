@@ -71,38 +71,26 @@ static int word_do(struct jm4lw_reply *r, void *arg)
 
 int main(int argc, char *argv[])
 {
-	struct jm4lw_config *cfg = NULL;
 	struct jm4lw *module = NULL;
 	struct event *sig = NULL;
 	char addr[128], haddr[128];
 	int status = 1;
 	size_t i;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: snap_host DUMP_DIR\n");
-		return 2;
-	}
-	signal(SIGPIPE, SIG_IGN);
-	if ((cfg = host_config("snap_host", argv[1])) == NULL)
-		return 2;
-	if ((base = event_base_new()) == NULL)
-		return 1;
-	if ((module = host_module(base, cfg, "snap_host", addr, haddr,
+	if ((module = host_start(argc, argv, "snap_host", &base, addr, haddr,
 	         sizeof(addr))) == NULL ||
 	    jm4lw_add_word(module, "big1", word_do, (void *)1, 0) == -1 ||
 	    jm4lw_add_word(module, "big2", word_do, (void *)2, 0) == -1 ||
 	    jm4lw_add_word(module, "fre1", word_do, (void *)3, 0) == -1 ||
 	    (sig = host_sigterm(base)) == NULL)
 		goto done;
-	printf("listening on %s\nhttp on %s\n", addr, haddr);
-	fflush(stdout);
-	if (event_base_dispatch(base) == 0)
-		status = 0;
+	status = host_serve(base, addr, haddr);
 done:
 	if (sig != NULL)
 		event_free(sig);
 	jm4lw_free(module);
-	event_base_free(base);
+	if (base != NULL)
+		event_base_free(base);
 	for (i = 0; i < 32; i++)
 		free(first[i]);
 	for (i = 0; i < 16; i++)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# A busy machine (issue 27): profiles are taken during incidents, when
+# A busy machine: profiles are taken during incidents, when
 # every core is busy. bench_host embeds the module over a heap of
 # thousands of stacks (-S, sampled every 32 KiB) with one host thread
 # allocating and freeing sampled blocks (-A 1), and two busy loops at

@@ -243,6 +243,28 @@ if [ $rc = 2 ] && [ ! -s "$T/out" ] &&
 	pass "connection refused: a message per word, exit 2"
 else fail_run "connection refused"; fi
 
+# Each error line leaves in one write(2), so the lines of hosts reported
+# at once (threads, --merge's children, other programs on the same
+# stderr) never interleave inside a line: every write to fd 2 is a
+# whole "jm4lw: ...\n" line (stdio's unbuffered stderr wrote the prefix,
+# the text and the newline apart).
+if command -v strace >/dev/null; then
+	timeout 60 strace -f -qq -e trace=write -e signal=none -s 512 \
+		-o "$T/strace" "$JM4LW" -P 4 \
+		-H "127.0.0.1:$refused,127.0.0.1:$refused,127.0.0.1:$refused" \
+		ruok mntr >/dev/null 2>&1
+	writes=$(grep -c 'write(2, ' "$T/strace")
+	whole=$(grep -c 'write(2, "jm4lw: [^"]*\\n", [0-9]*) = ' "$T/strace")
+	if [ "$writes" = 6 ] && [ "$whole" = 6 ]; then
+		pass "each error line in one write (6 lines, 6 writes)"
+	else
+		fail "each error line in one write" "$writes writes, $whole whole lines" \
+			"$(grep 'write(2, ' "$T/strace" | head -5)"
+	fi
+else
+	skip "strace is not installed: the one-write check"
+fi
+
 # The bound is generous on purpose: only a client that ignores -t fails it.
 start=$(date +%s%N)
 run -p "$P" -t 0.5 slow

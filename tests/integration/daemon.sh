@@ -135,8 +135,8 @@ case_jmfp() {
 	assert_eq "jmfp: absolute path under the relative dump_dir, seq 0" \
 		"$D/dumps/jm4lw.$PID.0.w.heap" "$a"
 	assert_eq "jmfp: the next one is seq 1" "$D/dumps/jm4lw.$PID.1.w.heap" "$b"
-	# Each with its leak index (issue 23), written by the worker after
-	# the answer (issue 27): wait for it, bounded.
+	# Each with its leak index, written by the worker after
+	# the answer: wait for it, bounded.
 	for _ in $(seq 100); do
 		[ "$(cd "$D/dumps" && ls | grep -c '\.trend$')" = 2 ] && break
 		sleep 0.1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Debug info from where production keeps it (issue 21): a program split
+# Debug info from where production keeps it: a program split
 # as distributions split it (objcopy --only-keep-debug, strip,
 # --add-gnu-debuglink), its profile symbolized with the debug file in
 # each place the symbolizer looks, in order:
@@ -21,7 +21,7 @@
 # pprof's locations (function, inline frames, file:line); >= 99 % equal.
 # With the server stopped or not answering, the run ends within the
 # timeout with the program's frames unnamed by DWARF and one warning line
-# naming what was missing. Until issue 21's object+0xSTART naming lands,
+# naming what was missing. Whether object+0xSTART naming applies or not,
 # "unnamed" is whatever the no-debug-info path prints (hex or the
 # symbol table's name); the test holds only that DWARF's names are absent.
 #

@@ -41,7 +41,7 @@
 # [stripped-static] Where no symbol contains an address (a stripped
 #   object's static functions and GCC clones), jeprof names it after the
 #   nearest symbol below, a function it is not part of; jm4lw-prof names
-#   it object+0xSTART (issue 21). The tables are compared with ours put
+#   it object+0xSTART. The tables are compared with ours put
 #   under jeprof's names (as_jeprof in lib.sh: the same nearest symbol
 #   below, from the object's nm table). tests/integration/names.sh holds
 #   our names to the unstripped objects instead.
@@ -57,7 +57,7 @@
 #   binutils' c++filt reads (a generic lambda's operator() over a
 #   parameter pack, std::__invoke_impl and std::apply of it); jm4lw-prof
 #   demangles with libiberty's demangler, c++filt's, where it is built
-#   with it (issue 21): then no row of ours is left mangled. c++filt on
+#   with it: then no row of ours is left mangled. c++filt on
 #   both sides stays as normalization.
 #
 #	bash differential.sh   (HEAPPROF_DUMP, JM4LW_PROF, CXX_HOST,

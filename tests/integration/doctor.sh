@@ -1,5 +1,5 @@
 #!/bin/bash
-# The memory doctor's faces (issue 22) on real processes: jmdr and
+# The memory doctor's faces on real processes: jmdr and
 # GET /jemalloc/doctor on jm4lwd (the parts add up to resident), the allow
 # list governing both like the other read-only words, /metrics with the
 # doctor's families through promtool with bounded series, and the page's

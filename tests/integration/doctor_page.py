@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The page's "Where resident memory goes" in headless Chromium (issue 22).
+"""The page's "Where resident memory goes" in headless Chromium.
 
 doctor.sh starts redis-server with the agent, fragments its heap with
 dirty_decay_ms:600000 so dirty pages wait, and runs this. It borrows

@@ -208,7 +208,7 @@ case_jeprof_host() {
 	stop_jeprof_host
 }
 
-# Issue 28 item 1: threads with names. jemalloc 5.3 writes a thread's name
+# Threads with names. jemalloc 5.3 writes a thread's name
 # after its counts in the header: with prof_sys_thread_name, the system's
 # names (here the program's, and one with blanks set by
 # pthread_setname_np); without it, those given by thread.prof.name (here

@@ -1,15 +1,15 @@
 #!/bin/bash
-# Kept dumps and their leak indexes changed under jm4lwd (issue 28), in
+# Kept dumps and their leak indexes changed under jm4lwd, in
 # every build (a planted dump needs no jemalloc samples, so the sanitizer
 # builds run it too):
-#   - item 2: a big dump in our own 0700 dump_dir truncated while the
+#   - a big dump in our own 0700 dump_dir truncated while the
 #     worker renders it: the daemon lives on (it died of SIGBUS while the
 #     dump was mapped), answers each request, and leaves nothing behind;
-#   - item 6: leak indexes with NaN, infinite or absurd numbers are made
+#   - leak indexes with NaN, infinite or absurd numbers are made
 #     again from their dumps: /jemalloc/leaks is JSON a strict reader
 #     takes, jmlk prints real years; a function name that is not UTF-8
 #     gives valid JSON;
-#   - item 8: jm4lw-prof --trend warns of dumps of two processes and of a
+#   - jm4lw-prof --trend warns of dumps of two processes and of a
 #     file given more than once (counted once);
 #   - a library the dump names replaced in place (a deploy's `cp new.so
 #     old.so` truncates it) while the dump is symbolized: jm4lw-prof and

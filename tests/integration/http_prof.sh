@@ -71,8 +71,7 @@ case_formats() {
 	assert_grep "... its table" '^Total: [0-9.]+ MiB$' "$T/dtext.body"
 	assert_http "... format=raw" 200 draw "/jemalloc/dump?name=$name&format=raw"
 	# The file with each stack's leading libjemalloc frames cut, the
-	# new leaf at pc - 1, as jeprof should see it (issue 21's
-	# follow-up; lib.sh's cut_libjemalloc is the same rule in Perl).
+	# new leaf at pc - 1, as jeprof should see it (lib.sh's cut_libjemalloc is the same rule in Perl).
 	cut_libjemalloc "$(cat "$T/kept.body")" "$T/kept.cut"
 	assert_cmd "... the file with libjemalloc's leading frames cut, byte for byte" \
 		cmp -s "$T/draw.body" "$T/kept.cut"
@@ -87,7 +86,7 @@ case_formats() {
 	assert_no_grep "... as 'frames old new' lines" '^$| [^0-9 ]+ [0-9]+$|^[^ ]*$' "$T/dbase.body"
 	assert_http "an unknown dump: 404" 404 dnone '/jemalloc/dump?name=jm4lw.1.2.heap&format=raw'
 	# A '/' is no byte of a name: the query check refuses it before any
-	# lookup (issue 28 #9); a name of tokens that is not ours is a 404.
+	# lookup; a name of tokens that is not ours is a 404.
 	assert_http "a path for a name: 400" 400 dpath '/jemalloc/dump?name=../../etc/passwd&format=raw'
 	assert_grep "... saying so" '^error: the query.s name has a byte outside A-Z a-z 0-9 \. _ -$' "$T/dpath.body"
 	assert_http "a name not ours: 404" 404 dother '/jemalloc/dump?name=..&format=raw'

@@ -1,11 +1,11 @@
 #!/bin/bash
-# A host that forks while its worker dumps (issue 23): the child gets a
+# A host that forks while its worker dumps: the child gets a
 # copy of the module with "a dump is in progress" set, and no worker to
 # end it; its jmfp must still succeed (before the fix it said "in
 # progress" forever). tests/host/leak_host's word frk1 forks on the loop
 # right after a jmfp was handed to the worker (the dump writes its
 # symbolized companion, dump_symbolized: the worker is busy for a while;
-# its leak index comes after the answer since issue 27), and the child
+# its leak index comes after the answer), and the child
 # listens on a port of its own.
 #
 # Control: the parent's own jmfp, asked just before the fork, is

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The /jemalloc page's issue 23 parts in Chromium, through page.py's
+"""The /jemalloc page's leak parts in Chromium, through page.py's
 driver: it opens with the module's history ring drawn, and its Leaks
 section draws the leak of tests/host/leak_host (not its cache), each
 card linking the flame graph of its growth. Real time, not virtual: a

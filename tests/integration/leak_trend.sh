@@ -1,5 +1,5 @@
 #!/bin/bash
-# Leak suspects over a series of dumps (issue 23's acceptance test): the
+# Leak suspects over a series of dumps (the acceptance test): the
 # host tests/host/leak_host leaks 16 KiB every 50 ms through
 # leak_host_steady_leak() among churn (leak_host_churn(), a ring of
 # random sizes going up and down) and a cache that fills in the first
@@ -74,7 +74,7 @@ done
 n=$(find "$D/dumps" -maxdepth 1 -name '*.heap' | wc -l)
 if [ "$n" -ge 11 ]; then pass "the schedule kept 11 dumps"; else fail "the schedule kept 11 dumps" "$n"; fi
 # The leak index beside each dump, written by the worker after the
-# dump's answer (issue 27): within a few seconds (bounded).
+# dump's answer: within a few seconds (bounded).
 for _ in $(seq 300); do
 	n=$(find "$D/dumps" -maxdepth 1 -name '*.heap' | wc -l)
 	m=$(find "$D/dumps" -maxdepth 1 -name '*.heap.trend' | wc -l)

@@ -346,32 +346,33 @@ case_fetch_cut() {
 	local d=$T/fetch size
 	mkdir -p "$d"
 	size=$(wc -c <"$A")
-	standin http-cut || return
-	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
-		--dumps "$d/cut" >"$d/cut.out" 2>"$d/cut.err"
-	assert_eq "a body cut at half: exit 2" 2 "$?"
+	fetch_from http-cut "$d" cut --dumps "$d/cut" || return
+	assert_eq "a body cut at half: exit 2" 2 "$rc"
 	assert_grep "... says the connection closed after N of M bytes" \
 		"^jm4lw: 127\.0\.0\.1:$SPORT: GET /pprof/heap: connection closed after $((size / 2)) of $size bytes of the body \(its Content-Length\)\$" "$d/cut.err"
 	assert_eq "... and keeps no dump of it" 0 "$(ls "$d/cut" 2>/dev/null | wc -l)"
-	standin http-long || return
-	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
-		--dumps "$d/long" >"$d/long.out" 2>"$d/long.err"
-	assert_eq "a Content-Length 1000 bytes too large: refused (exit 2)" 2 "$?"
+	fetch_from http-long "$d" long --dumps "$d/long" || return
+	assert_eq "a Content-Length 1000 bytes too large: refused (exit 2)" 2 "$rc"
 	assert_grep "... says the connection closed short of it" \
 		"connection closed after $size of $((size + 1000)) bytes of the body" "$d/long.err"
 	assert_eq "... and keeps no dump of it" 0 "$(ls "$d/long" 2>/dev/null | wc -l)"
-	standin http-short || return
-	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
-		>"$d/short.out" 2>"$d/short.err"
-	assert_eq "a Content-Length 1000 bytes too small: refused (exit 2)" 2 "$?"
+	fetch_from http-short "$d" short || return
+	assert_eq "a Content-Length 1000 bytes too small: refused (exit 2)" 2 "$rc"
 	assert_grep "... says the body is longer than announced" \
 		"a body of $size bytes, longer than its Content-Length of $((size - 1000))\$" "$d/short.err"
-	standin http-head-cut || return
-	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge \
-		>"$d/head.out" 2>"$d/head.err"
-	assert_eq "a connection closed inside the header: exit 2" 2 "$?"
+	fetch_from http-head-cut "$d" head || return
+	assert_eq "a connection closed inside the header: exit 2" 2 "$rc"
 	assert_grep "... says so" \
 		"GET /pprof/heap: connection closed after 28 bytes, inside the HTTP header\$" "$d/head.err"
+}
+
+# fetch_from MODE DIR NAME [ARG...]: jm4lw --merge from a standin.py in
+# MODE, its output in DIR/NAME.out and .err, its exit status in rc.
+fetch_from() {
+	standin "$1" || return
+	timeout 60 "$JM4LW_CLIENT" -t 30 -H "127.0.0.1:$SPORT" --merge "${@:4}" \
+		>"$2/$3.out" 2>"$2/$3.err"
+	rc=$?
 }
 
 # main_of DUMP: where jm4lwd's code is mapped in DUMP.

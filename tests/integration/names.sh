@@ -1,5 +1,5 @@
 #!/bin/bash
-# Never a wrong function name (issue 21). A symbol names an address only
+# Never a wrong function name. A symbol names an address only
 # if the address lies inside it; a function no symbol contains is one
 # frame, "object+0xSTART", START its first byte from .eh_frame.
 #

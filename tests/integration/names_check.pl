@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # names_check.pl: is every name a symbolized profile gives the addresses of
-# one object a true one (issue 21)? For each address of the object's
+# one object a true one? For each address of the object's
 # executable mapping in the symbol section (written as looked up: a
 # caller's return address - 1, as jeprof reads it):
 #   - a name of the object's .dynsym (nm -D -S, the table a stripped

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # names_truth.pl: our names of one object's addresses, per address, held
-# to the tools people trust on the unstripped object (issue 21): the
+# to the tools people trust on the unstripped object: the
 # inline chain of each address of the object's executable mapping in a
 # symbolized profile (written as looked up), against
 # `llvm-symbolizer-14 --inlining --demangle` and `eu-addr2line -f -i -C`

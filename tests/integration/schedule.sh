@@ -187,7 +187,7 @@ fingerprint() {
 	local dir=$1 out=$2
 	(
 		cd "$dir" || exit
-		# A dump's leak index (<dump>.trend, issue 23) is ours too.
+		# A dump's leak index (<dump>.trend) is ours too.
 		find . -mindepth 1 \( \( -type f -regextype posix-extended \
 			-regex "$OURS_RE(\.trend)?" \) -o -name '.jm4lw.*' \) -prune -o \
 			-printf '%p %y %s %T@ %i -> %l\n' | LC_ALL=C sort

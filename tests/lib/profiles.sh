@@ -74,7 +74,7 @@ table_by_name() {
 }
 
 # as_jeprof PROFILE < TEXT: TEXT (a table, stacks, an SVG) with each of our
-# "object+0xSTART" names (a function no symbol contains, issue 21) as
+# "object+0xSTART" names (a function no symbol contains) as
 # jeprof names it: after the nearest symbol of that object at or below
 # START (its nm table, else nm -D's, as jeprof reads a stripped object),
 # demangled, without its argument list. jeprof's names are wrong there

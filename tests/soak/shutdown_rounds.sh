@@ -1,6 +1,6 @@
 #!/bin/bash
 # shutdown_rounds: SIGTERM mid-job, round after round, on a busy machine
-# (issue 28 #10: once, "Terminated, exiting" was logged and jm4lwd was still
+# (once, "Terminated, exiting" was logged and jm4lwd was still
 # alive 20 s later, during a job). Each round starts jm4lwd with profiling
 # on, starts one job (jmfp, jmtp, or an HTTP render: /jemalloc/profile?
 # format=svg, in turn), sends SIGTERM after a random 0-300 ms, and waits up

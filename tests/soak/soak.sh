@@ -1,5 +1,5 @@
 #!/bin/bash
-# soak: hours of running lose nothing (issue 23). For --minutes N:
+# soak: hours of running lose nothing. For --minutes N:
 #   - the agent in Debian's redis-server under redis-benchmark load, with
 #     dump_interval=2, dump_on_growth, a small dump_keep, dump_symbolized
 #     and the history ring at 1 s, dumping into a small tmpfs;
@@ -268,8 +268,8 @@ fork_mid_dump() {
 	track "$cpid"
 	cport=$(sed -n "s/^child $cpid listening on 127\.0\.0\.1:\([0-9]*\)\$/\1/p" "$W/leak/out")
 	if [ -z "$cport" ]; then bad "leak_host: the child $cpid did not listen"; else
-		# The child's first dump starts its worker (it was SCHED_IDLE,
-		# before issue 27, and wrote the leak index): on a loaded machine that took more
+		# The child's first dump starts its worker (it once ran SCHED_IDLE
+		# and wrote the leak index first): on a loaded machine that took more
 		# than ask's 30 s, an empty reply. Its answer is what counts,
 		# not its time: up to 5 minutes, and the time is reported.
 		t0=$(date +%s)

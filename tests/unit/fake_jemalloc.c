@@ -115,7 +115,7 @@ static int fake_profile_into(FILE *f, const char *path)
 }
 
 /*
- * prof.dump into memory (issue 27): a memfd of ours by its /proc path,
+ * prof.dump into memory: a memfd of ours by its /proc path,
  * opened again as creat() opens it.
  */
 static int fake_dump_memfd(const char *path)

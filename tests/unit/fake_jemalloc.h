@@ -55,10 +55,10 @@ struct fake_jemalloc {
 	int dumps;              /* prof.dump calls that reached the file */
 	char dump_path[CORE_PATH_MAX]; /* the last one's name */
 	mode_t dump_dir_mode;          /* the permissions of its directory */
-	int dump_memfd;  /* it went to our memfd (issue 27), not a file */
-	int resets;      /* prof.reset calls */
-	size_t reset_lg; /* the last one's lg_prof_sample */
-	int purges;      /* arena.<all>.purge calls */
+	int dump_memfd;                /* it went to our memfd, not a file */
+	int resets;                    /* prof.reset calls */
+	size_t reset_lg;               /* the last one's lg_prof_sample */
+	int purges;                    /* arena.<all>.purge calls */
 
 	/* jemalloc 5.3's prof_recent. */
 	ssize_t recent_max;      /* experimental.prof_recent.alloc_max (64) */

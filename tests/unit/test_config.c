@@ -602,7 +602,7 @@ static void test_load_unknown_key(void **state)
 	    "memory_check_interval memory_cgroup_root)");
 }
 
-/* Issue 21's keys: debug_dirs takes absolute directories only (a
+/* The debug-info keys: debug_dirs takes absolute directories only (a
  * relative one would follow the host's working directory), the
  * debuginfod switch on/off, the timeout 1-3600 s. */
 static void test_debug_keys(void **state)
@@ -990,7 +990,7 @@ static void load_refused(const char *file, const char *reason)
 }
 
 /*
- * Issue 28 #3: a FIFO with no writer blocked jm4lw_config_load() in
+ * A FIFO with no writer blocked jm4lw_config_load() in
  * fopen() for ever, and /dev/zero (or a symlink to it) was read for ever
  * at 100 % CPU: the daemon's reload, jm4lwd -n and the agent hung with
  * it. Only a regular file of at most 1 MiB is read. The alarm turns the
@@ -1021,7 +1021,7 @@ static void test_load_not_regular(void **state)
 	unlink(link);
 }
 
-/* Issue 28 #3: the size cap, JM4LW_CONFIG_MAX (1 MiB), said in bytes. */
+/* The size cap, JM4LW_CONFIG_MAX (1 MiB), said in bytes. */
 static void test_load_too_big(void **state)
 {
 	FILE *f;
@@ -1049,7 +1049,7 @@ static void test_load_too_big(void **state)
 	unlink(path);
 }
 
-/* Issue 28 #9: a NUL byte inside a line cut the value where it was and
+/* A NUL byte inside a line cut the value where it was and
  * the rest of the line was lost, silently: "allow = ruok\0,jmfp" served
  * ruok alone. Now the line is refused, with its file and number. */
 static void test_load_nul_byte(void **state)

@@ -1,5 +1,5 @@
 /*
- * The memory doctor (core/doctor.c, issue 22) over a fake mallctl that
+ * The memory doctor (core/doctor.c) over a fake mallctl that
  * models jemalloc's books: arenas with slabs per size class, large
  * extents, dirty and muzzy pages, base metadata and thread caches, from
  * which every stats.* figure is derived as jemalloc derives it. The

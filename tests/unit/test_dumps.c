@@ -3,7 +3,7 @@
  * files are ours (core/dumps.c), against files other users own. Making
  * those needs root (chown); elsewhere the cases that do are skipped.
  *
- * Named after the defects they pin (issue 19):
+ * Named after the defects they pin:
  *   retention_foreign_owner  planted files with future mtimes made
  *                            dump_keep delete root's own dumps;
  *   dump_dir_foreign_symlink dump_dir a symlink (to /etc) another user
@@ -176,7 +176,7 @@ static void test_trusted_foreign_dir(void **state)
 	assert_non_null(strstr(why, "a directory owned by uid 65534"));
 }
 
-/* Issue 28 #9: another user's regular file where dump_dir (or a step to
+/* Another user's regular file where dump_dir (or a step to
  * it) should be is "not a directory but a file"; it was "a directory owned
  * by uid N". Our own file passes here: the dump fails with the system's
  * "Not a directory" (test_proto's test_jmfp_dir_is_a_file). */
@@ -244,7 +244,7 @@ static void test_retention_foreign_owner(void **state)
 }
 
 /*
- * A dump's leak index (issue 23) goes with its dump, ours only; an index
+ * A dump's leak index goes with its dump, ours only; an index
  * whose dump and process are gone (killed between the two renames) is
  * swept; one of a live process, of another user, another prefix or a
  * symlink stays.
@@ -289,7 +289,7 @@ static void test_index_retention_and_orphans(void **state)
 /*
  * A staging directory of a process killed mid-dump, with the dump's
  * symbolized companion or leak index half written in it, is swept once
- * stale (the soak of issue 23 found a SIGKILLed jm4lwd's kept for good);
+ * stale (the soak found a SIGKILLed jm4lwd's kept for good);
  * one holding a file of anything else stays.
  */
 static void test_sweep_stage_with_companions(void **state)

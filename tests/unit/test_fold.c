@@ -178,6 +178,50 @@ static void named_and_off(void **state)
 	fold_free(&f);
 }
 
+/* !NAME keeps a function the rule finds (a constructor called from all
+ * over: innermost, three callers) and one of the default list: folding
+ * stops at it, and what is below still folds. */
+static void kept(void **state)
+{
+	static const char *const a[] = {"ctor", "p", "main", NULL};
+	static const char *const b[] = {"ctor", "q", "main", NULL};
+	static const char *const c[] = {"ctor", "r", "main", NULL};
+	static const char *const d[] = {"xmalloc", "s", "main", NULL};
+	static const char *const e[] = {"zm", "ctor2", "p", "main", NULL};
+	static const char *const g[] = {"zm", "ctor2", "q", "main", NULL};
+	static const char *const h[] = {"zm", "x", "main", NULL};
+	static const char *const i[] = {"zm", "y", "main", NULL};
+	const char *const *st[] = {a, b, c, d};
+	const char *const *st2[] = {e, g, h, i};
+	struct fold_list l;
+	struct fold f;
+	char err[256], buf[256];
+
+	(void)state;
+	fold_of(&f, st, N(st), NULL);
+	assert_string_equal(folded(&f), "ctor, xmalloc");
+	fold_free(&f);
+	assert_int_equal(fold_parse("!ctor, !xmalloc", &l, err, sizeof(err)),
+	    0);
+	fold_of(&f, st, N(st), &l);
+	assert_string_equal(folded(&f), "");
+	assert_int_equal(fold_self_names(&f, a, 3), 0);
+	fold_free(&f);
+	fold_format(&l, buf, sizeof(buf));
+	assert_string_equal(buf, "!ctor, !xmalloc");
+	/* zm folds (four callers); ctor2, its caller from two places,
+	 * is kept by name: folding stops at it, not past it. */
+	assert_int_equal(fold_parse("!ctor2", &l, err, sizeof(err)), 0);
+	fold_of(&f, st2, N(st2), &l);
+	assert_string_equal(folded(&f), "zm");
+	assert_int_equal(fold_self_names(&f, e, 4), 1);
+	fold_free(&f);
+	assert_int_equal(fold_parse("a, !", &l, err, sizeof(err)), -1);
+	assert_string_equal(err,
+	    "fold_wrappers: ! names no function (want !NAME: never fold "
+	    "NAME)");
+}
+
 /* fold_wrappers' text: commas when there is one (C++ names hold
  * spaces), else white space; off alone; the limits named. */
 static void parse(void **state)
@@ -363,6 +407,7 @@ int main(void)
 	    cmocka_unit_test(helper_of_wrapper),
 	    cmocka_unit_test(recursion),
 	    cmocka_unit_test(named_and_off),
+	    cmocka_unit_test(kept),
 	    cmocka_unit_test(parse),
 	    cmocka_unit_test(text_table),
 	    cmocka_unit_test(threads_view),

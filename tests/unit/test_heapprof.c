@@ -120,7 +120,7 @@ static void test_stack_without_counts(void **state)
 	heapprof_free(&hp);
 }
 
-/* Issue 28 item 1: jemalloc 5.3 writes a thread's name after the header's
+/* jemalloc 5.3 writes a thread's name after the header's
  * tN: counts (prof_sys_thread_name, thread.prof.name); jeprof reads such
  * a dump, and so must we, keeping each thread's name and each stack's
  * tN: lines. Names hold blanks and any byte but a newline. */

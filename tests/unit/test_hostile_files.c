@@ -1,9 +1,9 @@
 /*
  * Unit tests of the profile pipeline's reading of files someone else
- * chose (issue 19): a dump truncated while it is read (#4: SIGBUS from a
- * mapping; issue 28 item 2: in our own 0700 directory too), a FIFO as
- * the profile (#5: open() blocked forever), what prof_open_file refuses,
- * and the header checked before the body is scanned (#11).
+ * chose: a dump truncated while it is read (SIGBUS from a
+ * mapping; in our own 0700 directory too), a FIFO as
+ * the profile (open() blocked forever), what prof_open_file refuses,
+ * and the header checked before the body is scanned.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -73,10 +73,10 @@ static size_t write_big_dump(const char *path, size_t nstacks)
 }
 
 /*
- * #4: a kept dump truncated by another process while heapprof_load reads
+ * A kept dump truncated by another process while heapprof_load reads
  * it: an error line or a whole profile, never SIGBUS. Looped, the
  * truncation at a different moment of the read each time. In a directory
- * others can write to (as dump_dir /tmp is), and (issue 28 item 2) in our
+ * others can write to (as dump_dir /tmp is), and in our
  * own 0700 dump_dir, where the same user or root may truncate it: a
  * mapping faulted there too.
  */
@@ -122,7 +122,7 @@ static void test_truncated_private_dump_sigbus(void **state)
 	truncated_dump(0700);
 }
 
-/* #5: a FIFO as the profile: refused at once, not an open() that waits
+/* A FIFO as the profile: refused at once, not an open() that waits
  * for a writer forever (alarm: a hang kills the test). */
 static void test_fifo_profile(void **state)
 {
@@ -171,7 +171,7 @@ static void test_open_file(void **state)
 	clean("d.heap");
 }
 
-/* #11: the header is checked on the first bytes: a buffer of zeros is
+/* The header is checked on the first bytes: a buffer of zeros is
  * refused without a scan of all of it (the parse would count its lines
  * first), and a symbolized file's "---" start is still taken. */
 static void test_sparse_zero_file(void **state)
@@ -197,7 +197,7 @@ static void test_sparse_zero_file(void **state)
 	assert_true(ms < 20);
 }
 
-/* #5: a dump's MAPPED_LIBRARIES naming a FIFO, symbolized by both
+/* A dump's MAPPED_LIBRARIES naming a FIFO, symbolized by both
  * object backends (this build's, through sym_new, and the ELF-only one):
  * the object is skipped, its addresses stay hex, nothing blocks. */
 static void test_fifo_in_mapped_libraries(void **state)

@@ -1,5 +1,5 @@
 /*
- * Hostile dumps through the whole profile pipeline (issue 19, #3 and #10):
+ * Hostile dumps through the whole profile pipeline:
  * a stack of 100,000 frames in every format, a sampling period of 2^63,
  * counts that sum past int64, counts of UINT64_MAX. Each test is named
  * after the defect it pins; run it under ASan+UBSan too, where the old
@@ -110,7 +110,7 @@ static int parse(const char *text, struct heap_profile *hp)
 	return heapprof_parse(text, strlen(text), hp, err, sizeof(err));
 }
 
-/* --- #3: a deep stack -------------------------------------------------- */
+/* --- a deep stack -------------------------------------------------- */
 
 /* The name the deep stack's frame @p k (0: the leaf) is drawn with:
  * its address, a caller's minus 1 (sym_lookup's hex fallback). */
@@ -204,7 +204,7 @@ static void test_deep_stack_svg(void **state)
 	free(text);
 }
 
-/* --- #10: extreme values ----------------------------------------------- */
+/* --- extreme values ----------------------------------------------- */
 
 /* Gunzip @p gz and return pprof's period field and the sum of every
  * sample's last value (inuse_space), as int64 as pprof reads them. */

@@ -220,7 +220,7 @@ static int count_entries(const char *path, const char *skip)
 	int n = 0;
 
 	assert_non_null(d);
-	/* A kept dump's leak index ("<dump>.trend", issue 23) goes with
+	/* A kept dump's leak index ("<dump>.trend") goes with
 	 * its dump: not an entry of its own here. */
 	while ((de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") != 0 &&
@@ -646,7 +646,7 @@ static void test_jmfp_writes_and_renames(void **state)
 	assert_string_equal(R.buf, want);
 	want[strlen(want) - 1] = '\0';
 	assert_int_equal(stat(want, &sb), 0);
-	/* jemalloc wrote into our memfd (issue 27: no disk under its
+	/* jemalloc wrote into our memfd (no disk under its
 	 * locks), gone with it; the copy went through the staging
 	 * directory: 0700, ours, empty again. */
 	assert_int_equal(fake.dump_memfd, 1);
@@ -793,7 +793,7 @@ static int indexes(void)
 }
 
 /*
- * Issue 27: jmfp answers once its dump is kept; the leak index is work
+ * jmfp answers once its dump is kept; the leak index is work
  * nobody waits for, left for the worker between jobs (dumper_idle) or
  * the first leak question, which says how many it made.
  */

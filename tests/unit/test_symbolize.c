@@ -172,7 +172,7 @@ static char *long_demangle(const char *mangled, char *buf, size_t *len,
 }
 
 /* A name's forms are whole, however long: they were cut at 1023 bytes,
- * and a cut name does not read back as the same function (issue 21). */
+ * and a cut name does not read back as the same function. */
 static void test_long_name(void **state)
 {
 	struct symbolizer *s;
@@ -665,7 +665,7 @@ static void test_elf_as_libdw(void **state)
 }
 
 /*
- * Issue 27: libc's frames through dw_part (its debug file's compressed
+ * libc's frames through dw_part (its debug file's compressed
  * DWARF inflated as far as the profile needs: the libdw backend without
  * file:line) are the frames libdwfl's whole DWARF gives (the backend
  * with file:line, which does not take dw_part), inline chains included,
@@ -747,7 +747,7 @@ static void spill(const char *path, const void *buf, size_t len)
 #endif
 
 /*
- * Issue 28, item 5: an object whose .gnu_debuglink names an absolute
+ * An object whose .gnu_debuglink names an absolute
  * path (written by hand: objcopy keeps a base name only). This program
  * stripped of all but .dynsym (sym_test_target_a is not there), its
  * debug file linked by absolute name: the right file names the

@@ -1,5 +1,5 @@
 /*
- * prof/trend.c on hand-built series (issue 23): a leak that grows in
+ * prof/trend.c on hand-built series: a leak that grows in
  * every interval is the one suspect, with its rate; a cache that filled
  * once, churn going up and down and a function that grew and then shrank
  * are not; fewer than 3 points answer nothing; an index written is read
@@ -173,7 +173,7 @@ static void test_index_hostile(void **state)
 	assert_string_equal(read_text("jm4lw-trend 1\ntime 5\ntotal 3\n3\tf\t\n",
 	                        err, sizeof(err)),
 	    "");
-	/* Issue 28 item 6: numbers no dump has, which made JSON with NaN
+	/* Numbers no dump has, which made JSON with NaN
 	 * in it and a time_t out of NaN, are a bad index (then made again
 	 * from its dump); so is one without its time or total. */
 	{
@@ -211,7 +211,7 @@ static void test_index_hostile(void **state)
 }
 
 /* lib/json.c's string writer: escapes, valid UTF-8 through, anything
- * else as U+FFFD (issue 28 item 6: names went into JSON raw). */
+ * else as U+FFFD (names once went into JSON raw). */
 static void test_json_string(void **state)
 {
 	static const struct {

@@ -3,7 +3,7 @@
  * libevent loop: jobs run off the loop and end on it, one at a time, on a
  * thread that samples none of its allocations, niced below the host,
  * asleep when idle; the part a job hands to worker_locked runs on a second
- * thread at the host's priority (issue 27); the idle hook runs between
+ * thread at the host's priority; the idle hook runs between
  * jobs, a job first; and freeing the worker mid-job (or mid-idle piece)
  * returns at once, the job being finished and freed by the thread. Run again
  * under valgrind and ThreadSanitizer by the suite.
@@ -450,7 +450,7 @@ static void test_free_without_a_job(void **state)
 	assert_int_equal(G.done, 0);
 }
 
-/* worker_settle's cancel hook: counts its calls (issue 20). */
+/* worker_settle's cancel hook: counts its calls. */
 static int cancels;
 static void job_cancel(void *job)
 {
