@@ -21,6 +21,7 @@
 #include "ops.h"
 #include "proto.h"
 #include "reason.h"
+#include "server.h"
 #include "view.h"
 
 struct daemon {
