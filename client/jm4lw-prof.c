@@ -8,15 +8,16 @@
  * .heap.symbolized, our -f symbolized) names its own addresses and
  * needs neither.
  *
- *	jm4lw-prof [-f text|collapsed|symbolized|svg|pprof|dot|callgraph|threads]
- *	           [--objects]
+ *	jm4lw-prof [-f FORMAT] [--objects]
  *	           [--base OLD] [--binary PATH] [--debug-dir DIR]...
  *	           [--system-debug-dir DIR] [--timeout SECS] [--no-debuginfod]
  *	           [-o FILE] PROFILE
- *	jm4lw-prof --merge [-f text|collapsed|svg|pprof|dot|callgraph]
- *	           [--objects] [...]
+ *	jm4lw-prof --merge [-f FORMAT] [--objects] [...]
  *	           [-o FILE] DUMP...
  *	jm4lw-prof --trend [-f text|json] [--binary PATH] [-o FILE] DUMP...
+ *
+ * FORMAT is a named row of views[] (prof/view.c): -h lists them, and
+ * every list of them below is drawn from that table.
  *
  * Exit status: 0 done, 1 the profile or an output could not be used
  * (one line on stderr), 2 usage.
@@ -124,14 +125,6 @@ static const char usage_merge[] =
     "in nearly\n"
     "                every interval, fastest first\n";
 
-/* Can --merge draw view @p v? Not a view that carries one dump as it is
- * (symbolized), nor threads, whose lines a sum would not keep. */
-static int merge_draws(int v)
-{
-	return views[v].render != NULL && !views[v].carries_dump &&
-	    v != DUMP_VIEW_THREADS;
-}
-
 /* The formats views[] draws, "a|b|c"; with @p merge only --merge's. */
 static void usage_formats(FILE *f, int merge)
 {
@@ -139,7 +132,7 @@ static void usage_formats(FILE *f, int merge)
 
 	for (v = 0; v < DUMP_VIEW_COUNT; v++)
 		if (views[v].name != NULL && views[v].render != NULL &&
-		    (!merge || merge_draws(v)))
+		    (!merge || view_merges(v)))
 			fprintf(f, "%s%s", n++ ? "|" : "", views[v].name);
 }
 
@@ -496,25 +489,31 @@ static int merge_main(int n, char *const *dumps, const char *format,
 {
 	struct heap_profile **hps = NULL, merged = {0};
 	const struct view *vw;
-	char err[1024], warn[1536], names[128];
+	char err[1024], warn[1536], names[128], use[160];
 	long long t;
 	size_t w;
 	int i, f, r = 1;
 
+	/* "use text, ...": what a merge draws, the default first. */
+	snprintf(use, sizeof(use), "use %s",
+	    view_join(names, sizeof(names), view_merges, DUMP_VIEW_TEXT, ", ",
+	        " or "));
 	if ((f = view_by_name(format)) != -1 && views[f].carries_dump) {
 		snprintf(err, sizeof(err),
 		    "--merge does not go with -f %s (it carries one dump as "
 		    "it was written, and a merge has none): ",
 		    format);
-		return usage(err,
-		    "use text, collapsed, svg, pprof, dot or callgraph");
+		return usage(err, use);
 	}
 	/* A thread's number is its process's: summed over processes they
 	 * would name nobody. */
-	if (f == DUMP_VIEW_THREADS)
-		return usage("--merge does not go with -f threads (threads "
-		             "are one process's): ",
-		    "use text, collapsed, svg or pprof");
+	if (f != -1 && views[f].one_process) {
+		snprintf(err, sizeof(err),
+		    "--merge does not go with -f %s (%s are one "
+		    "process's): ",
+		    format, format);
+		return usage(err, use);
+	}
 	if (f == -1 || views[f].render == NULL) {
 		snprintf(err, sizeof(err), "unknown format (want %s): ",
 		    view_names(names, sizeof(names), 1));
@@ -593,6 +592,9 @@ int main(int argc, char *argv[])
 	    {"no-fold", no_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
+	    /* Not in the usage: for the build, which writes jm4lw's
+	     * usage from it (CMakeLists.txt). */
+	    {"formats", required_argument, NULL, 'L'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *format = "text", *binary = NULL, *outpath = NULL;
@@ -693,6 +695,13 @@ int main(int argc, char *argv[])
 			return 0;
 		case 'V':
 			printf("jm4lw-prof %s\n", JM4LW_PROJECT_VERSION);
+			return 0;
+		case 'L':
+			if (strcmp(optarg, "merge") != 0)
+				return usage("--formats takes merge: ", optarg);
+			printf("%s\n",
+			    view_join(names, sizeof(names), view_merges,
+			        DUMP_VIEW_TEXT, ", ", " or "));
 			return 0;
 		case ':':
 			return usage("an option needs a value: ",

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "formats.h"
 #include "hostport.h"
 #include "jm4lw.h"
 
@@ -92,6 +93,9 @@ struct buf {
 	size_t size;
 };
 
+/* The usage; %FORMATS% stands for what jm4lw-prof --merge draws, a list
+ * the build asks jm4lw-prof for (its views[] table, prof/view.c), since
+ * this client links no part of it. */
 static const char usage_text[] =
     "usage: jm4lw [-h host] [-p port] [-t seconds] word ...\n"
     "       jm4lw -H hosts [-P n] [-p port] [-t seconds] word ...\n"
@@ -109,14 +113,40 @@ static const char usage_text[] =
     "  -P n        hosts at once with -H, 1 to 256 (default 16)\n"
     "  --merge     fetch each host's heap dump over HTTP (GET /pprof/heap;\n"
     "              port 9182 unless given) and run jm4lw-prof --merge on them:\n"
-    "              one profile of the fleet, -f text, collapsed, svg, pprof,\n"
-    "              dot or callgraph\n"
+    "              one profile of the fleet, -f %FORMATS%\n"
     "              (default text), to -o file or stdout\n"
     "  --dumps dir keep the fetched dumps there (default: a temporary\n"
     "              directory, removed after)\n"
     "exit status: 0 ok, 1 the server answered with an error line,\n"
     "  2 no answer (resolve, connect, timeout, reset) or bad usage;\n"
     "  with -H the worst over every host and word\n";
+
+/* The usage to @p f: usage_text, its formats wrapped at 72 columns
+ * under the text's column, as the lines around them are. */
+static void usage_print(FILE *f)
+{
+	static const char mark[] = "%FORMATS%", list[] = JM4LW_MERGE_FORMATS;
+	const char *at = strstr(usage_text, mark), *line = at, *w, *e;
+	size_t col;
+
+	while (line > usage_text && line[-1] != '\n')
+		line--;
+	col = (size_t)(at - line);
+	fwrite(usage_text, 1, (size_t)(at - usage_text), f);
+	for (w = list; *w != '\0'; w = *e != '\0' ? e + 1 : e) {
+		e = w + strcspn(w, " ");
+		if (w != list && col + 1 + (size_t)(e - w) > 72) {
+			fprintf(f, "\n%14s", "");
+			col = 14;
+		} else if (w != list) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(w, 1, (size_t)(e - w), f);
+		col += (size_t)(e - w);
+	}
+	fputs(at + sizeof(mark) - 1, f);
+}
 
 /* msg() with a va_list, shared with bad_usage(). */
 static void __attribute__((format(printf, 1, 0)))
@@ -167,7 +197,7 @@ static int __attribute__((format(printf, 1, 2))) bad_usage(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(fmt, ap);
 	va_end(ap);
-	fputs(usage_text, stderr);
+	usage_print(stderr);
 	return ST_FAIL;
 }
 
@@ -1083,7 +1113,7 @@ int main(int argc, char **argv)
 			status = ST_OK;
 			goto out;
 		case OPT_HELP:
-			fputs(usage_text, stdout);
+			usage_print(stdout);
 			status = ST_OK;
 			goto out;
 		case ':':
@@ -1092,7 +1122,7 @@ int main(int argc, char **argv)
 		default:
 			/* -? is not in the option string, so it lands here. */
 			if (optopt == '?') {
-				fputs(usage_text, stdout);
+				usage_print(stdout);
 				status = ST_OK;
 			} else if (optopt == 0)
 				bad_usage("unknown option %s",
@@ -1178,7 +1208,7 @@ int main(int argc, char **argv)
 		for (i = 0; !merge && i < (size_t)argc; i++)
 			if (words_add(&r.w, argv[i], strlen(argv[i]), "") ==
 			    -1) {
-				fputs(usage_text, stderr);
+				usage_print(stderr);
 				goto out;
 			}
 		for (i = 0; i < nhosts; i++) {
@@ -1188,7 +1218,7 @@ int main(int argc, char **argv)
 					goto out;
 			} else if (hosts_list(&r, hosts[i],
 			               port ? port : "9181") == -1) {
-				fputs(usage_text, stderr);
+				usage_print(stderr);
 				goto out;
 			}
 		}

@@ -27,6 +27,7 @@
 #include <sys/uio.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,8 +35,24 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "conn.h"
+#include "jobs.h"
+#include "life.h"
+#include "log.h"
 #include "module.h"
 #include "result.h"
+
+/* A log line about a connection's peer. */
+static void conn_log(struct conn *c, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void conn_log(struct conn *c, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog_peer(c->m, level, (const struct sockaddr *)&c->sa, fmt, ap);
+	va_end(ap);
+}
 
 #define LINGER_SECONDS 2        /* wait this long for the peer's FIN */
 #define DISCARD_MAX (64 * 1024) /* bytes after the word we read at most */

@@ -31,7 +31,11 @@
 #include "core.h"
 #include "dumps.h"
 #include "jedumps.h"
+#include "jedumps_shell.h"
 #include "job.h"
+#include "jobs.h"
+#include "life.h"
+#include "log.h"
 #include "module.h"
 
 /* Dumps noticed and not yet adopted at most; beyond, the oldest is left
@@ -87,7 +91,7 @@ static void jedumps_next(struct jedumps *j)
 	char *path;
 	int cause;
 
-	if (j->n == 0 || m->jobs_closing || m->free_requested)
+	if (j->n == 0 || jobs_closing(m) || m->free_requested)
 		return;
 	if (!core_job_busy(&m->core)) {
 		path = pending_pop(j, &cause);

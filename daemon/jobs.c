@@ -26,12 +26,82 @@
 #include "ctl.h"
 #include "dumper.h"
 #include "job.h"
+#include "jobs.h"
+#include "life.h"
+#include "log.h"
 #include "module.h"
 #include "ops.h"
 #include "reason.h"
 #include "result.h"
 #include "util.h"
 #include "worker.h"
+
+/* A dump job and the state its dumps share, in one block the worker can
+ * free on its own if the module goes first. */
+struct module_job {
+	struct job job; /* first: the worker hands back its address */
+	struct dumper dumper;
+};
+
+/* Who wait for one job: a list that grows (scrapes share a job). */
+struct job_waiters {
+	struct job_waiter *w;
+	unsigned n, cap;
+};
+
+/* Scrapes waiting for the worker behind another job: one group per
+ * question (job_req_same), started in turn as the worker frees. */
+#define JOBS_QUEUED_MAX 8
+struct job_group {
+	struct job_req req; /* its who, name and base point at the bufs */
+	char who_buf[64];
+	char name_buf[256], base_buf[256]; /* a kept dump's names */
+	struct job_waiters ws;
+};
+
+/*
+ * A difference over req.seconds (?seconds=N): its first dump as a job
+ * (DUMP_VIEW_BASE, whose body is the dump), a timer on the loop for N s
+ * while the worker serves others, then the second dump minus the first
+ * as a job. Its own waiter stands in its jobs' lists; its requesters
+ * wait here, and a request of the same question joins them.
+ */
+#define JOBS_DELTAS_MAX 4
+struct job_delta {
+	int used;
+	int phase; /* 1 the first dump, 2 the wait, 3 the difference */
+	struct job_req req;
+	char who_buf[64];
+	struct job_waiters ws;
+	struct job_waiter self; /* in its jobs' waiters: jobs_delta_step */
+	int base_fd;            /* the first dump, from phase 2 */
+	struct event *timer;
+	struct jm4lw *m;
+};
+
+/* A sharing kind's newest body per view (job_scrape's), for at most
+ * dump_min_interval: the answer to the same request meanwhile. */
+struct job_body {
+	int have;
+	int fd;
+	size_t len;
+	struct timespec at; /* CLOCK_MONOTONIC it was answered */
+};
+
+/* The service's state, m->jobs: no other file reads it. */
+struct jobs {
+	struct worker *worker;
+	struct module_job *mj;      /* the one dump job */
+	struct job_waiters waiters; /* who wait for the job, if anyone */
+	struct job_group queued[JOBS_QUEUED_MAX]; /* sharing jobs to come */
+	unsigned nqueued;
+	struct job_body bodies[DUMP_VIEW_COUNT];  /* newest shared bodies */
+	struct job_delta deltas[JOBS_DELTAS_MAX]; /* ?seconds=N under way */
+	struct event *bodies_timer; /* drops them at dump_min_interval */
+	int jobs_closing;           /* jobs_settle: start nothing more */
+	const char *job_why;        /* or the schedule that asked for it */
+	struct dump_result refusal; /* a dump refused on the loop */
+};
 
 /*
  * In embedded mode the loop is the host's thread, whose allocations
@@ -127,12 +197,12 @@ static void waiters_forget(struct job_waiters *ws, void *arg)
  * deltas'. */
 static unsigned jobs_waiting(const struct jm4lw *m)
 {
-	unsigned n = m->waiters.n, i;
+	unsigned n = m->jobs->waiters.n, i;
 
-	for (i = 0; i < m->nqueued; i++)
-		n += m->queued[i].ws.n;
+	for (i = 0; i < m->jobs->nqueued; i++)
+		n += m->jobs->queued[i].ws.n;
 	for (i = 0; i < JOBS_DELTAS_MAX; i++)
-		n += m->deltas[i].used ? m->deltas[i].ws.n : 0;
+		n += m->jobs->deltas[i].used ? m->jobs->deltas[i].ws.n : 0;
 	return n;
 }
 
@@ -147,20 +217,20 @@ static void bodies_drop(struct jm4lw *m, int all)
 	unsigned v;
 
 	for (v = 0; v < DUMP_VIEW_COUNT; v++) {
-		if (!m->bodies[v].have)
+		if (!m->jobs->bodies[v].have)
 			continue;
-		age = jobs_age(&m->bodies[v].at);
+		age = jobs_age(&m->jobs->bodies[v].at);
 		if (all || age >= min) {
-			close(m->bodies[v].fd);
-			m->bodies[v].have = 0;
+			close(m->jobs->bodies[v].fd);
+			m->jobs->bodies[v].have = 0;
 		} else if (next < 0 || min - age < next)
 			next = min - age;
 	}
-	if (next >= 0 && m->bodies_timer != NULL) {
+	if (next >= 0 && m->jobs->bodies_timer != NULL) {
 		tv.tv_sec = (time_t)next;
 		tv.tv_usec =
 		    (suseconds_t)((next - (double)tv.tv_sec) * 1e6) + 1;
-		evtimer_add(m->bodies_timer, &tv);
+		evtimer_add(m->jobs->bodies_timer, &tv);
 	}
 }
 
@@ -186,7 +256,7 @@ static void body_keep(struct jm4lw *m, const struct job *j,
 		return;
 	if ((fd = fd_again(r->body_fd)) == -1)
 		return; /* the next scrape makes a dump, no worse */
-	b = &m->bodies[r->view];
+	b = &m->jobs->bodies[r->view];
 	if (b->have)
 		close(b->fd);
 	b->have = 1;
@@ -209,7 +279,7 @@ static int body_serve(struct jm4lw *m, const struct job_waiter *w,
 	if (req->seconds != 0 || req->with_base ||
 	    (unsigned)req->view >= DUMP_VIEW_COUNT)
 		return 0;
-	b = &m->bodies[req->view];
+	b = &m->jobs->bodies[req->view];
 	if (!b->have ||
 	    (age = jobs_age(&b->at)) >= (double)m->cfg.dump_min_interval)
 		return 0;
@@ -236,7 +306,7 @@ static int body_serve(struct jm4lw *m, const struct job_waiter *w,
 static void jobs_refuse(struct jm4lw *m, const struct job_waiter *w,
     enum core_reason why, int err, const char *line)
 {
-	struct dump_result *r = &m->refusal;
+	struct dump_result *r = &m->jobs->refusal;
 
 	memset(r, 0, sizeof(*r));
 	r->status = why == REASON_FAILED ? DUMP_FAILED : DUMP_REFUSED;
@@ -258,7 +328,7 @@ static void jobs_crowded(struct jm4lw *m, const struct job_waiter *w,
 	    "%s refused: %u requests already wait for profiles "
 	    "(scrape_waiters_max %u, %u questions queued); retry in 1 s",
 	    req->who != NULL ? req->who : "scrape", jobs_waiting(m),
-	    m->cfg.scrape_waiters_max, m->nqueued);
+	    m->cfg.scrape_waiters_max, m->jobs->nqueued);
 	jobs_refuse(m, w, REASON_CROWDED, EAGAIN, line);
 }
 
@@ -281,8 +351,8 @@ static int jobs_share(struct jm4lw *m, const struct job_waiter *w,
 		jobs_crowded(m, w, req);
 		return 1;
 	}
-	if (job_req_joins(&m->mj->job, req)) {
-		waiters_join(m, &m->waiters, w);
+	if (job_req_joins(&m->jobs->mj->job, req)) {
+		waiters_join(m, &m->jobs->waiters, w);
 		return 1;
 	}
 	return jobs_queue(m, w, req);
@@ -308,15 +378,15 @@ static int jobs_queue(struct jm4lw *m, const struct job_waiter *w,
 	struct job_group *g = NULL;
 	unsigned i;
 
-	for (i = 0; i < m->nqueued && g == NULL; i++)
-		if (job_req_same(&m->queued[i].req, req))
-			g = &m->queued[i];
+	for (i = 0; i < m->jobs->nqueued && g == NULL; i++)
+		if (job_req_same(&m->jobs->queued[i].req, req))
+			g = &m->jobs->queued[i];
 	if (g == NULL) {
-		if (m->nqueued == JOBS_QUEUED_MAX) {
+		if (m->jobs->nqueued == JOBS_QUEUED_MAX) {
 			jobs_crowded(m, w, req);
 			return 1;
 		}
-		g = &m->queued[m->nqueued++];
+		g = &m->jobs->queued[m->jobs->nqueued++];
 		req_keep(&g->req, g->who_buf, sizeof(g->who_buf), req);
 		/* A kept dump's names (the page's downloads, its growth)
 		 * are the caller's: the group keeps its own copies. */
@@ -387,18 +457,18 @@ static void jobs_next(struct jm4lw *m)
 	struct job_group g;
 	unsigned i;
 
-	while (m->nqueued > 0 && !m->jobs_closing && !m->free_requested &&
-	    !core_job_busy(&m->core)) {
-		g = m->queued[0];
-		memmove(&m->queued[0], &m->queued[1],
-		    (m->nqueued - 1) * sizeof(m->queued[0]));
-		m->nqueued--;
+	while (m->jobs->nqueued > 0 && !m->jobs->jobs_closing &&
+	    !m->free_requested && !core_job_busy(&m->core)) {
+		g = m->jobs->queued[0];
+		memmove(&m->jobs->queued[0], &m->jobs->queued[1],
+		    (m->jobs->nqueued - 1) * sizeof(m->jobs->queued[0]));
+		m->jobs->nqueued--;
 		/* Its list is g's now: the slot keeps no copy of it. */
-		m->queued[m->nqueued].ws = (struct job_waiters){0};
+		m->jobs->queued[m->jobs->nqueued].ws = (struct job_waiters){0};
 		/* Moved: each group's strings are in its own bufs again. */
 		group_point(&g);
-		for (i = 0; i < m->nqueued; i++)
-			group_point(&m->queued[i]);
+		for (i = 0; i < m->jobs->nqueued; i++)
+			group_point(&m->jobs->queued[i]);
 		for (i = 0; i < g.ws.n;)
 			if (body_serve(m, &g.ws.w[i], &g.req))
 				g.ws.w[i] = g.ws.w[--g.ws.n];
@@ -408,15 +478,16 @@ static void jobs_next(struct jm4lw *m)
 			free(g.ws.w);
 			continue;
 		}
-		if (core_job_admit(&m->core, &m->mj->job, &m->mj->dumper,
-		        &g.req, &m->refusal) == -1) {
-			waiters_answer(m, &g.ws, &m->refusal);
+		if (core_job_admit(&m->core, &m->jobs->mj->job,
+		        &m->jobs->mj->dumper, &g.req,
+		        &m->jobs->refusal) == -1) {
+			waiters_answer(m, &g.ws, &m->jobs->refusal);
 			free(g.ws.w);
 			continue;
 		}
-		free(m->waiters.w);
-		m->waiters = g.ws;
-		m->job_why = NULL;
+		free(m->jobs->waiters.w);
+		m->jobs->waiters = g.ws;
+		m->jobs->job_why = NULL;
 		module_submit(m);
 	}
 }
@@ -468,7 +539,7 @@ static void delta_step(struct jm4lw *m, void *arg, struct dump_result *r)
 	struct timeval tv = {.tv_sec = (time_t)d->req.seconds};
 
 	if (d->phase != 1 || r->status != DUMP_OK || !r->body ||
-	    r->body_fd == -1 || m->jobs_closing) {
+	    r->body_fd == -1 || m->jobs->jobs_closing) {
 		if (d->phase == 1 && r->status == DUMP_OK) {
 			dump_result_release(r); /* the first dump, unused */
 			module_job_cancelled(r, "heap profile difference");
@@ -504,9 +575,9 @@ static void jobs_delta(struct jm4lw *m, const struct job_waiter *w,
 	unsigned i;
 
 	for (i = 0; i < JOBS_DELTAS_MAX; i++)
-		if (m->deltas[i].used && m->deltas[i].phase < 3 &&
-		    job_req_same(&m->deltas[i].req, req))
-			d = &m->deltas[i];
+		if (m->jobs->deltas[i].used && m->jobs->deltas[i].phase < 3 &&
+		    job_req_same(&m->jobs->deltas[i].req, req))
+			d = &m->jobs->deltas[i];
 	if (jobs_waiting(m) >= m->cfg.scrape_waiters_max) {
 		jobs_crowded(m, w, req);
 		return;
@@ -516,8 +587,8 @@ static void jobs_delta(struct jm4lw *m, const struct job_waiter *w,
 		return;
 	}
 	for (i = 0; i < JOBS_DELTAS_MAX && d == NULL; i++)
-		if (!m->deltas[i].used)
-			d = &m->deltas[i];
+		if (!m->jobs->deltas[i].used)
+			d = &m->jobs->deltas[i];
 	if (d == NULL) {
 		jobs_crowded(m, w, req);
 		return;
@@ -553,10 +624,10 @@ static void module_job_done(void *arg, void *job)
 	bodies_drop(m, 0); /* the timer, for the dump it may have lent */
 	body_keep(m, j, &j->res);
 	/* A peer that left meanwhile is not answered; the dump stays. */
-	if (m->waiters.n > 0)
-		waiters_answer(m, &m->waiters, &j->res);
+	if (m->jobs->waiters.n > 0)
+		waiters_answer(m, &m->jobs->waiters, &j->res);
 	else if (j->scheduled)
-		module_log_dump(m, m->job_why, &j->res);
+		module_log_dump(m, m->jobs->job_why, &j->res);
 	dump_result_release(&j->res);
 	job_release(j);
 	jobs_next(m);
@@ -569,12 +640,12 @@ void module_job_forget(struct jm4lw *m, void *arg)
 {
 	unsigned i;
 
-	waiters_forget(&m->waiters, arg); /* the job ends without it */
-	for (i = 0; i < m->nqueued; i++)
-		waiters_forget(&m->queued[i].ws, arg);
+	waiters_forget(&m->jobs->waiters, arg); /* the job ends without it */
+	for (i = 0; i < m->jobs->nqueued; i++)
+		waiters_forget(&m->jobs->queued[i].ws, arg);
 	for (i = 0; i < JOBS_DELTAS_MAX; i++)
-		if (m->deltas[i].used)
-			waiters_forget(&m->deltas[i].ws, arg);
+		if (m->jobs->deltas[i].used)
+			waiters_forget(&m->jobs->deltas[i].ws, arg);
 }
 
 /* The worker's end of a job. */
@@ -600,19 +671,19 @@ static void module_job_orphan(void *job)
 	free(mj);
 }
 
-/* Hand the prepared job, its waiters in m->waiters, to the worker, or
+/* Hand the prepared job, its waiters in m->jobs->waiters, to the worker, or
  * run it here without one. */
 static void module_submit(struct jm4lw *m)
 {
-	struct job *j = &m->mj->job;
+	struct job *j = &m->jobs->mj->job;
 
 	/* prof.dump on the worker's thread at the host's priority. */
 	j->locked.run = worker_locked;
-	j->locked.ctx = m->worker;
+	j->locked.ctx = m->jobs->worker;
 	/* A person may ask again in a moment: the idle work waits. */
-	worker_idle_after(m->worker,
-	    m->waiters.n > 0 ? WORKER_IDLE_DELAY_MS : 0);
-	if (worker_submit(m->worker, module_job_run, j) == 0)
+	worker_idle_after(m->jobs->worker,
+	    m->jobs->waiters.n > 0 ? WORKER_IDLE_DELAY_MS : 0);
+	if (worker_submit(m->jobs->worker, module_job_run, j) == 0)
 		return;
 	/* No thread to be had: the job still happens, on the loop. */
 	log_msg(m, JM4LW_LOG_WARN,
@@ -634,10 +705,10 @@ static void module_submit(struct jm4lw *m)
  */
 static int jobs_behind_nobody(struct jm4lw *m, const struct job_req *req)
 {
-	const size_t max = sizeof(m->queued[0].name_buf);
+	const size_t max = sizeof(m->jobs->queued[0].name_buf);
 
-	return core_job_busy(&m->core) && m->waiters.n == 0 &&
-	    m->mj->job.kind->unasked &&
+	return core_job_busy(&m->core) && m->jobs->waiters.n == 0 &&
+	    m->jobs->mj->job.kind->unasked &&
 	    (req->name == NULL || strlen(req->name) < max) &&
 	    (req->base == NULL || strlen(req->base) < max) &&
 	    req->addrs == NULL && req->detail == NULL && !req->has_base_fd;
@@ -664,17 +735,17 @@ void module_job(struct jm4lw *m, const struct job_waiter *w,
 	}
 	if (w != NULL && jobs_behind_nobody(m, req) && jobs_queue(m, w, req))
 		return;
-	if (core_job_admit(&m->core, &m->mj->job, &m->mj->dumper, req,
-	        &m->refusal) == -1) {
+	if (core_job_admit(&m->core, &m->jobs->mj->job, &m->jobs->mj->dumper,
+	        req, &m->jobs->refusal) == -1) {
 		if (w != NULL)
-			w->answer(m, w->arg, &m->refusal);
+			w->answer(m, w->arg, &m->jobs->refusal);
 		else
-			module_log_dump(m, req->why, &m->refusal);
+			module_log_dump(m, req->why, &m->jobs->refusal);
 		return;
 	}
-	m->job_why = req->why;
-	m->waiters.n = 0;
-	if (w != NULL && waiters_add(&m->waiters, w) == -1) {
+	m->jobs->job_why = req->why;
+	m->jobs->waiters.n = 0;
+	if (w != NULL && waiters_add(&m->jobs->waiters, w) == -1) {
 		/* Reserved at jobs_init: cannot happen, but never unanswered. */
 		m->core.dump_running = 0;
 		jobs_refuse(m, w, REASON_FAILED, ENOMEM, strerror(ENOMEM));
@@ -683,23 +754,55 @@ void module_job(struct jm4lw *m, const struct job_waiter *w,
 	module_submit(m);
 }
 
+/* The state and its job block, zeroed: nothing runs yet. */
+struct jobs *jobs_new(void)
+{
+	struct jobs *js = calloc(1, sizeof(*js));
+
+	if (js != NULL && (js->mj = calloc(1, sizeof(*js->mj))) == NULL) {
+		free(js);
+		js = NULL;
+	}
+	return js;
+}
+
+/* The job block's dumper, for the word face's jmfp path. */
+struct dumper *jobs_dumper(struct jobs *js)
+{
+	return &js->mj->dumper;
+}
+
+/* jedumps.c asks before it hands the worker an adoption. */
+int jobs_closing(const struct jm4lw *m)
+{
+	return m->jobs->jobs_closing;
+}
+
+/* thread.c's exit hook, through server_unstage. */
+void jobs_unstage(struct jm4lw *m)
+{
+	if (m->jobs != NULL && m->jobs->mj != NULL)
+		dumper_cancel(&m->jobs->mj->dumper);
+}
+
 /* The worker whose jobs end on the module's loop; -1 if it cannot be
  * made. */
 int jobs_init(struct jm4lw *m, const struct core_ops *ops)
 {
 	struct job_waiter none = {0};
 
-	m->worker = worker_new(m->base, ops, module_job_done, m);
-	if (m->worker == NULL)
+	m->jobs->worker = worker_new(m->base, ops, module_job_done, m);
+	if (m->jobs->worker == NULL)
 		return -1;
 	/* A job's first waiter has its place already. */
-	if (waiters_add(&m->waiters, &none) == -1)
+	if (waiters_add(&m->jobs->waiters, &none) == -1)
 		return -1;
-	m->waiters.n = 0;
-	if ((m->bodies_timer = evtimer_new(m->base, bodies_expire, m)) == NULL)
+	m->jobs->waiters.n = 0;
+	if ((m->jobs->bodies_timer = evtimer_new(m->base, bodies_expire, m)) ==
+	    NULL)
 		return -1;
 	/* Between jobs, the leak indexes of the dumps kept. */
-	worker_set_idle(m->worker, module_job_idle, m->mj);
+	worker_set_idle(m->jobs->worker, module_job_idle, m->jobs->mj);
 	return 0;
 }
 
@@ -732,45 +835,46 @@ int jobs_settle(struct jm4lw *m, int timeout_ms)
 	unsigned i;
 	int rv;
 
-	m->jobs_closing = 1; /* no queued job starts now */
-	if (m->base_gone) {  /* no answer can be sent through the loop */
-		m->waiters.n = 0;
-		for (i = 0; i < m->nqueued; i++)
-			m->queued[i].ws.n = 0;
+	m->jobs->jobs_closing = 1; /* no queued job starts now */
+	if (m->base_gone) {        /* no answer can be sent through the loop */
+		m->jobs->waiters.n = 0;
+		for (i = 0; i < m->jobs->nqueued; i++)
+			m->jobs->queued[i].ws.n = 0;
 	}
-	rv = worker_settle(m->worker, timeout_ms, module_job_cancel, &done);
+	rv = worker_settle(m->jobs->worker, timeout_ms, module_job_cancel,
+	    &done);
 	if (done != NULL) /* it ended: its own answer */
 		module_job_done(m, done);
 	else if (rv != 0) {
-		module_job_cancelled(&r, m->mj->job.kind->name);
-		if (m->waiters.n > 0)
-			waiters_answer(m, &m->waiters, &r);
-		else if (m->mj->job.scheduled)
-			module_log_dump(m, m->job_why, &r);
+		module_job_cancelled(&r, m->jobs->mj->job.kind->name);
+		if (m->jobs->waiters.n > 0)
+			waiters_answer(m, &m->jobs->waiters, &r);
+		else if (m->jobs->mj->job.scheduled)
+			module_log_dump(m, m->jobs->job_why, &r);
 	}
 	/* Deltas waiting between their dumps: their requesters get the
 	 * line (or, with the base gone, nothing), the timers stop. */
 	for (i = 0; i < JOBS_DELTAS_MAX; i++)
-		if (m->deltas[i].used && m->deltas[i].phase == 2) {
+		if (m->jobs->deltas[i].used && m->jobs->deltas[i].phase == 2) {
 			if (m->base_gone)
-				m->deltas[i].ws.n = 0;
+				m->jobs->deltas[i].ws.n = 0;
 			module_job_cancelled(&r, "heap profile difference");
-			delta_answer(&m->deltas[i], &r);
+			delta_answer(&m->jobs->deltas[i], &r);
 		}
 	/* The queued never ran: each gets the same line. */
-	for (i = 0; i < m->nqueued; i++) {
-		module_job_cancelled(&r, m->queued[i].req.kind->name);
-		waiters_answer(m, &m->queued[i].ws, &r);
-		free(m->queued[i].ws.w);
-		m->queued[i].ws.w = NULL;
+	for (i = 0; i < m->jobs->nqueued; i++) {
+		module_job_cancelled(&r, m->jobs->queued[i].req.kind->name);
+		waiters_answer(m, &m->jobs->queued[i].ws, &r);
+		free(m->jobs->queued[i].ws.w);
+		m->jobs->queued[i].ws.w = NULL;
 	}
-	m->nqueued = 0;
+	m->jobs->nqueued = 0;
 	return rv == 0 || done != NULL ? 0 : -1;
 }
 
 int jobs_base_gone(const struct jm4lw *m)
 {
-	return worker_base_gone(m->worker);
+	return worker_base_gone(m->jobs->worker);
 }
 
 /* The worker and the job's block; a dump still running keeps its block
@@ -780,25 +884,28 @@ void jobs_free(struct jm4lw *m)
 	unsigned i;
 
 	if (m->base_gone)
-		worker_forget_loop(m->worker);
+		worker_forget_loop(m->jobs->worker);
 	/* The work nobody waits for (a leak index) stops here and leaves
 	 * nothing: its staging directory goes now. */
-	if (m->mj != NULL)
-		dumper_cancel(&m->mj->dumper);
-	if (!worker_free(m->worker, module_job_orphan) && m->mj != NULL)
-		module_job_orphan(m->mj);
+	if (m->jobs->mj != NULL)
+		dumper_cancel(&m->jobs->mj->dumper);
+	if (!worker_free(m->jobs->worker, module_job_orphan) &&
+	    m->jobs->mj != NULL)
+		module_job_orphan(m->jobs->mj);
 	bodies_drop(m, 1);
 	for (i = 0; i < JOBS_DELTAS_MAX; i++) {
-		if (m->deltas[i].used)
-			delta_end(&m->deltas[i]);
-		if (m->deltas[i].timer != NULL && !m->base_gone)
-			event_free(m->deltas[i].timer);
-		m->deltas[i].timer = NULL;
+		if (m->jobs->deltas[i].used)
+			delta_end(&m->jobs->deltas[i]);
+		if (m->jobs->deltas[i].timer != NULL && !m->base_gone)
+			event_free(m->jobs->deltas[i].timer);
+		m->jobs->deltas[i].timer = NULL;
 	}
-	if (m->bodies_timer != NULL && !m->base_gone)
-		event_free(m->bodies_timer);
-	m->bodies_timer = NULL;
-	free(m->waiters.w);
-	m->waiters.w = NULL;
-	m->waiters.n = m->waiters.cap = 0;
+	if (m->jobs->bodies_timer != NULL && !m->base_gone)
+		event_free(m->jobs->bodies_timer);
+	m->jobs->bodies_timer = NULL;
+	free(m->jobs->waiters.w);
+	m->jobs->waiters.w = NULL;
+	m->jobs->waiters.n = m->jobs->waiters.cap = 0;
+	free(m->jobs);
+	m->jobs = NULL;
 }

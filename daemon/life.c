@@ -9,6 +9,7 @@
  * returns. Below every other file: it calls the teardown only through the
  * pointer server.c set.
  */
+#include "life.h"
 #include "module.h"
 
 /* A callback of the module begins. */

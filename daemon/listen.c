@@ -14,6 +14,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include "conn.h"
+#include "jobs.h"
+#include "life.h"
+#include "listen.h"
+#include "log.h"
 #include "module.h"
 #include "util.h"
 

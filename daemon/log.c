@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "log.h"
 #include "module.h"
 
 /* Default log sink: one line on stderr, debug chatter left out. */
@@ -59,9 +60,7 @@ JM4LW_API const char *jm4lw_errmsg(const struct jm4lw *m)
  * when the line is wanted: per connection, inet_ntop() and snprintf() cost
  * more instructions than the rest of a ruok in user space.
  */
-static void vlog_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
-    const char *fmt, va_list ap) __attribute__((format(printf, 4, 0)));
-static void vlog_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
+void vlog_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
     const char *fmt, va_list ap)
 {
 	char peer[64], buf[448];
@@ -81,16 +80,6 @@ void log_peer(struct jm4lw *m, int level, const struct sockaddr *sa,
 
 	va_start(ap, fmt);
 	vlog_peer(m, level, sa, fmt, ap);
-	va_end(ap);
-}
-
-/* A log line about a connection's peer. */
-void conn_log(struct conn *c, int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog_peer(c->m, level, (const struct sockaddr *)&c->sa, fmt, ap);
 	va_end(ap);
 }
 

@@ -11,11 +11,15 @@
 
 #include "config_struct.h"
 #include "core.h"
-#include "ops.h"
 #include "history.h"
 #include "job.h"
+#include "jobs.h"
+#include "life.h"
+#include "log.h"
 #include "module.h"
+#include "ops.h"
 #include "schedule.h"
+#include "timers.h"
 
 /* dump_interval fired. */
 static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)

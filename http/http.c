@@ -47,8 +47,13 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 
+#include "conn.h"
 #include "hostport.h"
 #include "http.h"
+#include "jobs.h"
+#include "life.h"
+#include "listen.h"
+#include "log.h"
 #include "module.h"
 #include "util.h"
 

@@ -125,6 +125,10 @@ struct http_route {
 
 extern const struct http_route http_routes[];
 
+/* Route @p r's help as the index shows it, its list of formats drawn from
+ * views[] (in @p buf when it has one); NULL: a route without help. */
+const char *http_route_help(const struct http_route *r, char *buf, size_t len);
+
 /* seconds=@p s of /debug/pprof/heap and /allocs (NULL: not given, 0):
  * 1 up to below @p write_timeout, else -1 with Go's 400 line in @p why,
  * followed by the limit and its key. Pure, for the fuzzer. */

@@ -15,6 +15,7 @@
 
 #include "http.h"
 #include "job.h"
+#include "jobs.h"
 #include "module.h"
 #include "reason.h"
 #include "result.h"

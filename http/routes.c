@@ -21,6 +21,7 @@
 #include "figures.h"
 #include "http.h"
 #include "job.h"
+#include "json.h"
 #include "module.h"
 #include "profile.h"
 #include "proto.h"
@@ -30,11 +31,31 @@
 #define HTML "text/html; charset=utf-8"
 #define JSON "application/json"
 
+/* In a route's help: the format names of views[], a|b|c, drawn from
+ * the table when the help is shown (http_route_help). */
+#define HELP_FORMATS "{formats}"
+
+const char *http_route_help(const struct http_route *r, char *buf, size_t len)
+{
+	const char *at;
+	char names[256];
+	int n;
+
+	if (r->help == NULL || (at = strstr(r->help, HELP_FORMATS)) == NULL)
+		return r->help;
+	n = (int)(at - r->help);
+	snprintf(buf, len, "%.*s%s%s", n, r->help,
+	    view_join(names, sizeof(names), NULL, -1, "|", "|"),
+	    at + sizeof(HELP_FORMATS) - 1);
+	return buf;
+}
+
 /* /, /jemalloc, /debug/pprof/: what there is, as links. */
 static void route_index(struct http_ctx *ctx)
 {
 	struct evbuffer *b = evbuffer_new();
 	const struct http_route *r;
+	char help[512];
 
 	if (b == NULL) {
 		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
@@ -48,7 +69,8 @@ static void route_index(struct http_ctx *ctx)
 		if (r->help != NULL)
 			evbuffer_add_printf(b,
 			    "<li><a href=\"%s\">%s</a> &mdash; %s</li>\n",
-			    r->path, r->path, r->help);
+			    r->path, r->path,
+			    http_route_help(r, help, sizeof(help)));
 	evbuffer_add_printf(b, "</ul>\n</body></html>\n");
 	http_reply(ctx->req, 200, HTML, b);
 }
@@ -92,6 +114,37 @@ static void route_dumps(struct http_ctx *ctx)
 	out = http_out_of(b);
 	answer_render(ANSWER_DUMPS, ANSWER_JSON, &a, &out);
 	dump_list_free(&l);
+	http_reply(ctx->req, 200, JSON, b);
+}
+
+/* /jemalloc/formats: views[]'s named rows, what the page offers to
+ * download a kept dump as, in the table's order. */
+static void route_formats(struct http_ctx *ctx)
+{
+	struct evbuffer *b = evbuffer_new();
+	struct out out;
+	int v, n = 0;
+
+	if (b == NULL) {
+		http_error(ctx->req, 500, "%s", strerror(ENOMEM));
+		return;
+	}
+	out = http_out_of(b);
+	out_puts(&out, "{\"formats\":[");
+	for (v = 0; v < DUMP_VIEW_COUNT; v++) {
+		if (views[v].name == NULL)
+			continue;
+		out_puts(&out, n++ ? ",{\"name\":" : "{\"name\":");
+		json_string(&out, views[v].name);
+		out_puts(&out, ",\"suffix\":");
+		json_string(&out, views[v].suffix);
+		out_puts(&out, ",\"type\":");
+		json_string(&out, views[v].ctype);
+		out_puts(&out, ",\"word\":");
+		json_string(&out, views[v].word);
+		out_puts(&out, "}");
+	}
+	out_puts(&out, "]}\n");
 	http_reply(ctx->req, 200, JSON, b);
 }
 
@@ -596,9 +649,12 @@ const struct http_route http_routes[] = {
     {"/jemalloc/dumps", HTTP_GET, route_dumps,
         "this process's kept dumps, JSON (jmls)", "jmls"},
     {"/jemalloc/dump", HTTP_GET, route_dump,
-        "a kept dump: ?name=N&amp;format=raw|symbolized|pprof|collapsed|"
-        "svg|text|dot|callgraph|threads[&amp;base=M]",
-        NULL, &job_render},
+        "a kept dump: ?name=N&amp;format=" HELP_FORMATS "[&amp;base=M]", NULL,
+        &job_render},
+    {"/jemalloc/formats", HTTP_GET, route_formats,
+        "the formats a dump is shown in, JSON: name, file suffix, "
+        "Content-Type, the word governing it",
+        NULL},
     {"/metrics", HTTP_GET, route_metrics,
         "Prometheus metrics: allocator figures and the module's counters",
         "mntr"},
@@ -609,9 +665,8 @@ const struct http_route http_routes[] = {
     {"/jemalloc/stats", HTTP_GET, route_stats,
         "malloc_stats_print (?format=json for JSON)", NULL},
     {"/jemalloc/profile", HTTP_GET, route_profile,
-        "a fresh heap profile: ?format=collapsed|raw|svg|pprof|text|"
-        "symbolized|dot|callgraph|threads, &amp;base=previous for the growth "
-        "since the last dump",
+        "a fresh heap profile: ?format=" HELP_FORMATS
+        ", &amp;base=previous for the growth since the last dump",
         NULL, &job_dump},
     {"/jemalloc/fragmentation", HTTP_GET, http_route_frag,
         "fragmentation by size class and allocation site, JSON "

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "config_struct.h"
 #include "jedumps.h"
+#include "jedumps_shell.h"
 #include "jm4lw.h"
 #include "module.h"
 #include "ops.h"

@@ -15,10 +15,14 @@
 
 #include "config.h"
 #include "config_struct.h"
+#include "http.h"
 #include "jm4lw.h"
 #include "module.h"
 #include "ops.h"
+#include "proto.h"
 #include "reason.h"
+#include "server.h"
+#include "view.h"
 
 struct daemon {
 	struct event_base *base;
@@ -135,6 +139,49 @@ static void daemon_check_prof(void)
 		    core_prof_reason(s, e, &proto_hints, why, sizeof(why)));
 }
 
+/*
+ * --list WHAT, not in the usage: the tables the docs must agree with, as
+ * this build has them, for the docs' test (tests/docs/tables.sh) and
+ * tests/fuzz/gen_corpus.py. "words": name, "mutates" or "readonly", help;
+ * "routes": path, help ("-": none), as the index shows it; "formats":
+ * name, file suffix, Content-Type. Tab-separated, in the tables' order.
+ * 0, or 2 for an unknown WHAT.
+ */
+static int daemon_list(const char *what)
+{
+	const struct proto_word *w;
+	const struct http_route *r;
+	const char *h;
+	char help[512];
+	int v;
+
+	if (strcmp(what, "words") == 0) {
+		for (w = proto_words; w->name != NULL; w++)
+			printf("%s\t%s\t%s\n", w->name,
+			    (w->flags & PROTO_F_MUTATES) ? "mutates"
+			                                 : "readonly",
+			    w->help);
+	} else if (strcmp(what, "routes") == 0) {
+		for (r = http_routes; r->path != NULL; r++)
+			printf("%s\t%s\n", r->path,
+			    (h = http_route_help(r, help, sizeof(help))) != NULL
+			        ? h
+			        : "-");
+	} else if (strcmp(what, "formats") == 0) {
+		for (v = 0; v < DUMP_VIEW_COUNT; v++)
+			if (views[v].name != NULL)
+				printf("%s\t%s\t%s\n", views[v].name,
+				    views[v].suffix, views[v].ctype);
+	} else {
+		fprintf(stderr,
+		    "jm4lwd: --list takes words, routes or formats, not "
+		    "\"%s\"\n",
+		    what);
+		return 2;
+	}
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char *argv[])
 {
 	struct daemon d = {0};
@@ -146,6 +193,7 @@ int main(int argc, char *argv[])
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
+	    {"list", required_argument, NULL, 'L'},
 	    {NULL, 0, NULL, 0},
 	};
 	int ch, i, status = 1;
@@ -177,6 +225,8 @@ int main(int argc, char *argv[])
 		case 'V':
 			printf("jm4lwd %s\n", JM4LW_VERSION);
 			return 0;
+		case 'L':
+			return daemon_list(optarg);
 		default:
 			usage(stderr);
 			return 2;

@@ -16,13 +16,21 @@
 
 #include "config.h"
 #include "config_struct.h"
+#include "conn.h"
 #include "core.h"
 #include "dumps.h"
 #include "http.h"
+#include "jedumps_shell.h"
+#include "jobs.h"
+#include "life.h"
+#include "listen.h"
+#include "log.h"
 #include "memwatch.h"
 #include "module.h"
 #include "ops.h"
 #include "recentjob.h"
+#include "server.h"
+#include "timers.h"
 #include "util.h"
 
 /* srvr's Mode: line ("thread" in thread mode; "standalone" else). */
@@ -41,8 +49,7 @@ void server_keep_sampling(struct jm4lw *m)
  * process is exiting without jm4lw_free() (thread.c). */
 void server_unstage(struct jm4lw *m)
 {
-	if (m->mj != NULL)
-		dumper_cancel(&m->mj->dumper);
+	jobs_unstage(m);
 }
 
 /*
@@ -248,14 +255,16 @@ static struct jm4lw *module_new(struct event_base *base,
 	 * false: refuse instead. */
 	if ((ops = core_allocator(err, errlen)) == NULL)
 		return NULL;
-	if ((m = calloc(1, sizeof(*m))) == NULL ||
-	    (m->mj = calloc(1, sizeof(*m->mj))) == NULL) {
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		free(m);
 		return NULL;
 	}
 	if (acl_parse(cfg->allow_from, m->acl, &m->nacl, err, errlen) == -1) {
-		free(m->mj);
+		free(m);
+		return NULL;
+	}
+	if ((m->jobs = jobs_new()) == NULL) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		free(m);
 		return NULL;
 	}
@@ -270,7 +279,7 @@ static struct jm4lw *module_new(struct event_base *base,
 	TAILQ_INIT(&m->conns);
 	core_init(&m->core, ops, &m->cfg, &pol);
 	log_init(m);
-	proto_init(&m->proto, &m->core, &m->mj->dumper);
+	proto_init(&m->proto, &m->core, jobs_dumper(m->jobs));
 	m->proto.nconf = config_conf_keys(m->proto.conf, PROTO_CONF_MAX);
 	if (jobs_init(m, ops) == -1 || listen_init(m) == -1) {
 		snprintf(err, errlen, "cannot create the module's events");

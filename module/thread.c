@@ -30,8 +30,10 @@
 
 #include "config_struct.h"
 #include "jm4lw.h"
+#include "listen.h"
 #include "module.h"
 #include "ops.h"
+#include "server.h"
 #include "worker.h"
 
 struct jm4lw_thread {

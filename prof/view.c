@@ -253,33 +253,39 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .word = "jmcs",
         .base = VIEW_BASE_MAY,
         .needs_samples = 1,
-        .render = view_collapsed},
+        .render = view_collapsed,
+        .suffix = ".collapsed.txt"},
     /* The dump with each stack's allocator frames cut (render_dump). */
     [DUMP_VIEW_RAW] = {.name = "raw",
         .ctype = BINARY,
         .word = "jmtp",
-        .carries_dump = 1},
+        .carries_dump = 1,
+        .suffix = ".heap"},
     [DUMP_VIEW_SVG] = {.name = "svg",
         .ctype = SVG,
         .word = "jmfg",
         .base = VIEW_BASE_MAY,
-        .render = view_svg},
+        .render = view_svg,
+        .suffix = ".svg"},
     [DUMP_VIEW_PPROF] = {.name = "pprof",
         .ctype = BINARY,
         .word = "jmtp",
         .base = VIEW_BASE_MAY,
-        .render = view_pprof},
+        .render = view_pprof,
+        .suffix = ".pb.gz"},
     [DUMP_VIEW_TEXT] = {.name = "text",
         .ctype = TEXT,
         .word = "jmtp",
         .base = VIEW_BASE_MAY,
         .comments = 1,
-        .render = view_text},
+        .render = view_text,
+        .suffix = ".txt"},
     [DUMP_VIEW_SYMBOLIZED] = {.name = "symbolized",
         .ctype = TEXT,
         .word = "jmtp",
         .carries_dump = 1,
-        .render = view_symbolized},
+        .render = view_symbolized,
+        .suffix = ".sym.heap"},
     [DUMP_VIEW_DIFF] = {.ctype = TEXT,
         .word = "jmdf",
         .keeps = 1,
@@ -303,12 +309,14 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .ctype = "text/vnd.graphviz; charset=utf-8",
         .word = "jmcg",
         .base = VIEW_BASE_MAY,
-        .render = view_dot},
+        .render = view_dot,
+        .suffix = ".dot"},
     [DUMP_VIEW_CALLGRAPH] = {.name = "callgraph",
         .ctype = SVG,
         .word = "jmcg",
         .base = VIEW_BASE_MAY,
-        .render = view_callgraph},
+        .render = view_callgraph,
+        .suffix = ".callgraph.svg"},
     /* Not a view of a profile: the recent allocations' job's answer
      * (prof/recent.c). */
     [DUMP_VIEW_RECENT] = {.ctype = TEXT, .word = "jmrc"},
@@ -318,7 +326,9 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .ctype = TEXT,
         .word = "jmth",
         .comments = 1,
-        .render = view_threads},
+        .render = view_threads,
+        .suffix = ".threads.txt",
+        .one_process = 1},
     /* No format name: /debug/pprof/heap's row, pprof without thread
      * labels, which fleet scrapers (Alloy, Parca) would store as one
      * series per thread (README, "Threads"). */
@@ -348,28 +358,50 @@ int view_by_name(const char *name)
 	return -1;
 }
 
+/* Does view_join list view @p v? */
+static int view_taken(int v, int (*pick)(int v))
+{
+	return views[v].name != NULL && (pick == NULL || pick(v));
+}
+
+/* The names, @p first's first, joined as a sentence or a path's list. */
+const char *view_join(char *buf, size_t len, int (*pick)(int v), int first,
+    const char *sep, const char *last)
+{
+	int order[DUMP_VIEW_COUNT], n = 0, i, v;
+	size_t used = 0;
+
+	if (first >= 0 && first < DUMP_VIEW_COUNT && view_taken(first, pick))
+		order[n++] = first;
+	for (v = 0; v < DUMP_VIEW_COUNT; v++)
+		if (v != first && view_taken(v, pick))
+			order[n++] = v;
+	buf[0] = '\0';
+	for (i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+		    i == 0           ? ""
+		        : i == n - 1 ? last
+		                     : sep,
+		    views[order[i]].name);
+	return buf;
+}
+
+/* Is view @p v drawn from a parsed profile? */
+static int view_rendered(int v)
+{
+	return views[v].render != NULL;
+}
+
 /* The format names, in the table's order, for a usage or error line. */
 const char *view_names(char *buf, size_t len, int with_render)
 {
-	size_t used = 0, n = 0, last = 0, i;
-	int v;
+	return view_join(buf, len, with_render ? view_rendered : NULL, -1, ", ",
+	    " or ");
+}
 
-	buf[0] = '\0';
-	for (v = 0; v < DUMP_VIEW_COUNT; v++)
-		if (views[v].name != NULL &&
-		    (!with_render || views[v].render != NULL))
-			last = (size_t)v;
-	for (v = 0; v < DUMP_VIEW_COUNT && used < len; v++) {
-		if (views[v].name == NULL ||
-		    (with_render && views[v].render == NULL))
-			continue;
-		i = (size_t)snprintf(buf + used, len - used, "%s%s",
-		    n == 0                  ? ""
-		        : (size_t)v == last ? " or "
-		                            : ", ",
-		    views[v].name);
-		used += i;
-		n++;
-	}
-	return buf;
+/* A merge has no one dump to carry, and sums processes. */
+int view_merges(int v)
+{
+	return views[v].render != NULL && !views[v].carries_dump &&
+	    !views[v].one_process;
 }

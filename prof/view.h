@@ -166,6 +166,9 @@ struct view {
 	                          its stacks cut as render_dump cuts them */
 	view_render_fn render; /* NULL: no rendering, only the dump (if it
 	                          carries it) */
+	const char *suffix;    /* a download's file name ends so (the page) */
+	int one_process;       /* its rows are one process's (threads): a
+	                          merge of many would name nobody */
 };
 
 extern const struct view views[DUMP_VIEW_COUNT];
@@ -176,5 +179,16 @@ int view_by_name(const char *name);
 /* "a, b or c": the names of the views that @p with_render (1: only those
  * drawn from a parsed profile) into @p buf. */
 const char *view_names(char *buf, size_t len, int with_render);
+
+/* Can a merge of many processes' dumps (jm4lw-prof --merge) draw view
+ * @p v: a rendering that carries no one dump and is no one process's. */
+int view_merges(int v);
+
+/* The names of the views @p pick takes (NULL: every named one) into
+ * @p buf, view @p first's first when taken (-1: none), then the table's
+ * order, joined by @p sep, the last by @p last: what usage texts, route
+ * help and error lines list, so a new row shows in each. */
+const char *view_join(char *buf, size_t len, int (*pick)(int v), int first,
+    const char *sep, const char *last);
 
 #endif

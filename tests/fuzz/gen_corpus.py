@@ -2,6 +2,7 @@
 """Write the seed corpus of fuzz_proto to tests/fuzz/corpus/.
 
     python3 tests/fuzz/gen_corpus.py        # rewrites corpus/ from scratch
+    python3 tests/fuzz/gen_corpus.py --words   # the words it seeds, one a line
 
 wire-*   what peers send: every word bare, with \\n and \\r\\n, uppercase,
          short, binary junk, a long line.
@@ -10,15 +11,30 @@ world-*  a word followed by the control bytes fuzz_proto.c reads after it
          lists, dump directories, host words.
 """
 import os
+import re
 import shutil
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "corpus")
 
-WORDS = ["ruok", "mntr", "srvr", "conf", "jmst", "jmsj", "jmfp", "jmtp",
-         "jmcs", "jmfg", "jmcg", "jmth", "jmdf", "jmgr", "jmpk", "jmep",
-         "jmdp", "jmpg", "jmls", "jmrs", "jmdr", "jmfr", "jmhi", "jmlk",
-         "jmrc"]  # proto_words, in order
+
+def proto_words():
+    """The names of proto/words.c's proto_words[], in order: the word
+    table itself, so a new word gets its seeds (docs.tables checks this
+    reading against jm4lwd --list words)."""
+    src = open(os.path.join(HERE, "..", "..", "proto", "words.c"),
+               encoding="utf-8").read()
+    m = re.search(r"proto_words\[\]\s*=\s*\{(.*?)\n\};", src, re.S)
+    if m is None:
+        sys.exit("gen_corpus.py: no proto_words[] in proto/words.c")
+    return re.findall(r'\.name\s*=\s*"([^"]{4})"', m.group(1))
+
+
+WORDS = proto_words()
+if "--words" in sys.argv[1:]:
+    print("\n".join(WORDS))
+    sys.exit(0)
 HOST = ["hwid", "hbin", "herr"]
 ITEMS = HOST + ["dyn"] + WORDS  # allow-list items, bit i % 16
 ERRNOS = ["none", "enoent", "efault", "eperm", "einval", "eagain"]

@@ -49,6 +49,17 @@ case_paths() {
 		assert_http "GET $p (an index)" 200 index "$p"
 		assert_grep_F "$p links /debug/pprof/heap" 'href="/debug/pprof/heap"' "$T/index.body"
 	done
+	# The index's format lists are views[]'s, as /jemalloc/formats has them.
+	assert_http "GET /jemalloc/formats" 200 formats /jemalloc/formats
+	assert_cmd "/jemalloc/formats is a JSON object" json_ok formats
+	fl=$(python3 -c 'import json, sys; print("|".join(f["name"] for f in json.load(open(sys.argv[1]))["formats"]))' "$T/formats.body")
+	case "|$fl|" in
+	*"|collapsed|"*"|threads|"*) pass "/jemalloc/formats: $fl" ;;
+	*) fail "/jemalloc/formats names collapsed ... threads" "$fl" ;;
+	esac
+	assert_http "GET / (for its help)" 200 index /
+	assert_grep_F "/'s help of /jemalloc/profile lists the formats" "?format=$fl, &amp;base=previous" "$T/index.body"
+	assert_grep_F "/'s help of /jemalloc/dump lists the formats" "&amp;format=$fl[&amp;base=M]" "$T/index.body"
 	# /jemalloc is the page (page.sh drives it in a browser).
 	assert_http "GET /jemalloc (the page)" 200 page /jemalloc
 	assert_eq "... HTML" "text/html; charset=utf-8" "$(hheader page Content-Type)"

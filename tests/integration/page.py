@@ -685,8 +685,14 @@ def run(c):
            "each dump's row says why it was taken (%s)" % (whys[0] if whys else "-"), whys)
     # Dumps: every format downloads.
     links = c.ev("Array.from(document.querySelectorAll('#dlist tbody tr[data-name]')[0].querySelectorAll('a')).map(a => [a.textContent, a.getAttribute('href'), a.getAttribute('download')])")
-    result([l[0] for l in links] == ["raw", "symbolized", "pprof", "collapsed", "svg", "text", "dot", "callgraph", "threads"],
-           "each dump has raw, symbolized, pprof, collapsed, svg, text, dot, callgraph and threads links", links)
+    # The formats are the server's views table (/jemalloc/formats): a
+    # link each, saved under the row's suffix.
+    code, body = get("/jemalloc/formats")
+    formats = json.loads(body)["formats"] if code == 200 else []
+    fnames = [f["name"] for f in formats]
+    result(len(fnames) >= 9 and [l[0] for l in links] == fnames and
+           all(l[2].endswith(f["suffix"]) for l, f in zip(links, formats)),
+           "each dump has a link per format of /jemalloc/formats (%s), saved with its suffix" % ", ".join(fnames), links)
     for name, href, dl in links:
         # page.sh's agent takes a snapshot a second: a download asked
         # meanwhile waits its turn behind it, never a 409 (a plain <a>

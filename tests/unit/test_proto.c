@@ -1483,6 +1483,50 @@ static void test_dump_in_progress(void **state)
 }
 
 /*
+ * @p got lists, joined by @p sep and the last by @p last, the named rows
+ * of views[] that @p which takes (0 every one, 1 the rendered, 2 what a
+ * merge draws), @p first's first (-1: none), the rest in the table's
+ * order: a row is never left out, repeated or moved.
+ */
+static void expect_view_list(const char *got, int which, int first,
+    const char *sep, const char *last)
+{
+	char want[256];
+	size_t used = 0;
+	int v, n = 0, total = 0, pass;
+
+	for (v = 0; v < DUMP_VIEW_COUNT; v++)
+		if (views[v].name != NULL &&
+		    (which == 0 || (which == 1 && views[v].render != NULL) ||
+		        (which == 2 && view_merges(v))))
+			total++;
+	assert_true(total >= 2);
+	want[0] = '\0';
+	for (pass = 0; pass < 2; pass++)
+		for (v = 0; v < DUMP_VIEW_COUNT; v++) {
+			if (views[v].name == NULL ||
+			    (which == 1 && views[v].render == NULL) ||
+			    (which == 2 && !view_merges(v)) ||
+			    (pass == 0) != (v == first))
+				continue;
+			used += (size_t)snprintf(want + used,
+			    sizeof(want) - used, "%s%s",
+			    n == 0               ? ""
+			        : n == total - 1 ? last
+			                         : sep,
+			    views[v].name);
+			n++;
+		}
+	assert_int_equal(n, total);
+	assert_string_equal(got, want);
+	/* A merge takes neither a dump as written nor one process's rows. */
+	for (v = 0; which == 2 && v < DUMP_VIEW_COUNT; v++)
+		if (view_merges(v))
+			assert_true(
+			    !views[v].carries_dump && !views[v].one_process);
+}
+
+/*
  * The views' table: each format name finds its row, the kept views are
  * the ones of the words that keep a dump, and a word that answers with a
  * view is the word whose allow-list entry governs it on HTTP.
@@ -1496,6 +1540,8 @@ static void test_views_table(void **state)
 	(void)state;
 	for (v = 0; v < DUMP_VIEW_COUNT; v++) {
 		assert_non_null(views[v].ctype);
+		/* A named view is downloadable: the page names its file. */
+		assert_true(views[v].name == NULL || views[v].suffix != NULL);
 		assert_non_null(views[v].word);
 		if (views[v].name != NULL)
 			assert_int_equal(view_by_name(views[v].name), v);
@@ -1503,11 +1549,18 @@ static void test_views_table(void **state)
 		    v == DUMP_VIEW_NONE || v == DUMP_VIEW_DIFF);
 	}
 	assert_int_equal(view_by_name("gif"), -1);
-	assert_string_equal(view_names(names, sizeof(names), 0),
-	    "collapsed, raw, svg, pprof, text, symbolized, dot, callgraph or "
-	    "threads");
-	assert_string_equal(view_names(names, sizeof(names), 1),
-	    "collapsed, svg, pprof, text, symbolized, dot, callgraph or threads");
+	/* The lists usage texts and error lines show are the table's
+	 * named rows, in its order, as a sentence. */
+	expect_view_list(view_names(names, sizeof(names), 0), 0, -1, ", ",
+	    " or ");
+	expect_view_list(view_names(names, sizeof(names), 1), 1, -1, ", ",
+	    " or ");
+	/* The route help's, and --merge's with the default first. */
+	expect_view_list(view_join(names, sizeof(names), NULL, -1, "|", "|"), 0,
+	    -1, "|", "|");
+	expect_view_list(view_join(names, sizeof(names), view_merges,
+	                     DUMP_VIEW_TEXT, ", ", " or "),
+	    2, DUMP_VIEW_TEXT, ", ", " or ");
 	for (w = proto_words; w->name != NULL; w++)
 		if (w->job == &job_dump)
 			assert_string_equal(views[w->view].word, w->name);
