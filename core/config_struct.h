@@ -4,10 +4,42 @@
  * so a new key is a new field here and a row in daemon/config.c's key
  * table, never an ABI change. core reads the fields (it runs by them);
  * daemon/config.c fills and checks them; unit tests may include this.
- * A new field goes at the end, in a block naming its issue.
+ * A key whose value is not plain text (a switch, a size or percentage, a
+ * list of names) is parsed once, when it is set, into a typed field that
+ * everyone reads; its text is kept (in text, below) only when the typed
+ * value would not print back as it was set. A new field goes at the end,
+ * in a block naming its feature.
  */
 #ifndef JM4LW_CONFIG_STRUCT_H
 #define JM4LW_CONFIG_STRUCT_H
+
+#include "fold.h"
+
+/* A switch (dump_symbolized, symbolize_debuginfod), from on/off or the
+ * spellings people use for them; shown as on or off. */
+enum config_switch {
+	CONFIG_OFF = 0,
+	CONFIG_ON = 1,
+};
+
+/* jemalloc_dumps: leave jemalloc's own dumps be, or adopt them. */
+enum config_jemalloc_dumps {
+	CONFIG_JEDUMPS_LEAVE = 0,
+	CONFIG_JEDUMPS_ADOPT = 1,
+};
+
+/* A size or a percentage (dump_on_growth, dump_on_memory): one of the
+ * two is set, the other 0; both 0 is off. */
+struct config_amount {
+	unsigned long long bytes; /* bytes, K/M/G/T applied */
+	unsigned pct;             /* a percentage */
+};
+
+/* dump_on_memory_psi: memory pressure's avg10 threshold. */
+struct config_psi {
+	unsigned avg10; /* the threshold x100 (avg10's hundredths); 0: off */
+	int full;       /* the "full" line, else "some" */
+};
 
 struct jm4lw_config {
 	/* Comma-separated listen addresses, `ADDR:PORT` or `[ADDR6]:PORT`.
@@ -47,7 +79,7 @@ struct jm4lw_config {
 	/* Dump when `stats.allocated` has grown this much since the last
 	 *  dump: bytes with K/M/G/T (`512M`), or a percentage (`50%`);
 	 *  `0` (default) is off. */
-	char dump_on_growth[32];
+	struct config_amount dump_on_growth;
 	/* Seconds between two looks at `stats.allocated` for
 	 *  dump_on_growth (default 10). */
 	unsigned growth_check_interval;
@@ -59,13 +91,13 @@ struct jm4lw_config {
 	 *  limit). */
 	unsigned long long dump_max_bytes;
 	/* `lg_sample` that `jmrs` passes to `prof.reset`: `keep` (default,
-	 *  the current rate) or 0-62. */
-	char prof_reset_lg_sample[8];
+	 *  the current rate, -1 here) or 0-62. */
+	int prof_reset_lg_sample;
 	/* `on`: every kept dump (`jmfp`, `jmdf`, the schedule) also gets
 	 *  `<dump>.symbolized`, jeprof's symbolized profile, which reads
 	 *  anywhere without the program; retention treats the pair as one
 	 *  (default `off`). */
-	char dump_symbolized[8];
+	enum config_switch dump_symbolized;
 	/* Comma-separated listen addresses of the HTTP face (`/metrics`,
 	 *  pprof, `/jemalloc`, `/4lw/<word>`); empty: no HTTP (default
 	 *  `127.0.0.1:9182`). Only jm4lw_http_listen() binds it: `conf`
@@ -92,7 +124,7 @@ struct jm4lw_config {
 	/* `on`: symbolizing in the process (`jmtp`, `jmfg`, ...) may fetch
 	 *  debug files from the debuginfod servers of `DEBUGINFOD_URLS`, on
 	 *  the worker, within symbolize_timeout (default `off`). */
-	char symbolize_debuginfod[8];
+	enum config_switch symbolize_debuginfod;
 	/* Seconds debuginfod may take in all for one symbolization; then
 	 *  the objects not got keep their symbol tables' names and the reply
 	 *  says which (default 10). */
@@ -101,7 +133,7 @@ struct jm4lw_config {
 	 *  views (jmtp, jmlk, jmth, the page): names to fold besides those
 	 *  found and the default list, `,` or white space between them;
 	 *  `off` folds none (default empty: found and default ones). */
-	char fold_wrappers[1024];
+	struct fold_list fold_wrappers;
 	/* Seconds between two rows of the figures' history ring
 	 *  (`/jemalloc/history`, `jmhi`; default 10). */
 	unsigned history_interval;
@@ -128,10 +160,10 @@ struct jm4lw_config {
 	/* Dump when the process's memory use reaches this much of its limit
 	 *  (cgroup v2, cgroup v1, RLIMIT_AS, else the machine): a percentage
 	 *  (`90%`) or bytes (`3G`); `0` (default) is off. */
-	char dump_on_memory[32];
+	struct config_amount dump_on_memory;
 	/* Dump when memory pressure's avg10 reaches a percentage: `some 10%`
 	 *  or `full 5%` (PSI); `off` (default). */
-	char dump_on_memory_psi[32];
+	struct config_psi dump_on_memory_psi;
 	/* Seconds between two looks at the limit, usage and pressure
 	 *  (default 1). */
 	unsigned memory_check_interval;
@@ -142,7 +174,16 @@ struct jm4lw_config {
 	 *  prof_final, an unnamed prof.dump) go into dump_dir under
 	 *  dump_prefix and are kept like ours, unless the host set its own
 	 *  prof_prefix; `leave`: where jemalloc puts them (default adopt). */
-	char jemalloc_dumps[8];
+	enum config_jemalloc_dumps jemalloc_dumps;
+	/* The printed form of the typed keys whose value does not give back
+	 *  the text it was set from (`0512M`, `some  10`, `07`): what `conf`
+	 *  and jm4lw_config_get() show. Nothing else reads these. */
+	struct {
+		char dump_on_growth[32];
+		char prof_reset_lg_sample[8];
+		char dump_on_memory[32];
+		char dump_on_memory_psi[32];
+	} text;
 };
 
 #endif
