@@ -59,8 +59,8 @@ const struct config_key *config_key_at(size_t i);
  * order, at most @p max; returns how many. */
 size_t config_conf_keys(struct proto_conf_key *keys, size_t max);
 
-/* The typed policy core serves by (struct core_policy), parsed once when
- * a configuration is taken: 0, or -1 with a reason. */
+/* The policy core serves by (struct core_policy), copied from @p cfg's
+ * typed fields when a configuration is taken: 0, or -1 with a reason. */
 int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
     char *err, size_t errlen);
 
