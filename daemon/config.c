@@ -1026,16 +1026,18 @@ union config_typed {
 };
 
 /* A typed key from @p v: parsed once, into its field and, when the key
- * keeps it, its text; cfg is unchanged on error. */
+ * keeps it, its text; cfg is unchanged on error. @p norm, VALUE_MAX
+ * bytes, is the caller's (a host's thread may have a small stack). */
 static int key_parse(struct jm4lw_config *cfg, const struct config_key *k,
-    const char *v, char *err, size_t errlen)
+    const char *v, char *norm, char *err, size_t errlen)
 {
 	union config_typed t;
-	char norm[VALUE_MAX];
 
 	memset(&t, 0, sizeof(t));
+	/* A key of a type the union lacks: test_config's defaults fail. */
 	if (k->tsize > sizeof(t))
-		return config_err(err, errlen, "%s: no room to parse", k->name);
+		return config_err(err, errlen,
+		    "%s: its type is not in union config_typed", k->name);
 	if (k->parse(v, &t, norm, k->size, err, errlen) == -1)
 		return -1;
 	memcpy((char *)cfg + k->off, &t, k->tsize);
@@ -1077,7 +1079,7 @@ static int key_set(struct jm4lw_config *cfg, const struct config_key *k,
 		return 0;
 	}
 	if (k->parse != NULL)
-		return key_parse(cfg, k, v, err, errlen);
+		return key_parse(cfg, k, v, norm, err, errlen);
 	if (k->check(v, 0, norm, k->size, err, errlen) == -1)
 		return -1;
 	memcpy((char *)cfg + k->off, norm, strlen(norm) + 1);
@@ -1187,13 +1189,13 @@ static const char *key_string(const struct jm4lw_config *cfg,
 /*
  * A typed key of a struct however it was filled: its kept text parses,
  * or its value prints as text that does (an enum out of range prints as
- * "" and is refused as that).
+ * "" and is refused as that). @p norm is the caller's VALUE_MAX bytes.
  */
 static int check_typed(const struct jm4lw_config *cfg,
-    const struct config_key *k, char *err, size_t errlen)
+    const struct config_key *k, char *norm, char *err, size_t errlen)
 {
 	union config_typed t;
-	char text[VALUE_MAX], norm[VALUE_MAX];
+	char text[VALUE_MAX];
 	const char *v = text;
 
 	if (k->format != NULL)
@@ -1231,7 +1233,7 @@ static int check_config(const struct jm4lw_config *cfg, int flags, char *err,
 			continue;
 		}
 		if (k->parse != NULL) {
-			if (check_typed(cfg, k, err, errlen) == -1)
+			if (check_typed(cfg, k, norm, err, errlen) == -1)
 				return -1;
 			continue;
 		}
