@@ -45,7 +45,8 @@ struct core_stats {
 	uint64_t gdump_paused;            /* prof.gdump held off */
 };
 
-/* The typed parts of the configuration, parsed once when it is loaded. */
+/* What core serves by, copied from the configuration's typed fields
+ * (parsed once, when each key was set) when a configuration is taken. */
 struct core_policy {
 	unsigned long long growth_bytes; /* dump_on_growth in bytes, or 0 */
 	unsigned growth_pct;             /* dump_on_growth in %, or 0 */

@@ -117,8 +117,7 @@ void profile_debug_from(const struct jm4lw_config *cfg)
 	snprintf(profile_dbg.dirs, sizeof(profile_dbg.dirs), "%s",
 	    cfg->debug_dirs);
 	profile_dbg.dbg.dirs = profile_dbg.dirs;
-	profile_dbg.dbg.debuginfod =
-	    strcmp(cfg->symbolize_debuginfod, "on") == 0;
+	profile_dbg.dbg.debuginfod = cfg->symbolize_debuginfod == CONFIG_ON;
 	profile_dbg.dbg.timeout = cfg->symbolize_timeout;
 	profile_dbg.set = 1;
 	profile_dbg.warn[0] = '\0';

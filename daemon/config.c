@@ -42,22 +42,29 @@
 
 static int check_listen(const char *, int, char *, size_t, char *, size_t);
 static int check_allow(const char *, int, char *, size_t, char *, size_t);
-static int check_symbolized(const char *, int, char *, size_t, char *, size_t);
 static int check_http_listen(const char *, int, char *, size_t, char *, size_t);
 static int check_hosts(const char *, int, char *, size_t, char *, size_t);
 static int check_dump_dir(const char *, int, char *, size_t, char *, size_t);
 static int check_dump_prefix(const char *, int, char *, size_t, char *, size_t);
 static int check_allow_from(const char *, int, char *, size_t, char *, size_t);
-static int check_growth(const char *, int, char *, size_t, char *, size_t);
-static int check_lg_sample(const char *, int, char *, size_t, char *, size_t);
 static int check_debug_dirs(const char *, int, char *, size_t, char *, size_t);
-static int check_debuginfod(const char *, int, char *, size_t, char *, size_t);
-static int check_memory(const char *, int, char *, size_t, char *, size_t);
-static int check_memory_psi(const char *, int, char *, size_t, char *, size_t);
 static int check_cgroup_root(const char *, int, char *, size_t, char *, size_t);
-static int check_jemalloc_dumps(const char *, int, char *, size_t, char *,
+static int parse_growth_key(const char *, void *, char *, size_t, char *,
     size_t);
-static int check_fold(const char *, int, char *, size_t, char *, size_t);
+static int parse_lg_key(const char *, void *, char *, size_t, char *, size_t);
+static int parse_symbolized(const char *, void *, char *, size_t, char *,
+    size_t);
+static int parse_jemalloc_dumps(const char *, void *, char *, size_t, char *,
+    size_t);
+static int parse_debuginfod(const char *, void *, char *, size_t, char *,
+    size_t);
+static int parse_fold(const char *, void *, char *, size_t, char *, size_t);
+static int parse_memory_key(const char *, void *, char *, size_t, char *,
+    size_t);
+static int parse_psi_key(const char *, void *, char *, size_t, char *, size_t);
+static void format_switch(const void *, char *, size_t);
+static void format_jemalloc_dumps(const void *, char *, size_t);
+static void format_fold(const void *, char *, size_t);
 
 #define STRING_KEY(f, fn)                                                      \
 	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
@@ -67,6 +74,16 @@ static int check_fold(const char *, int, char *, size_t, char *, size_t);
 	.max = hi, .unit = u
 #define BYTES_KEY(f)                                                           \
 	.name = #f, .off = offsetof(struct jm4lw_config, f), .bytes = 1
+/* A typed key whose text is kept in cfg->text for printing back. */
+#define PARSED_KEY(f, fn)                                                      \
+	.name = #f, .off = offsetof(struct jm4lw_config, f),                   \
+	.size = FIELD_SIZE(text.f), .parse = fn, .tsize = FIELD_SIZE(f),       \
+	.text = offsetof(struct jm4lw_config, text.f)
+/* A typed key printed back from its value by @p fmt; its text is at most
+ * @p len - 1 bytes. */
+#define TYPED_KEY(f, fn, fmt, len)                                             \
+	.name = #f, .off = offsetof(struct jm4lw_config, f), .size = len,      \
+	.parse = fn, .tsize = FIELD_SIZE(f), .format = fmt
 
 /*
  * Every key once, as tmux keeps its options: the field, the rules, the
@@ -109,7 +126,7 @@ static const struct config_key config_keys[] = {
                 "(K/M/G/T suffixes)"},
     {NUMBER_KEY(dump_interval, 0, 604800, " seconds"), .def = "0",
         .help = "seconds between scheduled dumps; 0 is off"},
-    {STRING_KEY(dump_on_growth, check_growth), .def = "0",
+    {PARSED_KEY(dump_on_growth, parse_growth_key), .def = "0",
         .help = "dump when `stats.allocated` has grown this much since the "
                 "last dump: bytes (K/M/G/T) or a percentage (`50%`); 0 is "
                 "off"},
@@ -122,13 +139,15 @@ static const struct config_key config_keys[] = {
     {BYTES_KEY(dump_max_bytes), .def = "0",
         .help = "keep our dumps under this many bytes in total (K/M/G/T), "
                 "deleting the oldest but never the newest; 0 is no limit"},
-    {STRING_KEY(prof_reset_lg_sample, check_lg_sample), .def = "keep",
+    {PARSED_KEY(prof_reset_lg_sample, parse_lg_key), .def = "keep",
         .help = "sample rate `jmrs` sets: `keep` (the current one) or "
                 "0-62 (every 2^N bytes)"},
-    {STRING_KEY(dump_symbolized, check_symbolized), .def = "off",
+    {TYPED_KEY(dump_symbolized, parse_symbolized, format_switch, 8),
+        .def = "off",
         .help = "`on`: each kept dump also gets `<dump>.symbolized`, which "
                 "jeprof and `jm4lw-prof` read without the program"},
-    {STRING_KEY(jemalloc_dumps, check_jemalloc_dumps), .def = "adopt",
+    {TYPED_KEY(jemalloc_dumps, parse_jemalloc_dumps, format_jemalloc_dumps, 8),
+        .def = "adopt",
         .help = "`adopt`: jemalloc's own dumps (`lg_prof_interval`, "
                 "`prof_gdump`, `prof_final`) go into `dump_dir` and are "
                 "kept like ours, unless the host set its own `prof_prefix`; "
@@ -155,13 +174,14 @@ static const struct config_key config_keys[] = {
     {STRING_KEY(debug_dirs, check_debug_dirs), .def = "",
         .help = "debug file directories besides `/usr/lib/debug`, `:` or "
                 "`,` between them: build-ID trees and `.gnu_debuglink` dirs"},
-    {STRING_KEY(symbolize_debuginfod, check_debuginfod), .def = "off",
+    {TYPED_KEY(symbolize_debuginfod, parse_debuginfod, format_switch, 8),
+        .def = "off",
         .help = "`on`: symbolizing in the process may fetch debug files "
                 "from `DEBUGINFOD_URLS`' servers, on the worker"},
     {NUMBER_KEY(symbolize_timeout, 1, 3600, " seconds"), .def = "10",
         .help = "seconds debuginfod may take in all per symbolization; "
                 "then frames keep `object+0x...` names"},
-    {STRING_KEY(fold_wrappers, check_fold), .def = "",
+    {TYPED_KEY(fold_wrappers, parse_fold, format_fold, 1024), .def = "",
         .help = "allocation wrappers to fold into their callers in `jmtp`, "
                 "`jmlk`, `jmth` and the page besides those found: names, "
                 "`,` or space between; `!NAME` never folds NAME (a "
@@ -189,11 +209,11 @@ static const struct config_key config_keys[] = {
         .help = "recent sampled allocations jemalloc keeps with both stacks "
                 "(`jmrc`, `/jemalloc/recent`); 0 is off"},
     /* dump_on_memory: a dump before the OOM killer comes. */
-    {STRING_KEY(dump_on_memory, check_memory), .def = "0",
+    {PARSED_KEY(dump_on_memory, parse_memory_key), .def = "0",
         .help = "dump when memory use reaches this much of the process's "
                 "limit (cgroup v2, v1, RLIMIT_AS, else the machine): a "
                 "percentage (`90%`) or bytes (K/M/G/T); 0 is off"},
-    {STRING_KEY(dump_on_memory_psi, check_memory_psi), .def = "off",
+    {PARSED_KEY(dump_on_memory_psi, parse_psi_key), .def = "off",
         .help = "dump when memory pressure's avg10 reaches this: "
                 "`some 10%` or `full 5%` (PSI); off is off"},
     {NUMBER_KEY(memory_check_interval, 1, 3600, " seconds"), .def = "1",
@@ -227,11 +247,14 @@ size_t config_conf_keys(struct proto_conf_key *keys, size_t max)
 		k = &config_keys[i];
 		keys[i] = (struct proto_conf_key){
 		    .name = k->name,
-		    .off = k->off,
+		    .off = k->parse != NULL && k->format == NULL ? k->text
+		                                                 : k->off,
 		    .size = k->size,
-		    .type = k->bytes   ? PROTO_CONF_BYTES
-		        : k->size == 0 ? PROTO_CONF_NUMBER
-		                       : PROTO_CONF_TEXT,
+		    .type = k->bytes        ? PROTO_CONF_BYTES
+		        : k->format != NULL ? PROTO_CONF_FORMAT
+		        : k->size == 0      ? PROTO_CONF_NUMBER
+		                            : PROTO_CONF_TEXT,
+		    .format = k->format,
 		};
 	}
 	return i;
@@ -567,70 +590,54 @@ range:
 	return config_err(err, errlen, "%s: %s is out of range", name, q);
 }
 
+/* How a size-or-percentage key takes a percentage: the key, the top of
+ * its range, and what its error says after "is not a percentage". */
+struct amount_rule {
+	const char *name;
+	unsigned long pct_max;
+	const char *pct_hint;
+};
+
+static const struct amount_rule growth_rule = {"dump_on_growth", 10000,
+    " (want 1%-10000%)"};
+static const struct amount_rule memory_rule = {"dump_on_memory", 100,
+    " of the limit (want 1%-100%, e.g. 90%, or bytes such as 3G; 0 is "
+    "off)"};
+
 /*
- * dump_on_growth: 0, a size (512M) or a percentage (1-10000%). One of
- * *bytes and *pct gets the value, the other 0; both 0 is off.
+ * The one size-or-percentage parser: 0, a size (512M, parse_bytes) or a
+ * percentage (1% up to @p r's top). One of a->bytes and a->pct gets the
+ * value, the other 0; both 0 is off.
  */
-static int parse_growth(const char *v, unsigned long long *bytes, unsigned *pct,
-    char *err, size_t errlen)
+static int parse_amount(const struct amount_rule *r, const char *v,
+    struct config_amount *a, char *err, size_t errlen)
 {
 	unsigned long p = 0;
 	size_t i, n = strlen(v);
 	char q[96];
 
-	*bytes = 0;
-	*pct = 0;
+	a->bytes = 0;
+	a->pct = 0;
 	if (n == 0 || v[n - 1] != '%')
-		return parse_bytes("dump_on_growth", v, bytes, err, errlen);
+		return parse_bytes(r->name, v, &a->bytes, err, errlen);
 	for (i = 0; i + 1 < n; i++) {
-		if (v[i] < '0' || v[i] > '9' || p > 10000)
+		if (v[i] < '0' || v[i] > '9' || p > r->pct_max)
 			break;
 		p = p * 10 + (unsigned long)(v[i] - '0');
 	}
-	if (n == 1 || i + 1 < n || p < 1 || p > 10000)
-		return config_err(err, errlen,
-		    "dump_on_growth: %s is not a "
-		    "percentage (want 1%%-10000%%)",
-		    quote(q, sizeof(q), v, n));
-	*pct = (unsigned)p;
-	return 0;
-}
-
-/*
- * dump_on_memory: 0 (off), a size (3G) or a percentage of the limit
- * (1-100%). One of *bytes and *pct gets the value, the other 0.
- */
-static int parse_memory(const char *v, unsigned long long *bytes, unsigned *pct,
-    char *err, size_t errlen)
-{
-	unsigned long p = 0;
-	size_t i, n = strlen(v);
-	char q[96];
-
-	*bytes = 0;
-	*pct = 0;
-	if (n == 0 || v[n - 1] != '%')
-		return parse_bytes("dump_on_memory", v, bytes, err, errlen);
-	for (i = 0; i + 1 < n; i++) {
-		if (v[i] < '0' || v[i] > '9' || p > 100)
-			break;
-		p = p * 10 + (unsigned long)(v[i] - '0');
-	}
-	if (n == 1 || i + 1 < n || p < 1 || p > 100)
-		return config_err(err, errlen,
-		    "dump_on_memory: %s is not a percentage of the limit (want "
-		    "1%%-100%%, e.g. 90%%, or bytes such as 3G; 0 is off)",
-		    quote(q, sizeof(q), v, n));
-	*pct = (unsigned)p;
+	if (n == 1 || i + 1 < n || p < 1 || p > r->pct_max)
+		return config_err(err, errlen, "%s: %s is not a percentage%s",
+		    r->name, quote(q, sizeof(q), v, n), r->pct_hint);
+	a->pct = (unsigned)p;
 	return 0;
 }
 
 /*
  * dump_on_memory_psi: off (or 0), or "some N%" / "full N%", N 1-100:
- * memory pressure's avg10 at or above N. *psi is N x100 (avg10's
+ * memory pressure's avg10 at or above N. t->avg10 is N x100 (avg10's
  * hundredths), 0 when off.
  */
-static int parse_memory_psi(const char *v, unsigned *psi, int *full, char *err,
+static int parse_memory_psi(const char *v, struct config_psi *t, char *err,
     size_t errlen)
 {
 	unsigned long p = 0;
@@ -638,15 +645,15 @@ static int parse_memory_psi(const char *v, unsigned *psi, int *full, char *err,
 	size_t i, n;
 	char q[96];
 
-	*psi = 0;
-	*full = 0;
+	t->avg10 = 0;
+	t->full = 0;
 	if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
 		return 0;
 	if (strncmp(v, "some ", 5) == 0)
 		s = v + 5;
 	else if (strncmp(v, "full ", 5) == 0) {
 		s = v + 5;
-		*full = 1;
+		t->full = 1;
 	} else
 		goto bad;
 	while (*s == ' ')
@@ -657,7 +664,7 @@ static int parse_memory_psi(const char *v, unsigned *psi, int *full, char *err,
 	if (i == 0 || p < 1 || p > 100 ||
 	    !(i == n || (i + 1 == n && s[i] == '%')))
 		goto bad;
-	*psi = (unsigned)p * 100;
+	t->avg10 = (unsigned)p * 100;
 	return 0;
 bad:
 	return config_err(err, errlen,
@@ -715,8 +722,16 @@ static int parse_onoff(const char *v)
 	return -1;
 }
 
-/* Key @p key, a switch: written back as on or off. */
-static int check_switch(const char *key, const char *v, char *norm,
+/* A switch's value as it prints: on or off ("" for neither, which its
+ * parser refuses). */
+static const char *switch_name(enum config_switch b)
+{
+	return b == CONFIG_ON ? "on" : b == CONFIG_OFF ? "off" : "";
+}
+
+/* Key @p key, a switch, into @p field (an enum config_switch); written
+ * back as on or off. */
+static int parse_switch(const char *key, const char *v, void *field, char *norm,
     size_t normlen, char *err, size_t errlen)
 {
 	char q[64];
@@ -726,64 +741,84 @@ static int check_switch(const char *key, const char *v, char *norm,
 		return config_err(err, errlen,
 		    "%s: %s is not a switch (want on or off)", key,
 		    quote(q, sizeof(q), v, strlen(v)));
+	*(enum config_switch *)field = b ? CONFIG_ON : CONFIG_OFF;
 	return copy_norm(key, b ? "on" : "off", norm, normlen, err, errlen);
 }
 
+/* A switch's field as text, for conf and jm4lw_config_get(). */
+static void format_switch(const void *field, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+	    switch_name(*(const enum config_switch *)field));
+}
+
 /* dump_symbolized: a switch. */
-static int check_symbolized(const char *v, int flags, char *norm,
+static int parse_symbolized(const char *v, void *field, char *norm,
     size_t normlen, char *err, size_t errlen)
 {
-	(void)flags;
-	return check_switch("dump_symbolized", v, norm, normlen, err, errlen);
+	return parse_switch("dump_symbolized", v, field, norm, normlen, err,
+	    errlen);
 }
 
-/* jemalloc_dumps: adopt or leave; 1 or 0, or -1. */
-static int parse_jemalloc_dumps(const char *v)
+/* jemalloc_dumps' value as it prints ("" for neither). */
+static const char *jemalloc_dumps_name(enum config_jemalloc_dumps d)
 {
-	if (strcasecmp(v, "adopt") == 0)
-		return 1;
-	if (strcasecmp(v, "leave") == 0)
-		return 0;
-	return -1;
+	return d == CONFIG_JEDUMPS_ADOPT ? "adopt"
+	    : d == CONFIG_JEDUMPS_LEAVE  ? "leave"
+	                                 : "";
 }
 
-/* jemalloc_dumps: adopt or leave. */
-static int check_jemalloc_dumps(const char *v, int flags, char *norm,
+/* jemalloc_dumps: adopt or leave, any case. */
+static int parse_jemalloc_dumps(const char *v, void *field, char *norm,
     size_t normlen, char *err, size_t errlen)
 {
+	enum config_jemalloc_dumps *d = field;
 	char q[64];
-	int b = parse_jemalloc_dumps(v);
 
-	(void)flags;
-	if (b == -1)
+	if (strcasecmp(v, "adopt") == 0)
+		*d = CONFIG_JEDUMPS_ADOPT;
+	else if (strcasecmp(v, "leave") == 0)
+		*d = CONFIG_JEDUMPS_LEAVE;
+	else
 		return config_err(err, errlen,
 		    "jemalloc_dumps: %s is neither adopt nor leave",
 		    quote(q, sizeof(q), v, strlen(v)));
-	return copy_norm("jemalloc_dumps", b ? "adopt" : "leave", norm, normlen,
-	    err, errlen);
+	return copy_norm("jemalloc_dumps", jemalloc_dumps_name(*d), norm,
+	    normlen, err, errlen);
 }
 
-/* fold_wrappers: off, or names (fold_parse), written back in one form. */
-static int check_fold(const char *v, int flags, char *norm, size_t normlen,
+/* jemalloc_dumps' field as text. */
+static void format_jemalloc_dumps(const void *field, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+	    jemalloc_dumps_name(*(const enum config_jemalloc_dumps *)field));
+}
+
+/* fold_wrappers: off, or names (fold_parse), written back in one form,
+ * which must fit the key's @p normlen as the text it was set from did. */
+static int parse_fold(const char *v, void *field, char *norm, size_t normlen,
     char *err, size_t errlen)
 {
-	struct fold_list l;
 	char buf[VALUE_MAX];
 
-	(void)flags;
-	if (fold_parse(v, &l, err, errlen) == -1)
+	if (fold_parse(v, field, err, errlen) == -1)
 		return -1;
-	fold_format(&l, buf, sizeof(buf));
+	fold_format(field, buf, sizeof(buf));
 	return copy_norm("fold_wrappers", buf, norm, normlen, err, errlen);
 }
 
+/* fold_wrappers' field as text: fold_format's one form. */
+static void format_fold(const void *field, char *buf, size_t len)
+{
+	fold_format(field, buf, len);
+}
+
 /* symbolize_debuginfod: a switch. */
-static int check_debuginfod(const char *v, int flags, char *norm,
+static int parse_debuginfod(const char *v, void *field, char *norm,
     size_t normlen, char *err, size_t errlen)
 {
-	(void)flags;
-	return check_switch("symbolize_debuginfod", v, norm, normlen, err,
-	    errlen);
+	return parse_switch("symbolize_debuginfod", v, field, norm, normlen,
+	    err, errlen);
 }
 
 /* debug_dirs: absolute directories, ':' or ',' between them (a relative
@@ -807,42 +842,29 @@ static int check_debug_dirs(const char *v, int flags, char *norm,
 	return copy_norm("debug_dirs", v, norm, normlen, err, errlen);
 }
 
-/* dump_on_growth as a checker: parse_growth() with the value kept. */
-static int check_growth(const char *v, int flags, char *norm, size_t normlen,
-    char *err, size_t errlen)
+/* dump_on_growth: a size or a percentage, its text kept as set. */
+static int parse_growth_key(const char *v, void *field, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
-	unsigned long long bytes;
-	unsigned pct;
-
-	(void)flags;
-	if (parse_growth(v, &bytes, &pct, err, errlen) == -1)
+	if (parse_amount(&growth_rule, v, field, err, errlen) == -1)
 		return -1;
 	return copy_norm("dump_on_growth", v, norm, normlen, err, errlen);
 }
 
-/* dump_on_memory as a checker: parse_memory() with the value kept. */
-static int check_memory(const char *v, int flags, char *norm, size_t normlen,
-    char *err, size_t errlen)
+/* dump_on_memory: a percentage of the limit or a size, its text kept. */
+static int parse_memory_key(const char *v, void *field, char *norm,
+    size_t normlen, char *err, size_t errlen)
 {
-	unsigned long long bytes;
-	unsigned pct;
-
-	(void)flags;
-	if (parse_memory(v, &bytes, &pct, err, errlen) == -1)
+	if (parse_amount(&memory_rule, v, field, err, errlen) == -1)
 		return -1;
 	return copy_norm("dump_on_memory", v, norm, normlen, err, errlen);
 }
 
-/* dump_on_memory_psi as a checker: parse_memory_psi() with the value
- * kept. */
-static int check_memory_psi(const char *v, int flags, char *norm,
-    size_t normlen, char *err, size_t errlen)
+/* dump_on_memory_psi: parse_memory_psi(), its text kept. */
+static int parse_psi_key(const char *v, void *field, char *norm, size_t normlen,
+    char *err, size_t errlen)
 {
-	unsigned psi;
-	int full;
-
-	(void)flags;
-	if (parse_memory_psi(v, &psi, &full, err, errlen) == -1)
+	if (parse_memory_psi(v, field, err, errlen) == -1)
 		return -1;
 	return copy_norm("dump_on_memory_psi", v, norm, normlen, err, errlen);
 }
@@ -869,14 +891,11 @@ static int check_cgroup_root(const char *v, int flags, char *norm,
 	return copy_norm("memory_cgroup_root", v, norm, normlen, err, errlen);
 }
 
-/* prof_reset_lg_sample as a checker: parse_lg_sample() with the value kept. */
-static int check_lg_sample(const char *v, int flags, char *norm, size_t normlen,
+/* prof_reset_lg_sample: parse_lg_sample(), its text kept. */
+static int parse_lg_key(const char *v, void *field, char *norm, size_t normlen,
     char *err, size_t errlen)
 {
-	int lg;
-
-	(void)flags;
-	if (parse_lg_sample(v, &lg, err, errlen) == -1)
+	if (parse_lg_sample(v, field, err, errlen) == -1)
 		return -1;
 	return copy_norm("prof_reset_lg_sample", v, norm, normlen, err, errlen);
 }
@@ -996,6 +1015,38 @@ static int unknown_key(const char *name, char *err, size_t errlen)
 	    quote(q, sizeof(q), name, strlen(name)), keys);
 }
 
+/* Any typed key's value, for a parser to write into before it is copied
+ * to its field. */
+union config_typed {
+	struct config_amount amount;
+	struct config_psi psi;
+	int lg;
+	enum config_switch sw;
+	enum config_jemalloc_dumps jedumps;
+	struct fold_list fold;
+};
+
+/* A typed key from @p v: parsed once, into its field and, when the key
+ * keeps it, its text; cfg is unchanged on error. @p norm, VALUE_MAX
+ * bytes, is the caller's (a host's thread may have a small stack). */
+static int key_parse(struct jm4lw_config *cfg, const struct config_key *k,
+    const char *v, char *norm, char *err, size_t errlen)
+{
+	union config_typed t;
+
+	memset(&t, 0, sizeof(t));
+	/* A key of a type the union lacks: test_config's defaults fail. */
+	if (k->tsize > sizeof(t))
+		return config_err(err, errlen,
+		    "%s: its type is not in union config_typed", k->name);
+	if (k->parse(v, &t, norm, k->size, err, errlen) == -1)
+		return -1;
+	memcpy((char *)cfg + k->off, &t, k->tsize);
+	if (k->format == NULL)
+		memcpy((char *)cfg + k->text, norm, strlen(norm) + 1);
+	return 0;
+}
+
 /* Set key @p k from its text form; cfg is unchanged on error. */
 static int key_set(struct jm4lw_config *cfg, const struct config_key *k,
     const char *value, char *err, size_t errlen)
@@ -1028,6 +1079,8 @@ static int key_set(struct jm4lw_config *cfg, const struct config_key *k,
 		memcpy((char *)cfg + k->off, &num, sizeof(num));
 		return 0;
 	}
+	if (k->parse != NULL)
+		return key_parse(cfg, k, v, norm, err, errlen);
 	if (k->check(v, 0, norm, k->size, err, errlen) == -1)
 		return -1;
 	memcpy((char *)cfg + k->off, norm, strlen(norm) + 1);
@@ -1090,6 +1143,7 @@ JM4LW_API int jm4lw_config_get(const struct jm4lw_config *cfg, const char *key,
 	const struct config_key *k;
 	unsigned long long bytes;
 	unsigned num;
+	char text[VALUE_MAX];
 	int n;
 
 	if (buf == NULL || len == 0)
@@ -1103,9 +1157,12 @@ JM4LW_API int jm4lw_config_get(const struct jm4lw_config *cfg, const char *key,
 	} else if (k->size == 0) {
 		memcpy(&num, (const char *)cfg + k->off, sizeof(num));
 		n = snprintf(buf, len, "%u", num);
+	} else if (k->format != NULL) {
+		k->format((const char *)cfg + k->off, text, sizeof(text));
+		n = snprintf(buf, len, "%s", text);
 	} else
 		n = snprintf(buf, len, "%.*s", (int)k->size,
-		    (const char *)cfg + k->off);
+		    (const char *)cfg + (k->parse != NULL ? k->text : k->off));
 	if (n < 0 || (size_t)n >= len) {
 		buf[0] = '\0';
 		return -1;
@@ -1113,11 +1170,13 @@ JM4LW_API int jm4lw_config_get(const struct jm4lw_config *cfg, const char *key,
 	return 0;
 }
 
-/* The string field of @p k in @p cfg, or NULL and why if it has no NUL. */
+/* The string field of @p k in @p cfg (a typed key's kept text), or NULL
+ * and why if it has no NUL. */
 static const char *key_string(const struct jm4lw_config *cfg,
     const struct config_key *k, char *err, size_t errlen)
 {
-	const char *field = (const char *)cfg + k->off;
+	const char *field =
+	    (const char *)cfg + (k->parse != NULL ? k->text : k->off);
 
 	if (memchr(field, '\0', k->size) == NULL) {
 		config_err(err, errlen,
@@ -1126,6 +1185,25 @@ static const char *key_string(const struct jm4lw_config *cfg,
 		return NULL;
 	}
 	return field;
+}
+
+/*
+ * A typed key of a struct however it was filled: its kept text parses,
+ * or its value prints as text that does (an enum out of range prints as
+ * "" and is refused as that). @p norm is the caller's VALUE_MAX bytes.
+ */
+static int check_typed(const struct jm4lw_config *cfg,
+    const struct config_key *k, char *norm, char *err, size_t errlen)
+{
+	union config_typed t;
+	char text[VALUE_MAX];
+	const char *v = text;
+
+	if (k->format != NULL)
+		k->format((const char *)cfg + k->off, text, sizeof(text));
+	else if ((v = key_string(cfg, k, err, errlen)) == NULL)
+		return -1;
+	return k->parse(v, &t, norm, k->size, err, errlen);
 }
 
 /*
@@ -1155,6 +1233,11 @@ static int check_config(const struct jm4lw_config *cfg, int flags, char *err,
 				    k->name, num, k->min, k->max, k->unit);
 			continue;
 		}
+		if (k->parse != NULL) {
+			if (check_typed(cfg, k, norm, err, errlen) == -1)
+				return -1;
+			continue;
+		}
 		if ((field = key_string(cfg, k, err, errlen)) == NULL ||
 		    k->check(field, flags, norm, k->size, err, errlen) == -1)
 			return -1;
@@ -1176,60 +1259,30 @@ int config_check_module(const struct jm4lw_config *cfg, char *err,
 	return check_config(cfg, CONFIG_HOST_WORDS, err, errlen);
 }
 
-/* dump_on_memory and dump_on_memory_psi, typed. */
-static int config_memory_policy(const struct jm4lw_config *cfg,
-    struct memory_policy *mp, char *err, size_t errlen)
-{
-	unsigned long long bytes;
-	const char *v;
-
-	memset(mp, 0, sizeof(*mp));
-	if ((v = key_string(cfg, key_find("dump_on_memory"), err, errlen)) ==
-	        NULL ||
-	    parse_memory(v, &bytes, &mp->pct, err, errlen) == -1)
-		return -1;
-	mp->bytes = bytes;
-	if ((v = key_string(cfg, key_find("dump_on_memory_psi"), err,
-	         errlen)) == NULL ||
-	    parse_memory_psi(v, &mp->psi, &mp->psi_full, err, errlen) == -1)
-		return -1;
-	return 0;
-}
-
 /*
- * The values the server acts on, parsed once when it takes a configuration
- * rather than on every timer tick or word, by the checkers' own parsers.
+ * The values the server acts on, as core keeps them: the configuration's
+ * typed fields, parsed once when each key was set, never text again.
  */
 int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
     char *err, size_t errlen)
 {
-	struct core_policy p;
-	const char *growth, *lg, *sym;
-
 	if (cfg == NULL || pol == NULL)
 		return config_err(err, errlen, "no configuration");
-	growth = key_string(cfg, key_find("dump_on_growth"), err, errlen);
-	if (growth == NULL ||
-	    parse_growth(growth, &p.growth_bytes, &p.growth_pct, err, errlen) ==
-	        -1)
-		return -1;
-	lg = key_string(cfg, key_find("prof_reset_lg_sample"), err, errlen);
-	if (lg == NULL || parse_lg_sample(lg, &p.reset_lg, err, errlen) == -1)
-		return -1;
-	sym = key_string(cfg, key_find("dump_symbolized"), err, errlen);
-	if (sym == NULL || (p.symbolized = parse_onoff(sym)) == -1)
-		return config_err(err, errlen,
-		    "dump_symbolized: want on or off");
-	if (config_memory_policy(cfg, &p.mem, err, errlen) == -1)
-		return -1;
-	sym = key_string(cfg, key_find("jemalloc_dumps"), err, errlen);
-	if (sym == NULL || (p.jemalloc_dumps = parse_jemalloc_dumps(sym)) == -1)
-		return config_err(err, errlen,
-		    "jemalloc_dumps: want adopt or leave");
-	sym = key_string(cfg, key_find("fold_wrappers"), err, errlen);
-	if (sym == NULL || fold_parse(sym, &p.fold, err, errlen) == -1)
-		return -1;
-	*pol = p;
+	*pol = (struct core_policy){
+	    .growth_bytes = cfg->dump_on_growth.bytes,
+	    .growth_pct = cfg->dump_on_growth.pct,
+	    .reset_lg = cfg->prof_reset_lg_sample,
+	    .symbolized = cfg->dump_symbolized == CONFIG_ON,
+	    .mem =
+	        {
+	            .bytes = cfg->dump_on_memory.bytes,
+	            .pct = cfg->dump_on_memory.pct,
+	            .psi = cfg->dump_on_memory_psi.avg10,
+	            .psi_full = cfg->dump_on_memory_psi.full,
+	        },
+	    .jemalloc_dumps = cfg->jemalloc_dumps == CONFIG_JEDUMPS_ADOPT,
+	    .fold = cfg->fold_wrappers,
+	};
 	return 0;
 }
 

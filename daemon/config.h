@@ -21,12 +21,27 @@
 typedef int (*config_check_fn)(const char *v, int flags, char *norm,
     size_t normlen, char *err, size_t errlen);
 
-/* One key: a string field with a checker, or a number with a range. */
+/* Parses a typed key's text, once, when it is set: its value into
+ * @p field (of the key's type), its normal form (never longer) to norm. */
+typedef int (*config_parse_fn)(const char *v, void *field, char *norm,
+    size_t normlen, char *err, size_t errlen);
+
+/* A typed key's value back to its normal form, for a key whose text is
+ * not kept: the same bytes its parser wrote to norm. */
+typedef void (*config_format_fn)(const void *field, char *buf, size_t len);
+
+/* One key: a string field with a checker, a typed field with a parser,
+ * or a number with a range. */
 struct config_key {
 	const char *name;
 	size_t off;  /* of the field in struct jm4lw_config */
-	size_t size; /* of a string field; 0 for a number */
-	config_check_fn check;
+	size_t size; /* of a string field, or the longest text (and its NUL)
+	              * a typed one takes; 0 for a number */
+	config_check_fn check;   /* a string field's */
+	config_parse_fn parse;   /* a typed field's */
+	size_t tsize;            /* of the typed field */
+	size_t text;             /* where its text is kept, when it is */
+	config_format_fn format; /* else how it prints */
 	unsigned min, max;
 	const char *unit;
 	int bytes;        /* an unsigned long long with a K/M/G suffix */
@@ -44,8 +59,8 @@ const struct config_key *config_key_at(size_t i);
  * order, at most @p max; returns how many. */
 size_t config_conf_keys(struct proto_conf_key *keys, size_t max);
 
-/* The typed policy core serves by (struct core_policy), parsed once when
- * a configuration is taken: 0, or -1 with a reason. */
+/* The policy core serves by (struct core_policy), copied from @p cfg's
+ * typed fields when a configuration is taken: 0, or -1 with a reason. */
 int config_policy(const struct jm4lw_config *cfg, struct core_policy *pol,
     char *err, size_t errlen);
 

@@ -324,7 +324,7 @@ int jedumps_apply(struct jm4lw *m, const struct jm4lw_config *old)
 	 * unless the watch was lost (dump_dir removed). */
 	if (old != NULL && strcmp(old->dump_dir, cfg->dump_dir) == 0 &&
 	    strcmp(old->dump_prefix, cfg->dump_prefix) == 0 &&
-	    strcmp(old->jemalloc_dumps, cfg->jemalloc_dumps) == 0 &&
+	    old->jemalloc_dumps == cfg->jemalloc_dumps &&
 	    (!j->set || j->wd != -1))
 		return 0;
 	st = core_jemalloc_prefix(m->core.ops, cfg, m->core.pol.jemalloc_dumps,

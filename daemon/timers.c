@@ -121,7 +121,8 @@ int timers_build(struct jm4lw *m, const struct jm4lw_config *cfg,
 	memset(t, 0, sizeof(*t));
 	t->keep_dump = old != NULL && old->dump_interval == cfg->dump_interval;
 	t->keep_growth = old != NULL &&
-	    strcmp(old->dump_on_growth, cfg->dump_on_growth) == 0 &&
+	    old->dump_on_growth.bytes == cfg->dump_on_growth.bytes &&
+	    old->dump_on_growth.pct == cfg->dump_on_growth.pct &&
 	    old->growth_check_interval == cfg->growth_check_interval;
 	if (!t->keep_dump && cfg->dump_interval > 0 &&
 	    (t->dump = timers_every(m, cfg->dump_interval, timers_dump_tick)) ==

@@ -34,7 +34,11 @@ enum proto_conf_type {
 	PROTO_CONF_TEXT,   /* a string field, as it is */
 	PROTO_CONF_NUMBER, /* an unsigned */
 	PROTO_CONF_BYTES,  /* an unsigned long long, in plain digits */
+	PROTO_CONF_FORMAT, /* a typed field, as its format prints it */
 };
+
+/* The longest value PROTO_CONF_FORMAT prints, and its NUL. */
+#define PROTO_CONF_FORMAT_MAX 4096
 
 /* One line of `conf`: the key and where its value lies in core->cfg. The
  * module hands these over (config_conf_keys()): the face renders conf
@@ -44,6 +48,8 @@ struct proto_conf_key {
 	size_t off;  /* of the field in struct jm4lw_config */
 	size_t size; /* of a text field */
 	enum proto_conf_type type;
+	/* A typed field's value as text (PROTO_CONF_FORMAT). */
+	void (*format)(const void *field, char *buf, size_t len);
 };
 
 #define PROTO_CONF_MAX 64

@@ -67,15 +67,20 @@ static int word_srvr(struct proto *p, struct out *out)
 }
 
 /* One "key=value" line of conf: numbers and sizes in plain digits,
- * strings as they are. */
+ * strings as they are, typed values as the configuration prints them. */
 static void conf_line(struct out *out, const struct proto_conf_key *k,
     const struct jm4lw_config *cfg)
 {
 	const char *field = (const char *)cfg + k->off;
 	unsigned long long bytes;
 	unsigned num;
+	char text[PROTO_CONF_FORMAT_MAX];
 
 	switch (k->type) {
+	case PROTO_CONF_FORMAT:
+		k->format(field, text, sizeof(text));
+		out_printf(out, "%s=%s\n", k->name, text);
+		break;
 	case PROTO_CONF_BYTES:
 		memcpy(&bytes, field, sizeof(bytes));
 		out_printf(out, "%s=%llu\n", k->name, bytes);

@@ -507,12 +507,12 @@ static void build_dump(void)
 	}
 	cfg.dump_min_interval = (W.c[5] & 0x80) ? 3600 : 0;
 	cfg.dump_min_free = min_frees[W.c[6] & 3];
-	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
-	    "%s", lg_samples[W.c[12] & 3]);
+	CHECK(jm4lw_config_set(&cfg, "prof_reset_lg_sample",
+	          lg_samples[W.c[12] & 3], NULL, 0) == 0);
 	cfg.dump_keep = keeps[(W.c[12] >> 3) & 3];
 	cfg.dump_max_bytes = (W.c[12] & 0x20) ? 1 : 0;
-	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "%s",
-	    growths[W.c[13] % NELEM(growths)]);
+	CHECK(jm4lw_config_set(&cfg, "dump_on_growth",
+	          growths[W.c[13] % NELEM(growths)], NULL, 0) == 0);
 }
 
 /*
@@ -872,11 +872,10 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 		if (memcmp(w, "jmst", 4) == 0)
 			CHECK(starts("___ Begin jemalloc statistics ___\n"));
 		if (memcmp(w, "jmrs", 4) == 0) {
-			const char *lg = cfg.prof_reset_lg_sample;
+			int lg = cfg.prof_reset_lg_sample; /* -1: keep */
 			CHECK(fake.resets == resets + 1);
 			CHECK(fake.reset_lg ==
-			    (strcmp(lg, "keep") == 0 ? fake.lg_sample
-			                             : (size_t)atoi(lg)));
+			    (lg < 0 ? fake.lg_sample : (size_t)lg));
 			CHECK(starts("ok: ") && one_line(R.buf, R.len));
 		}
 		if (memcmp(w, "jmls", 4) == 0)

@@ -602,17 +602,19 @@ static void test_load_unknown_key(void **state)
 	    "memory_check_interval memory_cgroup_root)");
 }
 
-/* The debug-info keys: debug_dirs takes absolute directories only (a
+/* The symbolizer's keys: debug_dirs takes absolute directories only (a
  * relative one would follow the host's working directory), the
- * debuginfod switch on/off, the timeout 1-3600 s. */
+ * debuginfod switch on/off (typed, printed back as on or off), the
+ * timeout 1-3600 s. */
 static void test_debug_keys(void **state)
 {
 	struct jm4lw_config c;
+	char buf[16];
 
 	(void)state;
 	config_defaults(&c);
 	assert_string_equal(c.debug_dirs, "");
-	assert_string_equal(c.symbolize_debuginfod, "off");
+	assert_int_equal(c.symbolize_debuginfod, CONFIG_OFF);
 	assert_int_equal(c.symbolize_timeout, 10);
 	assert_int_equal(jm4lw_config_set(&c, "debug_dirs",
 	                     "/srv/debug:/opt/dbg,/x", err, sizeof(err)),
@@ -625,10 +627,18 @@ static void test_debug_keys(void **state)
 	assert_int_equal(jm4lw_config_set(&c, "symbolize_debuginfod", "yes",
 	                     err, sizeof(err)),
 	    0);
-	assert_string_equal(c.symbolize_debuginfod, "on");
+	assert_int_equal(c.symbolize_debuginfod, CONFIG_ON);
+	assert_int_equal(jm4lw_config_get(&c, "symbolize_debuginfod", buf,
+	                     sizeof(buf)),
+	    0);
+	assert_string_equal(buf, "on");
 	assert_int_equal(jm4lw_config_set(&c, "symbolize_debuginfod", "maybe",
 	                     err, sizeof(err)),
 	    -1);
+	assert_string_equal(err,
+	    "symbolize_debuginfod: \"maybe\" is not a "
+	    "switch (want on or off)");
+	assert_int_equal(c.symbolize_debuginfod, CONFIG_ON);
 	assert_int_equal(jm4lw_config_set(&c, "symbolize_timeout", "0", err,
 	                     sizeof(err)),
 	    -1);
@@ -640,20 +650,28 @@ static void test_debug_keys(void **state)
 
 /* fold_wrappers: empty (the found and default wrappers), names with
  * ',' or white space between them written back in one form, off; the
- * policy holds them typed, as the jobs fold by them. */
+ * configuration and the policy hold them typed, as the jobs fold by them. */
 static void test_fold_wrappers(void **state)
 {
 	struct jm4lw_config c;
 	struct core_policy pol;
+	char buf[64];
 
 	(void)state;
 	config_defaults(&c);
-	assert_string_equal(c.fold_wrappers, "");
+	assert_int_equal(jm4lw_config_get(&c, "fold_wrappers", buf,
+	                     sizeof(buf)),
+	    0);
+	assert_string_equal(buf, "");
 	assert_int_equal(config_policy(&c, &pol, err, sizeof(err)), 0);
 	assert_false(pol.fold.off);
 	assert_int_equal(pol.fold.n, 0);
 	set_ok(&c, "fold_wrappers", "my_alloc  pool_get");
-	assert_string_equal(c.fold_wrappers, "my_alloc, pool_get");
+	assert_int_equal(c.fold_wrappers.n, 2);
+	assert_int_equal(jm4lw_config_get(&c, "fold_wrappers", buf,
+	                     sizeof(buf)),
+	    0);
+	assert_string_equal(buf, "my_alloc, pool_get");
 	assert_int_equal(config_policy(&c, &pol, err, sizeof(err)), 0);
 	assert_int_equal(pol.fold.n, 2);
 	assert_string_equal(pol.fold.name[1], "pool_get");
@@ -804,11 +822,11 @@ static void test_schedule_keys(void **state)
 	(void)state;
 	config_defaults(&c);
 	assert_int_equal(c.dump_interval, 0);
-	assert_string_equal(c.dump_on_growth, "0");
+	assert_true(c.dump_on_growth.bytes == 0 && c.dump_on_growth.pct == 0);
 	assert_int_equal(c.growth_check_interval, 10);
 	assert_int_equal(c.dump_keep, 0);
 	assert_true(c.dump_max_bytes == 0);
-	assert_string_equal(c.prof_reset_lg_sample, "keep");
+	assert_int_equal(c.prof_reset_lg_sample, -1); /* keep */
 	for (i = 0; i < sizeof(growth_ok) / sizeof(growth_ok[0]); i++)
 		if (jm4lw_config_set(&c, "dump_on_growth", growth_ok[i], err,
 		        sizeof(err)) != 0)
@@ -1195,28 +1213,128 @@ static void test_policy(void **state)
 		assert_int_equal(pol.reset_lg, ok[i].reset_lg);
 	}
 
-	/* Filled by hand: the checkers' reasons, and pol left alone. */
+	/* Filled by hand: the check gives the parsers' reasons, for the
+	 * kept text and for a typed value out of range alike. */
 	memset(&pol, 0xa5, sizeof(pol));
 	before = pol;
 	config_defaults(&cfg);
-	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1.5G");
-	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	snprintf(cfg.text.dump_on_growth, sizeof(cfg.text.dump_on_growth),
+	    "1.5G");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "dump_on_growth: \"1.5G\" is not a size"));
-	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "0%%");
-	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	snprintf(cfg.text.dump_on_growth, sizeof(cfg.text.dump_on_growth),
+	    "0%%");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "is not a percentage"));
 	config_defaults(&cfg);
-	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
-	    "63");
-	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	snprintf(cfg.text.prof_reset_lg_sample,
+	    sizeof(cfg.text.prof_reset_lg_sample), "63");
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "prof_reset_lg_sample: \"63\""));
-	memset(cfg.prof_reset_lg_sample, 'k', sizeof(cfg.prof_reset_lg_sample));
-	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), -1);
+	memset(cfg.text.prof_reset_lg_sample, 'k',
+	    sizeof(cfg.text.prof_reset_lg_sample));
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
 	assert_string_equal(err,
 	    "prof_reset_lg_sample: not NUL-terminated "
 	    "(at most 7 bytes)");
-	assert_memory_equal(&pol, &before, sizeof(pol));
+	config_defaults(&cfg);
+	cfg.dump_symbolized = (enum config_switch)7;
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_string_equal(err,
+	    "dump_symbolized: \"\" is not a switch (want on or off)");
+	config_defaults(&cfg);
+	cfg.jemalloc_dumps = (enum config_jemalloc_dumps) - 1;
+	assert_int_equal(jm4lw_config_check(&cfg, err, sizeof(err)), -1);
+	assert_string_equal(err,
+	    "jemalloc_dumps: \"\" is neither adopt nor leave");
 	assert_int_equal(config_policy(NULL, &pol, err, sizeof(err)), -1);
+	assert_memory_equal(&pol, &before, sizeof(pol));
+}
+
+/* Key @p key's value as jm4lw_config_get() prints it. */
+static const char *got(const struct jm4lw_config *cfg, const char *key)
+{
+	static char buf[1100];
+
+	if (jm4lw_config_get(cfg, key, buf, sizeof(buf)) == -1)
+		fail_msg("jm4lw_config_get(%s) failed", key);
+	return buf;
+}
+
+/*
+ * The typed keys: parsed once when set, into the fields everyone reads,
+ * and printed back as they were set (the kept text, or the value's one
+ * form); the one size-or-percentage parser's reasons, whole.
+ */
+static void test_typed_keys(void **state)
+{
+	struct jm4lw_config c;
+
+	(void)state;
+	config_defaults(&c);
+	assert_string_equal(got(&c, "dump_on_growth"), "0");
+	assert_string_equal(got(&c, "prof_reset_lg_sample"), "keep");
+	assert_string_equal(got(&c, "dump_symbolized"), "off");
+	assert_string_equal(got(&c, "jemalloc_dumps"), "adopt");
+	assert_string_equal(got(&c, "dump_on_memory_psi"), "off");
+	assert_int_equal(c.dump_symbolized, CONFIG_OFF);
+	assert_int_equal(c.jemalloc_dumps, CONFIG_JEDUMPS_ADOPT);
+	assert_int_equal(c.dump_on_memory_psi.avg10, 0);
+
+	set_ok(&c, "dump_on_growth", " 0512m ");
+	assert_true(c.dump_on_growth.bytes == 512ULL << 20);
+	assert_int_equal(c.dump_on_growth.pct, 0);
+	assert_string_equal(got(&c, "dump_on_growth"), "0512m");
+	set_ok(&c, "dump_on_growth", "50%");
+	assert_true(c.dump_on_growth.bytes == 0);
+	assert_int_equal(c.dump_on_growth.pct, 50);
+	set_ok(&c, "dump_on_memory", "90%");
+	assert_int_equal(c.dump_on_memory.pct, 90);
+	set_ok(&c, "dump_on_memory", "3G");
+	assert_true(c.dump_on_memory.bytes == 3ULL << 30);
+	assert_int_equal(c.dump_on_memory.pct, 0);
+	set_ok(&c, "dump_on_memory_psi", "full  5");
+	assert_int_equal(c.dump_on_memory_psi.avg10, 500);
+	assert_true(c.dump_on_memory_psi.full);
+	assert_string_equal(got(&c, "dump_on_memory_psi"), "full  5");
+	set_ok(&c, "prof_reset_lg_sample", "07");
+	assert_int_equal(c.prof_reset_lg_sample, 7);
+	assert_string_equal(got(&c, "prof_reset_lg_sample"), "07");
+	set_ok(&c, "dump_symbolized", "TRUE");
+	assert_int_equal(c.dump_symbolized, CONFIG_ON);
+	assert_string_equal(got(&c, "dump_symbolized"), "on");
+	set_ok(&c, "jemalloc_dumps", "Leave");
+	assert_int_equal(c.jemalloc_dumps, CONFIG_JEDUMPS_LEAVE);
+	assert_string_equal(got(&c, "jemalloc_dumps"), "leave");
+	assert_int_equal(jm4lw_config_check(&c, err, sizeof(err)), 0);
+
+	set_bad("dump_on_growth", "0%", "");
+	assert_string_equal(err,
+	    "dump_on_growth: \"0%\" is not a percentage (want 1%-10000%)");
+	set_bad("dump_on_memory", "101%", "");
+	assert_string_equal(err,
+	    "dump_on_memory: \"101%\" is not a percentage of the limit "
+	    "(want 1%-100%, e.g. 90%, or bytes such as 3G; 0 is off)");
+	set_bad("dump_on_memory", "3GB", "");
+	assert_string_equal(err,
+	    "dump_on_memory: \"3GB\" is not a size (want bytes, or a number "
+	    "with K, M, G or T, e.g. 64M; 0 turns the check off)");
+	set_bad("dump_on_growth", "99999999999999999999", "");
+	assert_string_equal(err,
+	    "dump_on_growth: \"99999999999999999999\" is out of range");
+	set_bad("dump_on_memory_psi", "half 5%", "");
+	assert_string_equal(err,
+	    "dump_on_memory_psi: \"half 5%\" (want off, or some N% or full N% "
+	    "with N 1-100: memory pressure's avg10, e.g. some 10%)");
+	set_bad("dump_symbolized", "onn", "");
+	assert_string_equal(err,
+	    "dump_symbolized: \"onn\" is not a switch (want on or off)");
+	set_bad("dump_symbolized", "verylong", "");
+	assert_string_equal(err,
+	    "dump_symbolized: value too long (8 bytes, at most 7)");
+	set_bad("fold_wrappers", repeat('f', 1024), "");
+	assert_string_equal(err,
+	    "fold_wrappers: value too long (1024 bytes, at most 1023)");
 }
 
 /* A module takes words its host may add later; a host's check never. */
@@ -1517,6 +1635,7 @@ int main(void)
 	    cmocka_unit_test(test_allow_from),
 	    cmocka_unit_test(test_debug_keys),
 	    cmocka_unit_test(test_fold_wrappers),
+	    cmocka_unit_test(test_typed_keys),
 	    cmocka_unit_test(test_dump_limits),
 	    cmocka_unit_test(test_cidr_match),
 	    cmocka_unit_test(test_schedule_keys),

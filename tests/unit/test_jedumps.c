@@ -246,11 +246,11 @@ static void test_key(void **state)
 	char err[256];
 
 	(void)state;
-	assert_string_equal(cfg.jemalloc_dumps, "adopt");
+	assert_int_equal(cfg.jemalloc_dumps, CONFIG_JEDUMPS_ADOPT);
 	assert_int_equal(jm4lw_config_set(&cfg, "jemalloc_dumps", "LEAVE", err,
 	                     sizeof(err)),
 	    0);
-	assert_string_equal(cfg.jemalloc_dumps, "leave");
+	assert_int_equal(cfg.jemalloc_dumps, CONFIG_JEDUMPS_LEAVE);
 	assert_int_equal(jm4lw_config_set(&cfg, "jemalloc_dumps", "keep", err,
 	                     sizeof(err)),
 	    -1);

@@ -140,7 +140,16 @@ static int run(const char *word)
 	return proto_render_dump(&out, &D);
 }
 
-/* Parse the configuration's policy again, as a reload does. */
+/* Set one key of the configuration as a host does, by its text. */
+static void cfg_set(const char *key, const char *value)
+{
+	char err[256];
+
+	if (jm4lw_config_set(&cfg, key, value, err, sizeof(err)) == -1)
+		fail_msg("%s=%s: %s", key, value, err);
+}
+
+/* Take the configuration's policy again, as a reload does. */
 static void reload_policy(void)
 {
 	char err[256];
@@ -615,6 +624,25 @@ static void test_srvr_and_conf(void **state)
 	assert_non_null(strstr(R.buf, "\nallow_from=127.0.0.0/8,::1\n"));
 	assert_non_null(strstr(R.buf, "\ndump_min_interval=0\n"));
 	assert_non_null(strstr(R.buf, "\ndump_min_free=67108864\n"));
+
+	/* Typed keys print as they were set: kept text where the value
+	 * would not give it back, else the value's one form. */
+	cfg_set("dump_on_growth", "0512m");
+	cfg_set("prof_reset_lg_sample", "07");
+	cfg_set("dump_symbolized", "YES");
+	cfg_set("jemalloc_dumps", "Leave");
+	cfg_set("fold_wrappers", "a  b");
+	cfg_set("dump_on_memory", " 90% ");
+	cfg_set("dump_on_memory_psi", "some  10");
+	assert_int_equal(run("conf"), PROTO_OK);
+	assert_non_null(strstr(R.buf, "\ndump_on_growth=0512m\n"));
+	assert_non_null(strstr(R.buf, "\nprof_reset_lg_sample=07\n"));
+	assert_non_null(
+	    strstr(R.buf, "\ndump_symbolized=on\njemalloc_dumps=leave\n"));
+	assert_non_null(strstr(R.buf, "\nsymbolize_debuginfod=off\n"));
+	assert_non_null(strstr(R.buf, "\nfold_wrappers=a, b\n"));
+	assert_non_null(strstr(R.buf,
+	    "\ndump_on_memory=90%\ndump_on_memory_psi=some  10\n"));
 }
 
 /* jmst/jmsj pass jemalloc's text through, with no epoch of ours. */
@@ -1228,8 +1256,7 @@ static void test_jmrs(void **state)
 	    "ok: profile reset (lg_prof_sample=19); every sample so far was "
 	    "dropped: profiles now hold only allocations made from now on\n");
 	assert_int_equal(fake.reset_lg, 19);
-	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
-	    "12");
+	cfg_set("prof_reset_lg_sample", "12");
 	reload_policy();
 	assert_int_equal(run("jmrs"), PROTO_OK);
 	assert_int_equal(fake.reset_lg, 12);
@@ -1253,7 +1280,7 @@ static void test_growth(void **state)
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	assert_int_equal(fake.epochs, 0);
 	assert_false(core.alloc_known);
-	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1K");
+	cfg_set("dump_on_growth", "1K");
 	reload_policy();
 	fake.allocated = 10000;
 	assert_false(core_growth_due(&core)); /* takes the baseline */
@@ -1266,7 +1293,7 @@ static void test_growth(void **state)
 	assert_int_equal(run("jmfp"), PROTO_OK);
 	assert_int_equal(fake.epochs, 1);
 	assert_false(core_growth_due(&core));
-	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "50%%");
+	cfg_set("dump_on_growth", "50%");
 	reload_policy();
 	fake.allocated = 11024 + 5511; /* 50% of 11024 is 5512 */
 	assert_false(core_growth_due(&core));
@@ -1741,9 +1768,9 @@ static void test_figures(void **state)
 }
 
 /*
- * The policy is typed, parsed once by config_policy(): growth and
- * prof.reset follow core.pol, never the configuration's text, until a
- * reload parses it again.
+ * The policy is typed, parsed once when each key is set: growth and
+ * prof.reset follow core.pol, the values in force, until a reload takes
+ * the configuration's again (config_policy()).
  */
 static void test_policy(void **state)
 {
@@ -1755,19 +1782,18 @@ static void test_policy(void **state)
 	assert_int_equal(pol.growth_bytes, 0);
 	assert_int_equal(pol.growth_pct, 0);
 	assert_int_equal(pol.reset_lg, -1); /* keep */
-	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "1K");
-	snprintf(cfg.prof_reset_lg_sample, sizeof(cfg.prof_reset_lg_sample),
-	    "0");
+	cfg_set("dump_on_growth", "1K");
+	cfg_set("prof_reset_lg_sample", "0");
 	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), 0);
 	assert_int_equal(pol.growth_bytes, 1024);
 	assert_int_equal(pol.growth_pct, 0);
 	assert_int_equal(pol.reset_lg, 0); /* 0 is a rate, not "keep" */
-	snprintf(cfg.dump_on_growth, sizeof(cfg.dump_on_growth), "50%%");
+	cfg_set("dump_on_growth", "50%");
 	assert_int_equal(config_policy(&cfg, &pol, err, sizeof(err)), 0);
 	assert_int_equal(pol.growth_bytes, 0);
 	assert_int_equal(pol.growth_pct, 50);
 
-	/* The text changed, the policy in force did not. */
+	/* The configuration changed, the policy in force did not. */
 	fake.allocated = 1;
 	assert_false(core_growth_due(&core));
 	assert_int_equal(fake.epochs, 0);
