@@ -64,6 +64,51 @@ static long long snaps_now(clockid_t id)
 	(cfg)->snapshot_interval, (cfg)->snapshot_count,                       \
 	    (cfg)->snapshot_max_bytes
 
+/* A job starts or ends a change of the ring: the flag is stored before
+ * the first byte of the change and after the last, in that order, so a
+ * fork child's copy never shows a change without it. */
+static void snaps_changing(struct dumper *d, int on)
+{
+	__atomic_store_n(&d->snaps_busy, on, __ATOMIC_SEQ_CST);
+}
+
+/* Let go of the ring: freed, unless this is a fork child whose fork met
+ * a job changing it (its pointers may be half made: the copy is left,
+ * never freed, rather than freed wrong). Empty after. */
+static void snaps_let_go(struct dumper *d)
+{
+	if (d->snaps_pid != 0 && d->snaps_pid != (long)getpid() &&
+	    __atomic_load_n(&d->snaps_busy, __ATOMIC_SEQ_CST))
+		snapring_init(&d->snaps, 0, 0);
+	else
+		snapring_free(&d->snaps);
+	d->snaps_busy = 0;
+	d->snap_ns_last = d->snap_ns_total = 0;
+}
+
+/* The worker's ring, this process's: a fork child starts with none,
+ * not with its parent's snapshots (of another heap from now on). */
+static struct snapring *snaps_ring(struct dumper *d)
+{
+	if (d->snaps_pid != (long)getpid()) {
+		if (d->snaps_pid != 0)
+			snaps_let_go(d);
+		d->snaps_pid = (long)getpid();
+	}
+	return &d->snaps;
+}
+
+void dumper_snaps_free(struct dumper *d)
+{
+	snaps_let_go(d);
+}
+
+void dumper_snaps_apply(struct dumper *d, unsigned count)
+{
+	if (count == 0 && (d->snaps.s != NULL || d->snaps.st != NULL))
+		snaps_let_go(d);
+}
+
 int admit_snapshot(const struct job_entry *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
@@ -160,6 +205,45 @@ static const char *snaps_age(char *buf, size_t len, long long ns)
 	return buf;
 }
 
+/* A snapshot's age as a refusal says it: to a tenth of a second under
+ * two minutes, then as snaps_age. */
+static const char *snaps_age_exact(char *buf, size_t len, long long ns)
+{
+	double s = (double)ns / 1e9;
+
+	if (s < 120) {
+		snprintf(buf, len, "%.1f s", s < 0 ? 0 : s);
+		return buf;
+	}
+	return snaps_age(buf, len, ns);
+}
+
+/* The ages of the snapshots kept, oldest first, "58.6 s, 0.4 s" (the
+ * three oldest, "...", the newest, when there are more than five), in a
+ * static buffer: for one refusal line. */
+static const char *snaps_ages(const struct snapring *ring, long long now)
+{
+	static char buf[192];
+	char one[32];
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ring->n && len < sizeof(buf); i++) {
+		if (ring->n > 5 && i == 3) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+			    ", ...");
+			i = ring->n - 1;
+		}
+		if (len >= sizeof(buf))
+			break;
+		snaps_age_exact(one, sizeof(one),
+		    now - snapring_at(ring, i)->time_ns);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+		    i == 0 ? "" : ", ", one);
+	}
+	return buf;
+}
+
 /* Refuse the question with @p why (REASON_BAD_REQUEST: a 400). */
 #define SNAP_REFUSE(j, ...)                                                    \
 	dump_why(&(j)->res, DUMP_REFUSED, REASON_BAD_REQUEST, ENODATA,         \
@@ -167,16 +251,18 @@ static const char *snaps_age(char *buf, size_t len, long long ns)
 
 int snap_pick(struct job *j)
 {
-	struct snapring *ring = &j->dumper->snaps;
+	struct snapring *ring = snaps_ring(j->dumper);
 	const struct jm4lw_config *cfg = &j->cfg;
 	const char *what = snaps_name(j);
 	long long now = snaps_now(CLOCK_REALTIME);
-	char a[32], b[32];
+	char a[256];
 	unsigned slack = cfg->snapshot_interval / 2;
 	size_t i;
 
+	snaps_changing(j->dumper, 1);
 	(void)snapring_limits(ring, cfg->snapshot_count,
 	    (size_t)cfg->snapshot_max_bytes);
+	snaps_changing(j->dumper, 0);
 	if (ring->n == 0) {
 		SNAP_REFUSE(j, "%s: no snapshot yet: %s (" SNAPS_KEYS ")", what,
 		    j->prof_active ? "the first comes snapshot_interval "
@@ -208,14 +294,21 @@ int snap_pick(struct job *j)
 		return 0;
 	}
 	if ((j->snap = snapring_since(ring, now, j->since, slack)) == -1) {
+		/* The ages to a tenth: "59 s" both asked and kept reads
+		 * as a contradiction when the snapshot is 58.6 s old. */
+		char near[64] = "";
+
+		if (slack > 0)
+			snprintf(near, sizeof(near),
+			    " (one at least %u s old would do)",
+			    j->since - slack);
 		SNAP_REFUSE(j,
-		    "%s: no snapshot is %u s old: the oldest is %s old (%zu "
-		    "kept; " SNAPS_KEYS ")",
-		    what, j->since,
-		    snaps_age(a, sizeof(a),
+		    "%s: no snapshot is %u s old%s: the oldest is %s old; %zu "
+		    "kept, %s old (" SNAPS_KEYS ")",
+		    what, j->since, near,
+		    snaps_age_exact(a, sizeof(a),
 		        now - snapring_at(ring, 0)->time_ns),
-		    ring->n, SNAPS_KEY_ARGS(cfg));
-		(void)b;
+		    ring->n, snaps_ages(ring, now), SNAPS_KEY_ARGS(cfg));
 		return -1;
 	}
 	return 0;
@@ -259,11 +352,11 @@ int snap_memfd(struct job *j)
 
 int snap_take(struct job *j)
 {
-	struct snapring *ring = &j->dumper->snaps;
+	struct snapring *ring = snaps_ring(j->dumper);
 	struct heap_profile hp;
 	char err[256];
 	size_t alloc = 0;
-	int known;
+	int known, rv;
 
 	if (j->dump_err != 0) {
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, j->dump_err,
@@ -279,10 +372,13 @@ int snap_take(struct job *j)
 		    "snapshot: %s", err);
 		return -1;
 	}
+	snaps_changing(j->dumper, 1);
 	(void)snapring_limits(ring, j->cfg.snapshot_count,
 	    (size_t)j->cfg.snapshot_max_bytes);
-	if (snapring_add(ring, &hp, snaps_now(CLOCK_REALTIME), alloc, known,
-	        err, sizeof(err)) == -1) {
+	rv = snapring_add(ring, &hp, snaps_now(CLOCK_REALTIME), alloc, known,
+	    err, sizeof(err));
+	snaps_changing(j->dumper, 0);
+	if (rv == -1) {
 		heapprof_free(&hp);
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, ENOMEM,
 		    "snapshot not kept: %s", err);

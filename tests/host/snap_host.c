@@ -10,14 +10,20 @@
  * The word "big1" allocates 8 MiB through snap_host_first (32 blocks of
  * 256 KiB), "big2" 4 MiB through snap_host_second (16 blocks), "fre1"
  * frees the first site's, each printing "done N" on stdout once done.
- * Nothing else allocates. Prints "listening on ADDR" and "http on ADDR"
+ * Nothing else allocates. The word "frk1" forks: the child listens on a
+ * port of its own and prints "child PID listening on ADDR"; the parent
+ * answers "forked PID". Prints "listening on ADDR" and "http on ADDR"
  * once bound; exits 0 on SIGTERM.
  */
+#include <sys/types.h>
+
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "host.h"
 
@@ -28,6 +34,7 @@ void *snap_host_second(size_t size);
 
 static void *first[32], *second[16];
 static struct event_base *base;
+static struct jm4lw *module;
 
 /* One allocation site each, a frame of its own (host.h). */
 HOST_SITE(snap_host_first)
@@ -69,10 +76,42 @@ static int word_do(struct jm4lw_reply *r, void *arg)
 	return 0;
 }
 
+/* frk1: fork on the loop. The child's module serves on a port of its
+ * own, and must not answer with its parent's snapshots. */
+static int word_fork(struct jm4lw_reply *r, void *arg)
+{
+	char addr[128];
+	pid_t pid;
+	int n = 0;
+
+	(void)arg;
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		return jm4lw_reply_error(r, "fork failed");
+	if (pid > 0) {
+		jm4lw_reply_printf(r, "forked %ld\n", (long)pid);
+		return 0;
+	}
+	if (event_reinit(base) == -1) {
+		fprintf(stderr, "snap_host child: event_reinit failed\n");
+		_exit(1);
+	}
+	while (jm4lw_bound_addr(module, n, addr, sizeof(addr)) == 0)
+		n++;
+	if (jm4lw_listen(module, "127.0.0.1:0") == -1 ||
+	    jm4lw_bound_addr(module, n, addr, sizeof(addr)) == -1) {
+		fprintf(stderr, "snap_host child: cannot listen\n");
+		_exit(1);
+	}
+	printf("child %ld listening on %s\n", (long)getpid(), addr);
+	fflush(stdout);
+	jm4lw_reply_printf(r, "child\n");
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	struct jm4lw_config *cfg = NULL;
-	struct jm4lw *module = NULL;
 	struct event *sig = NULL;
 	char addr[128], haddr[128];
 	int status = 1;
@@ -92,6 +131,7 @@ int main(int argc, char *argv[])
 	    jm4lw_add_word(module, "big1", word_do, (void *)1, 0) == -1 ||
 	    jm4lw_add_word(module, "big2", word_do, (void *)2, 0) == -1 ||
 	    jm4lw_add_word(module, "fre1", word_do, (void *)3, 0) == -1 ||
+	    jm4lw_add_word(module, "frk1", word_fork, NULL, 0) == -1 ||
 	    (sig = host_sigterm(base)) == NULL)
 		goto done;
 	printf("listening on %s\nhttp on %s\n", addr, haddr);

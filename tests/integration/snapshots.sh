@@ -151,11 +151,19 @@ code=$(get "/jemalloc/profile?since=2h&format=text" "$D/old")
 assert_eq "?since= beyond the ring is a 400" 400 "$code"
 assert_grep "it says how old the oldest is and the keys" \
 	'no snapshot is 7200 s old: the oldest is .* old .*snapshot_count 60' "$D/old"
+# Ages to a tenth, and every snapshot kept: "no snapshot is 5 s old: the
+# oldest is 5 s old" (4.6 s, rounded) read as a contradiction.
+assert_grep "it says the ages of the snapshots kept, to a tenth of a second" \
+	'the oldest is [0-9]+\.[0-9] s old; [0-9]+ kept, [0-9]+\.[0-9] s, [0-9]+\.[0-9] s, [0-9]+\.[0-9] s, \.\.\., [0-9]+\.[0-9] s old \(' "$D/old"
 code=$(get "/jemalloc/profile?since=5x" "$D/bad")
 assert_eq "a bad span is a 400" 400 "$code"
 assert_grep_F "it says what a span is" 'want a span like 60s, 5m or 1h' "$D/bad"
 code=$(get "/jemalloc/profile?since=5m&base=previous" "$D/both")
 assert_eq "since= with base= is a 400" 400 "$code"
+code=$(get "/jemalloc/profile?since=&base=x" "$D/both2")
+assert_eq "since= with a base= of no meaning is a 400" 400 "$code"
+assert_grep "it says the two cannot be combined, before what either value is" \
+	'base= and since= cannot be combined' "$D/both2"
 
 # The peak: after fre1, the snapshot before it.
 host_do fre1 3
@@ -184,6 +192,28 @@ ask jmpk >"$D/jmpk.off"
 assert_grep "after jmdp, jmpk says profiling is inactive now" \
 	'^# profiling is inactive now \(prof.active false\)' "$D/jmpk.off"
 assert_eq "and still shows the peak" 8.0 "$(mb snap_host_first "$D/jmpk.off")"
+
+# A fork child has its own heap from now on: its module answers with no
+# snapshot of its parent's. (Profiling is inactive here since jmdp, in
+# the child too, so it takes none of its own either.)
+ask frk1 >"$D/fork"
+for _ in $(seq 100); do
+	grep -q '^child ' "$D/out" && break
+	sleep 0.1
+done
+cpid=$(sed -n 's/^child \([0-9]*\) listening on .*/\1/p' "$D/out" | head -1)
+CPORT=$(sed -n 's/^child [0-9]* listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out" | head -1)
+[ -n "$CPORT" ] || die "frk1: the child listens" "$(cat "$D/fork" "$D/out" "$D/err")"
+track "$cpid"
+ask jmgr "$CPORT" >"$D/child.jmgr"
+assert_grep "a fork child's jmgr has no snapshot of its parent's" \
+	'^error: .*no snapshot yet: profiling is inactive' "$D/child.jmgr"
+ask jmpk "$CPORT" >"$D/child.jmpk"
+assert_grep "nor has its jmpk" '^error: .*no snapshot yet' "$D/child.jmpk"
+kill -TERM "$cpid"
+wait_exit "$cpid" 10 >/dev/null 2>&1
+ask jmpk >"$D/jmpk.parent"
+assert_eq "control: the parent's jmpk still shows its peak" 8.0 "$(mb snap_host_first "$D/jmpk.parent")"
 
 # The ring under a small cap: the oldest dropped, the bytes at most
 # snapshot_max_bytes.
@@ -239,4 +269,34 @@ ask jmgr >"$D/jmgr"
 assert_grep "profiling inactive: jmgr says no snapshot is taken while it is" \
 	'^error: .*no snapshot yet: profiling is inactive \(prof.active false\)' "$D/jmgr"
 stop_host snap_host "$PID"
+
+# A reload to snapshot_count 0 frees the ring: reloaded back on, the
+# module has no snapshot from before (it would answer from them had their
+# memory been kept). jm4lwd, profiling itself, reloads on SIGHUP.
+W=$(readlink -f "$(scratch snapshots_reload)")
+printf 'snapshot_interval = 1\n' >"$W/jm4lwd.conf"
+start_daemon -C "$W" -e MALLOC_CONF=prof:true,prof_active:true -- \
+	-l 127.0.0.1:0 -f "$W/jm4lwd.conf" || finish
+for _ in $(seq 50); do
+	ask jmgr >"$W/jmgr1"
+	grep -q '^# snapshots: ' "$W/jmgr1" && break
+	sleep 0.2
+done
+assert_grep "reload: jm4lwd keeps snapshots" '^# snapshots: [1-9][0-9]* kept' "$W/jmgr1"
+printf 'snapshot_interval = 1\nsnapshot_count = 0\n' >"$W/jm4lwd.conf"
+kill -HUP "$PID"
+wait_log '^jm4lwd: configuration reloaded' || fail "SIGHUP is logged as reloaded" "$(show_tail "$DLOG")"
+ask jmgr >"$W/jmgr2"
+assert_grep "reload to snapshot_count 0: snapshots are off" \
+	'^error: .*snapshots are off: snapshot_count is 0' "$W/jmgr2"
+printf 'snapshot_interval = 3600\nsnapshot_count = 30\n' >"$W/jm4lwd.conf"
+kill -HUP "$PID"
+for _ in $(seq 50); do
+	[ "$(grep -c '^jm4lwd: configuration reloaded' "$DLOG")" -ge 2 ] && break
+	sleep 0.1
+done
+ask jmgr >"$W/jmgr3"
+assert_grep "back on: no snapshot from before the count was 0 (the ring was freed)" \
+	'^error: .*no snapshot yet' "$W/jmgr3"
+stop_daemon
 finish
