@@ -132,6 +132,13 @@ struct job {
 	int hist_known;
 	unsigned long long hist_max;
 	long long hist_max_at;
+	/* JOB_PEAK: jemalloc's prof_gdump dumps in the window (core/peak.c):
+	 * how many, the highest one's sampled total and time (its path in
+	 * path), and whether it answers rather than snapshot snap. */
+	unsigned gdumps;
+	double gdump_bytes;
+	long long gdump_at;
+	int gdump_wins;
 	/* How the job runs its kind's lock window, the step that holds
 	 * jemalloc's profiling locks (prof.dump): @c run(@c ctx, fn, arg)
 	 * runs fn(arg) at the host's priority and returns when it has (the

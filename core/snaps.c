@@ -30,6 +30,7 @@
 #include "history.h"
 #include "job.h"
 #include "ops.h"
+#include "peak.h"
 #include "profile.h"
 #include "reason.h"
 #include "result.h"
@@ -185,6 +186,8 @@ int admit_snapview(const struct job_entry *k, struct core *c, struct job *j,
 	j->res.view = req->view;
 	j->with_base = req->kind == JOB_SINCE;
 	j->snap = -1;
+	j->gdumps = 0;
+	j->gdump_wins = 0;
 	if (req->kind == JOB_PEAK)
 		snaps_hist_max(c, j, req->since);
 	dump_begin(c);
@@ -244,6 +247,36 @@ static const char *snaps_ages(const struct snapring *ring, long long now)
 	return buf;
 }
 
+/*
+ * JOB_PEAK: jemalloc's prof_gdump dumps of this process in the window,
+ * each written at a new high, beside the snapshots: the highest one's
+ * sampled total against the best snapshot's stats.allocated. 1 when
+ * the question is answered (by either; j->gdump_wins says which), 0 to
+ * go on as with no gdump dump (the snapshots' own refusals).
+ */
+static int snaps_pick_gdump(struct job *j, const struct snapring *ring,
+    long long now)
+{
+	const struct snapshot *s;
+	struct peak_gdump g;
+	char dir[PATH_MAX], why[256];
+
+	j->path[0] = '\0';
+	if (core_dump_dir_safe(j->cfg.dump_dir, dir, sizeof(dir), why,
+	        sizeof(why)) != 0 ||
+	    !peak_gdump_best(j->cfg.dump_prefix, dir, (long)getpid(), j->since,
+	        (time_t)(now / 1000000000LL), &g))
+		return 0;
+	snprintf(j->path, sizeof(j->path), "%s", g.path);
+	j->gdumps = g.seen;
+	j->gdump_bytes = g.bytes;
+	j->gdump_at = (long long)g.mtime;
+	j->snap = ring->n > 0 ? snapring_peak(ring, now, j->since) : -1;
+	s = j->snap >= 0 ? snapring_at(ring, (size_t)j->snap) : NULL;
+	j->gdump_wins = s == NULL || g.bytes > (double)s->allocated;
+	return 1;
+}
+
 /* Refuse the question with @p why (REASON_BAD_REQUEST: a 400). */
 #define SNAP_REFUSE(j, ...)                                                    \
 	dump_why(&(j)->res, DUMP_REFUSED, REASON_BAD_REQUEST, ENODATA,         \
@@ -263,6 +296,8 @@ int snap_pick(struct job *j)
 	(void)snapring_limits(ring, cfg->snapshot_count,
 	    (size_t)cfg->snapshot_max_bytes);
 	snaps_changing(j->dumper, 0);
+	if (j->kind == JOB_PEAK && snaps_pick_gdump(j, ring, now))
+		return 0;
 	if (ring->n == 0) {
 		SNAP_REFUSE(j, "%s: no snapshot yet: %s (" SNAPS_KEYS ")", what,
 		    j->prof_active ? "the first comes snapshot_interval "
@@ -462,6 +497,123 @@ fail:
 	return -1;
 }
 
+/* The file name of @p path. */
+static const char *snaps_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b != NULL ? b + 1 : path;
+}
+
+/* What the ring costs, the figures its keys bound, and whether profiling
+ * is active now: the first lines of every answer of these kinds. */
+static void snaps_ring_lines(const struct job *j, FILE *out)
+{
+	const struct snapring *ring = &j->dumper->snaps;
+
+	fprintf(out,
+	    "# snapshots: %zu kept (%llu taken, %llu dropped) in %zu bytes "
+	    "(snapshot_max_bytes %llu), %zu stacks shared; the last took "
+	    "%.1f ms on the worker\n",
+	    ring->n, ring->taken, ring->dropped, ring->bytes,
+	    j->cfg.snapshot_max_bytes, ring->live_stacks,
+	    (double)j->dumper->snap_ns_last / 1e6);
+	if (!j->prof_active)
+		fprintf(out,
+		    "# profiling is inactive now (prof.active false): no "
+		    "snapshot is taken and nothing new is sampled until it "
+		    "is active again\n");
+}
+
+/* How near the history's highest stats.allocated in the window the
+ * answer (a "snapshot" or a "dump") of @p bytes is (@p known 0: not
+ * known). */
+static void snaps_true_peak(const struct job *j, FILE *out, const char *what,
+    int known, unsigned long long bytes)
+{
+	char when[32], b[32];
+
+	if (j->hist_known && known && j->hist_max > 0 && j->hist_max < bytes)
+		/* The history is read every history_interval: it can miss
+		 * what a snapshot or a gdump dump saw. Never above 100 %. */
+		fprintf(out,
+		    "# the history's highest figure in that time (every "
+		    "history_interval) is %s, below this %s's: this %s is "
+		    "the highest seen\n",
+		    fmt_bytes(b, sizeof(b), j->hist_max), what, what);
+	else if (j->hist_known && known && j->hist_max > 0) {
+		fmt_time(when, sizeof(when), (time_t)j->hist_max_at);
+		fprintf(out,
+		    "# the true peak in that time (history, every "
+		    "history_interval): %s at %s; this %s holds %.1f %% of "
+		    "it\n",
+		    fmt_bytes(b, sizeof(b), j->hist_max), when, what,
+		    100.0 * (double)bytes / (double)j->hist_max);
+	} else
+		fprintf(out,
+		    "# the true peak is not known (no history: "
+		    "history_points 0)\n");
+}
+
+/* The heap at the peak when jemalloc's gdump dump (j->path) is higher
+ * than every snapshot in the window: that dump's profile, said to be it,
+ * with the figure it is judged by. */
+static int snaps_render_gdump(struct job *j, FILE *out, char *err,
+    size_t errlen)
+{
+	const struct snapring *ring = &j->dumper->snaps;
+	const struct snapshot *s =
+	    j->snap >= 0 ? snapring_at(ring, (size_t)j->snap) : NULL;
+	int comments = views[j->res.view].comments, fd, r;
+	long long now = snaps_now(CLOCK_REALTIME);
+	char when[32], age[32], b1[32], b2[32], other[128];
+
+	if ((fd = open(j->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "jemalloc's gdump dump %s: %s", j->path,
+		    strerror(errno));
+		return -1;
+	}
+	fmt_time(when, sizeof(when), (time_t)j->gdump_at);
+	snaps_age(age, sizeof(age), now - j->gdump_at * 1000000000LL);
+	snprintf(j->res.snap, sizeof(j->res.snap),
+	    "jemalloc's gdump dump %.160s (%s, %s ago)", snaps_base(j->path),
+	    when, age);
+	if (comments) {
+		snaps_ring_lines(j, out);
+		if (s != NULL)
+			snprintf(other, sizeof(other),
+			    "the highest snapshot's stats.allocated is %s",
+			    s->alloc_known
+			        ? fmt_bytes(b2, sizeof(b2), s->allocated)
+			        : "not known");
+		else
+			snprintf(other, sizeof(other),
+			    "no snapshot with stats.allocated in that time");
+		/* A gdump dump has no stats.allocated of its own: it is
+		 * judged by what its profile holds. */
+		fprintf(out,
+		    "# the heap at the peak: jemalloc's gdump dump %s of %s "
+		    "(%s ago; a new high, %u in that time), its sampled total "
+		    "%s (the dump's own estimate: jemalloc writes no "
+		    "stats.allocated in it); %s\n",
+		    snaps_base(j->path), when, age, j->gdumps,
+		    fmt_bytes(b1, sizeof(b1),
+		        (unsigned long long)j->gdump_bytes),
+		    other);
+		snaps_true_peak(j, out, "dump", 1,
+		    (unsigned long long)j->gdump_bytes);
+		fprintf(out,
+		    "# snapshots are snapshot_interval %u s apart; gdump "
+		    "dumps come at new highs (prof_gdump), one per "
+		    "dump_min_interval\n",
+		    j->cfg.snapshot_interval);
+	}
+	r = profile_render_fd(j->res.view, fd, snaps_base(j->path), 0, NULL,
+	    j->hints, out, err, errlen);
+	close(fd);
+	return r;
+}
+
 /* dump_render's part for these kinds (job.render): the view into @p out.
  * 0, or -1 (or a PROFILE_* answer) with @p err. */
 static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
@@ -472,6 +624,8 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 	int comments = views[j->res.view].comments, fd, r;
 	char when[32], age[32], label[160], b1[32], b2[32];
 
+	if (j->kind == JOB_PEAK && j->gdump_wins)
+		return snaps_render_gdump(j, out, err, errlen);
 	if (s == NULL) {
 		snprintf(err, errlen, "the snapshot is gone");
 		return -1;
@@ -481,20 +635,8 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 	snaps_age(age, sizeof(age), now - s->time_ns);
 	if ((fd = snaps_profile_fd(ring, (size_t)j->snap, err, errlen)) == -1)
 		return -1;
-	/* What the ring costs, the figures its keys bound. */
 	if (comments)
-		fprintf(out,
-		    "# snapshots: %zu kept (%llu taken, %llu dropped) in %zu "
-		    "bytes (snapshot_max_bytes %llu), %zu stacks shared; the "
-		    "last took %.1f ms on the worker\n",
-		    ring->n, ring->taken, ring->dropped, ring->bytes,
-		    j->cfg.snapshot_max_bytes, ring->live_stacks,
-		    (double)j->dumper->snap_ns_last / 1e6);
-	if (comments && !j->prof_active)
-		fprintf(out,
-		    "# profiling is inactive now (prof.active false): "
-		    "no snapshot is taken and nothing new is sampled "
-		    "until it is active again\n");
+		snaps_ring_lines(j, out);
 	snprintf(label, sizeof(label),
 	    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,
 	    (size_t)j->snap + 1, ring->n);
@@ -513,27 +655,16 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 		    when, age, (size_t)j->snap + 1, ring->n,
 		    s->alloc_known ? fmt_bytes(b1, sizeof(b1), s->allocated)
 		                   : "not known");
-		if (j->hist_known && s->alloc_known && j->hist_max > 0 &&
-		    j->hist_max < s->allocated)
-			/* The history is read every history_interval: it can
-			 * miss what a snapshot saw. Never above 100 %. */
+		if (j->gdumps > 0)
 			fprintf(out,
-			    "# the history's highest figure in that time "
-			    "(every history_interval) is %s, below this "
-			    "snapshot's: this snapshot is the highest seen\n",
-			    fmt_bytes(b2, sizeof(b2), j->hist_max));
-		else if (j->hist_known && s->alloc_known && j->hist_max > 0) {
-			fmt_time(when, sizeof(when), (time_t)j->hist_max_at);
-			fprintf(out,
-			    "# the true peak in that time (history, every "
-			    "history_interval): %s at %s; this snapshot holds "
-			    "%.1f %% of it\n",
-			    fmt_bytes(b2, sizeof(b2), j->hist_max), when,
-			    100.0 * (double)s->allocated / (double)j->hist_max);
-		} else
-			fprintf(out,
-			    "# the true peak is not known (no history: "
-			    "history_points 0)\n");
+			    "# the heap at the peak: of jemalloc's %u gdump "
+			    "dumps in that time the highest, %s, holds %s (its "
+			    "sampled total), not above this snapshot's\n",
+			    j->gdumps, snaps_base(j->path),
+			    fmt_bytes(b2, sizeof(b2),
+			        (unsigned long long)j->gdump_bytes));
+		snaps_true_peak(j, out, "snapshot", s->alloc_known,
+		    s->allocated);
 		fprintf(out,
 		    "# snapshots are snapshot_interval %u s apart: a peak "
 		    "between two is not seen\n",

@@ -10,6 +10,8 @@
  * The word "big1" allocates 8 MiB through snap_host_first (32 blocks of
  * 256 KiB), "big2" 4 MiB through snap_host_second (16 blocks), "fre1"
  * frees the first site's, each printing "done N" on stdout once done.
+ * "spk1" allocates 32 MiB through snap_host_spike and frees it at once, a
+ * peak no snapshot sees (jemalloc's prof_gdump does, where it is on).
  * Nothing else allocates. The word "frk1" forks: the child listens on a
  * port of its own and prints "child PID listening on ADDR"; the parent
  * answers "forked PID". Prints "listening on ADDR" and "http on ADDR"
@@ -28,9 +30,13 @@
 #include "host.h"
 
 #define BLOCK (256 * 1024)
+/* spk1's 32 MiB: jemalloc maps more as it goes (a new high each time),
+ * so its gdump dumps hold much of the spike. */
+#define SPIKE_BLOCKS 128
 
 void *snap_host_first(size_t size);
 void *snap_host_second(size_t size);
+void *snap_host_spike(size_t size);
 
 static void *first[32], *second[16];
 static struct event_base *base;
@@ -39,6 +45,7 @@ static struct jm4lw *module;
 /* One allocation site each, a frame of its own (host.h). */
 HOST_SITE(snap_host_first)
 HOST_SITE(snap_host_second)
+HOST_SITE(snap_host_spike)
 
 /* What a word asks for, done on the loop after the word's callback: the
  * module keeps its host's thread unsampled while a callback of its own
@@ -60,12 +67,21 @@ static void host_do(evutil_socket_t fd, short what, void *arg)
 		free(first[i]);
 		first[i] = NULL;
 	}
+	if (op == 4) { /* a spike: up and down within this callback */
+		void *spike[SPIKE_BLOCKS];
+
+		for (i = 0; i < SPIKE_BLOCKS; i++)
+			spike[i] = snap_host_spike(BLOCK);
+		for (i = 0; i < SPIKE_BLOCKS; i++)
+			free(spike[i]);
+	}
 	printf("done %d\n", op);
 	fflush(stdout);
 }
 
 /* big1 (8 MiB at the first site), big2 (4 MiB at the second), fre1 (the
- * first site's freed): done right after the reply. */
+ * first site's freed), spk1 (8 MiB up and down): done right after the
+ * reply. */
 static int word_do(struct jm4lw_reply *r, void *arg)
 {
 	struct timeval now = {0, 0};
@@ -131,6 +147,7 @@ int main(int argc, char *argv[])
 	    jm4lw_add_word(module, "big1", word_do, (void *)1, 0) == -1 ||
 	    jm4lw_add_word(module, "big2", word_do, (void *)2, 0) == -1 ||
 	    jm4lw_add_word(module, "fre1", word_do, (void *)3, 0) == -1 ||
+	    jm4lw_add_word(module, "spk1", word_do, (void *)4, 0) == -1 ||
 	    jm4lw_add_word(module, "frk1", word_fork, NULL, 0) == -1 ||
 	    (sig = host_sigterm(base)) == NULL)
 		goto done;

@@ -15,7 +15,12 @@
 #   - since= beyond the ring, a bad span, since with base: a 400 with one
 #     line naming the keys; snapshots off, profiling inactive: an error
 #     saying so;
-#   - a small snapshot_max_bytes keeps the ring under it.
+#   - a small snapshot_max_bytes keeps the ring under it;
+#   - with prof_gdump on, a spike between two snapshots (spk1) is the peak
+#     jmpk and ?at=peak show: jemalloc's gdump dump of the highest sampled
+#     total, named, beside the snapshots;
+#   - a fork child has no snapshot of its parent's; a reload to
+#     snapshot_count 0 frees the ring (jm4lwd, on SIGHUP).
 #
 #	bash snapshots.sh   (SNAP_HOST=path/to/snap_host, else build/)
 #
@@ -238,6 +243,53 @@ else
 fi
 stop_host snap_host "$CAP_PID" "$D2/err"
 PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
+stop_host snap_host "$PID"
+
+# jemalloc's gdump dumps are candidates beside the snapshots: spk1 puts
+# 32 MiB up and down within one callback, between two snapshots, and
+# prof_gdump wrote a dump at each new high on the way up.
+D=$(scratch snapshots_gdump)
+mkdir -p "$D/dumps"
+printf 'snapshot_interval = 1\ndump_min_interval = 0\ndump_min_free = 0\n' >"$D/conf"
+(cd "$D" && exec env JM4LW_CONF="$D/conf" \
+	MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:12,prof_gdump:true" \
+	"$(realpath "$SNAP_HOST")" "$D/dumps") </dev/null >"$D/out" 2>"$D/err" &
+PID=$!
+track "$PID"
+for _ in $(seq 100); do
+	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
+	HPORT=$(sed -n 's/^http on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
+	[ -n "$PORT" ] && [ -n "$HPORT" ] && break
+	sleep 0.1
+done
+[ -n "$PORT" ] || die "snap_host with prof_gdump is listening" "$(cat "$D/err")"
+sleep 1.5 # snapshots before the spike
+host_do spk1 4
+sleep 1.5 # and after it
+ls "$D/dumps" >"$D/ls"
+assert_grep "control: jemalloc wrote gdump dumps into dump_dir" \
+	"^jm4lw\.$PID\.[0-9]+\.u[0-9]+\.heap\$" "$D/ls"
+ask jmtp >"$D/now"
+assert_eq "control: the live heap has nothing at snap_host_spike" "" "$(mb snap_host_spike "$D/now")"
+ask jmpk >"$D/jmpk"
+assert_grep "jmpk: the peak is a gdump dump, named, with the figure it is judged by" \
+	"^# the heap at the peak: jemalloc's gdump dump jm4lw\.$PID\.[0-9]+\.u[0-9]+\.heap of [0-9T:-]+Z \([0-9]+ s ago; a new high, [0-9]+ in that time\), its sampled total [0-9.]+ MiB \(the dump's own estimate: jemalloc writes no stats.allocated in it\); the highest snapshot's stats.allocated is [0-9.]+ [KM]iB" \
+	"$D/jmpk"
+spike=$(mb snap_host_spike "$D/jmpk")
+# The highest gdump dump came at the last new high on the way up: it
+# holds the blocks allocated before it, most of the 32 MiB.
+if awk -v m="${spike:-0}" 'BEGIN { exit !(m >= 4.0 && m <= 32.0) }'; then
+	pass "jmpk: the spike no snapshot saw, at snap_host_spike ($spike MiB of 32)"
+else
+	fail "jmpk: the spike no snapshot saw, at snap_host_spike (4 to 32 MiB)" "$(head -12 "$D/jmpk")"
+fi
+assert_grep "jmpk: how near the history's highest figure the dump is" \
+	"^# (the true peak in that time .* this dump holds [0-9.]+ % of it|the history's highest figure in that time .* this dump is the highest seen)\$" "$D/jmpk"
+timeout 60 curl -sS -o "$D/peak.col" -D "$D/peak.hdr" \
+	"http://127.0.0.1:$HPORT/jemalloc/profile?at=peak&format=collapsed"
+assert_grep "?at=peak: X-Jm4lw-Base names the gdump dump" \
+	"^X-Jm4lw-Base: jemalloc's gdump dump jm4lw\.$PID\.[0-9]+\.u[0-9]+\.heap " "$D/peak.hdr"
+assert_grep "?at=peak: its collapsed stacks hold the spike" ';snap_host_spike [0-9]+$' "$D/peak.col"
 stop_host snap_host "$PID"
 
 # Snapshots off, and profiling inactive: said, not an empty answer.
