@@ -263,7 +263,14 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$PORT" ] || die "snap_host with prof_gdump is listening" "$(cat "$D/err")"
-sleep 1.5 # snapshots before the spike
+# A snapshot before the spike (the worker may be busy taking in
+# jemalloc's dumps of the start a while).
+for _ in $(seq 100); do
+	ask jmpk >"$D/jmpk0"
+	grep -q '^# snapshots: [1-9]' "$D/jmpk0" && break
+	sleep 0.2
+done
+assert_grep "control: a snapshot before the spike" '^# snapshots: [1-9]' "$D/jmpk0"
 host_do spk1 4
 sleep 1.5 # and after it
 ls "$D/dumps" >"$D/ls"
