@@ -39,11 +39,26 @@ struct dumper {
 	 * worker, whose sampling is off, so never in a profile. */
 	struct snapring snaps;
 	unsigned long long snap_ns_last, snap_ns_total; /* worker time */
+	/* Whose ring it is (a fork child's copy is its parent's, dropped at
+	 * its first use), and set while a job changes it, so a child whose
+	 * fork met a change half made leaves the copy unfreed. */
+	long snaps_pid;
+	int snaps_busy;
 };
 
 /* Remove the staging directory this process made, if any, and forget
  * the dumps still to index. */
 void dumper_fini(struct dumper *d);
+
+/* Free the snapshots' ring, all of its memory (a fork child's copy of
+ * its parent's is let go of). With no job out: the ring is the worker's
+ * (core/snaps.c). */
+void dumper_snaps_free(struct dumper *d);
+
+/* On the loop, no job out: with @p count 0 (snapshot_count, a reload
+ * turned snapshots off) the ring's memory goes now, not at the next
+ * snapshot, which never comes. */
+void dumper_snaps_apply(struct dumper *d, unsigned count);
 
 /* On the worker, between jobs: write the leak index of one kept dump that
  * has none yet (dumper.unindexed), the oldest. 1 if more wait, 0 when none

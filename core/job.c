@@ -172,6 +172,8 @@ void core_job_done(struct core *c, struct job *j)
 
 	c->dump_running = 0;
 	job_take_lent(c, j);
+	/* A reload turned snapshots off while this job ran. */
+	dumper_snaps_apply(j->dumper, c->cfg->snapshot_count);
 	for (; *s != '\0' && (nl = strchr(s, '\n')) != NULL; s = nl + 1) {
 		n = (size_t)(nl - s - 1);
 		if (n >= sizeof(line))

@@ -136,6 +136,14 @@ struct job_snap_state {
 	int hist_known;
 	unsigned long long hist_max;
 	long long hist_max_at;
+	/* The peak: jemalloc's prof_gdump dumps in the window (core/peak.c):
+	 * how many, the highest one's sampled total and time (its path in
+	 * the job's path), and whether it answers rather than the snapshot
+	 * picked. */
+	unsigned gdumps;
+	double gdump_bytes;
+	long long gdump_at;
+	int gdump_wins;
 };
 union job_state {
 	struct job_symbols_state symbols;

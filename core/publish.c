@@ -78,7 +78,7 @@ void dumper_fini(struct dumper *d)
 {
 	dumper_unstage(d);
 	dumper_unindexed_clear(d);
-	snapring_free(&d->snaps);
+	dumper_snaps_free(d);
 }
 
 /* The list of dumps to index is this process's: a fork child's copy

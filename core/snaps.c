@@ -30,6 +30,7 @@
 #include "history.h"
 #include "job.h"
 #include "ops.h"
+#include "peak.h"
 #include "profile.h"
 #include "reason.h"
 #include "result.h"
@@ -60,6 +61,51 @@ static long long snaps_now(clockid_t id)
 #define SNAPS_KEY_ARGS(cfg)                                                    \
 	(cfg)->snapshot_interval, (cfg)->snapshot_count,                       \
 	    (cfg)->snapshot_max_bytes
+
+/* A job starts or ends a change of the ring: the flag is stored before
+ * the first byte of the change and after the last, in that order, so a
+ * fork child's copy never shows a change without it. */
+static void snaps_changing(struct dumper *d, int on)
+{
+	__atomic_store_n(&d->snaps_busy, on, __ATOMIC_SEQ_CST);
+}
+
+/* Let go of the ring: freed, unless this is a fork child whose fork met
+ * a job changing it (its pointers may be half made: the copy is left,
+ * never freed, rather than freed wrong). Empty after. */
+static void snaps_let_go(struct dumper *d)
+{
+	if (d->snaps_pid != 0 && d->snaps_pid != (long)getpid() &&
+	    __atomic_load_n(&d->snaps_busy, __ATOMIC_SEQ_CST))
+		snapring_init(&d->snaps, 0, 0);
+	else
+		snapring_free(&d->snaps);
+	d->snaps_busy = 0;
+	d->snap_ns_last = d->snap_ns_total = 0;
+}
+
+/* The worker's ring, this process's: a fork child starts with none,
+ * not with its parent's snapshots (of another heap from now on). */
+static struct snapring *snaps_ring(struct dumper *d)
+{
+	if (d->snaps_pid != (long)getpid()) {
+		if (d->snaps_pid != 0)
+			snaps_let_go(d);
+		d->snaps_pid = (long)getpid();
+	}
+	return &d->snaps;
+}
+
+void dumper_snaps_free(struct dumper *d)
+{
+	snaps_let_go(d);
+}
+
+void dumper_snaps_apply(struct dumper *d, unsigned count)
+{
+	if (count == 0 && (d->snaps.s != NULL || d->snaps.st != NULL))
+		snaps_let_go(d);
+}
 
 int admit_snapshot(const struct job_kind *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
@@ -139,6 +185,8 @@ int admit_snapview(const struct job_kind *k, struct core *c, struct job *j,
 	j->res.view = req->view;
 	j->with_base = growth;
 	j->state.snap.picked = -1;
+	j->state.snap.gdumps = 0;
+	j->state.snap.gdump_wins = 0;
 	if (!growth)
 		snaps_hist_max(c, j, req->since);
 	dump_begin(c);
@@ -159,6 +207,78 @@ static const char *snaps_age(char *buf, size_t len, long long ns)
 	return buf;
 }
 
+/* A snapshot's age as a refusal says it: to a tenth of a second under
+ * two minutes, then as snaps_age. */
+static const char *snaps_age_exact(char *buf, size_t len, long long ns)
+{
+	double s = (double)ns / 1e9;
+
+	if (s < 120) {
+		snprintf(buf, len, "%.1f s", s < 0 ? 0 : s);
+		return buf;
+	}
+	return snaps_age(buf, len, ns);
+}
+
+/* The ages of the snapshots kept, oldest first, "58.6 s, 0.4 s" (the
+ * three oldest, "...", the newest, when there are more than five), in a
+ * static buffer: for one refusal line. */
+static const char *snaps_ages(const struct snapring *ring, long long now)
+{
+	static char buf[192];
+	char one[32];
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ring->n && len < sizeof(buf); i++) {
+		if (ring->n > 5 && i == 3) {
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+			    ", ...");
+			i = ring->n - 1;
+		}
+		if (len >= sizeof(buf))
+			break;
+		snaps_age_exact(one, sizeof(one),
+		    now - snapring_at(ring, i)->time_ns);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+		    i == 0 ? "" : ", ", one);
+	}
+	return buf;
+}
+
+/*
+ * The peak: jemalloc's prof_gdump dumps of this process in the window,
+ * each written at a new high, beside the snapshots: the highest one's
+ * sampled total against the best snapshot's stats.allocated. 1 when
+ * the question is answered (by either; j->state.snap.gdump_wins says which), 0
+ * to go on as with no gdump dump (the snapshots' own refusals).
+ */
+static int snaps_pick_gdump(struct job *j, const struct snapring *ring,
+    long long now)
+{
+	const struct snapshot *s;
+	struct peak_gdump g;
+	char dir[PATH_MAX], why[256];
+
+	j->path[0] = '\0';
+	if (core_dump_dir_safe(j->cfg.dump_dir, dir, sizeof(dir), why,
+	        sizeof(why)) != 0 ||
+	    !peak_gdump_best(j->cfg.dump_prefix, dir, (long)getpid(),
+	        j->state.snap.since, (time_t)(now / 1000000000LL), &g))
+		return 0;
+	snprintf(j->path, sizeof(j->path), "%s", g.path);
+	j->state.snap.gdumps = g.seen;
+	j->state.snap.gdump_bytes = g.bytes;
+	j->state.snap.gdump_at = (long long)g.mtime;
+	j->state.snap.picked =
+	    ring->n > 0 ? snapring_peak(ring, now, j->state.snap.since) : -1;
+	s = j->state.snap.picked >= 0
+	    ? snapring_at(ring, (size_t)j->state.snap.picked)
+	    : NULL;
+	j->state.snap.gdump_wins = s == NULL || g.bytes > (double)s->allocated;
+	return 1;
+}
+
 /* Refuse the question with @p why (REASON_BAD_REQUEST: a 400). */
 #define SNAP_REFUSE(j, ...)                                                    \
 	dump_why(&(j)->res, DUMP_REFUSED, REASON_BAD_REQUEST, ENODATA,         \
@@ -166,16 +286,20 @@ static const char *snaps_age(char *buf, size_t len, long long ns)
 
 int snap_pick(struct job *j)
 {
-	struct snapring *ring = &j->dumper->snaps;
+	struct snapring *ring = snaps_ring(j->dumper);
 	const struct jm4lw_config *cfg = &j->cfg;
 	const char *what = snaps_name(j);
 	long long now = snaps_now(CLOCK_REALTIME);
-	char a[32], b[32];
+	char a[256];
 	unsigned slack = cfg->snapshot_interval / 2;
 	size_t i;
 
+	snaps_changing(j->dumper, 1);
 	(void)snapring_limits(ring, cfg->snapshot_count,
 	    (size_t)cfg->snapshot_max_bytes);
+	snaps_changing(j->dumper, 0);
+	if (!j->with_base && snaps_pick_gdump(j, ring, now))
+		return 0;
 	if (ring->n == 0) {
 		SNAP_REFUSE(j, "%s: no snapshot yet: %s (" SNAPS_KEYS ")", what,
 		    j->state.snap.prof_active
@@ -187,7 +311,7 @@ int snap_pick(struct job *j)
 		    SNAPS_KEY_ARGS(cfg));
 		return -1;
 	}
-	if (!j->with_base) { /* the peak */
+	if (!j->with_base) {
 		j->state.snap.picked =
 		    snapring_peak(ring, now, j->state.snap.since);
 		if (j->state.snap.picked == -1) {
@@ -211,14 +335,21 @@ int snap_pick(struct job *j)
 	}
 	if ((j->state.snap.picked = snapring_since(ring, now,
 	         j->state.snap.since, slack)) == -1) {
+		/* The ages to a tenth: "59 s" both asked and kept reads
+		 * as a contradiction when the snapshot is 58.6 s old. */
+		char near[64] = "";
+
+		if (slack > 0)
+			snprintf(near, sizeof(near),
+			    " (one at least %u s old would do)",
+			    j->state.snap.since - slack);
 		SNAP_REFUSE(j,
-		    "%s: no snapshot is %u s old: the oldest is %s old (%zu "
-		    "kept; " SNAPS_KEYS ")",
-		    what, j->state.snap.since,
-		    snaps_age(a, sizeof(a),
+		    "%s: no snapshot is %u s old%s: the oldest is %s old; %zu "
+		    "kept, %s old (" SNAPS_KEYS ")",
+		    what, j->state.snap.since, near,
+		    snaps_age_exact(a, sizeof(a),
 		        now - snapring_at(ring, 0)->time_ns),
-		    ring->n, SNAPS_KEY_ARGS(cfg));
-		(void)b;
+		    ring->n, snaps_ages(ring, now), SNAPS_KEY_ARGS(cfg));
 		return -1;
 	}
 	return 0;
@@ -261,11 +392,11 @@ int snap_memfd(struct job *j)
 
 int snap_take(struct job *j)
 {
-	struct snapring *ring = &j->dumper->snaps;
+	struct snapring *ring = snaps_ring(j->dumper);
 	struct heap_profile hp;
 	char err[256];
 	size_t alloc = 0;
-	int known;
+	int known, rv;
 
 	if (j->dump_err != 0) {
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, j->dump_err,
@@ -281,10 +412,13 @@ int snap_take(struct job *j)
 		    "snapshot: %s", err);
 		return -1;
 	}
+	snaps_changing(j->dumper, 1);
 	(void)snapring_limits(ring, j->cfg.snapshot_count,
 	    (size_t)j->cfg.snapshot_max_bytes);
-	if (snapring_add(ring, &hp, snaps_now(CLOCK_REALTIME), alloc, known,
-	        err, sizeof(err)) == -1) {
+	rv = snapring_add(ring, &hp, snaps_now(CLOCK_REALTIME), alloc, known,
+	    err, sizeof(err));
+	snaps_changing(j->dumper, 0);
+	if (rv == -1) {
 		heapprof_free(&hp);
 		dump_why(&j->res, DUMP_FAILED, REASON_FAILED, ENOMEM,
 		    "snapshot not kept: %s", err);
@@ -365,8 +499,130 @@ fail:
 	return -1;
 }
 
-/* dump_render's part for these kinds (job_kind.render): the view into
- * @p out. 0, or -1 (or a PROFILE_* answer) with @p err. */
+/* The file name of @p path. */
+static const char *snaps_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b != NULL ? b + 1 : path;
+}
+
+/* What the ring costs, the figures its keys bound, and whether profiling
+ * is active now: the first lines of every answer of these kinds. */
+static void snaps_ring_lines(const struct job *j, FILE *out)
+{
+	const struct snapring *ring = &j->dumper->snaps;
+
+	fprintf(out,
+	    "# snapshots: %zu kept (%llu taken, %llu dropped) in %zu bytes "
+	    "(snapshot_max_bytes %llu), %zu stacks shared; the last took "
+	    "%.1f ms on the worker\n",
+	    ring->n, ring->taken, ring->dropped, ring->bytes,
+	    j->cfg.snapshot_max_bytes, ring->live_stacks,
+	    (double)j->dumper->snap_ns_last / 1e6);
+	if (!j->state.snap.prof_active)
+		fprintf(out,
+		    "# profiling is inactive now (prof.active false): no "
+		    "snapshot is taken and nothing new is sampled until it "
+		    "is active again\n");
+}
+
+/* How near the history's highest stats.allocated in the window the
+ * answer (a "snapshot" or a "dump") of @p bytes is (@p known 0: not
+ * known). */
+static void snaps_true_peak(const struct job *j, FILE *out, const char *what,
+    int known, unsigned long long bytes)
+{
+	char when[32], b[32];
+
+	if (j->state.snap.hist_known && known && j->state.snap.hist_max > 0 &&
+	    j->state.snap.hist_max < bytes)
+		/* The history is read every history_interval: it can miss
+		 * what a snapshot or a gdump dump saw. Never above 100 %. */
+		fprintf(out,
+		    "# the history's highest figure in that time (every "
+		    "history_interval) is %s, below this %s's: this %s is "
+		    "the highest seen\n",
+		    fmt_bytes(b, sizeof(b), j->state.snap.hist_max), what,
+		    what);
+	else if (j->state.snap.hist_known && known &&
+	    j->state.snap.hist_max > 0) {
+		fmt_time(when, sizeof(when), (time_t)j->state.snap.hist_max_at);
+		fprintf(out,
+		    "# the true peak in that time (history, every "
+		    "history_interval): %s at %s; this %s holds %.1f %% of "
+		    "it\n",
+		    fmt_bytes(b, sizeof(b), j->state.snap.hist_max), when, what,
+		    100.0 * (double)bytes / (double)j->state.snap.hist_max);
+	} else
+		fprintf(out,
+		    "# the true peak is not known (no history: "
+		    "history_points 0)\n");
+}
+
+/* The heap at the peak when jemalloc's gdump dump (j->path) is higher
+ * than every snapshot in the window: that dump's profile, said to be it,
+ * with the figure it is judged by. */
+static int snaps_render_gdump(struct job *j, FILE *out, char *err,
+    size_t errlen)
+{
+	const struct snapring *ring = &j->dumper->snaps;
+	const struct snapshot *s = j->state.snap.picked >= 0
+	    ? snapring_at(ring, (size_t)j->state.snap.picked)
+	    : NULL;
+	int comments = views[j->res.view].comments, fd, r;
+	long long now = snaps_now(CLOCK_REALTIME);
+	char when[32], age[32], b1[32], b2[32], other[128];
+
+	if ((fd = open(j->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "jemalloc's gdump dump %s: %s", j->path,
+		    strerror(errno));
+		return -1;
+	}
+	fmt_time(when, sizeof(when), (time_t)j->state.snap.gdump_at);
+	snaps_age(age, sizeof(age),
+	    now - j->state.snap.gdump_at * 1000000000LL);
+	snprintf(j->res.snap, sizeof(j->res.snap),
+	    "jemalloc's gdump dump %.160s (%s, %s ago)", snaps_base(j->path),
+	    when, age);
+	if (comments) {
+		snaps_ring_lines(j, out);
+		if (s != NULL)
+			snprintf(other, sizeof(other),
+			    "the highest snapshot's stats.allocated is %s",
+			    s->alloc_known
+			        ? fmt_bytes(b2, sizeof(b2), s->allocated)
+			        : "not known");
+		else
+			snprintf(other, sizeof(other),
+			    "no snapshot with stats.allocated in that time");
+		/* A gdump dump has no stats.allocated of its own: it is
+		 * judged by what its profile holds. */
+		fprintf(out,
+		    "# the heap at the peak: jemalloc's gdump dump %s of %s "
+		    "(%s ago; a new high, %u in that time), its sampled total "
+		    "%s (the dump's own estimate: jemalloc writes no "
+		    "stats.allocated in it); %s\n",
+		    snaps_base(j->path), when, age, j->state.snap.gdumps,
+		    fmt_bytes(b1, sizeof(b1),
+		        (unsigned long long)j->state.snap.gdump_bytes),
+		    other);
+		snaps_true_peak(j, out, "dump", 1,
+		    (unsigned long long)j->state.snap.gdump_bytes);
+		fprintf(out,
+		    "# snapshots are snapshot_interval %u s apart; gdump "
+		    "dumps come at new highs (prof_gdump), one per "
+		    "dump_min_interval\n",
+		    j->cfg.snapshot_interval);
+	}
+	r = profile_render_fd(j->res.view, fd, snaps_base(j->path), 0, NULL,
+	    j->hints, out, err, errlen);
+	close(fd);
+	return r;
+}
+
+/* dump_render's part for these kinds (job_kind.render): the view into @p out.
+ * 0, or -1 (or a PROFILE_* answer) with @p err. */
 int snaps_render(struct job *j, const char *dump, FILE *out, char *err,
     size_t errlen)
 {
@@ -377,6 +633,10 @@ int snaps_render(struct job *j, const char *dump, FILE *out, char *err,
 	int comments = views[j->res.view].comments, fd, r;
 	char when[32], age[32], label[160], b1[32], b2[32];
 
+	(void)dump;
+
+	if (!j->with_base && j->state.snap.gdump_wins)
+		return snaps_render_gdump(j, out, err, errlen);
 	if (s == NULL) {
 		snprintf(err, errlen, "the snapshot is gone");
 		return -1;
@@ -387,26 +647,13 @@ int snaps_render(struct job *j, const char *dump, FILE *out, char *err,
 	if ((fd = snaps_profile_fd(ring, (size_t)j->state.snap.picked, err,
 	         errlen)) == -1)
 		return -1;
-	/* What the ring costs, the figures its keys bound. */
 	if (comments)
-		fprintf(out,
-		    "# snapshots: %zu kept (%llu taken, %llu dropped) in %zu "
-		    "bytes (snapshot_max_bytes %llu), %zu stacks shared; the "
-		    "last took %.1f ms on the worker\n",
-		    ring->n, ring->taken, ring->dropped, ring->bytes,
-		    j->cfg.snapshot_max_bytes, ring->live_stacks,
-		    (double)j->dumper->snap_ns_last / 1e6);
-	if (comments && !j->state.snap.prof_active)
-		fprintf(out,
-		    "# profiling is inactive now (prof.active false): "
-		    "no snapshot is taken and nothing new is sampled "
-		    "until it is active again\n");
+		snaps_ring_lines(j, out);
 	snprintf(label, sizeof(label),
 	    "the snapshot of %s (%s ago, %zu of %zu kept)", when, age,
 	    (size_t)j->state.snap.picked + 1, ring->n);
 	/* The same words beside the body: collapsed has no heading. */
 	snprintf(j->res.snap, sizeof(j->res.snap), "%s", label);
-	(void)dump;
 	if (j->with_base) {
 		r = profile_render_since(j->res.view, j->dump_fd, fd, label,
 		    j->hints, out, err, errlen);
@@ -420,32 +667,16 @@ int snaps_render(struct job *j, const char *dump, FILE *out, char *err,
 		    when, age, (size_t)j->state.snap.picked + 1, ring->n,
 		    s->alloc_known ? fmt_bytes(b1, sizeof(b1), s->allocated)
 		                   : "not known");
-		if (j->state.snap.hist_known && s->alloc_known &&
-		    j->state.snap.hist_max > 0 &&
-		    j->state.snap.hist_max < s->allocated)
-			/* The history is read every history_interval: it can
-			 * miss what a snapshot saw. Never above 100 %. */
+		if (j->state.snap.gdumps > 0)
 			fprintf(out,
-			    "# the history's highest figure in that time "
-			    "(every history_interval) is %s, below this "
-			    "snapshot's: this snapshot is the highest seen\n",
-			    fmt_bytes(b2, sizeof(b2), j->state.snap.hist_max));
-		else if (j->state.snap.hist_known && s->alloc_known &&
-		    j->state.snap.hist_max > 0) {
-			fmt_time(when, sizeof(when),
-			    (time_t)j->state.snap.hist_max_at);
-			fprintf(out,
-			    "# the true peak in that time (history, every "
-			    "history_interval): %s at %s; this snapshot holds "
-			    "%.1f %% of it\n",
-			    fmt_bytes(b2, sizeof(b2), j->state.snap.hist_max),
-			    when,
-			    100.0 * (double)s->allocated /
-			        (double)j->state.snap.hist_max);
-		} else
-			fprintf(out,
-			    "# the true peak is not known (no history: "
-			    "history_points 0)\n");
+			    "# the heap at the peak: of jemalloc's %u gdump "
+			    "dumps in that time the highest, %s, holds %s (its "
+			    "sampled total), not above this snapshot's\n",
+			    j->state.snap.gdumps, snaps_base(j->path),
+			    fmt_bytes(b2, sizeof(b2),
+			        (unsigned long long)j->state.snap.gdump_bytes));
+		snaps_true_peak(j, out, "snapshot", s->alloc_known,
+		    s->allocated);
 		fprintf(out,
 		    "# snapshots are snapshot_interval %u s apart: a peak "
 		    "between two is not seen\n",

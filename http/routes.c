@@ -499,6 +499,26 @@ static int snapshot_args(struct evkeyvalq *query, enum dump_view view, int base,
 	return 0;
 }
 
+/* Two of base=, since= and at= (whatever their values): -1 with @p why,
+ * said before either value is read, since no value of either would do. */
+static int profile_base_one(struct evkeyvalq *query, char *why, size_t len)
+{
+	const char *name[] = {"base", "since", "at"}, *have[2];
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(name) / sizeof(name[0]); i++)
+		if (evhttp_find_header(query, name[i]) != NULL && n < 2)
+			have[n++] = name[i];
+	if (n < 2)
+		return 0;
+	snprintf(why, len,
+	    "%s= and %s= cannot be combined: base=previous compares with the "
+	    "last kept dump, since= with a snapshot, at=peak shows the "
+	    "snapshot at the peak; ask one",
+	    have[0], have[1]);
+	return -1;
+}
+
 /* /jemalloc/profile?format=...&base=previous|since=5m|at=peak: Keeper's
  * path, and the snapshots'. */
 static void route_profile(struct http_ctx *ctx)
@@ -509,7 +529,8 @@ static void route_profile(struct http_ctx *ctx)
 	char why[256];
 	int base;
 
-	if (http_profile_args(ctx->query, &view, &base, why, sizeof(why)) ==
+	if (profile_base_one(ctx->query, why, sizeof(why)) == -1 ||
+	    http_profile_args(ctx->query, &view, &base, why, sizeof(why)) ==
 	        -1 ||
 	    snapshot_args(ctx->query, view, base, &req, why, sizeof(why)) ==
 	        -1) {

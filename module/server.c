@@ -360,6 +360,10 @@ static int module_reconfigure(struct jm4lw *m, const struct jm4lw_config *cfg,
 	m->nacl = nacl;
 	m->core.pol = pol;
 	timers_commit(m, &t);
+	/* snapshot_count 0: the ring's memory goes now (with a job out,
+	 * when it ends: core_job_done). */
+	if (!core_job_busy(&m->core))
+		dumper_snaps_apply(jobs_dumper(m->jobs), m->cfg.snapshot_count);
 	was = module_unsampled_enter(m);
 	memwatch_apply(m);
 	module_unsampled_leave(m, was);

@@ -156,6 +156,18 @@ int snapring_limits(struct snapring *r, size_t count, size_t max_bytes)
 	size_t i, n;
 
 	r->max_bytes = max_bytes;
+	if (count == 0) {
+		/* Off: every byte back (the table of stacks too), the
+		 * counts of what was taken and dropped kept. */
+		unsigned long long taken = r->taken,
+		                   dropped = r->dropped + r->n;
+
+		snapring_free(r);
+		r->cap = 0;
+		r->taken = taken;
+		r->dropped = dropped;
+		return 0;
+	}
 	if (count == r->cap) {
 		snap_trim(r, count);
 		return 0;

@@ -69,8 +69,9 @@ void snapring_init(struct snapring *r, size_t count, size_t max_bytes);
 /* Free every snapshot and stack; @p r is empty (and keeps its limits). */
 void snapring_free(struct snapring *r);
 
-/* New limits: the oldest snapshots beyond them go at once. 0, or -1 when
- * memory runs out (the ring is left as it was). */
+/* New limits: the oldest snapshots beyond them go at once; @p count 0
+ * frees every snapshot and stack and the table, as snapring_free. 0, or
+ * -1 when memory runs out (the ring is left as it was). */
 int snapring_limits(struct snapring *r, size_t count, size_t max_bytes);
 
 /* Add @p hp (a parsed heap_v2 profile, not a difference) as the newest

@@ -82,7 +82,7 @@ done
 		printf -- '- %s\n' "${FAILURES[@]}"
 		echo ""
 	fi
-	for s in 1 2 3 4 5 6 10 11 12 13 http doctor busy formats 7 9 8; do
+	for s in 1 2 3 4 5 6 10 11 12 13 http doctor busy formats snapshots 7 9 8; do
 		[ -s "$MD/$s" ] && cat "$MD/$s" && echo ""
 	done
 	echo "## How to run"
@@ -106,7 +106,7 @@ python3 - "$WORK/report.body" "$WORK/report.md" <<'PY' || exit 1
 import re, sys
 NAMES = {1: "floor", 2: "zk", 3: "redis", 4: "jmfp", 5: "redis", 6: "idle", 7: "stall",
          8: "flood", 9: "prof", 10: "inproc", 11: "http", 12: "doctor", 13: "busy",
-         14: "formats"}
+         14: "formats", 15: "snapshots"}
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 out, heads, fence = [], [], False
 for line in lines:

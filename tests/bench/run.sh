@@ -43,6 +43,11 @@
 #      svg, dot, callgraph, pprof) on one dump of thousands of stacks:
 #      time, peak RSS, instructions (tests/bench/formats.sh; figures only;
 #      --smoke: a 64 MiB host, no callgrind)
+#  15. the rolling profile snapshots: redis's p99 with them every second,
+#      at the 60 s default and off, side by side, quiet and beside two
+#      busy loops; the ring's bytes, the worker's CPU per snapshot
+#      (tests/bench/snapshots.sh; figures only; --smoke: quiet, one
+#      round, a few seconds)
 # The cases of a comparison run in alternation (A B A B ...), at concurrency
 # 1 and 32, for ROUNDS rounds (default 5; 7 for the agent's throughput), the
 # order reversed every other round; a ratio is the median of the per-round
@@ -65,7 +70,7 @@
 # AGENT_ROUNDS, DUR (seconds per case), HEAP_MB, CLIENT_CPU, SERVER_CPU,
 # KEEP=1 (keep the scratch directory), ONLY or --only (run only these
 # sections, by name: floor zk jmfp idle redis stall flood prof inproc http
-# doctor busy formats; e.g. --only stall,flood or ONLY="stall flood"; the
+# doctor busy formats snapshots; e.g. --only stall,flood or ONLY="stall flood"; the
 # report, $JM4LW_BUILD/BENCHMARKS-only.md unless BENCH_OUT says otherwise,
 # then has dashes for the others). redis also brings the callgrind counts.
 #
@@ -86,7 +91,7 @@ set -uo pipefail
 BENCH_VARS0=$(compgen -v)
 
 # The sections --only (and ONLY=) take, by name.
-SECTION_NAMES="floor zk jmfp idle redis stall flood prof inproc http doctor busy formats"
+SECTION_NAMES="floor zk jmfp idle redis stall flood prof inproc http doctor busy formats snapshots"
 
 # usage [STATUS]: the synopsis, on stdout for --help (status 0), else on
 # stderr (status 2).
@@ -196,7 +201,8 @@ trap 'exit 130' INT TERM
 # servers setup starts serve the sections up to callgrind, which stops
 # them; each section checks want() for itself.
 SECTIONS=(setup s1-floor s2-zk s4-jmfp s6-idle s7-stall s8-flood s10-inproc
-	s3s5-redis callgrind s9-prof s11-http s12-doctor s13-busy s14-formats)
+	s3s5-redis callgrind s9-prof s11-http s12-doctor s13-busy s14-formats
+	s15-snapshots)
 for s in "${SECTIONS[@]}"; do
 	# shellcheck source=/dev/null
 	. "$BENCH_SRC/sections/$s.sh"

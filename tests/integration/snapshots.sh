@@ -15,7 +15,12 @@
 #   - since= beyond the ring, a bad span, since with base: a 400 with one
 #     line naming the keys; snapshots off, profiling inactive: an error
 #     saying so;
-#   - a small snapshot_max_bytes keeps the ring under it.
+#   - a small snapshot_max_bytes keeps the ring under it;
+#   - with prof_gdump on, a spike between two snapshots (spk1) is the peak
+#     jmpk and ?at=peak show: jemalloc's gdump dump of the highest sampled
+#     total, named, beside the snapshots;
+#   - a fork child has no snapshot of its parent's; a reload to
+#     snapshot_count 0 frees the ring (jm4lwd, on SIGHUP).
 #
 #	bash snapshots.sh   (SNAP_HOST=path/to/snap_host, else build/)
 #
@@ -151,11 +156,19 @@ code=$(get "/jemalloc/profile?since=2h&format=text" "$D/old")
 assert_eq "?since= beyond the ring is a 400" 400 "$code"
 assert_grep "it says how old the oldest is and the keys" \
 	'no snapshot is 7200 s old: the oldest is .* old .*snapshot_count 60' "$D/old"
+# Ages to a tenth, and every snapshot kept: "no snapshot is 5 s old: the
+# oldest is 5 s old" (4.6 s, rounded) read as a contradiction.
+assert_grep "it says the ages of the snapshots kept, to a tenth of a second" \
+	'the oldest is [0-9]+\.[0-9] s old; [0-9]+ kept, [0-9]+\.[0-9] s, [0-9]+\.[0-9] s, [0-9]+\.[0-9] s, \.\.\., [0-9]+\.[0-9] s old \(' "$D/old"
 code=$(get "/jemalloc/profile?since=5x" "$D/bad")
 assert_eq "a bad span is a 400" 400 "$code"
 assert_grep_F "it says what a span is" 'want a span like 60s, 5m or 1h' "$D/bad"
 code=$(get "/jemalloc/profile?since=5m&base=previous" "$D/both")
 assert_eq "since= with base= is a 400" 400 "$code"
+code=$(get "/jemalloc/profile?since=&base=x" "$D/both2")
+assert_eq "since= with a base= of no meaning is a 400" 400 "$code"
+assert_grep "it says the two cannot be combined, before what either value is" \
+	'base= and since= cannot be combined' "$D/both2"
 
 # The peak: after fre1, the snapshot before it.
 host_do fre1 3
@@ -185,6 +198,28 @@ assert_grep "after jmdp, jmpk says profiling is inactive now" \
 	'^# profiling is inactive now \(prof.active false\)' "$D/jmpk.off"
 assert_eq "and still shows the peak" 8.0 "$(mb snap_host_first "$D/jmpk.off")"
 
+# A fork child has its own heap from now on: its module answers with no
+# snapshot of its parent's. (Profiling is inactive here since jmdp, in
+# the child too, so it takes none of its own either.)
+ask frk1 >"$D/fork"
+for _ in $(seq 100); do
+	grep -q '^child ' "$D/out" && break
+	sleep 0.1
+done
+cpid=$(sed -n 's/^child \([0-9]*\) listening on .*/\1/p' "$D/out" | head -1)
+CPORT=$(sed -n 's/^child [0-9]* listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out" | head -1)
+[ -n "$CPORT" ] || die "frk1: the child listens" "$(cat "$D/fork" "$D/out" "$D/err")"
+track "$cpid"
+ask jmgr "$CPORT" >"$D/child.jmgr"
+assert_grep "a fork child's jmgr has no snapshot of its parent's" \
+	'^error: .*no snapshot yet: profiling is inactive' "$D/child.jmgr"
+ask jmpk "$CPORT" >"$D/child.jmpk"
+assert_grep "nor has its jmpk" '^error: .*no snapshot yet' "$D/child.jmpk"
+kill -TERM "$cpid"
+wait_exit "$cpid" 10 >/dev/null 2>&1
+ask jmpk >"$D/jmpk.parent"
+assert_eq "control: the parent's jmpk still shows its peak" 8.0 "$(mb snap_host_first "$D/jmpk.parent")"
+
 # The ring under a small cap: the oldest dropped, the bytes at most
 # snapshot_max_bytes.
 PORT=$CAP_PORT
@@ -208,6 +243,60 @@ else
 fi
 stop_host snap_host "$CAP_PID" "$D2/err"
 PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
+stop_host snap_host "$PID"
+
+# jemalloc's gdump dumps are candidates beside the snapshots: spk1 puts
+# 32 MiB up and down within one callback, between two snapshots, and
+# prof_gdump wrote a dump at each new high on the way up.
+D=$(scratch snapshots_gdump)
+mkdir -p "$D/dumps"
+printf 'snapshot_interval = 1\ndump_min_interval = 0\ndump_min_free = 0\n' >"$D/conf"
+(cd "$D" && exec env JM4LW_CONF="$D/conf" \
+	MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:12,prof_gdump:true" \
+	"$(realpath "$SNAP_HOST")" "$D/dumps") </dev/null >"$D/out" 2>"$D/err" &
+PID=$!
+track "$PID"
+for _ in $(seq 100); do
+	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
+	HPORT=$(sed -n 's/^http on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
+	[ -n "$PORT" ] && [ -n "$HPORT" ] && break
+	sleep 0.1
+done
+[ -n "$PORT" ] || die "snap_host with prof_gdump is listening" "$(cat "$D/err")"
+# A snapshot before the spike (the worker may be busy taking in
+# jemalloc's dumps of the start a while).
+for _ in $(seq 100); do
+	ask jmpk >"$D/jmpk0"
+	grep -q '^# snapshots: [1-9]' "$D/jmpk0" && break
+	sleep 0.2
+done
+assert_grep "control: a snapshot before the spike" '^# snapshots: [1-9]' "$D/jmpk0"
+host_do spk1 4
+sleep 1.5 # and after it
+ls "$D/dumps" >"$D/ls"
+assert_grep "control: jemalloc wrote gdump dumps into dump_dir" \
+	"^jm4lw\.$PID\.[0-9]+\.u[0-9]+\.heap\$" "$D/ls"
+ask jmtp >"$D/now"
+assert_eq "control: the live heap has nothing at snap_host_spike" "" "$(mb snap_host_spike "$D/now")"
+ask jmpk >"$D/jmpk"
+assert_grep "jmpk: the peak is a gdump dump, named, with the figure it is judged by" \
+	"^# the heap at the peak: jemalloc's gdump dump jm4lw\.$PID\.[0-9]+\.u[0-9]+\.heap of [0-9T:-]+Z \([0-9]+ s ago; a new high, [0-9]+ in that time\), its sampled total [0-9.]+ MiB \(the dump's own estimate: jemalloc writes no stats.allocated in it\); the highest snapshot's stats.allocated is [0-9.]+ [KM]iB" \
+	"$D/jmpk"
+spike=$(mb snap_host_spike "$D/jmpk")
+# The highest gdump dump came at the last new high on the way up: it
+# holds the blocks allocated before it, most of the 32 MiB.
+if awk -v m="${spike:-0}" 'BEGIN { exit !(m >= 4.0 && m <= 32.0) }'; then
+	pass "jmpk: the spike no snapshot saw, at snap_host_spike ($spike MiB of 32)"
+else
+	fail "jmpk: the spike no snapshot saw, at snap_host_spike (4 to 32 MiB)" "$(head -12 "$D/jmpk")"
+fi
+assert_grep "jmpk: how near the history's highest figure the dump is" \
+	"^# (the true peak in that time .* this dump holds [0-9.]+ % of it|the history's highest figure in that time .* this dump is the highest seen)\$" "$D/jmpk"
+timeout 60 curl -sS -o "$D/peak.col" -D "$D/peak.hdr" \
+	"http://127.0.0.1:$HPORT/jemalloc/profile?at=peak&format=collapsed"
+assert_grep "?at=peak: X-Jm4lw-Base names the gdump dump" \
+	"^X-Jm4lw-Base: jemalloc's gdump dump jm4lw\.$PID\.[0-9]+\.u[0-9]+\.heap " "$D/peak.hdr"
+assert_grep "?at=peak: its collapsed stacks hold the spike" ';snap_host_spike [0-9]+$' "$D/peak.col"
 stop_host snap_host "$PID"
 
 # Snapshots off, and profiling inactive: said, not an empty answer.
@@ -239,4 +328,34 @@ ask jmgr >"$D/jmgr"
 assert_grep "profiling inactive: jmgr says no snapshot is taken while it is" \
 	'^error: .*no snapshot yet: profiling is inactive \(prof.active false\)' "$D/jmgr"
 stop_host snap_host "$PID"
+
+# A reload to snapshot_count 0 frees the ring: reloaded back on, the
+# module has no snapshot from before (it would answer from them had their
+# memory been kept). jm4lwd, profiling itself, reloads on SIGHUP.
+W=$(readlink -f "$(scratch snapshots_reload)")
+printf 'snapshot_interval = 1\n' >"$W/jm4lwd.conf"
+start_daemon -C "$W" -e MALLOC_CONF=prof:true,prof_active:true -- \
+	-l 127.0.0.1:0 -f "$W/jm4lwd.conf" || finish
+for _ in $(seq 50); do
+	ask jmgr >"$W/jmgr1"
+	grep -q '^# snapshots: ' "$W/jmgr1" && break
+	sleep 0.2
+done
+assert_grep "reload: jm4lwd keeps snapshots" '^# snapshots: [1-9][0-9]* kept' "$W/jmgr1"
+printf 'snapshot_interval = 1\nsnapshot_count = 0\n' >"$W/jm4lwd.conf"
+kill -HUP "$PID"
+wait_log '^jm4lwd: configuration reloaded' || fail "SIGHUP is logged as reloaded" "$(show_tail "$DLOG")"
+ask jmgr >"$W/jmgr2"
+assert_grep "reload to snapshot_count 0: snapshots are off" \
+	'^error: .*snapshots are off: snapshot_count is 0' "$W/jmgr2"
+printf 'snapshot_interval = 3600\nsnapshot_count = 30\n' >"$W/jm4lwd.conf"
+kill -HUP "$PID"
+for _ in $(seq 50); do
+	[ "$(grep -c '^jm4lwd: configuration reloaded' "$DLOG")" -ge 2 ] && break
+	sleep 0.1
+done
+ask jmgr >"$W/jmgr3"
+assert_grep "back on: no snapshot from before the count was 0 (the ring was freed)" \
+	'^error: .*no snapshot yet' "$W/jmgr3"
+stop_daemon
 finish

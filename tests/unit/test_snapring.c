@@ -112,6 +112,17 @@ static void test_evict_count(void **state)
 	assert_int_equal(r.n, 0);
 	assert_int_equal(r.live_stacks, 0);
 	assert_int_equal(r.bytes, 0);
+	/* Off (snapshot_count 0 by a reload): all of its memory goes, the
+	 * slots, the stacks' table and its hash, not only the snapshots;
+	 * what was taken and dropped is still counted. */
+	assert_null(r.s);
+	assert_null(r.st);
+	assert_int_equal(r.nst, 0);
+	assert_int_equal(r.stcap, 0);
+	assert_null(r.tab.slot);
+	assert_int_equal(r.cap, 0);
+	assert_int_equal(r.taken, 6);
+	assert_int_equal(r.dropped, 6);
 	snapring_free(&r);
 }
 
