@@ -187,8 +187,10 @@ curl -sS -D "$D/live.hdr" -o /dev/null "http://127.0.0.1:$HPORT/jemalloc/profile
 assert_no_grep "the live heap's answer has no X-Jm4lw-Base" '^X-Jm4lw-Base' "$D/live.hdr"
 assert_grep "it says which snapshot and its stats.allocated" \
 	'^# the heap at the peak: the snapshot of [0-9T:-]+Z \([0-9]+ s ago, [0-9]+ of [0-9]+ kept\), stats.allocated [0-9.]+ MiB' "$D/peak"
+# The history reads stats.allocated every history_interval: it may have
+# missed the snapshot's moment (then the snapshot is the highest seen).
 assert_grep "and how near the history's true peak it is" \
-	'^# the true peak in that time .*: [0-9.]+ MiB at [0-9T:-]+Z; this snapshot holds [0-9.]+ % of it' "$D/peak"
+	'^# (the true peak in that time .*: [0-9.]+ MiB at [0-9T:-]+Z; this snapshot holds [0-9.]+ % of it|the history.s highest figure in that time .* is [0-9.]+ MiB, below this snapshot.s: this snapshot is the highest seen)$' "$D/peak"
 ask jmpk >"$D/jmpk"
 assert_eq "jmpk: the same peak" 8.0 "$(mb snap_host_first "$D/jmpk")"
 # Profiling stopped: the snapshots kept still answer, and say so.
