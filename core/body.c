@@ -54,10 +54,9 @@ static int body_open(const char *stage)
 static void dump_debug_note(struct job *j)
 {
 	struct core_log log = {.fn = dump_log, .arg = &j->res};
-	const char *w = profile_debug_warning();
-
-	if (w != NULL)
-		core_logf(&log, JM4LW_LOG_WARN, "symbolizing: %s", w);
+	if (j->prof.warn[0] != '\0')
+		core_logf(&log, JM4LW_LOG_WARN, "symbolizing: %s",
+		    j->prof.warn);
 }
 
 /*
@@ -82,19 +81,19 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 		return -1;
 	}
 	/* The fragmentation views: the bins beside the fresh dump. */
-	if ((frag = core_frag_begin(j->res.view, j->ops, &fs, err,
+	if ((frag = core_frag_begin(&j->prof, j->res.view, j->ops, &fs, err,
 	         sizeof(err))) == -1)
 		r = -1;
 	else if (j->render != NULL) /* the kind's own (core/snaps.c) */
 		r = j->render(j, f, err, sizeof(err));
 	else if (j->kind == JOB_SYMBOLS)
-		r = profile_symbols(j->addrs, j->addrs_len, f, err,
+		r = profile_symbols(&j->prof, j->addrs, j->addrs_len, f, err,
 		    sizeof(err));
 	else if (j->kind == JOB_LEAKS)
-		r = profile_leaks(j->leaks, j->nleaks, j->dumper->stage,
-		    j->json, f, err, sizeof(err));
+		r = profile_leaks(&j->prof, j->leaks, j->nleaks,
+		    j->dumper->stage, j->json, f, err, sizeof(err));
 	else if (j->kind == JOB_RECENT)
-		r = profile_recent(j->recent, j->recent_len,
+		r = profile_recent(&j->prof, j->recent, j->recent_len,
 		    &(struct profile_recent_args){.cut = j->recent_cut,
 		        .json = j->json,
 		        .live_only = j->live_only,
@@ -102,8 +101,10 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 		        .now_ns = j->recent_now},
 		    f, err, sizeof(err));
 	else if (j->dump_fd != -1 && j->has_base_fd) /* a delta's second */
-		r = profile_render_delta(j->res.view, j->dump_fd, j->base_fd,
-		    j->hints, f, err, sizeof(err));
+		r = profile_render(&j->prof,
+		    &(struct profile_src){j->res.view, "the heap profile",
+		        j->dump_fd, 1, NULL, j->base_fd},
+		    f, err, sizeof(err));
 	else if (j->dump_fd != -1) { /* the dump in its sealed memfd */
 		/* An earlier dump's (JOB_REVIEW): the first line says so,
 		 * in the views that have comment lines. */
@@ -112,13 +113,16 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 			    "# from a dump taken %ld s ago "
 			    "(dump_min_interval)\n",
 			    j->res.age);
-		r = profile_render_fd(j->res.view, j->dump_fd,
-		    "the heap profile", j->with_base, j->base, j->hints, f, err,
-		    sizeof(err));
+		r = profile_render(&j->prof,
+		    &(struct profile_src){j->res.view, "the heap profile",
+		        j->dump_fd, j->with_base, j->base, -1},
+		    f, err, sizeof(err));
 	} else
-		r = profile_render(j->res.view, dump, j->with_base, j->base,
-		    j->hints, f, err, sizeof(err));
-	core_frag_end(frag, fs);
+		r = profile_render(&j->prof,
+		    &(struct profile_src){j->res.view, dump, -1, j->with_base,
+		        j->base, -1},
+		    f, err, sizeof(err));
+	core_frag_end(&j->prof, frag, fs);
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
 		    strerror(errno));
@@ -148,7 +152,7 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	if (j->kind != JOB_SYMBOLS && j->kind != JOB_LEAKS &&
 	    j->kind != JOB_RECENT && j->res.view == DUMP_VIEW_COLLAPSED)
 		snprintf(j->res.folded, sizeof(j->res.folded), "%s",
-		    profile_folded());
+		    j->prof.folded);
 	dump_debug_note(j);
 	return 0;
 }

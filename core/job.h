@@ -17,6 +17,7 @@
 #include "config_struct.h"
 #include "dumper.h"
 #include "fold.h"
+#include "profile.h"
 #include "ops.h"
 #include "result.h"
 #include "util.h"
@@ -157,6 +158,7 @@ struct job {
 	/* Sampling when a fresh dump was asked for (core_sampling); a kept
 	 * dump's is not known (zero). */
 	struct view_sampling sampling;
+	struct profile_ctx prof; /* what its profile_* calls read (job_run) */
 	struct dump_result res;
 };
 

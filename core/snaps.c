@@ -405,8 +405,10 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 	/* The same words beside the body: collapsed has no heading. */
 	snprintf(j->res.snap, sizeof(j->res.snap), "%s", label);
 	if (j->kind == JOB_SINCE) {
-		r = profile_render_since(j->res.view, j->dump_fd, fd, label,
-		    j->hints, out, err, errlen);
+		r = profile_render(&j->prof,
+		    &(struct profile_src){j->res.view, "the heap profile",
+		        j->dump_fd, 1, label, fd},
+		    out, err, errlen);
 		close(fd);
 		return r;
 	}
@@ -443,8 +445,9 @@ static int snaps_render(struct job *j, FILE *out, char *err, size_t errlen)
 		    "between two is not seen\n",
 		    j->cfg.snapshot_interval);
 	}
-	r = profile_render_fd(j->res.view, fd, "the snapshot", 0, NULL,
-	    j->hints, out, err, errlen);
+	r = profile_render(&j->prof,
+	    &(struct profile_src){j->res.view, "the snapshot", fd, 0, NULL, -1},
+	    out, err, errlen);
 	close(fd);
 	return r;
 }
