@@ -16,6 +16,7 @@ const struct answer answers[ANSWER_KINDS] = {
         {answer_figures_text, answer_figures_json, answer_figures_prometheus}},
     [ANSWER_SUMMARY] = {"summary", {answer_summary_text, NULL, NULL}},
     [ANSWER_DUMPS] = {"dumps", {answer_dumps_text, answer_dumps_json, NULL}},
+    [ANSWER_DUMP] = {"dump", {answer_dump_text, NULL, NULL}},
 };
 
 int answer_render(enum answer_kind kind, enum answer_format format,

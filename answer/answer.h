@@ -18,6 +18,7 @@
 struct view_sampling;
 
 struct dump_list;
+struct dump_result;
 struct figure_value;
 struct history;
 
@@ -28,6 +29,7 @@ enum answer_kind {
 	ANSWER_FIGURES, /* const struct answer_figures * */
 	ANSWER_SUMMARY, /* the same: srvr's few of them, and the mode */
 	ANSWER_DUMPS,   /* const struct answer_dumps * */
+	ANSWER_DUMP,    /* const struct dump_result *: a dump job's tail */
 	ANSWER_KINDS
 };
 
@@ -82,6 +84,11 @@ struct answer_dumps {
 	const char *prefix;
 };
 
+/* ANSWER_DUMP, typed: what follows a dump job's body, if any, on either
+ * face: the new dump's path where the view keeps one (jmfp, jmdf), or
+ * the error line. 0, or -1 when it was the error line. */
+int answer_dump(struct out *out, const struct dump_result *r);
+
 /* The cells, one file per answer (the table's rows). */
 void answer_doctor_text(struct out *out, const void *d);
 void answer_doctor_json(struct out *out, const void *d);
@@ -94,5 +101,6 @@ void answer_figures_prometheus(struct out *out, const void *f);
 void answer_summary_text(struct out *out, const void *f);
 void answer_dumps_text(struct out *out, const void *l);
 void answer_dumps_json(struct out *out, const void *l);
+void answer_dump_text(struct out *out, const void *r);
 
 #endif

@@ -127,18 +127,6 @@ static int word_jmsj(struct proto *p, struct out *out)
 	return PROTO_OK;
 }
 
-/* jmfp's reply: the new dump's path, or why there is none. */
-int proto_render_dump(struct out *out, const struct dump_result *r)
-{
-	if (r->status != DUMP_OK) {
-		out_printf(out, JM4LW_ERROR_PREFIX "%s\n", r->reason);
-		return PROTO_ERROR;
-	}
-	if (views[r->view].keeps) /* jmfp, jmdf: where the dump is */
-		out_printf(out, "%s\n", r->path);
-	return PROTO_OK;
-}
-
 /* jmls: the kept dumps, a "#" summary line then one per dump
  * (answer/dumps.c). */
 static int word_jmls(struct proto *p, struct out *out)

@@ -137,7 +137,7 @@ static int run(const char *word)
 			collect(&R, buf, (size_t)n);
 	}
 	dump_result_release(&D);
-	return proto_render_dump(&out, &D);
+	return answer_dump(&out, &D) == 0 ? PROTO_OK : PROTO_ERROR;
 }
 
 /* Parse the configuration's policy again, as a reload does. */
