@@ -20,7 +20,6 @@
 #include "profile_int.h"
 #include "reason.h"
 #include "render.h"
-#include "render_threads.h"
 #include "symbolize.h"
 #include "util.h"
 #include "view.h"
@@ -198,29 +197,6 @@ static int profile_whose(const struct heap_profile *hp, char *name, size_t nlen,
 	return 0;
 }
 
-/* A view's heading line: what the table below is. */
-static void profile_heading(FILE *out, enum dump_view view, const char *base,
-    int have_base)
-{
-	if (!views[view].comments)
-		return;
-	if (view == DUMP_VIEW_THREADS) {
-		fprintf(out,
-		    "# live heap by thread, biggest first: the top %d "
-		    "threads, %d functions each by bytes in use\n",
-		    PROFILE_TOP_ROWS, THREADS_TOP);
-		return;
-	}
-	if (!have_base && views[view].base != VIEW_BASE_ALWAYS)
-		fprintf(out, "# live heap, top %d functions by bytes in use\n",
-		    PROFILE_TOP_ROWS);
-	else if (have_base)
-		fprintf(out,
-		    "# growth since %s, top %d functions by bytes grown "
-		    "(negative: shrank)\n",
-		    base, PROFILE_TOP_ROWS);
-}
-
 /* " (@p hint)" after a line, or nothing when the face gave none. */
 static const char *hint_of(const char *hint, char *buf, size_t len)
 {
@@ -362,7 +338,8 @@ static int profile_render_open(struct profile_ctx *c,
 	if ((sym = vw->render != NULL ? profile_sym(c, &hp, err, errlen)
 	                              : sym_new_self(&hp, err, errlen)) == NULL)
 		goto out;
-	profile_heading(out, view, base, have_base);
+	if (vw->comments && vw->heading != NULL) /* the row's own */
+		vw->heading(out, &args, have_base, base);
 	/* What the parse noticed (a cut MAPPED_LIBRARIES, a base of another
 	 * process), where the format has room for a remark. */
 	for (i = 0; vw->comments && i < hp.nwarn; i++)

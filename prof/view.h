@@ -154,6 +154,12 @@ const char *view_program(const struct heap_profile *hp,
 typedef int (*view_render_fn)(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a);
 
+/* A view's heading line, what the table below is, for a profile
+ * rendered with @p a (its limit: the rows), minus the base named @p base
+ * when @p have_base. */
+typedef void (*view_heading_fn)(FILE *out, const struct view_args *a,
+    int have_base, const char *base);
+
 struct view {
 	const char *name;  /* format=NAME, -f NAME; NULL: a word's own */
 	const char *ctype; /* its HTTP Content-Type */
@@ -166,6 +172,8 @@ struct view {
 	                          its stacks cut as render_dump cuts them */
 	view_render_fn render; /* NULL: no rendering, only the dump (if it
 	                          carries it) */
+	view_heading_fn heading; /* with comments: its first line; NULL:
+	                            none */
 };
 
 extern const struct view views[DUMP_VIEW_COUNT];
