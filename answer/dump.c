@@ -22,7 +22,7 @@ int answer_dump(struct out *out, const struct dump_result *r)
 }
 
 /* ANSWER_DUMP's text cell. */
-void answer_dump_text(struct out *out, const void *r)
+void answer_dump_text(struct out *out, const struct dump_result *r)
 {
 	(void)answer_dump(out, r);
 }

@@ -49,7 +49,7 @@ static int word_mntr(struct proto *p, struct out *out)
 	struct answer_figures a = {.v = v};
 
 	figures_read(p->core, v);
-	answer_render(ANSWER_FIGURES, ANSWER_TEXT, &a, out);
+	answer_figures(out, ANSWER_TEXT, &a);
 	return PROTO_OK;
 }
 
@@ -62,7 +62,7 @@ static int word_srvr(struct proto *p, struct out *out)
 	    .mode = p->core->mode};
 
 	figures_read(p->core, v);
-	answer_render(ANSWER_SUMMARY, ANSWER_TEXT, &a, out);
+	answer_summary(out, ANSWER_TEXT, &a);
 	return PROTO_OK;
 }
 
@@ -139,7 +139,7 @@ static int word_jmls(struct proto *p, struct out *out)
 		    l.dir, dump_list_error(&l));
 		return PROTO_ERROR;
 	}
-	answer_render(ANSWER_DUMPS, ANSWER_TEXT, &a, out);
+	answer_dumps(out, ANSWER_TEXT, &a);
 	dump_list_free(&l);
 	return PROTO_OK;
 }
@@ -226,7 +226,7 @@ static int word_jmdr(struct proto *p, struct out *out)
 	if (!d->ok)
 		rv = reply_error(p, out, d->why, d->reason);
 	else
-		answer_render(ANSWER_DOCTOR, ANSWER_TEXT, d, out);
+		answer_doctor(out, ANSWER_TEXT, d);
 	free(d);
 	return rv;
 }
@@ -240,7 +240,7 @@ static int word_jmhi(struct proto *p, struct out *out)
 	if (a.h->ring == NULL)
 		return reply_error(p, out, REASON_NO_DUMP,
 		    "no history: history_points is 0");
-	answer_render(ANSWER_HISTORY, ANSWER_TEXT, &a, out);
+	answer_history(out, ANSWER_TEXT, &a);
 	return PROTO_OK;
 }
 
