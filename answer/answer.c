@@ -23,6 +23,7 @@ const struct answer answers[ANSWER_KINDS] = {
     [ANSWER_DUMP] = {"dump", .dump = {answer_dump_text, NULL, NULL}},
 };
 
+/* The row's cell of its own type, looked at as the row's kind says. */
 int answer_has(enum answer_kind kind, enum answer_format format)
 {
 	const struct answer *a;
@@ -48,6 +49,7 @@ int answer_has(enum answer_kind kind, enum answer_format format)
 	}
 }
 
+/* The doctor in @p format, through its row's cell. */
 int answer_doctor(struct out *out, enum answer_format format,
     const struct doctor *d)
 {
@@ -57,6 +59,7 @@ int answer_doctor(struct out *out, enum answer_format format,
 	return 0;
 }
 
+/* The history in @p format, through its row's cell. */
 int answer_history(struct out *out, enum answer_format format,
     const struct answer_history *a)
 {
@@ -66,6 +69,7 @@ int answer_history(struct out *out, enum answer_format format,
 	return 0;
 }
 
+/* The figures in @p format, through its row's cell. */
 int answer_figures(struct out *out, enum answer_format format,
     const struct answer_figures *a)
 {
@@ -75,6 +79,7 @@ int answer_figures(struct out *out, enum answer_format format,
 	return 0;
 }
 
+/* Srvr's summary in @p format, through its row's cell. */
 int answer_summary(struct out *out, enum answer_format format,
     const struct answer_figures *a)
 {
@@ -84,6 +89,7 @@ int answer_summary(struct out *out, enum answer_format format,
 	return 0;
 }
 
+/* The kept dumps in @p format, through its row's cell. */
 int answer_dumps(struct out *out, enum answer_format format,
     const struct answer_dumps *a)
 {

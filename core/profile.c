@@ -25,6 +25,7 @@
 #include "view.h"
 #include "when.h"
 
+/* A job's context, from its configuration and fold list. */
 void profile_ctx_init(struct profile_ctx *c, const struct jm4lw_config *cfg,
     const struct fold_list *fold)
 {
@@ -81,6 +82,7 @@ static void profile_fold_note(struct profile_ctx *c,
 	fold_free(&f);
 }
 
+/* This process's symbolizer, with the context's debug info. */
 struct symbolizer *profile_sym(struct profile_ctx *c,
     const struct heap_profile *hp, char *err, size_t errlen)
 {
@@ -370,6 +372,7 @@ out:
 	return r;
 }
 
+/* The source's dump opened (by path when not open), then rendered. */
 int profile_render(struct profile_ctx *c, const struct profile_src *s,
     FILE *out, char *err, size_t errlen)
 {
@@ -388,6 +391,7 @@ int profile_render(struct profile_ctx *c, const struct profile_src *s,
 	return r;
 }
 
+/* jeprof's symbolized file: the symbolized view of a kept dump. */
 int profile_symbolized(struct profile_ctx *c, const char *dump, FILE *out,
     char *err, size_t errlen)
 {
