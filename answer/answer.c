@@ -79,7 +79,7 @@ int answer_figures(struct out *out, enum answer_format format,
 	return 0;
 }
 
-/* Srvr's summary in @p format, through its row's cell. */
+/* srvr's summary in @p format, through its row's cell. */
 int answer_summary(struct out *out, enum answer_format format,
     const struct answer_figures *a)
 {
