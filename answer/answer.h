@@ -4,8 +4,9 @@
  * summary of them) and the kept dumps, each as text (a word's reply), JSON (an
  * HTTP route's) and Prometheus' text format (/metrics) where that format exists
  * for it. A face asks core for the typed result, chooses the format and hands
- * both to answer_render with where the bytes go; it words nothing
- * itself. Above core (whose results it reads), below proto/ and http/.
+ * both to the answer's own call (answer_doctor, answer_history...) with
+ * where the bytes go; it words nothing itself. Above core (whose results it
+ * reads), below proto/ and http/.
  */
 #ifndef JM4LW_ANSWER_H
 #define JM4LW_ANSWER_H
@@ -17,17 +18,23 @@
 
 struct view_sampling;
 
+struct doctor;
 struct dump_list;
+struct dump_result;
 struct figure_value;
 struct history;
+struct answer_history;
+struct answer_figures;
+struct answer_dumps;
 
 /* What is answered: the row of the table. */
 enum answer_kind {
-	ANSWER_DOCTOR,  /* const struct doctor *, one that is d->ok */
-	ANSWER_HISTORY, /* const struct answer_history *, h->ring set */
-	ANSWER_FIGURES, /* const struct answer_figures * */
+	ANSWER_DOCTOR,  /* a doctor that is d->ok */
+	ANSWER_HISTORY, /* the history's ring, h->ring set */
+	ANSWER_FIGURES, /* the figures */
 	ANSWER_SUMMARY, /* the same: srvr's few of them, and the mode */
-	ANSWER_DUMPS,   /* const struct answer_dumps * */
+	ANSWER_DUMPS,   /* the kept dumps */
+	ANSWER_DUMP,    /* a dump job's tail */
 	ANSWER_KINDS
 };
 
@@ -39,23 +46,45 @@ enum answer_format {
 	ANSWER_FORMATS
 };
 
-/* One cell: @p result, of the row's type, onto @p out. */
-typedef void answer_fn(struct out *out, const void *result);
+/* The cells of each row's type: its result onto @p out. */
+typedef void answer_doctor_fn(struct out *out, const struct doctor *d);
+typedef void answer_history_fn(struct out *out, const struct answer_history *a);
+typedef void answer_figures_fn(struct out *out, const struct answer_figures *a);
+typedef void answer_dumps_fn(struct out *out, const struct answer_dumps *a);
+typedef void answer_dump_fn(struct out *out, const struct dump_result *r);
 
 /* One row: its name (for messages) and a cell per format, NULL where
- * the answer has no such rendering. */
+ * the answer has no such rendering; the cells are the member of the
+ * row's kind. */
 struct answer {
 	const char *name;
-	answer_fn *render[ANSWER_FORMATS];
+	union {
+		answer_doctor_fn *doctor[ANSWER_FORMATS];
+		answer_history_fn *history[ANSWER_FORMATS];
+		answer_figures_fn *figures[ANSWER_FORMATS]; /* and SUMMARY */
+		answer_dumps_fn *dumps[ANSWER_FORMATS];
+		answer_dump_fn *dump[ANSWER_FORMATS];
+	};
 };
 
 /* The table, indexed by enum answer_kind. */
 extern const struct answer answers[ANSWER_KINDS];
 
-/* Render @p result as answer @p kind in @p format onto @p out: 0, or -1
- * (nothing written) when there is no such cell. */
-int answer_render(enum answer_kind kind, enum answer_format format,
-    const void *result, struct out *out);
+/* Has answer @p kind a cell for @p format? */
+int answer_has(enum answer_kind kind, enum answer_format format);
+
+/* Render the result as its answer in @p format onto @p out, one call per
+ * answer: 0, or -1 (nothing written) when there is no such cell. */
+int answer_doctor(struct out *out, enum answer_format format,
+    const struct doctor *d);
+int answer_history(struct out *out, enum answer_format format,
+    const struct answer_history *a);
+int answer_figures(struct out *out, enum answer_format format,
+    const struct answer_figures *a);
+int answer_summary(struct out *out, enum answer_format format,
+    const struct answer_figures *a);
+int answer_dumps(struct out *out, enum answer_format format,
+    const struct answer_dumps *a);
 
 /* ANSWER_HISTORY: the ring, and for JSON only the rows after @p since
  * (seconds since the epoch; 0: every row). */
@@ -82,17 +111,18 @@ struct answer_dumps {
 	const char *prefix;
 };
 
+/* ANSWER_DUMP, typed: what follows a dump job's body, if any, on either
+ * face: the new dump's path where the view keeps one (jmfp, jmdf), or
+ * the error line. 0, or -1 when it was the error line. */
+int answer_dump(struct out *out, const struct dump_result *r);
+
 /* The cells, one file per answer (the table's rows). */
-void answer_doctor_text(struct out *out, const void *d);
-void answer_doctor_json(struct out *out, const void *d);
-void answer_doctor_prometheus(struct out *out, const void *d);
-void answer_history_text(struct out *out, const void *h);
-void answer_history_json(struct out *out, const void *h);
-void answer_figures_text(struct out *out, const void *f);
-void answer_figures_json(struct out *out, const void *f);
-void answer_figures_prometheus(struct out *out, const void *f);
-void answer_summary_text(struct out *out, const void *f);
-void answer_dumps_text(struct out *out, const void *l);
-void answer_dumps_json(struct out *out, const void *l);
+answer_doctor_fn answer_doctor_text, answer_doctor_json,
+    answer_doctor_prometheus;
+answer_history_fn answer_history_text, answer_history_json;
+answer_figures_fn answer_figures_text, answer_figures_json,
+    answer_figures_prometheus, answer_summary_text;
+answer_dumps_fn answer_dumps_text, answer_dumps_json;
+answer_dump_fn answer_dump_text;
 
 #endif

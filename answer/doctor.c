@@ -247,9 +247,8 @@ static void render_worst(struct out *out, const struct doctor *d)
 
 /* jmdr's screen: the parts, the worst, the advice, of a diagnosis that
  * is d->ok (a failed one is the face's error line). */
-void answer_doctor_text(struct out *out, const void *result)
+void answer_doctor_text(struct out *out, const struct doctor *d)
 {
-	const struct doctor *d = result;
 	char line[512];
 	unsigned i;
 
@@ -342,9 +341,8 @@ static void json_figures(struct out *out, const struct doctor *d)
 }
 
 /* GET /jemalloc/doctor's body: one JSON object, every figure in bytes. */
-void answer_doctor_json(struct out *out, const void *result)
+void answer_doctor_json(struct out *out, const struct doctor *d)
 {
-	const struct doctor *d = result;
 	char line[512];
 	unsigned i;
 
@@ -592,9 +590,8 @@ static void metrics_classes(const struct doctor *d, struct mbuf *b)
 
 /* The doctor's families, appended to /metrics (none without stats: a
  * diagnosis that is not d->ok). */
-void answer_doctor_prometheus(struct out *out, const void *result)
+void answer_doctor_prometheus(struct out *out, const struct doctor *d)
 {
-	const struct doctor *d = result;
 	struct mbuf *b;
 	int k;
 

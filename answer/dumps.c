@@ -51,9 +51,8 @@ static void dumps_others(struct out *out, const struct dump_list *l)
  * and scripts skip it with grep -v '^#'; this process's dumps first,
  * each part newest first, time in UTC ISO 8601; the last column says
  * whose: "this", or another process's name ("-": gone, not known). */
-void answer_dumps_text(struct out *out, const void *result)
+void answer_dumps_text(struct out *out, const struct answer_dumps *a)
 {
-	const struct answer_dumps *a = result;
 	const struct dump_list *l = a->l;
 	char when[32];
 	size_t i;
@@ -75,9 +74,9 @@ void answer_dumps_text(struct out *out, const void *result)
 /* /jemalloc/dumps: {"dir", "pid", "program", "mine", "dumps": [{"name",
  * "size", "time", "cause", "pid", "this", "program"}...]}: this
  * process's first; "program" null where not known. */
-void answer_dumps_json(struct out *out, const void *result)
+void answer_dumps_json(struct out *out, const struct answer_dumps *a)
 {
-	const struct dump_list *l = ((const struct answer_dumps *)result)->l;
+	const struct dump_list *l = a->l;
 	size_t i;
 
 	out_printf(out, "{\"dir\": ");

@@ -20,10 +20,9 @@
 #include "when.h"
 
 /* mntr: ZooKeeper's key<TAB>value shape, one line per figure we have. */
-void answer_figures_text(struct out *out, const void *result)
+void answer_figures_text(struct out *out, const struct answer_figures *a)
 {
-	const struct figure_value *v =
-	    ((const struct answer_figures *)result)->v;
+	const struct figure_value *v = a->v;
 	char when[32];
 	size_t i;
 
@@ -58,9 +57,8 @@ static uint64_t figure_u(const struct figure_value *v, const char *key)
 }
 
 /* srvr: ZooKeeper's "Key: value" summary of the same figures. */
-void answer_summary_text(struct out *out, const void *result)
+void answer_summary_text(struct out *out, const struct answer_figures *a)
 {
-	const struct answer_figures *a = result;
 	const struct figure_value *on, *active;
 	const char *prof = "unavailable";
 
@@ -115,9 +113,8 @@ static void sampling_json(struct out *out, const struct view_sampling *s)
 
 /* /jemalloc/status: the figures as one JSON object, Keeper's names for
  * profiling first. */
-void answer_figures_json(struct out *out, const void *result)
+void answer_figures_json(struct out *out, const struct answer_figures *a)
 {
-	const struct answer_figures *a = result;
 	const struct figure_value *v = a->v;
 	const struct figure_value *x;
 	size_t i;
@@ -165,9 +162,8 @@ static void label(struct out *out, const char *v)
 
 /* /metrics' figures, then what is running as labels of a constant, the
  * usual way (jm4lw_build_info). */
-void answer_figures_prometheus(struct out *out, const void *result)
+void answer_figures_prometheus(struct out *out, const struct answer_figures *a)
 {
-	const struct answer_figures *a = result;
 	const struct figure *f;
 	const char *family = NULL;
 	size_t i;

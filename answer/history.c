@@ -58,9 +58,9 @@ static void history_line(struct out *out, const struct history *h, size_t col)
 /* jmhi: the figures' history, a line per column: now, least, most, and
  * a sparkline of the whole ring, oldest on the left. The ring exists
  * (h->ring): without one the face answers with its error line. */
-void answer_history_text(struct out *out, const void *result)
+void answer_history_text(struct out *out, const struct answer_history *ah)
 {
-	const struct history *h = ((const struct answer_history *)result)->h;
+	const struct history *h = ah->h;
 	char a[32];
 	size_t i;
 
@@ -78,9 +78,8 @@ void answer_history_text(struct out *out, const void *result)
  * null for a value this process lacks; with since, only rows after it.
  * The whole ring is ~1 MB of JSON at the default size: a few ms on the
  * loop, once per page opened (BENCHMARKS.md); polls ask for a few rows. */
-void answer_history_json(struct out *out, const void *result)
+void answer_history_json(struct out *out, const struct answer_history *a)
 {
-	const struct answer_history *a = result;
 	const struct history *h = a->h;
 	const uint64_t *row;
 	size_t i, c, n = 0;

@@ -53,10 +53,10 @@ static int body_open(const char *stage)
 static void dump_debug_note(struct job *j)
 {
 	struct core_log log = {.fn = dump_log, .arg = &j->res};
-	const char *w = profile_debug_warning();
 
-	if (w != NULL)
-		core_logf(&log, JM4LW_LOG_WARN, "symbolizing: %s", w);
+	if (j->prof.warn[0] != '\0')
+		core_logf(&log, JM4LW_LOG_WARN, "symbolizing: %s",
+		    j->prof.warn);
 }
 
 /*
@@ -81,7 +81,7 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 		return -1;
 	}
 	/* The fragmentation views: the bins beside the fresh dump. */
-	if ((frag = core_frag_begin(j->res.view, j->ops, &fs, err,
+	if ((frag = core_frag_begin(&j->prof, j->res.view, j->ops, &fs, err,
 	         sizeof(err))) == -1)
 		r = -1;
 	else if (j->kind->render == NULL) {
@@ -89,7 +89,7 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 		r = -1;
 	} else
 		r = j->kind->render(j, dump, f, err, sizeof(err));
-	core_frag_end(frag, fs);
+	core_frag_end(&j->prof, frag, fs);
 	if (fflush(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "cannot write the reply: %s",
 		    strerror(errno));
@@ -118,7 +118,7 @@ int dump_render(struct job *j, const char *dump, const char *dir)
 	j->res.body_len = (size_t)len;
 	if (j->kind->folds && j->res.view == DUMP_VIEW_COLLAPSED)
 		snprintf(j->res.folded, sizeof(j->res.folded), "%s",
-		    profile_folded());
+		    j->prof.folded);
 	dump_debug_note(j);
 	return 0;
 }
@@ -130,8 +130,10 @@ int dump_render_profile(struct job *j, const char *dump, FILE *f, char *err,
     size_t errlen)
 {
 	if (j->dump_fd != -1 && j->has_base_fd) /* a delta's second */
-		return profile_render_delta(j->res.view, j->dump_fd, j->base_fd,
-		    j->hints, f, err, errlen);
+		return profile_render(&j->prof,
+		    &(struct profile_src){j->res.view, "the heap profile",
+		        j->dump_fd, 1, NULL, j->base_fd},
+		    f, err, errlen);
 	if (j->dump_fd != -1) { /* the dump in its sealed memfd */
 		/* An earlier dump's (job_review): the first line says so, in
 		 * the views that have comment lines. */
@@ -140,12 +142,15 @@ int dump_render_profile(struct job *j, const char *dump, FILE *f, char *err,
 			    "# from a dump taken %ld s ago "
 			    "(dump_min_interval)\n",
 			    j->res.age);
-		return profile_render_fd(j->res.view, j->dump_fd,
-		    "the heap profile", j->with_base, j->base, j->hints, f, err,
-		    errlen);
+		return profile_render(&j->prof,
+		    &(struct profile_src){j->res.view, "the heap profile",
+		        j->dump_fd, j->with_base, j->base, -1},
+		    f, err, errlen);
 	}
-	return profile_render(j->res.view, dump, j->with_base, j->base,
-	    j->hints, f, err, errlen);
+	return profile_render(&j->prof,
+	    &(struct profile_src){j->res.view, dump, -1, j->with_base, j->base,
+	        -1},
+	    f, err, errlen);
 }
 
 /* The raw view: the dump itself as the body, the job's memfd (taken) when

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "fold.h"
 #include "snapring.h"
 #include "util.h"
 
@@ -30,6 +31,9 @@ struct dumper {
 	char *unindexed[DUMPER_UNINDEXED_MAX];
 	size_t nunindexed;
 	long unindexed_pid;
+	/* fold_wrappers of the job that kept the newest of them: the
+	 * indexes are made under it, as the next leak question asks. */
+	struct fold_list fold;
 	/* jemalloc's lg_prof_interval dumps are indexed and symbolized only
 	 * while that work allocates well under the interval: set once it
 	 * did not (core/jedumps.c), with what it allocated. */

@@ -180,8 +180,9 @@ out:
 }
 
 /* Read and hand over the statistics for a fragmentation view. */
-int core_frag_begin(enum dump_view view, const struct core_ops *ops,
-    struct frag_stats **st, char *err, size_t errlen)
+int core_frag_begin(struct profile_ctx *c, enum dump_view view,
+    const struct core_ops *ops, struct frag_stats **st, char *err,
+    size_t errlen)
 {
 	*st = NULL;
 	if (view != DUMP_VIEW_FRAG && view != DUMP_VIEW_FRAG_JSON &&
@@ -200,16 +201,16 @@ int core_frag_begin(enum dump_view view, const struct core_ops *ops,
 		*st = NULL;
 		return -1;
 	}
-	profile_frag_from(*st);
+	c->frag = *st;
 	return 1;
 }
 
 /* Take them back and free them. */
-void core_frag_end(int began, struct frag_stats *st)
+void core_frag_end(struct profile_ctx *c, int began, struct frag_stats *st)
 {
 	if (began != 1)
 		return;
-	profile_frag_from(NULL);
+	c->frag = NULL;
 	frag_stats_free(st);
 	free(st);
 }

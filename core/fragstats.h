@@ -11,6 +11,7 @@
 
 #include "frag.h"
 #include "ops.h"
+#include "profile.h"
 #include "view.h"
 
 /* Read @p ops's statistics into @p st (after an epoch). 0, or -1 with one
@@ -20,13 +21,14 @@ int core_frag_read(const struct core_ops *ops, struct frag_stats *st, char *err,
     size_t errlen);
 
 /* For a job rendering @p view: when it is a fragmentation view, read the
- * statistics into *@p st (allocated) and hand them to the renderers on
- * this thread (profile_frag_from): 1; 0 for any other view; -1 with
- * @p err. */
-int core_frag_begin(enum dump_view view, const struct core_ops *ops,
-    struct frag_stats **st, char *err, size_t errlen);
+ * statistics into *@p st (allocated) and hand them to the renderers in
+ * @p c (its frag): 1; 0 for any other view; -1 with @p err. */
+int core_frag_begin(struct profile_ctx *c, enum dump_view view,
+    const struct core_ops *ops, struct frag_stats **st, char *err,
+    size_t errlen);
 
-/* Undo core_frag_begin's 1 (@p began): free *@p st. */
-void core_frag_end(int began, struct frag_stats *st);
+/* Undo core_frag_begin's 1 (@p began): take them back from @p c, free
+ * *@p st. */
+void core_frag_end(struct profile_ctx *c, int began, struct frag_stats *st);
 
 #endif

@@ -130,8 +130,8 @@ int core_jemalloc_gdump(const struct core_ops *ops, int on)
  * sees half of it (publish.c's does the same for ours, whose dump is in
  * the staging directory too). A failure is a log line, never the dump's.
  */
-static void adopt_symbolized(const char *path, const char *stage,
-    const struct core_log *log)
+static void adopt_symbolized(struct profile_ctx *c, const char *path,
+    const char *stage, const struct core_log *log)
 {
 	char tmp[2 * CORE_PATH_MAX + 16], to[CORE_PATH_MAX + 16];
 	const char *name = strrchr(path, '/');
@@ -142,7 +142,7 @@ static void adopt_symbolized(const char *path, const char *stage,
 	    snprintf(to, sizeof(to), "%s.symbolized", path) >= (int)sizeof(to))
 		return; /* not reached: both fit PATH_MAX */
 	(void)unlink(tmp);
-	if (publish_symbolized(path, tmp, to, log) == 0 &&
+	if (publish_symbolized(c, path, tmp, to, log) == 0 &&
 	    rename(tmp, to) == -1) {
 		core_logf(log, JM4LW_LOG_WARN, "cannot write %s: %s", to,
 		    strerror(errno));
@@ -231,10 +231,11 @@ static void adopt_work(struct job *j, const char *stage,
 		return;
 	at = thread_allocated(j->ops);
 	if (j->symbolized)
-		adopt_symbolized(j->path, stage, log);
+		adopt_symbolized(&j->prof, j->path, stage, log);
 	/* Made now, not left to the idle worker: its cost is measured
 	 * with the companion's. A failure is jmlk's to say. */
-	(void)profile_index_kept(j->path, stage, err, sizeof(err));
+	(void)profile_index_kept(&j->prof.fold, j->path, stage, err,
+	    sizeof(err));
 	if (!interval_dump || at == 0 ||
 	    (interval = prof_interval(j->ops)) == 0)
 		return;

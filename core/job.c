@@ -127,10 +127,10 @@ void job_run(struct job *j)
 	const struct job_kind *k = j->kind;
 	size_t i;
 
-	profile_debug_from(&j->cfg);
-	profile_fold_from(&j->fold);
-	profile_accum_from(job_accum(j));
-	profile_sampling_from(&j->sampling);
+	profile_ctx_init(&j->prof, &j->cfg, &j->fold);
+	j->prof.accum = job_accum(j);
+	j->prof.sampling = j->sampling;
+	j->prof.hints = j->hints;
 	for (i = 0; i < JOB_STEPS_MAX && k->steps[i] != NULL; i++)
 		if (job_step_run(j, k->steps[i]) == -1)
 			break;

@@ -19,6 +19,7 @@
 #include "dumper.h"
 #include "fold.h"
 #include "ops.h"
+#include "profile.h"
 #include "result.h"
 #include "util.h"
 #include "view.h"
@@ -199,6 +200,7 @@ struct job {
 	/* Sampling when a fresh dump was asked for (core_sampling); a kept
 	 * dump's is not known (zero). */
 	struct view_sampling sampling;
+	struct profile_ctx prof; /* what its profile_* calls read (job_run) */
 	struct dump_result res;
 };
 

@@ -41,8 +41,8 @@ static int leaks_render(struct job *j, const char *dump, FILE *out, char *err,
 	const struct job_leaks_state *s = &j->state.leaks;
 
 	(void)dump;
-	return profile_leaks(s->paths, s->n, j->dumper->stage, s->json, out,
-	    err, errlen);
+	return profile_leaks(&j->prof, s->paths, s->n, j->dumper->stage,
+	    s->json, out, err, errlen);
 }
 
 /* The list of dumps, once rendered (or on a job's end). */

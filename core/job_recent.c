@@ -66,7 +66,7 @@ static int recent_render(struct job *j, const char *dump, FILE *out, char *err,
 	const struct job_recent_state *s = &j->state.recent;
 
 	(void)dump;
-	return profile_recent(s->buf, s->len,
+	return profile_recent(&j->prof, s->buf, s->len,
 	    &(struct profile_recent_args){.cut = s->cut,
 	        .json = s->json,
 	        .live_only = s->live_only,

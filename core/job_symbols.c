@@ -42,7 +42,7 @@ static int symbols_render(struct job *j, const char *dump, FILE *out, char *err,
 	const struct job_symbols_state *s = &j->state.symbols;
 
 	(void)dump;
-	return profile_symbols(s->addrs, s->len, out, err, errlen);
+	return profile_symbols(&j->prof, s->addrs, s->len, out, err, errlen);
 }
 
 /* The copy of the addresses. */

@@ -24,8 +24,8 @@
 #include "util.h"
 #include "view.h"
 
-int publish_symbolized(const char *dump, const char *out, const char *shown,
-    const struct core_log *log)
+int publish_symbolized(struct profile_ctx *c, const char *dump, const char *out,
+    const char *shown, const struct core_log *log)
 {
 	char err[CORE_PATH_MAX + 128];
 	FILE *f = NULL;
@@ -40,7 +40,7 @@ int publish_symbolized(const char *dump, const char *out, const char *shown,
 			close(fd);
 		return -1;
 	}
-	r = profile_symbolized(dump, f, err, sizeof(err));
+	r = profile_symbolized(c, dump, f, err, sizeof(err));
 	if (fclose(f) != 0 && r == 0) {
 		snprintf(err, sizeof(err), "%s", strerror(errno));
 		r = -1;
@@ -58,12 +58,13 @@ int publish_symbolized(const char *dump, const char *out, const char *shown,
  * directory, renamed in after the dump. A failure is logged, never the
  * dump's failure: the dump itself is there.
  */
-static void dump_write_symbolized(const char *tmp, const struct core_log *log)
+static void dump_write_symbolized(struct profile_ctx *c, const char *tmp,
+    const struct core_log *log)
 {
 	char out[CORE_PATH_MAX + 160];
 
 	snprintf(out, sizeof(out), "%s.symbolized", tmp);
-	(void)publish_symbolized(tmp, out, out, log);
+	(void)publish_symbolized(c, tmp, out, out, log);
 }
 
 /* Forget the dumps still to index. */
@@ -102,13 +103,16 @@ static char *dumper_unindexed_pop(struct dumper *d)
 	return path;
 }
 
-/* The kept dump @p path waits for its leak index (dumper_idle); past
- * DUMPER_UNINDEXED_MAX the oldest waits for the first leak question. */
-static void dumper_unindexed(struct dumper *d, const char *path)
+/* The kept dump @p path waits for its leak index (dumper_idle), made
+ * under @p fold; past DUMPER_UNINDEXED_MAX the oldest waits for the first
+ * leak question. */
+static void dumper_unindexed(struct dumper *d, const char *path,
+    const struct fold_list *fold)
 {
 	char *p;
 
 	dumper_unindexed_ours(d);
+	d->fold = *fold;
 	if ((p = strdup(path)) == NULL)
 		return;
 	if (d->nunindexed == DUMPER_UNINDEXED_MAX)
@@ -134,7 +138,7 @@ int dumper_idle(struct dumper *d)
 	}
 	path = dumper_unindexed_pop(d);
 	/* Gone (retention) or unreadable: jmlk says so if it matters. */
-	(void)profile_index_kept(path, stage, err, sizeof(err));
+	(void)profile_index_kept(&d->fold, path, stage, err, sizeof(err));
 	free(path);
 	return d->nunindexed > 0;
 }
@@ -154,7 +158,7 @@ static int dump_publish(struct job *j, const char *tmp, const char *dir,
 	int e;
 
 	if (j->symbolized)
-		dump_write_symbolized(tmp, log);
+		dump_write_symbolized(&j->prof, tmp, log);
 	if (rename(tmp, path) == -1) {
 		e = errno;
 		(void)unlink(tmp);
@@ -163,7 +167,7 @@ static int dump_publish(struct job *j, const char *tmp, const char *dir,
 	}
 	/* Its leak index is work nobody waits for: after the answer
 	 * (dumper_idle), or at the first leak question. */
-	dumper_unindexed(j->dumper, path);
+	dumper_unindexed(j->dumper, path, &j->prof.fold);
 	if (j->symbolized) { /* its companion follows it in */
 		snprintf(sym, sizeof(sym), "%s.symbolized", tmp);
 		snprintf(symto, sizeof(symto), "%s.symbolized", path);

@@ -14,10 +14,10 @@
 int publish_dump(struct job *j);
 int publish_answer(struct job *j);
 
-/* Write @p dump's symbolized companion (jeprof's file) to @p out, a new
- * file (0600) the caller renames where it belongs: 0, or -1 with a line
- * logged that names @p shown, and @p out removed. */
-int publish_symbolized(const char *dump, const char *out, const char *shown,
-    const struct core_log *log);
+/* Write @p dump's symbolized companion (jeprof's file, symbolized under
+ * @p c) to @p out, a new file (0600) the caller renames where it belongs:
+ * 0, or -1 with a line logged that names @p shown, and @p out removed. */
+int publish_symbolized(struct profile_ctx *c, const char *dump, const char *out,
+    const char *shown, const struct core_log *log);
 
 #endif /* JM4LW_PUBLISH_H */

@@ -615,8 +615,10 @@ static int snaps_render_gdump(struct job *j, FILE *out, char *err,
 		    "dump_min_interval\n",
 		    j->cfg.snapshot_interval);
 	}
-	r = profile_render_fd(j->res.view, fd, snaps_base(j->path), 0, NULL,
-	    j->hints, out, err, errlen);
+	r = profile_render(&j->prof,
+	    &(struct profile_src){j->res.view, snaps_base(j->path), fd, 0, NULL,
+	        -1},
+	    out, err, errlen);
 	close(fd);
 	return r;
 }
@@ -655,8 +657,10 @@ int snaps_render(struct job *j, const char *dump, FILE *out, char *err,
 	/* The same words beside the body: collapsed has no heading. */
 	snprintf(j->res.snap, sizeof(j->res.snap), "%s", label);
 	if (j->with_base) {
-		r = profile_render_since(j->res.view, j->dump_fd, fd, label,
-		    j->hints, out, err, errlen);
+		r = profile_render(&j->prof,
+		    &(struct profile_src){j->res.view, "the heap profile",
+		        j->dump_fd, 1, label, fd},
+		    out, err, errlen);
 		close(fd);
 		return r;
 	}
@@ -682,8 +686,9 @@ int snaps_render(struct job *j, const char *dump, FILE *out, char *err,
 		    "between two is not seen\n",
 		    j->cfg.snapshot_interval);
 	}
-	r = profile_render_fd(j->res.view, fd, "the snapshot", 0, NULL,
-	    j->hints, out, err, errlen);
+	r = profile_render(&j->prof,
+	    &(struct profile_src){j->res.view, "the snapshot", fd, 0, NULL, -1},
+	    out, err, errlen);
 	close(fd);
 	return r;
 }

@@ -35,6 +35,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "answer.h"
 #include "conn.h"
 #include "jobs.h"
 #include "life.h"
@@ -263,7 +264,7 @@ static void conn_answer_job(struct jm4lw *m, void *arg, struct dump_result *r)
 		r->body = 0;
 		r->body_fd = -1;
 	}
-	proto_render_dump(&out, r);
+	(void)answer_dump(&out, r);
 	conn_send(c);
 }
 

@@ -56,7 +56,7 @@ void http_route_history(struct http_ctx *ctx)
 		return;
 	}
 	out = http_out_of(b);
-	answer_render(ANSWER_HISTORY, ANSWER_JSON, &a, &out);
+	answer_history(&out, ANSWER_JSON, &a);
 	http_reply(ctx->req, 200, JSON, b);
 }
 

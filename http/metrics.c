@@ -29,14 +29,13 @@ void http_metrics(struct core *c, struct evbuffer *b, int doctor)
 	struct doctor *d;
 
 	figures_read(c, v);
-	answer_render(ANSWER_FIGURES, ANSWER_PROMETHEUS, &a, &out);
+	answer_figures(&out, ANSWER_PROMETHEUS, &a);
 	/* Where resident goes, per arena and size class: jmdr's. None
 	 * without stats (a diagnosis that failed). */
 	if (doctor && (d = malloc(sizeof(*d))) != NULL) {
 		core_doctor(c, d);
 		if (d->ok)
-			answer_render(ANSWER_DOCTOR, ANSWER_PROMETHEUS, d,
-			    &out);
+			answer_doctor(&out, ANSWER_PROMETHEUS, d);
 		free(d);
 	}
 }

@@ -13,6 +13,7 @@
 
 #include <event2/keyvalq_struct.h>
 
+#include "answer.h"
 #include "http.h"
 #include "job.h"
 #include "jobs.h"
@@ -231,7 +232,7 @@ static void http_job_answer(struct jm4lw *m, void *arg, struct dump_result *r)
 		    "X-Jm4lw-Base", r->snap);
 	if (p->word) { /* jmfp's path, jmdf's after its table */
 		struct out out = http_out_of(b);
-		proto_render_dump(&out, r);
+		(void)answer_dump(&out, r);
 	}
 	http_reply(p->req, 200, p->ctype, b);
 	free(p);

@@ -112,7 +112,7 @@ static void route_dumps(struct http_ctx *ctx)
 		return;
 	}
 	out = http_out_of(b);
-	answer_render(ANSWER_DUMPS, ANSWER_JSON, &a, &out);
+	answer_dumps(&out, ANSWER_JSON, &a);
 	dump_list_free(&l);
 	http_reply(ctx->req, 200, JSON, b);
 }
@@ -591,7 +591,7 @@ static void route_status(struct http_ctx *ctx)
 	figures_read(&ctx->m->core, v);
 	core_sampling(&ctx->m->core, &s); /* why a profile is empty */
 	out = http_out_of(b);
-	answer_render(ANSWER_FIGURES, ANSWER_JSON, &a, &out);
+	answer_figures(&out, ANSWER_JSON, &a);
 	http_reply(ctx->req, 200, JSON, b);
 }
 
@@ -614,7 +614,7 @@ static void route_doctor(struct http_ctx *ctx)
 		evbuffer_free(b);
 	} else {
 		out = http_out_of(b);
-		answer_render(ANSWER_DOCTOR, ANSWER_JSON, d, &out);
+		answer_doctor(&out, ANSWER_JSON, d);
 		http_reply(ctx->req, 200, JSON, b);
 	}
 	free(d);

@@ -246,6 +246,40 @@ static int view_frag_flame(FILE *out, const struct heap_profile *hp,
 	return view_frag_as(out, hp, sym, a, 2);
 }
 
+/* jmtp's heading: the live heap, or its growth since the base. */
+static void view_heading_top(FILE *out, const struct view_args *a,
+    int have_base, const char *base)
+{
+	if (have_base)
+		fprintf(out,
+		    "# growth since %s, top %zu functions by bytes grown "
+		    "(negative: shrank)\n",
+		    base, a->limit);
+	else
+		fprintf(out, "# live heap, top %zu functions by bytes in use\n",
+		    a->limit);
+}
+
+/* jmdf's: its growth; without a base the engine says why instead. */
+static void view_heading_growth(FILE *out, const struct view_args *a,
+    int have_base, const char *base)
+{
+	if (have_base)
+		view_heading_top(out, a, have_base, base);
+}
+
+/* jmth's: the threads and the functions of each. */
+static void view_heading_threads(FILE *out, const struct view_args *a,
+    int have_base, const char *base)
+{
+	(void)have_base;
+	(void)base;
+	fprintf(out,
+	    "# live heap by thread, biggest first: the top %zu threads, %d "
+	    "functions each by bytes in use\n",
+	    a->limit, THREADS_TOP);
+}
+
 const struct view views[DUMP_VIEW_COUNT] = {
     [DUMP_VIEW_NONE] = {.ctype = TEXT, .word = "jmfp", .keeps = 1},
     [DUMP_VIEW_COLLAPSED] = {.name = "collapsed",
@@ -279,7 +313,8 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .base = VIEW_BASE_MAY,
         .comments = 1,
         .render = view_text,
-        .suffix = ".txt"},
+        .suffix = ".txt",
+        .heading = view_heading_top},
     [DUMP_VIEW_SYMBOLIZED] = {.name = "symbolized",
         .ctype = TEXT,
         .word = "jmtp",
@@ -291,7 +326,8 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .keeps = 1,
         .base = VIEW_BASE_ALWAYS,
         .comments = 1,
-        .render = view_text},
+        .render = view_text,
+        .heading = view_heading_growth},
     /* Not a view of one profile: the leak job's answer (prof/trend.c). */
     [DUMP_VIEW_LEAKS] = {.ctype = TEXT, .word = "jmlk"},
     /* No format name: /debug/pprof/allocs's row, where fleet scrapers
@@ -328,7 +364,8 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .comments = 1,
         .render = view_threads,
         .suffix = ".threads.txt",
-        .one_process = 1},
+        .one_process = 1,
+        .heading = view_heading_threads},
     /* No format name: /debug/pprof/heap's row, pprof without thread
      * labels, which fleet scrapers (Alloy, Parca) would store as one
      * series per thread (README, "Threads"). */

@@ -154,6 +154,12 @@ const char *view_program(const struct heap_profile *hp,
 typedef int (*view_render_fn)(FILE *out, const struct heap_profile *hp,
     struct symbolizer *sym, const struct view_args *a);
 
+/* A view's heading line, what the table below is, for a profile
+ * rendered with @p a (its limit: the rows), minus the base named @p base
+ * when @p have_base. */
+typedef void (*view_heading_fn)(FILE *out, const struct view_args *a,
+    int have_base, const char *base);
+
 struct view {
 	const char *name;  /* format=NAME, -f NAME; NULL: a word's own */
 	const char *ctype; /* its HTTP Content-Type */
@@ -169,6 +175,8 @@ struct view {
 	const char *suffix;    /* a download's file name ends so (the page) */
 	int one_process;       /* its rows are one process's (threads): a
 	                          merge of many would name nobody */
+	view_heading_fn heading; /* with comments: its first line; NULL:
+	                            none */
 };
 
 extern const struct view views[DUMP_VIEW_COUNT];

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "answer.h"
 #include "core.h"
 #include "dumper.h"
 #include "job.h"
@@ -336,7 +337,7 @@ JM4LW_API int jm4lw_reply_builtin(struct jm4lw_reply *r, const char *word)
 	if (d->status == DUMP_OK && d->body)
 		while ((n = read(d->body_fd, buf, sizeof(buf))) > 0)
 			out_write(r->out, buf, (size_t)n);
-	rv = proto_render_dump(r->out, d) == PROTO_OK ? 0 : -1;
+	rv = answer_dump(r->out, d);
 	dump_result_release(d);
 	free(d);
 	return rv;

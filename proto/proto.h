@@ -115,11 +115,6 @@ size_t proto_frame(const void *buf, size_t len, char word[4]);
 int proto_dispatch(struct proto *p, const char word[4], struct out *out,
     struct proto_result *res);
 
-/* A dump's reply: its path, or the error line. A view's body (jmtp's
- * table, jmfg's SVG...) is the caller's to send first, from r->body_fd;
- * then this writes what follows it (jmdf: the new dump's path). */
-int proto_render_dump(struct out *out, const struct dump_result *r);
-
 /* The built-in word table entry for @p word (exact match), or NULL. */
 const struct proto_word *proto_lookup(const char word[4]);
 

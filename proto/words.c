@@ -49,7 +49,7 @@ static int word_mntr(struct proto *p, struct out *out)
 	struct answer_figures a = {.v = v};
 
 	figures_read(p->core, v);
-	answer_render(ANSWER_FIGURES, ANSWER_TEXT, &a, out);
+	answer_figures(out, ANSWER_TEXT, &a);
 	return PROTO_OK;
 }
 
@@ -62,7 +62,7 @@ static int word_srvr(struct proto *p, struct out *out)
 	    .mode = p->core->mode};
 
 	figures_read(p->core, v);
-	answer_render(ANSWER_SUMMARY, ANSWER_TEXT, &a, out);
+	answer_summary(out, ANSWER_TEXT, &a);
 	return PROTO_OK;
 }
 
@@ -132,18 +132,6 @@ static int word_jmsj(struct proto *p, struct out *out)
 	return PROTO_OK;
 }
 
-/* jmfp's reply: the new dump's path, or why there is none. */
-int proto_render_dump(struct out *out, const struct dump_result *r)
-{
-	if (r->status != DUMP_OK) {
-		out_printf(out, JM4LW_ERROR_PREFIX "%s\n", r->reason);
-		return PROTO_ERROR;
-	}
-	if (views[r->view].keeps) /* jmfp, jmdf: where the dump is */
-		out_printf(out, "%s\n", r->path);
-	return PROTO_OK;
-}
-
 /* jmls: the kept dumps, a "#" summary line then one per dump
  * (answer/dumps.c). */
 static int word_jmls(struct proto *p, struct out *out)
@@ -156,7 +144,7 @@ static int word_jmls(struct proto *p, struct out *out)
 		    l.dir, dump_list_error(&l));
 		return PROTO_ERROR;
 	}
-	answer_render(ANSWER_DUMPS, ANSWER_TEXT, &a, out);
+	answer_dumps(out, ANSWER_TEXT, &a);
 	dump_list_free(&l);
 	return PROTO_OK;
 }
@@ -243,7 +231,7 @@ static int word_jmdr(struct proto *p, struct out *out)
 	if (!d->ok)
 		rv = reply_error(p, out, d->why, d->reason);
 	else
-		answer_render(ANSWER_DOCTOR, ANSWER_TEXT, d, out);
+		answer_doctor(out, ANSWER_TEXT, d);
 	free(d);
 	return rv;
 }
@@ -257,7 +245,7 @@ static int word_jmhi(struct proto *p, struct out *out)
 	if (a.h->ring == NULL)
 		return reply_error(p, out, REASON_NO_DUMP,
 		    "no history: history_points is 0");
-	answer_render(ANSWER_HISTORY, ANSWER_TEXT, &a, out);
+	answer_history(out, ANSWER_TEXT, &a);
 	return PROTO_OK;
 }
 

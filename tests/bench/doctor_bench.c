@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	for (i = 0; i < calls; i++) {
 		doctor_diagnose(ops, 1, d);
-		answer_render(ANSWER_DOCTOR, ANSWER_TEXT, d, &out);
+		answer_doctor(&out, ANSWER_TEXT, d);
 	}
 	jmdr = (now_ns() - t0) / calls / 1000;
 	/* /metrics as a scrape renders it: the module's coalesced epoch. */
@@ -159,13 +159,13 @@ int main(int argc, char **argv)
 	t0 = now_ns();
 	for (i = 0; i < calls; i++) {
 		core_doctor(&c, d);
-		answer_render(ANSWER_DOCTOR, ANSWER_PROMETHEUS, d, &mout);
+		answer_doctor(&mout, ANSWER_PROMETHEUS, d);
 		evbuffer_drain(b, evbuffer_get_length(b));
 	}
 	mdoc = (now_ns() - t0) / calls / 1000;
 	t0 = now_ns();
 	for (i = 0; i < calls; i++) {
-		answer_render(ANSWER_DOCTOR, ANSWER_PROMETHEUS, d, &mout);
+		answer_doctor(&mout, ANSWER_PROMETHEUS, d);
 		evbuffer_drain(b, evbuffer_get_length(b));
 	}
 	fam = (now_ns() - t0) / calls / 1000;

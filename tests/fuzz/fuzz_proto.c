@@ -59,6 +59,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "answer.h"
 #include "config.h"
 #include "config_struct.h"
 #include "core.h"
@@ -819,7 +820,7 @@ static void dispatch(const char w[4], uint64_t *unknown, uint64_t *refused)
 			while ((got = read(D.body_fd, buf, sizeof(buf))) > 0)
 				collect(NULL, buf, (size_t)got);
 		}
-		r = proto_render_dump(&out, &D);
+		r = answer_dump(&out, &D) == 0 ? PROTO_OK : PROTO_ERROR;
 		dump_result_release(&D);
 	}
 	/* Every dump has ended, a host word's in-place jmfp too. */

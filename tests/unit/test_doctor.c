@@ -646,8 +646,7 @@ static void test_jmdr_text(void **state)
 	F.a[0].pdirty = 2 * MiB / PAGE;
 	text[0] = '\0';
 	doctor_diagnose(&doc_ops, 1, &D);
-	assert_int_equal(answer_render(ANSWER_DOCTOR, ANSWER_TEXT, &D, &out),
-	    0);
+	assert_int_equal(answer_doctor(&out, ANSWER_TEXT, &D), 0);
 	assert_non_null(strstr(text, "free regions in small slabs"));
 	assert_non_null(strstr(text, "dirty pages"));
 	assert_non_null(strstr(text, "jmpg returns ~2.0 MiB now"));
