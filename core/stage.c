@@ -22,6 +22,7 @@
 #include "cause.h"
 #include "dumper.h"
 #include "dumps.h"
+#include "sweep.h"
 #include "job.h"
 #include "reason.h"
 #include "result.h"

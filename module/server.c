@@ -19,6 +19,7 @@
 #include "conn.h"
 #include "core.h"
 #include "dumps.h"
+#include "sweep.h"
 #include "http.h"
 #include "jedumps_shell.h"
 #include "jobs.h"

@@ -33,6 +33,7 @@
 #include "config.h"
 #include "config_struct.h"
 #include "dumps.h"
+#include "sweep.h"
 #include "util.h"
 
 #define NOBODY 65534 /* Debian's nobody, and nogroup */

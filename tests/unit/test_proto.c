@@ -32,6 +32,7 @@
 #include "dumper.h"
 #include "cause.h"
 #include "dumps.h"
+#include "sweep.h"
 #include "fake_jemalloc.h"
 #include "figures.h"
 #include "http.h"
