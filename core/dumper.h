@@ -54,16 +54,6 @@ struct dumper {
  * the dumps still to index. */
 void dumper_fini(struct dumper *d);
 
-/* Free the snapshots' ring, all of its memory (a fork child's copy of
- * its parent's is let go of). With no job out: the ring is the worker's
- * (core/snaps.c). */
-void dumper_snaps_free(struct dumper *d);
-
-/* On the loop, no job out: with @p count 0 (snapshot_count, a reload
- * turned snapshots off) the ring's memory goes now, not at the next
- * snapshot, which never comes. */
-void dumper_snaps_apply(struct dumper *d, unsigned count);
-
 /* On the worker, between jobs: write the leak index of one kept dump that
  * has none yet (dumper.unindexed), the oldest. 1 if more wait, 0 when none
  * does (or the dumper is cancelled). A failure is dropped: jmlk makes a

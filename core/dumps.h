@@ -93,4 +93,8 @@ int dumps_match(const char *prefix, const char *name);
  * of ours. */
 int dumps_cause(const char *prefix, const char *name);
 
+/* Whether the process that wrote a file at @p since as pid @p pid is
+ * gone: no such pid, or one that started later (the pid was reused). */
+int dumps_pid_gone(long pid, time_t since);
+
 #endif /* JM4LW_DUMPS_H */

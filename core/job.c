@@ -21,6 +21,7 @@
 #include "cause.h"
 #include "core.h"
 #include "dumper.h"
+#include "snapown.h"
 #include "jm4lw.h"
 #include "job.h"
 #include "profile.h"

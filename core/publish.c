@@ -13,6 +13,7 @@
 #include "body.h"
 #include "cause.h"
 #include "dumper.h"
+#include "snapown.h"
 #include "dumps.h"
 #include "jm4lw.h"
 #include "job.h"

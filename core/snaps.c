@@ -37,6 +37,7 @@
 #include "snapring.h"
 #include "snaps.h"
 #include "snaps_int.h"
+#include "snapown.h"
 #include "when.h"
 #include "stage.h"
 #include "view.h"
@@ -62,51 +63,6 @@ long long snaps_now(clockid_t id)
 #define SNAPS_KEY_ARGS(cfg)                                                    \
 	(cfg)->snapshot_interval, (cfg)->snapshot_count,                       \
 	    (cfg)->snapshot_max_bytes
-
-/* A job starts or ends a change of the ring: the flag is stored before
- * the first byte of the change and after the last, in that order, so a
- * fork child's copy never shows a change without it. */
-static void snaps_changing(struct dumper *d, int on)
-{
-	__atomic_store_n(&d->snaps_busy, on, __ATOMIC_SEQ_CST);
-}
-
-/* Let go of the ring: freed, unless this is a fork child whose fork met
- * a job changing it (its pointers may be half made: the copy is left,
- * never freed, rather than freed wrong). Empty after. */
-static void snaps_let_go(struct dumper *d)
-{
-	if (d->snaps_pid != 0 && d->snaps_pid != (long)getpid() &&
-	    __atomic_load_n(&d->snaps_busy, __ATOMIC_SEQ_CST))
-		snapring_init(&d->snaps, 0, 0);
-	else
-		snapring_free(&d->snaps);
-	d->snaps_busy = 0;
-	d->snap_ns_last = d->snap_ns_total = 0;
-}
-
-/* The worker's ring, this process's: a fork child starts with none,
- * not with its parent's snapshots (of another heap from now on). */
-static struct snapring *snaps_ring(struct dumper *d)
-{
-	if (d->snaps_pid != (long)getpid()) {
-		if (d->snaps_pid != 0)
-			snaps_let_go(d);
-		d->snaps_pid = (long)getpid();
-	}
-	return &d->snaps;
-}
-
-void dumper_snaps_free(struct dumper *d)
-{
-	snaps_let_go(d);
-}
-
-void dumper_snaps_apply(struct dumper *d, unsigned count)
-{
-	if (count == 0 && (d->snaps.s != NULL || d->snaps.st != NULL))
-		snaps_let_go(d);
-}
 
 int admit_snapshot(const struct job_kind *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)

@@ -12,10 +12,6 @@ struct core_log;
 /* Is @p name a staging directory's: ".<prefix>.<pid>.XXXXXX"? */
 int dumps_stage_match(const char *prefix, const char *name, long *pid);
 
-/* Whether the process that wrote a file at @p since as pid @p pid is
- * gone: no such pid, or one that started later (the pid was reused). */
-int dumps_pid_gone(long pid, time_t since);
-
 /* Remove the staging directories in @p dir of processes that are gone. */
 void dumps_sweep_stages(const char *prefix, const char *dir,
     const struct core_log *log);

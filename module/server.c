@@ -31,6 +31,7 @@
 #include "ops.h"
 #include "recentjob.h"
 #include "server.h"
+#include "snapown.h"
 #include "timers.h"
 #include "util.h"
 
