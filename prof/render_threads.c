@@ -376,7 +376,7 @@ int render_threads(FILE *out, const struct heap_profile *hp,
 	    v == RENDER_OBJECTS ? "objects" : "bytes");
 	/* Whole bytes, so the rows add up; and the size as every view
 	 * says one, at the end where field-counting readers do not look. */
-	fprintf(out, "Total: %lld bytes, %lld objects; in %zu threads (%s)\n",
+	fprintf(out, "Total: %lld bytes, %lld objects, in %zu threads (%s)\n",
 	    s.bytes, s.objs, s.nthreads,
 	    fmt_bytes_as(human, sizeof(human), (double)s.bytes, 0));
 	if (s.folded > 0)
