@@ -96,34 +96,40 @@ ROUTE_RE = re.compile(r'\{\s*"(/[^"]*)"\s*,\s*(HTTP_[A-Z_]+(?:\s*\|\s*HTTP_[A-Z_
 
 
 def source_routes(src):
-    """The GET routes of the route table in the sources under http/:
+    """The GET routes of the route table in the sources (the HTTP face's
+    folder, else anywhere outside tests/ and build trees):
     [(path, is_prefix)]."""
     out = []
-    for root, _, files in os.walk(os.path.join(src, "http")):
-        for name in sorted(files):
-            if not name.endswith(".c"):
-                continue
-            with open(os.path.join(root, name), errors="replace") as f:
-                text = f.read()
-            for m in ROUTE_RE.finditer(text):
-                flags = m.group(2)
-                if "HTTP_GET" in flags and (m.group(1), "HTTP_PREFIX" in flags) not in out:
-                    out.append((m.group(1), "HTTP_PREFIX" in flags))
-    if not out:
-        die("no GET route found in %s/http/*.c: the route table moved? "
-            "(ROUTE_RE in %s)" % (src, __file__))
-    return out
+    for top in (os.path.join(src, "http"), src):
+        for root, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(
+                ("build", "tests", ".")))
+            for name in sorted(files):
+                if not name.endswith(".c"):
+                    continue
+                with open(os.path.join(root, name), errors="replace") as f:
+                    text = f.read()
+                for m in ROUTE_RE.finditer(text):
+                    row = (m.group(1), "HTTP_PREFIX" in m.group(2))
+                    if "HTTP_GET" in m.group(2) and row not in out:
+                        out.append(row)
+        if out:
+            return out
+    die("no GET route found in %s: the route table's rows are no longer "
+        '{"/path", HTTP_GET ...? (ROUTE_RE in %s)' % (src, __file__))
 
 
 def compile_host(out):
     """identity_host.c, next to this script: both builds run this one
     binary."""
-    c = os.path.join(os.path.dirname(os.path.realpath(__file__)),
-                     "identity_host.c")
+    here = os.path.dirname(os.path.realpath(__file__))
+    c = os.path.join(here, "identity_host.c")
     exe = os.path.join(out, "identity_host")
     cc = os.environ.get("CC", "cc")
+    # Its file names in DWARF (pprof's, the callgraph's) name no tree.
     r = subprocess.run([cc, "-O1", "-g", "-fno-omit-frame-pointer",
-                        "-fno-optimize-sibling-calls", "-pthread", "-o",
+                        "-fno-optimize-sibling-calls", "-pthread",
+                        "-fdebug-prefix-map=%s=/identity" % here, "-o",
                         exe, c],
                        capture_output=True, text=True)
     if r.returncode != 0:
@@ -663,6 +669,10 @@ def normalize(key, kind, raw, facts):
     text = re.sub(r'"([a-z_]*(time|age)[a-z_]*|[a-z_]*_(ns|s|ms|us)|span|'
                   r'rate_per_[a-z]+)"(\s*):(\s*)' + NUM,
                   r'"\1"\4:\5N', text)
+    # The build's own binaries have a build-id of their own: any change
+    # of their code changes it (pprof's mappings).
+    text = re.sub(r'(filename: "<BUILD>/[^"]*"\n\s*build_id: )"[0-9a-f]*"',
+                  r'\1"<BUILD-ID>"', text)
     # A leak's rate: its growth over the seconds between the dumps.
     text = re.sub(r"(?m)^\s+" + NUM + r" [KMGT]?i?B(\s+" + NUM +
                   r" [KMGT]?i?B\s+\d+/\d+)", r"<RATE>\1", text)
@@ -800,35 +810,34 @@ def main():
 def compare(got, a, t0):
     """Each request's normalized answers side by side: "same" or a diff;
     the exit status."""
-    if True:
-        (oa, of), (na, nf) = got["old"], got["new"]
-        same = differ = 0
-        keys = list(oa) + [k for k in na if k not in oa]
-        for k in keys:
-            if k not in oa or k not in na:
-                differ += 1
-                print("differ: %s (only in %s)" % (k, "NEW" if k in na else "OLD"))
-                continue
-            x = normalize(k, *oa[k], of)
-            y = normalize(k, *na[k], nf)
-            if a.keep:
-                save(a.keep, k, oa[k][1], na[k][1], x, y)
-            if x == y:
-                same += 1
-                print("same: %s" % k)
-                continue
+    (oa, of), (na, nf) = got["old"], got["new"]
+    same = differ = 0
+    keys = list(oa) + [k for k in na if k not in oa]
+    for k in keys:
+        if k not in oa or k not in na:
             differ += 1
-            print("differ: %s" % k)
-            d = list(difflib.unified_diff(
-                x.splitlines(), y.splitlines(), "OLD " + k, "NEW " + k,
-                lineterm="", n=2))
-            for line in d[:a.max_diff]:
-                print("    " + line)
-            if len(d) > a.max_diff:
-                print("    ... %d more lines" % (len(d) - a.max_diff))
-        print("%d same, %d differ (%d s)" % (same, differ,
-                                             time.monotonic() - t0))
-        return 1 if differ else 0
+            print("differ: %s (only in %s)" % (k, "NEW" if k in na else "OLD"))
+            continue
+        x = normalize(k, *oa[k], of)
+        y = normalize(k, *na[k], nf)
+        if a.keep:
+            save(a.keep, k, oa[k][1], na[k][1], x, y)
+        if x == y:
+            same += 1
+            print("same: %s" % k)
+            continue
+        differ += 1
+        print("differ: %s" % k)
+        d = list(difflib.unified_diff(
+            x.splitlines(), y.splitlines(), "OLD " + k, "NEW " + k,
+            lineterm="", n=2))
+        for line in d[:a.max_diff]:
+            print("    " + line)
+        if len(d) > a.max_diff:
+            print("    ... %d more lines" % (len(d) - a.max_diff))
+    print("%d same, %d differ (%d s)" % (same, differ,
+                                         time.monotonic() - t0))
+    return 1 if differ else 0
 
 
 def save(d, key, ro, rn, x, y):
