@@ -2,9 +2,11 @@
 """identity.py OLD_BUILD NEW_BUILD: is every answer the same?
 
 For each build directory: start its jm4lwd (profiling on, sampling off:
-the documented way) and a deterministic host under its preload agent
-(tests/tools/identity_host.c, compiled here once and run by
-both, under jm4lw-run with every allocation sampled and ASLR off), then
+the documented way; it profiles itself, so its profiles stay empty until
+the words that change state come last) and a deterministic host under its
+preload agent (tests/tools/identity_host.c, compiled here once and run by
+both, under jm4lw-run with lg_prof_sample:0 and ASLR off; sampling turned
+on by jmep after the agent's start-up, then the host allocates), then
 ask both processes every word of the word table over the words port (nc)
 and every GET route of the route table with curl -i: each format= the
 route names in its "unknown format" error, the main query parameters, and
@@ -20,7 +22,8 @@ which must be the same to the byte -- and compared request by request:
 "same", or a unified diff. The last line is "N same, M differ"; the exit
 status is 1 when anything differs, 2 when the harness itself failed.
 
-	python3 identity.py [--keep DIR] OLD_BUILD NEW_BUILD
+	python3 identity.py [--keep DIR] [--max-diff N] OLD_BUILD NEW_BUILD
+	python3 identity.py --replay DIR x y   (compare a kept run again)
 """
 import argparse
 import difflib
@@ -35,10 +38,8 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 
 TIMEOUT = 60  # one request, on a busy machine
-SCHEME = "identity"
 
 # The host's configuration, and jm4lwd's: no rate limits (dumps follow
 # each other), the history ring sampled once an hour (its row count does
