@@ -40,6 +40,7 @@ import threading
 import time
 
 TIMEOUT = 60  # one request, on a busy machine
+STARTED = []  # every server started, stopped at exit whatever happens
 
 # The host's configuration, and jm4lwd's: no rate limits (dumps follow
 # each other), the history ring sampled once an hour (its row count does
@@ -58,6 +59,17 @@ snapshot_max_bytes = 256M
 PARAMS = ["seconds=1", "base=previous", "since=2s", "at=peak",
           "labels=thread", "min_size=65536", "live=1"]
 FORMAT_PARAMS = ["base=previous", "since=2s", "at=peak"]
+
+
+def stop_all():
+    """Stop every server started here (an interrupt, a failure)."""
+    for p in STARTED:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
 
 
 def die(msg):
@@ -238,6 +250,7 @@ def start_daemon(b, d):
                           "-l", "127.0.0.1:0", "-W", "127.0.0.1:0",
                           "-D", "dumps"], cwd=d, env=env,
                          stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    STARTED.append(p)
     lp = os.path.join(d, "jm4lwd.log")
     w = wait_for(lp, r"^jm4lwd: listening on 127\.0\.0\.1:(\d+)$", p, "jm4lwd")
     h = wait_for(lp, r"^jm4lwd: HTTP listening on 127\.0\.0\.1:(\d+)$", p,
@@ -263,6 +276,7 @@ def start_agent(b, d, host):
     p = subprocess.Popen(["setarch", "-R", b.run, "-l", "127.0.0.1:0",
                           "--", "./identity_host"], cwd=d, env=env,
                          stdin=subprocess.PIPE, stdout=out, stderr=err)
+    STARTED.append(p)
     ep = os.path.join(d, "host.err")
     w = wait_for(ep, r"^jm4lw agent\[\d+\]: listening on 127\.0\.0\.1:(\d+)$",
                  p, "the agent")
@@ -402,7 +416,8 @@ def collect(b, host, scratch, label):
             except Exception as e:  # reported, then the harness fails
                 errors.append("%s: %r" % (t.name, e))
 
-        threads = [threading.Thread(target=run, args=(t,)) for t in targets]
+        threads = [threading.Thread(target=run, args=(t,), daemon=True)
+                   for t in targets]
         for th in threads:
             th.start()
         for th in threads:
@@ -527,27 +542,45 @@ PB_VOLATILE = {("Profile", 9), ("Profile", 10), ("Mapping", 2),
 
 def pprof_text(data):
     """A gzip'd profile.proto, decoded: one line per field, strings
-    resolved, addresses and times masked."""
+    resolved, addresses and times masked. Mappings go by file name
+    (sort_mappings puts them in its order): a library loaded late
+    (libgvc's plugins) lands where that run's heap left room, so their
+    ids and order move."""
     buf = gzip.decompress(data)
     top = pb_fields(buf)
     strings = [v.decode("utf-8", "replace") for f, wt, v in top if f == 6]
-    lines = []
+    maps = {}
+    for f, wt, v in top:
+        if f == 3:
+            m = dict((g, x) for g, _, x in pb_fields(v))
+            name = m.get(5, 0)
+            maps[m.get(1, 0)] = strings[name] if name < len(strings) else "?"
+    lines, mapping_blocks, mapping_at = [], [], []
 
-    def walk(msg, fields, indent):
+    def walk(msg, fields, indent, out):
         for f, wt, v in fields:
             name = PB_NAMES.get(msg, {}).get(f, "field%d" % f)
             if msg == "Profile" and f == 6:
                 continue
+            if msg == "Profile" and f == 3:
+                if not mapping_at:
+                    mapping_at.append(len(out))
+                block = []
+                walk("Mapping", pb_fields(v), indent + "  ", block)
+                mapping_blocks.append(block)
+                continue
             sub = PB_MESSAGES.get(msg, {}).get(f)
             if sub is not None:
-                lines.append("%s%s {" % (indent, name))
-                walk(sub, pb_fields(v), indent + "  ")
-                lines.append("%s}" % indent)
+                out.append("%s%s {" % (indent, name))
+                walk(sub, pb_fields(v), indent + "  ", out)
+                out.append("%s}" % indent)
                 continue
-            if wt == 2 and not (msg == "Profile" and f == 6):
-                vals = pb_ints(wt, v)
-            else:
-                vals = [v]
+            if (msg, f) in (("Mapping", 1), ("Location", 2)):
+                out.append("%s%s: %s" % (
+                    indent, "mapping" if msg == "Location" else "file",
+                    json.dumps(maps.get(v, "<no mapping %d>" % v))))
+                continue
+            vals = pb_ints(wt, v) if wt == 2 else [v]
             shown = []
             for x in vals:
                 if (msg, f) in PB_VOLATILE:
@@ -557,10 +590,25 @@ def pprof_text(data):
                                             else "<bad index %d>" % x))
                 else:
                     shown.append(str(signed(x)))
-            lines.append("%s%s: %s" % (indent, name, " ".join(shown)))
+            out.append("%s%s: %s" % (indent, name, " ".join(shown)))
 
-    walk("Profile", top, "")
-    return "\n".join(lines) + "\n"
+    walk("Profile", top, "", lines)
+    blocks = []
+    for block in mapping_blocks:
+        blocks += ["mapping {"] + block + ["}"]
+    at = mapping_at[0] if mapping_at else len(lines)
+    return "\n".join(lines[:at] + blocks + lines[at:]) + "\n"
+
+
+def sort_mappings(text):
+    """pprof's mappings in file name order (normalized names: the
+    scratch and build paths of two runs sort alike)."""
+    blocks = re.findall(r"(?ms)^mapping \{\n.*?^\}\n", text)
+    if not blocks:
+        return text
+    at = text.index(blocks[0])
+    rest = re.sub(r"(?ms)^mapping \{\n.*?^\}\n", "", text)
+    return rest[:at] + "".join(sorted(blocks)) + rest[at:]
 
 
 # --- normalizing ----------------------------------------------------------
@@ -666,6 +714,10 @@ def normalize(key, kind, raw, facts):
     text = re.sub(r"(?m)^[0-9a-f]{8,16}-[0-9a-f]{8,16} (\S+) [0-9a-f]+ "
                   r"[0-9a-f]+:[0-9a-f]+ \d+",
                   r"<ADDR>-<ADDR> \1 <OFF> <DEV> <INODE>", text)
+    # /proc/self/maps lines (MAPPED_LIBRARIES), in file order: a library
+    # loaded late lands where that run's heap left room.
+    text = re.sub(r"(?m)(^<ADDR>-<ADDR> .*\n)+",
+                  lambda m: "".join(sorted(m.group(0).splitlines(True))), text)
     # JSON's times and ages (one value a line: json_lines).
     text = re.sub(r'"([a-z_]*(time|age)[a-z_]*|[a-z_]*_(ns|s|ms|us)|span|'
                   r'rate_per_[a-z]+)"(\s*):(\s*)' + NUM,
@@ -674,6 +726,8 @@ def normalize(key, kind, raw, facts):
     # of their code changes it (pprof's mappings).
     text = re.sub(r'(filename: "<BUILD>/[^"]*"\n\s*build_id: )"[0-9a-f]*"',
                   r'\1"<BUILD-ID>"', text)
+    if text.find("<gzip'd pprof, decoded>") != -1:
+        text = sort_mappings(text)
     # A leak's rate: its growth over the seconds between the dumps.
     text = re.sub(r"(?m)^\s+" + NUM + r" [KMGT]?i?B(\s+" + NUM +
                   r" [KMGT]?i?B\s+\d+/\d+)", r"<RATE>\1", text)
@@ -791,7 +845,7 @@ def main():
             got[label] = collect(b, host, tempfile.mkdtemp(
                 prefix="run.", dir=work) + "/" + label, label)
 
-        ths = [threading.Thread(target=one, args=(lb, b))
+        ths = [threading.Thread(target=one, args=(lb, b), daemon=True)
                for lb, b in (("old", old), ("new", new))]
         for th in ths:
             th.start()
@@ -804,6 +858,7 @@ def main():
                 pickle.dump(got, f)
         return compare(got, a, t0)
     finally:
+        stop_all()
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
 
