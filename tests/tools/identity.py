@@ -334,7 +334,10 @@ def ask_all(t, routes):
             if t.name == "agent":
                 host_do(t, "leak")
         t.word("setup: jmfp %d" % (i + 1), "jmfp")
-    indexed(t)
+        # Each dump's index written (the worker symbolizes for it, which
+        # loads libdw and its libraries) before the next dump copies
+        # /proc/self/maps.
+        indexed(t)
     # The word list, from the binary: an unknown word's error names them.
     raw = t.word("word xyzw (unknown)", "xyzw")
     m = re.search(rb"known words: ([a-z0-9 ]+)", raw)
@@ -688,8 +691,9 @@ def normalize(key, kind, raw, facts):
         text = re.sub(r"(?<=:)%d(?![0-9])|(?<=port )%d(?![0-9])"
                       % (port, port), "<PORT>", text)
     # Times: ISO 8601 and the like, epoch seconds and milliseconds.
-    text = re.sub(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?",
-                  "<TIME>", text)
+    # (graphviz's SVG writes each "-" as "&#45;").
+    text = re.sub(r"\d{4}(-|&#45;)\d\d(-|&#45;)\d\d[T ]\d\d:\d\d"
+                  r"(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?", "<TIME>", text)
     text = re.sub(r"(?<![0-9.])1[6-9]\d{8}(\d{3})?(\.\d+)?(?![0-9])",
                   "<EPOCH>", text)
     # Durations and ages: "12 ms", "3.4 s ago", "took 0.2 s", jmrc's
