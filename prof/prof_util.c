@@ -12,6 +12,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,18 +334,16 @@ out:
 	return r;
 }
 
-/* An object safe to map (see prof_util.h): a sealed copy of it. */
-int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
+/* A sealed copy of the file open at @p fd, whose fstat is @p sb (see
+ * prof_copy_object): made now, never from the cache. */
+static int copy_object(int fd, const struct stat *sb_in, const char *path,
+    char *err, size_t errlen)
 {
-	struct stat sb, after;
+	struct stat sb = *sb_in, after;
 	off_t off = 0;
 	ssize_t n = 0;
 	int mfd, parts;
 
-	if (fstat(fd, &sb) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	if ((mfd = memfd_create("jm4lw-object",
 	         MFD_CLOEXEC | MFD_ALLOW_SEALING)) == -1) {
 		snprintf(err, errlen, "%s: cannot copy: %s", path,
@@ -382,6 +381,182 @@ int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
 	(void)fcntl(mfd, F_ADD_SEALS,
 	    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
 	return mfd;
+}
+
+/*
+ * The sealed copies, kept for the next symbolizer: each request that
+ * symbolizes opens the same objects again, and copying a big binary's
+ * debug sections every time cost more than the symbolizing. A copy is
+ * named by what the file was when it was copied (device, inode, size,
+ * mtime, ctime): a file replaced (a new inode) or rewritten in place (a
+ * new mtime, and ctime, which nobody can set back) is another key, so a
+ * copy of the old file is never handed out for the new one. Fixed slots,
+ * no allocation: nothing of the cache shows in the profiles it helps to
+ * write, and its copies are memfds, outside the allocator. Past the byte
+ * cap the least recently used copies are closed (their holders keep
+ * theirs); a copy bigger than the cap is made for its caller only.
+ */
+#define OBJCACHE_SLOTS 32
+
+/* One cached copy: its file's identity, the copy, its pages' bytes. */
+struct objcache_slot {
+	int live;
+	int mfd;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtim, ctim;
+	uint64_t bytes;
+	uint64_t used; /* the tick of its last use, for LRU */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct objcache_slot slot[OBJCACHE_SLOTS];
+	uint64_t bytes, cap, tick, copies;
+} objcache = {.lock = PTHREAD_MUTEX_INITIALIZER,
+    .cap = PROF_OBJCACHE_CAP_DEFAULT};
+
+/* Is @p s the copy of the file whose fstat is @p sb? */
+static int objcache_same(const struct objcache_slot *s, const struct stat *sb)
+{
+	return s->live && s->dev == sb->st_dev && s->ino == sb->st_ino &&
+	    s->size == sb->st_size && s->mtim.tv_sec == sb->st_mtim.tv_sec &&
+	    s->mtim.tv_nsec == sb->st_mtim.tv_nsec &&
+	    s->ctim.tv_sec == sb->st_ctim.tv_sec &&
+	    s->ctim.tv_nsec == sb->st_ctim.tv_nsec;
+}
+
+/* A descriptor of its own on memfd @p mfd (its own offset, unlike dup's),
+ * or -1. */
+static int objcache_reopen(int mfd)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", mfd);
+	return open(p, O_RDONLY | O_CLOEXEC);
+}
+
+/* Close slot @p s's copy. Under the lock. */
+static void objcache_drop(struct objcache_slot *s)
+{
+	close(s->mfd);
+	objcache.bytes -= s->bytes;
+	s->live = 0;
+}
+
+/* Keep a descriptor of copy @p mfd of the file @p sb if it fits under the
+ * cap, closing the least recently used copies to make room. Under the
+ * lock. */
+static void objcache_put(int mfd, const struct stat *sb)
+{
+	struct objcache_slot *s, *lru;
+	struct stat msb;
+	uint64_t bytes;
+	int i, own;
+
+	if (fstat(mfd, &msb) == -1)
+		return;
+	bytes = (uint64_t)msb.st_blocks * 512;
+	if (bytes > objcache.cap)
+		return;
+	for (i = 0; i < OBJCACHE_SLOTS; i++)
+		if (objcache_same(&objcache.slot[i], sb))
+			return; /* another thread copied it meanwhile */
+	if ((own = objcache_reopen(mfd)) == -1)
+		return;
+	for (;;) {
+		s = lru = NULL;
+		for (i = 0; i < OBJCACHE_SLOTS; i++) {
+			struct objcache_slot *c = &objcache.slot[i];
+			if (!c->live)
+				s = c;
+			else if (lru == NULL || c->used < lru->used)
+				lru = c;
+		}
+		if (s != NULL && objcache.bytes + bytes <= objcache.cap)
+			break;
+		objcache_drop(lru); /* bytes <= cap: one is live */
+	}
+	*s = (struct objcache_slot){.live = 1,
+	    .mfd = own,
+	    .dev = sb->st_dev,
+	    .ino = sb->st_ino,
+	    .size = sb->st_size,
+	    .mtim = sb->st_mtim,
+	    .ctim = sb->st_ctim,
+	    .bytes = bytes,
+	    .used = ++objcache.tick};
+	objcache.bytes += bytes;
+}
+
+/* An object safe to map (see prof_util.h): a sealed copy of it, the
+ * cache's when it has one of the file as it is now. */
+int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	int i, mfd = -1;
+
+	if (fstat(fd, &sb) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	pthread_mutex_lock(&objcache.lock);
+	for (i = 0; i < OBJCACHE_SLOTS && mfd == -1; i++)
+		if (objcache_same(&objcache.slot[i], &sb) &&
+		    (mfd = objcache_reopen(objcache.slot[i].mfd)) != -1)
+			objcache.slot[i].used = ++objcache.tick;
+	pthread_mutex_unlock(&objcache.lock);
+	if (mfd != -1)
+		return mfd;
+	/* Copied outside the lock: another thread's copy of another
+	 * object need not wait for this one. */
+	if ((mfd = copy_object(fd, &sb, path, err, errlen)) == -1)
+		return -1;
+	pthread_mutex_lock(&objcache.lock);
+	objcache.copies++;
+	objcache_put(mfd, &sb);
+	pthread_mutex_unlock(&objcache.lock);
+	return mfd;
+}
+
+/* The cache's byte cap (see prof_util.h). */
+uint64_t prof_objcache_set_cap(uint64_t cap)
+{
+	uint64_t old;
+	int i;
+
+	pthread_mutex_lock(&objcache.lock);
+	old = objcache.cap;
+	objcache.cap = cap;
+	for (i = 0; i < OBJCACHE_SLOTS && objcache.bytes > cap; i++)
+		if (objcache.slot[i].live)
+			objcache_drop(&objcache.slot[i]);
+	pthread_mutex_unlock(&objcache.lock);
+	return old;
+}
+
+/* How many copies were made (see prof_util.h). */
+uint64_t prof_objcache_copies(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&objcache.lock);
+	n = objcache.copies;
+	pthread_mutex_unlock(&objcache.lock);
+	return n;
+}
+
+/* Close every cached copy (see prof_util.h). */
+void prof_objcache_clear(void)
+{
+	int i;
+
+	pthread_mutex_lock(&objcache.lock);
+	for (i = 0; i < OBJCACHE_SLOTS; i++)
+		if (objcache.slot[i].live)
+			objcache_drop(&objcache.slot[i]);
+	pthread_mutex_unlock(&objcache.lock);
 }
 
 int prof_open_object(const char *path, char *err, size_t errlen)

@@ -137,7 +137,25 @@ int prof_open_file(const char *path, int flags, struct stat *sb, char *err,
 int prof_open_object(const char *path, char *err, size_t errlen);
 
 /* prof_open_object's copy of the file open at @p fd (named @p path in
- * messages), for a file already checked through that descriptor. */
+ * messages), for a file already checked through that descriptor. The
+ * copies are cached, process-wide: a file unchanged since (same device,
+ * inode, size, mtime and ctime) gets a new descriptor on the same sealed
+ * copy; one replaced or rewritten gets a new copy. */
 int prof_copy_object(int fd, const char *path, char *err, size_t errlen);
+
+/* The copies' cache keeps at most this many bytes (the copies' pages:
+ * they are sparse) unless told otherwise. */
+#define PROF_OBJCACHE_CAP_DEFAULT ((uint64_t)64 << 20)
+
+/* Set the cache's byte cap (0: cache nothing), closing copies past it;
+ * the cap it had. */
+uint64_t prof_objcache_set_cap(uint64_t cap);
+
+/* How many copies prof_copy_object made (cached or not) since the start:
+ * what a test of the cache counts. */
+uint64_t prof_objcache_copies(void);
+
+/* Close every cached copy (their holders keep theirs). */
+void prof_objcache_clear(void);
 
 #endif

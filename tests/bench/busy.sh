@@ -49,7 +49,7 @@
 # than +5 (builds before the dump thread ignore it); the report says what the
 # worker thread ran at, read from /proc.
 #
-# --smoke: small heaps (32 MiB), one try a word, quiet only, short runs
+# --smoke: small heaps (8 MiB), one try a word, quiet only, short runs
 # (CI, under a minute); the busy condition too with SMOKE_BUSY=1.
 # Exit 0 when every server started and every reply was right (a timeout
 # is right only in the busy condition of a full run: it is the figure);
@@ -71,8 +71,8 @@ BENCH_SRC=$(cd "$(dirname "$0")" && pwd)
 BUILD=${JM4LW_BUILD:-$ROOT/build-bench}
 OUT=${1:-$BUILD/busy.md}
 if [ "$MODE" = smoke ]; then
-	HEAP_MB=${HEAP_MB:-32} STACKS_MB=${STACKS_MB:-32} TRIES=${TRIES:-1} REPLY_TIMEOUT=${REPLY_TIMEOUT:-20}
-	RB_N=${RB_N:-60000} ALST_SECS=${ALST_SECS:-2} DEF_CONDITIONS="quiet"
+	HEAP_MB=${HEAP_MB:-8} STACKS_MB=${STACKS_MB:-8} TRIES=${TRIES:-1} REPLY_TIMEOUT=${REPLY_TIMEOUT:-20}
+	RB_N=${RB_N:-10000} ALST_SECS=${ALST_SECS:-1} DEF_CONDITIONS="quiet"
 	[ "${SMOKE_BUSY:-0}" = 1 ] && DEF_CONDITIONS="quiet busy"
 else
 	HEAP_MB=${HEAP_MB:-300} STACKS_MB=${STACKS_MB:-256} TRIES=${TRIES:-3} REPLY_TIMEOUT=${REPLY_TIMEOUT:-40}

@@ -36,7 +36,9 @@ MALLOC_CONF=prof:true,lg_prof_sample:$LG "$HOST" -S -T -m "$MIB" -l 127.0.0.1:0 
 pid=$!
 port=$(wait_port "$W/host.log" "bench_host: listening on" 300) ||
 	{ log "bench_host did not start: $(tail -3 "$W/host.log")"; exit 1; }
-dump=$(echo jmfp | timeout 120 nc.openbsd -q 120 127.0.0.1 "$port")
+# No -q: Debian's nc.openbsd -q N waits N seconds after stdin's end even
+# once the reply is in and the host has closed (120 s of every run).
+dump=$(echo jmfp | timeout 120 nc.openbsd 127.0.0.1 "$port")
 [ -f "$dump" ] || { log "jmfp: ${dump:-no reply}"; exit 1; }
 cp "$dump" "$W/host.heap"
 kill "$pid" 2>/dev/null

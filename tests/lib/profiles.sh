@@ -5,6 +5,30 @@
 # to jemalloc's bins. Definitions only;
 # sourced by tests/lib.sh over core.sh.
 
+# jeprof_memo ARG...: jeprof's output for these arguments (its stderr
+# dropped, 300 s at most), run once in a test for the same arguments over
+# the same files (each file's size, mtime, ctime and inode are in the
+# key, --base='s too): same_totals and a test's table ask jeprof the same
+# question of one profile, and jeprof takes seconds over thousands of
+# stacks.
+jeprof_memo() {
+	local a key f
+	key=$({
+		printf '%s\n' "$PWD"
+		for a in "$@"; do
+			printf '%s\n' "$a"
+			a=${a#--base=}
+			[ -f "$a" ] && stat -c '%s %.9Y %.9Z %i' "$a"
+		done
+	} | md5sum | cut -c1-32)
+	f=$T/jeprof-memo.$key
+	if [ ! -f "$f" ]; then
+		timeout 300 jeprof "$@" >"$f.part" 2>/dev/null
+		mv -f "$f.part" "$f"
+	fi
+	cat "$f"
+}
+
 # same_totals NAME BINARY PROFILE [BASE]: prof/heapprof.c's unsampled
 # totals (tests/host/heapprof_dump, $HEAPPROF_DUMP) and jeprof's, bytes
 # and objects; with BASE, of PROFILE minus BASE (jeprof --base). jeprof
@@ -18,9 +42,9 @@ same_totals() {
 		return
 	}
 	echo "# $name: $(echo "$ours" | tr '\n' ' ')"
-	jb=$(timeout 300 jeprof --text --show_bytes ${4:+--base="$4"} "$bin" "$prof" 2>/dev/null |
+	jb=$(jeprof_memo --text --show_bytes ${4:+--base="$4"} "$bin" "$prof" |
 		sed -n 's/^Total: \([0-9]*\) B$/\1/p')
-	jo=$(timeout 300 jeprof --text --inuse_objects ${4:+--base="$4"} "$bin" "$prof" 2>/dev/null |
+	jo=$(jeprof_memo --text --inuse_objects ${4:+--base="$4"} "$bin" "$prof" |
 		sed -n 's/^Total: \([0-9]*\) objects$/\1/p')
 	ob=$(echo "$ours" | awk '$1 == "inuse_space" { printf "%d", $2 }')
 	oo=$(echo "$ours" | awk '$1 == "inuse_objects" { printf "%d", $2 }')

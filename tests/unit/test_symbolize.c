@@ -13,14 +13,17 @@
 
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <link.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "heapprof.h"
+#include "prof_util.h"
 #include "render.h"
 #include "symbolize.h"
 #include "symbolize_impl.h"
@@ -875,6 +878,109 @@ static void test_elf_missing(void **state)
 	heapprof_free(&hp);
 }
 
+/* The bytes of descriptor @p fd's file, in a buffer of @p n. */
+static void read_all(int fd, char *buf, size_t n)
+{
+	assert_int_equal(pread(fd, buf, n, 0), (ssize_t)n);
+}
+
+/* Write @p text to @p path whole, through a new file renamed over it (a
+ * new inode, as a deploy's install does) when @p rename_over. */
+static void put_file(const char *path, const char *text, int rename_over)
+{
+	char tmp[64];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	assert_non_null(f = fopen(rename_over ? tmp : path, "wb"));
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	if (rename_over)
+		assert_int_equal(rename(tmp, path), 0);
+}
+
+/*
+ * The sealed copies are cached: a second symbolizer over this very
+ * program copies nothing; a file unchanged gets the same bytes on a
+ * descriptor of its own; a file rewritten in place (a new mtime) or
+ * replaced (a new inode) is copied again and read as it is now, while a
+ * copy handed out before keeps the old bytes, never faulting; past the
+ * cap nothing is kept.
+ */
+static void test_object_cache(void **state)
+{
+	const char *path = "objcache.txt";
+	uint64_t pcs[1] = {(uintptr_t)sym_test_target_a}, c;
+	struct timespec ts[2] = {{1000000, 0}, {1000000, 0}};
+	struct symbolizer *s;
+	char buf[16];
+	const char *m;
+	int a, b;
+
+	(void)state;
+	self_profile(pcs, 1);
+	assert_non_null(s = sym_elf_open(&hp, NULL, 0, err, sizeof(err)));
+	sym_free(s);
+	c = prof_objcache_copies();
+	assert_non_null(s = sym_elf_open(&hp, NULL, 0, err, sizeof(err)));
+	assert_string_equal(frames(s, pcs[0], 1), "sym_test_target_a");
+	sym_free(s);
+	assert_int_equal(prof_objcache_copies(), c);
+	/* The in-process symbolizer (libdwfl's where built with it) too. */
+	assert_non_null(s = sym_new_self(&hp, err, sizeof(err)));
+	sym_free(s);
+	c = prof_objcache_copies();
+	assert_non_null(s = sym_new_self(&hp, err, sizeof(err)));
+	assert_string_equal(frames(s, pcs[0], 1), "sym_test_target_a");
+	sym_free(s);
+	assert_int_equal(prof_objcache_copies(), c);
+	heapprof_free(&hp);
+
+	put_file(path, "first version\n", 0);
+	assert_int_not_equal(a = prof_open_object(path, err, sizeof(err)), -1);
+	assert_int_equal(prof_objcache_copies(), c + 1);
+	assert_int_not_equal(b = prof_open_object(path, err, sizeof(err)), -1);
+	assert_int_equal(prof_objcache_copies(), c + 1);
+	assert_int_not_equal(a, b);
+	read_all(b, buf, 14);
+	assert_memory_equal(buf, "first version\n", 14);
+	close(b);
+	/* Rewritten in place, same size, its mtime set back to one it
+	 * never had: another copy all the same (mtime and ctime moved). */
+	assert_non_null(m = mmap(NULL, 14, PROT_READ, MAP_PRIVATE, a, 0));
+	assert_int_equal(truncate(path, 0), 0);
+	put_file(path, "other version\n", 0);
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	assert_int_not_equal(b = prof_open_object(path, err, sizeof(err)), -1);
+	assert_int_equal(prof_objcache_copies(), c + 2);
+	read_all(b, buf, 14);
+	assert_memory_equal(buf, "other version\n", 14);
+	assert_memory_equal(m, "first version\n", 14); /* no SIGBUS */
+	munmap((void *)m, 14);
+	close(a);
+	close(b);
+	/* Replaced by a new file: another copy. */
+	put_file(path, "third version\n", 1);
+	assert_int_not_equal(b = prof_open_object(path, err, sizeof(err)), -1);
+	assert_int_equal(prof_objcache_copies(), c + 3);
+	read_all(b, buf, 14);
+	assert_memory_equal(buf, "third version\n", 14);
+	close(b);
+	assert_int_not_equal(b = prof_open_object(path, err, sizeof(err)), -1);
+	assert_int_equal(prof_objcache_copies(), c + 3);
+	close(b);
+	/* A cap of 0 keeps nothing: each open copies. */
+	assert_int_equal(prof_objcache_set_cap(0), PROF_OBJCACHE_CAP_DEFAULT);
+	assert_int_not_equal(b = prof_open_object(path, err, sizeof(err)), -1);
+	close(b);
+	assert_int_not_equal(b = prof_open_object(path, err, sizeof(err)), -1);
+	close(b);
+	assert_int_equal(prof_objcache_copies(), c + 5);
+	prof_objcache_set_cap(PROF_OBJCACHE_CAP_DEFAULT);
+	prof_objcache_clear();
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -892,6 +998,7 @@ int main(void)
 	    cmocka_unit_test(test_elf_missing),
 	    cmocka_unit_test(test_dw_part_as_libdwfl),
 	    cmocka_unit_test(test_abs_debuglink),
+	    cmocka_unit_test(test_object_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,9 +63,9 @@ cg_count() {
 if [ $CG = 1 ]; then
 	SECTION=9
 	log "instructions per request (callgrind)"
-	CG_J=$([ "$MODE" = smoke ] && echo 20 || echo 100)     # jmst, MALLOC-STATS
-	CG_R=$([ "$MODE" = smoke ] && echo 200 || echo 2000)   # ruok, mntr
-	CG_KV=$([ "$MODE" = smoke ] && echo 1000 || echo 20000) # SET + GET, each
+	CG_J=$([ "$MODE" = smoke ] && echo 5 || echo 100)     # jmst, MALLOC-STATS
+	CG_R=$([ "$MODE" = smoke ] && echo 50 || echo 2000)   # ruok, mntr
+	CG_KV=$([ "$MODE" = smoke ] && echo 200 || echo 20000) # SET + GET, each
 	CG_IDLE=$([ "$MODE" = smoke ] && echo 1 || echo 3)      # idle seconds
 	note_cmd "MALLOC_CONF=prof:true,prof_active:false valgrind --tool=callgrind jm4lwd -f jm4lwd.conf -l 127.0.0.1:0; callgrind_control -z; loadgen -n N -w WORD; callgrind_control -d"
 	if cg_start jm4lwd "jm4lwd: listening on" MALLOC_CONF=prof:true,prof_active:false "$JM4LWD" \

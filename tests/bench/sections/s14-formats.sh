@@ -2,7 +2,7 @@
 # (SC2034, SC2154: variables cross files; R is run.sh's associative array.)
 # 14. what each view of a profile costs offline: jm4lw-prof in every
 # format on one dump of many stacks (tests/bench/formats.sh), with
-# callgrind's instructions in the full run (--smoke: a 64 MiB host, no
+# callgrind's instructions in the full run (--smoke: an 8 MiB host, no
 # callgrind).
 # Sourced by tests/bench/run.sh (over tests/bench/lib.sh), never run.
 
@@ -17,7 +17,7 @@ if want formats; then
 		echo ""
 	} >"$MD/$SECTION"
 	fenv=(env BENCH_HOST="$BIN/bench_host")
-	[ "$MODE" = smoke ] && fenv+=(MIB=64 CALLGRIND=0)
+	[ "$MODE" = smoke ] && fenv+=(MIB=8 CALLGRIND=0)
 	"${fenv[@]}" "$BENCH_SRC/formats.sh" "$BUILD" >>"$MD/$SECTION" ||
 		bench_fail "formats: tests/bench/formats.sh $BUILD (see its lines above)"
 fi
