@@ -417,6 +417,36 @@ static struct {
 } objcache = {.lock = PTHREAD_MUTEX_INITIALIZER,
     .cap = PROF_OBJCACHE_CAP_DEFAULT};
 
+/* fork(): the child gets the lock as the parent had it, and a thread
+ * of the parent's that held it does not exist there (the worker, mid-
+ * copy): the lock is taken around the fork and released on both sides,
+ * so a child that symbolizes (a host forked beside the worker) never
+ * waits on it forever. */
+static void objcache_fork_lock(void)
+{
+	pthread_mutex_lock(&objcache.lock);
+}
+
+static void objcache_fork_unlock(void)
+{
+	pthread_mutex_unlock(&objcache.lock);
+}
+
+static pthread_once_t objcache_once = PTHREAD_ONCE_INIT;
+
+static void objcache_init(void)
+{
+	(void)pthread_atfork(objcache_fork_lock, objcache_fork_unlock,
+	    objcache_fork_unlock);
+}
+
+/* The cache's lock, its fork handlers set on first use. */
+static void objcache_lock(void)
+{
+	pthread_once(&objcache_once, objcache_init);
+	pthread_mutex_lock(&objcache.lock);
+}
+
 /* Is @p s the copy of the file whose fstat is @p sb? */
 static int objcache_same(const struct objcache_slot *s, const struct stat *sb)
 {
@@ -501,7 +531,7 @@ int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	pthread_mutex_lock(&objcache.lock);
+	objcache_lock();
 	for (i = 0; i < OBJCACHE_SLOTS && mfd == -1; i++)
 		if (objcache_same(&objcache.slot[i], &sb) &&
 		    (mfd = objcache_reopen(objcache.slot[i].mfd)) != -1)
@@ -513,7 +543,7 @@ int prof_copy_object(int fd, const char *path, char *err, size_t errlen)
 	 * object need not wait for this one. */
 	if ((mfd = copy_object(fd, &sb, path, err, errlen)) == -1)
 		return -1;
-	pthread_mutex_lock(&objcache.lock);
+	objcache_lock();
 	objcache.copies++;
 	objcache_put(mfd, &sb);
 	pthread_mutex_unlock(&objcache.lock);
@@ -526,7 +556,7 @@ uint64_t prof_objcache_set_cap(uint64_t cap)
 	uint64_t old;
 	int i;
 
-	pthread_mutex_lock(&objcache.lock);
+	objcache_lock();
 	old = objcache.cap;
 	objcache.cap = cap;
 	for (i = 0; i < OBJCACHE_SLOTS && objcache.bytes > cap; i++)
@@ -541,7 +571,7 @@ uint64_t prof_objcache_copies(void)
 {
 	uint64_t n;
 
-	pthread_mutex_lock(&objcache.lock);
+	objcache_lock();
 	n = objcache.copies;
 	pthread_mutex_unlock(&objcache.lock);
 	return n;
@@ -552,7 +582,7 @@ void prof_objcache_clear(void)
 {
 	int i;
 
-	pthread_mutex_lock(&objcache.lock);
+	objcache_lock();
 	for (i = 0; i < OBJCACHE_SLOTS; i++)
 		if (objcache.slot[i].live)
 			objcache_drop(&objcache.slot[i]);

@@ -8,8 +8,8 @@
 #     formats, the ones it takes;
 #   - the route index (GET /, from http/routes.c): the format=a|b|...
 #     lists of /jemalloc/profile and /jemalloc/dump, every format;
-#   - the page (/jemalloc, http/page/jemalloc.html): FORMATS, its dump
-#     download links, every format.
+#   - the page (/jemalloc, http/page/jemalloc.html): its dump download
+#     links, every format, from /jemalloc/formats, which the page asks.
 # Each list is held to views[] both ways: a name missing is a format
 # nobody is told of, a name too many one that no longer exists. The
 # usage, the index and the page are read from the built programs, so a
@@ -18,7 +18,7 @@
 #	bash formats.sh   (JM4LWD, JM4LW_PROF; VIEW_C: another view.c to read)
 . "$(dirname "$0")/../lib.sh"
 
-need curl perl
+need curl perl python3
 JM4LW_PROF=${JM4LW_PROF:-$ROOT/build/jm4lw-prof}
 VIEW_C=${VIEW_C:-$ROOT/prof/view.c}
 
@@ -79,9 +79,13 @@ case_index() {
 		assert_eq "GET /: $path's format= list is views[]'s" "$ALL" "$got"
 	done
 	assert_http "GET /jemalloc (the page)" 200 page /jemalloc || return
-	got=$(sed -n 's/^const FORMATS = \[\(.*\)\];$/\1/p' "$T/page.body" |
-		grep -o '\["[a-z]*"' | tr -d '["' | words)
-	assert_eq "the page's FORMATS (its download links) are views[]'s" "$ALL" "$got"
+	assert_grep "the page draws its download links from /jemalloc/formats" \
+		'req\("/jemalloc/formats"' "$T/page.body"
+	assert_http "GET /jemalloc/formats" 200 fmts /jemalloc/formats || return
+	got=$(python3 -c 'import json, sys
+print("\n".join(f["name"] for f in json.load(open(sys.argv[1]))["formats"]))' \
+		"$T/fmts.body" | words)
+	assert_eq "/jemalloc/formats (the page's download links) is views[]'s" "$ALL" "$got"
 	stop_daemon
 }
 
