@@ -715,9 +715,10 @@ def normalize(key, kind, raw, facts):
     # Anonymous mappings (the heap's, as it grew) are the run's.
     text = re.sub(r"(?m)^[0-9a-f]{8,16}-[0-9a-f]{8,16} \S+ [0-9a-f]+ "
                   r"[0-9a-f]+:[0-9a-f]+ 0 *\n", "", text)
+    # The padding before the path is the inode's width: one space.
     text = re.sub(r"(?m)^[0-9a-f]{8,16}-[0-9a-f]{8,16} (\S+) [0-9a-f]+ "
-                  r"[0-9a-f]+:[0-9a-f]+ \d+",
-                  r"<ADDR>-<ADDR> \1 <OFF> <DEV> <INODE>", text)
+                  r"[0-9a-f]+:[0-9a-f]+ \d+ *",
+                  r"<ADDR>-<ADDR> \1 <OFF> <DEV> <INODE> ", text)
     # /proc/self/maps lines (MAPPED_LIBRARIES), in file order: a library
     # loaded late lands where that run's heap left room.
     text = re.sub(r"(?m)(^<ADDR>-<ADDR> .*\n)+",
