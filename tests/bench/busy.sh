@@ -289,20 +289,6 @@ medmax() {
 # shellcheck disable=SC2086 # R holds "v1 v2 ..."
 rmax() { printf '%s\n' ${R[$1]:-} | grep -v -e '^$' -e nan | sort -g | tail -1 | grep . || echo nan; }
 
-BUSY_PIDS=()
-busy_start() {
-	local i
-	for i in 1 2; do
-		start "busyloop$i" bash -c 'while :; do :; done'
-		BUSY_PIDS+=("$STARTED")
-	done
-}
-busy_stop() {
-	local p
-	for p in "${BUSY_PIDS[@]}"; do stop "$p"; done
-	BUSY_PIDS=()
-}
-
 # rbench KEY: redis SET from redis-benchmark's CSV: KEY.{rps,p50,p99,max}.
 rbench() {
 	local key=$1 line

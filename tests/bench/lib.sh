@@ -61,6 +61,22 @@ start() {
 	PIDS+=("$STARTED")
 }
 
+# busy_start, busy_stop: two busy loops beside what is measured (the
+# 2 cores taken, as on a machine people profile), and gone again.
+BUSY_PIDS=()
+busy_start() {
+	local i
+	for i in 1 2; do
+		start "busyloop$i" bash -c 'while :; do :; done'
+		BUSY_PIDS+=("$STARTED")
+	done
+}
+busy_stop() {
+	local p
+	for p in "${BUSY_PIDS[@]}"; do stop "$p"; done
+	BUSY_PIDS=()
+}
+
 # wait_listen NAME PID PATTERN SECONDS: the port of the first "PATTERN
 # 127.0.0.1:PORT" line in NAME's log.
 wait_listen() {

@@ -137,20 +137,6 @@ rbench() {
 	done
 }
 
-BUSY_PIDS=()
-busy_start() {
-	local i
-	for i in 1 2; do
-		start "busyloop$i" bash -c 'while :; do :; done'
-		BUSY_PIDS+=("$STARTED")
-	done
-}
-busy_stop() {
-	local p
-	for p in "${BUSY_PIDS[@]}"; do stop "$p"; done
-	BUSY_PIDS=()
-}
-
 # ratio A B: A / B to 2 places, "nan" when either is 0 or missing.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "nan"; else printf "%.2f", a / b }'; }
 # The median of the numbers on stdin ("—" for none), and their range.
