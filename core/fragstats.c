@@ -277,7 +277,10 @@ int core_frag_begin(struct profile_ctx *c, enum dump_view view,
 		*st = NULL;
 		return -1;
 	}
-	frag_recent_read(ops, &(*st)->recent);
+	/* The ages are the text's and the JSON's; the flame graph is the
+	 * waste's alone. */
+	if (view != DUMP_VIEW_FRAG_FLAME)
+		frag_recent_read(ops, &(*st)->recent);
 	c->frag = *st;
 	return 1;
 }
