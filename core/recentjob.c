@@ -87,7 +87,7 @@ static void recent_write(void *arg, const char *s)
 
 /* jemalloc's clock for the records' times (opt.prof_time_res: "high" is
  * the wall clock, else the coarse monotonic one), in ns. */
-static unsigned long long recent_clock(const struct core_ops *ops)
+unsigned long long recent_clock(const struct core_ops *ops)
 {
 	const char *res = NULL;
 	size_t len = sizeof(res);

@@ -25,6 +25,10 @@ struct core;
  */
 int core_recent_max(struct core *c, unsigned max, char *err, size_t errlen);
 
+/* jemalloc's clock for prof_recent's times (opt.prof_time_res: "high" is
+ * the wall clock, else the coarse monotonic one), in ns: now. */
+unsigned long long recent_clock(const struct core_ops *ops);
+
 /* job_recent's lock window: alloc_dump into the job's buffer, then
  * jemalloc's clock. Always 0 (its next step reads the mallctl's answer,
  * j->state.recent.err). */

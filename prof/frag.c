@@ -94,12 +94,14 @@ void frag_stats_derive(struct frag_stats *st)
 	}
 }
 
-/* The cells are the one thing allocated. */
+/* The cells and prof_recent's records are what is allocated. */
 void frag_stats_free(struct frag_stats *st)
 {
 	free(st->cells);
 	st->cells = NULL;
 	st->ncells = 0;
+	recent_free(&st->recent.rec);
+	st->recent.state = FRAG_RECENT_NONE;
 }
 
 /* A stack's class from its mean, or mixed (frag.h). */
@@ -192,7 +194,7 @@ static int frag_site_cmp(const void *a, const void *b)
  * innermost frame, its index kept in @p m. 0, or -1 (ENOMEM). */
 static int frag_add(struct frag_worst *w, struct hmap *m,
     const struct render_view *v, const struct hp_stack *st, size_t *cap,
-    const struct fold *fold)
+    const struct fold *fold, struct frag_site **site)
 {
 	/* The code that asked, past the allocator's wrappers (fold.h), as
 	 * the ranked views name it; the leaf without a fold. */
@@ -224,6 +226,8 @@ static int frag_add(struct frag_worst *w, struct hmap *m,
 		s->stack = str;
 		s->top_bytes = st->u_bytes;
 	}
+	if (site != NULL)
+		*site = s;
 	return 0;
 }
 
@@ -242,6 +246,140 @@ static int frag_keep_line(struct frag_report *r, unsigned slot,
 	return 0;
 }
 
+/* prof_recent's live records that may be a worst class's objects,
+ * indexed by their frames past the allocator's and their usize. */
+struct frag_recent_index {
+	const struct recent *rec;
+	size_t *cut;  /* per record: its first frame kept (render_view_stack) */
+	size_t *next; /* per record: the next of the same key, + 1 (0: none) */
+	unsigned char *taken; /* per record: given to a site already */
+	struct hmap heads;    /* key -> the first record of that key, + 1 */
+};
+
+/* Where render_view_stack's kept frames of a stack of @p depth begin:
+ * the allocator's frames before it are cut, as the profile's views cut
+ * them; all of it when nothing is kept. */
+static size_t frag_cut(const struct render_view *v, size_t depth)
+{
+	return v->n > 0 ? v->f[0].depth : depth;
+}
+
+/* A key for frames @p pc[0 .. n) of objects of @p usize (FNV-1a over
+ * the addresses). */
+static uint64_t frag_frames_key(const uint64_t *pc, size_t n, uint64_t usize)
+{
+	uint64_t h = 14695981039346656037ull ^ usize;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= pc[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* Does @p size belong to one of @p r's worst classes? */
+static int frag_is_worst(const struct frag_stats *st,
+    const struct frag_report *r, uint64_t size)
+{
+	unsigned j;
+
+	for (j = 0; j < r->nworst; j++)
+		if (st->bins[r->worst[j].bin].size == size)
+			return 1;
+	return 0;
+}
+
+/* Index st->recent's live records of the worst classes' sizes into
+ * @p ri (left empty when prof_recent was not read). 0, or -1 (ENOMEM). */
+static int frag_recent_index(struct frag_recent_index *ri,
+    const struct frag_stats *st, const struct frag_report *r,
+    struct symbolizer *sym)
+{
+	const struct recent *rec = &st->recent.rec;
+	const struct recent_rec *x;
+	struct render_view v = {0};
+	struct hp_stack hs;
+	uint64_t *head;
+	size_t i;
+	int added, rv = -1;
+
+	if (st->recent.state != FRAG_RECENT_OK || rec->n == 0)
+		return 0;
+	ri->rec = rec;
+	if ((ri->cut = calloc(rec->n, sizeof(*ri->cut))) == NULL ||
+	    (ri->next = calloc(rec->n, sizeof(*ri->next))) == NULL ||
+	    (ri->taken = calloc(rec->n, 1)) == NULL)
+		goto out;
+	/* Newest first, so each chain runs oldest first: a record is given
+	 * to the first stack of its frames, whatever the order. */
+	for (i = rec->n; i-- > 0;) {
+		x = &rec->rec[i];
+		if (x->released || !frag_is_worst(st, r, x->usize))
+			continue;
+		hs = (struct hp_stack){.pc = x->alloc.n != 0
+		        ? rec->pcs + x->alloc.off
+		        : NULL,
+		    .depth = x->alloc.n};
+		if (render_view_stack(&v, &hs, sym) == -1)
+			goto out;
+		ri->cut[i] = frag_cut(&v, x->alloc.n);
+		if ((head = hmap_put(&ri->heads,
+		         frag_frames_key(hs.pc != NULL ? hs.pc + ri->cut[i]
+		                                       : NULL,
+		             x->alloc.n - ri->cut[i], x->usize),
+		         &added)) == NULL)
+			goto out;
+		ri->next[i] = added ? 0 : (size_t)*head;
+		*head = i + 1;
+	}
+	rv = 0;
+out:
+	render_view_free(&v);
+	return rv;
+}
+
+/* Give @p site the records of @p ri whose frames past the allocator's
+ * are stack @p s's (its view @p v) and whose usize is @p size, each
+ * record once. */
+static void frag_recent_match(struct frag_recent_index *ri,
+    struct frag_report *r, struct frag_site *site, uint64_t size,
+    const struct render_view *v, const struct hp_stack *s)
+{
+	size_t cut = frag_cut(v, s->depth), n = s->depth - cut, i;
+	const uint64_t *pc = s->depth != 0 ? s->pc + cut : NULL;
+	const struct recent_rec *x;
+	uint64_t *head;
+
+	if (ri->rec == NULL ||
+	    (head = hmap_get(&ri->heads, frag_frames_key(pc, n, size))) == NULL)
+		return;
+	for (i = (size_t)*head; i != 0; i = ri->next[i - 1]) {
+		x = &ri->rec->rec[i - 1];
+		if (ri->taken[i - 1] || x->usize != size ||
+		    x->alloc.n - ri->cut[i - 1] != n ||
+		    (n > 0 &&
+		        memcmp(ri->rec->pcs + x->alloc.off + ri->cut[i - 1], pc,
+		            n * sizeof(*pc)) != 0))
+			continue;
+		ri->taken[i - 1] = 1;
+		if (site->recent_live++ == 0 ||
+		    x->alloc.time_ns < site->recent_oldest_ns)
+			site->recent_oldest_ns = x->alloc.time_ns;
+		r->recent_matched++;
+	}
+}
+
+/* What frag_recent_index allocated. */
+static void frag_recent_index_free(struct frag_recent_index *ri)
+{
+	free(ri->cut);
+	free(ri->next);
+	free(ri->taken);
+	hmap_free(&ri->heads);
+	memset(ri, 0, sizeof(*ri));
+}
+
 /* Rank the classes, then walk the stacks once. */
 int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
     struct symbolizer *sym, const struct fold_list *l, struct frag_report *r)
@@ -252,6 +390,8 @@ int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
 	size_t caps[FRAG_WORST] = {0}, mcap = 0, k;
 	int slot_of[FRAG_BINS_MAX], c, rv = -1;
 	struct render_view v = {0};
+	struct frag_recent_index ri = {0};
+	struct frag_site *site = NULL;
 	const struct hp_stack *s;
 	unsigned j;
 
@@ -269,6 +409,8 @@ int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
 		slot_of[j] = -1;
 	for (j = 0; j < r->nworst; j++)
 		slot_of[r->worst[j].bin] = (int)j;
+	if (frag_recent_index(&ri, st, r, sym) == -1)
+		goto out;
 	for (k = 0; k < hp->nstacks; k++) {
 		s = &hp->stacks[k];
 		if ((c = frag_class_of(st, s->objs, s->bytes)) == FRAG_EMPTY)
@@ -280,7 +422,7 @@ int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
 			r->mixed_stacks++;
 			if (render_view_stack(&v, s, sym) == -1 ||
 			    frag_add(&r->mixed, &mixed, &v, s, &mcap,
-			        folded ? &fold : NULL) == -1)
+			        folded ? &fold : NULL, NULL) == -1)
 				goto out;
 			continue;
 		}
@@ -288,10 +430,12 @@ int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
 			continue;
 		if (render_view_stack(&v, s, sym) == -1 ||
 		    frag_add(&r->worst[slot_of[c]], &maps[slot_of[c]], &v, s,
-		        &caps[slot_of[c]], folded ? &fold : NULL) == -1 ||
+		        &caps[slot_of[c]], folded ? &fold : NULL,
+		        &site) == -1 ||
 		    frag_keep_line(r, (unsigned)slot_of[c], &v, s->u_bytes) ==
 		        -1)
 			goto out;
+		frag_recent_match(&ri, r, site, st->bins[c].size, &v, s);
 	}
 	for (j = 0; j < r->nworst; j++)
 		qsort(r->worst[j].sites, r->worst[j].nsites,
@@ -303,6 +447,7 @@ out:
 	for (j = 0; j < FRAG_WORST; j++)
 		hmap_free(&maps[j]);
 	hmap_free(&mixed);
+	frag_recent_index_free(&ri);
 	render_view_free(&v);
 	if (folded)
 		fold_free(&fold);
@@ -442,6 +587,60 @@ static void frag_advice(struct out *out, const struct frag_report *r, int json)
 	}
 }
 
+/* Seconds from alloc time @p t to when prof_recent was read, never
+ * negative (jemalloc's coarse clock). */
+static double frag_age(const struct frag_report *r, uint64_t t)
+{
+	uint64_t now = r->st->recent.now_ns;
+
+	return now > t ? (double)(now - t) / 1e9 : 0.0;
+}
+
+/* "12.3 s", "4.2 min", "1.5 h", "3.0 d": an age at a glance. */
+static const char *frag_fmt_age(char *buf, size_t len, double s)
+{
+	if (s < 100)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s < 6000)
+		snprintf(buf, len, "%.1f min", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.1f d", s / 86400);
+	return buf;
+}
+
+/* The one line under the sites on what prof_recent covers (the ages'
+ * honest limit), or why it said nothing; none when it was not read. */
+static void frag_recent_text(struct out *out, const struct frag_report *r)
+{
+	const struct frag_recent *fr = &r->st->recent;
+
+	if (fr->state == FRAG_RECENT_FAILED)
+		out_printf(out,
+		    "\nprof_recent could not be read (%s): no ages for the "
+		    "sites\n",
+		    fr->why);
+	else if (fr->state == FRAG_RECENT_OK && fr->rec.max == 0)
+		out_puts(out,
+		    "\nprof_recent keeps no sampled allocations (recent_max "
+		    "is 0): no ages for the sites\n");
+	else if (fr->state == FRAG_RECENT_OK && fr->rec.max < 0)
+		out_printf(out,
+		    "\nprof_recent keeps every sampled allocation since "
+		    "recent_max became unlimited: older objects are not in "
+		    "it (%zu records read, %zu live ones of the sites "
+		    "above)\n",
+		    fr->rec.n, r->recent_matched);
+	else if (fr->state == FRAG_RECENT_OK)
+		out_printf(out,
+		    "\nprof_recent keeps the last %lld sampled allocations "
+		    "(recent_max): older objects, which are the ones that pin "
+		    "slabs, are not in it (%zu records read, %zu live ones of "
+		    "the sites above)\n",
+		    fr->rec.max, fr->rec.n, r->recent_matched);
+}
+
 /* The text answer onto @p out. */
 static void frag_text(struct out *out, const struct frag_report *r)
 {
@@ -535,18 +734,27 @@ static void frag_text(struct out *out, const struct frag_report *r)
 		    "its free", "site; heaviest stack");
 		for (k = 0; k < w->nsites && k < FRAG_SITES_SHOWN; k++) {
 			s = &w->sites[k];
-			out_printf(out, "  %5.1f%% %12s %12s  %s\n    %s\n",
+			out_printf(out, "  %5.1f%% %12s %12s  %s",
 			    100.0 * frag_share(w, s->bytes),
 			    fmt_bytes(a1, sizeof(a1), (uint64_t)s->bytes),
 			    fmt_bytes(a2, sizeof(a2),
 			        (uint64_t)(frag_share(w, s->bytes) *
 			            (double)b->free_bytes)),
-			    s->name, s->stack ? s->stack : "");
+			    s->name);
+			if (s->recent_live > 0)
+				out_printf(out,
+				    "  oldest live sampled object %s old "
+				    "(prof_recent, %zu of its records)",
+				    frag_fmt_age(a3, sizeof(a3),
+				        frag_age(r, s->recent_oldest_ns)),
+				    s->recent_live);
+			out_printf(out, "\n    %s\n", s->stack ? s->stack : "");
 		}
 		if (w->nsites > FRAG_SITES_SHOWN)
 			out_printf(out, "  ... and %zu more sites\n",
 			    w->nsites - FRAG_SITES_SHOWN);
 	}
+	frag_recent_text(out, r);
 	out_printf(out,
 	    "\nmixed: %zu stacks with %s live hold objects of more than one "
 	    "size and are in no class above\n",
@@ -595,6 +803,44 @@ static void frag_json_class(struct out *out, unsigned j,
 		    (double)b->req_sum / (double)b->req_count, b->internal);
 }
 
+/* A site's "recent" member: its live records in prof_recent and the
+ * oldest one's age, or null; none when prof_recent was not read. */
+static void frag_recent_json_site(struct out *out, const struct frag_report *r,
+    const struct frag_site *s)
+{
+	if (r->st->recent.state == FRAG_RECENT_NONE)
+		return;
+	if (s->recent_live == 0) {
+		out_puts(out, ",\"recent\":null");
+		return;
+	}
+	out_printf(out, ",\"recent\":{\"live\":%zu,\"oldest_age_s\":%.3f}",
+	    s->recent_live, frag_age(r, s->recent_oldest_ns));
+}
+
+/* The top-level "recent" member: what prof_recent holds and what of it
+ * was given to sites, or why it could not be read. */
+static void frag_recent_json(struct out *out, const struct frag_report *r)
+{
+	const struct frag_recent *fr = &r->st->recent;
+
+	if (fr->state == FRAG_RECENT_NONE)
+		return;
+	if (fr->state == FRAG_RECENT_FAILED) {
+		out_puts(out,
+		    ",\"recent\":{\"recent_max\":null,\"records\":0,"
+		    "\"matched\":0,\"cut\":false,\"error\":");
+		json_string(out, fr->why);
+		out_puts(out, "}");
+		return;
+	}
+	out_printf(out,
+	    ",\"recent\":{\"recent_max\":%lld,\"records\":%zu,"
+	    "\"matched\":%zu,\"cut\":%s,\"error\":null}",
+	    fr->rec.max, fr->rec.n, r->recent_matched,
+	    fr->rec.cut ? "true" : "false");
+}
+
 /* The route's JSON, every figure in bytes. */
 int frag_render_json(FILE *f, const struct frag_report *r)
 {
@@ -622,12 +868,14 @@ int frag_render_json(FILE *f, const struct frag_report *r)
 	    ",\"dirty\":%" PRIu64 ",\"muzzy\":%" PRIu64
 	    ",\"purge_gain\":%" PRIu64 ",\"narenas\":%u,\"period\":%" PRIu64
 	    ",\"live_bytes\":%.0f,\"mixed_bytes\":%.0f,\"mixed_stacks\":%zu"
-	    ",\"has_samples\":%s,\"prof_stats\":%s,\"classes\":[",
+	    ",\"has_samples\":%s,\"prof_stats\":%s",
 	    st->resident, st->allocated, st->active, st->small_free, st->dirty,
 	    st->muzzy, st->dirty + st->muzzy, st->narenas, r->period,
 	    r->live_bytes, r->mixed_bytes, r->mixed_stacks,
 	    r->has_samples ? "true" : "false",
 	    st->prof_stats ? "true" : "false");
+	frag_recent_json(out, r);
+	out_puts(out, ",\"classes\":[");
 	for (j = 0, n = 0; j < st->nbins; j++) {
 		if (st->bins[j].curslabs == 0)
 			continue;
@@ -665,6 +913,7 @@ int frag_render_json(FILE *f, const struct frag_report *r)
 			    s->bytes, s->objs, frag_share(w, s->bytes),
 			    frag_share(w, s->bytes) * (double)b->free_bytes);
 			json_string(out, s->stack ? s->stack : "");
+			frag_recent_json_site(out, r, s);
 			out_puts(out, "}");
 		}
 		out_puts(out, "]}");

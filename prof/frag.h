@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "heapprof.h"
+#include "recent.h"
 #include "symbolize.h"
 
 struct fold_list;
@@ -59,6 +60,21 @@ struct frag_cell {
 	uint64_t curregs, curslabs, nonfull, free_bytes;
 };
 
+/* frag_recent's states. */
+#define FRAG_RECENT_NONE 0   /* not read: nothing said of it */
+#define FRAG_RECENT_OK 1     /* read: rec holds its records */
+#define FRAG_RECENT_FAILED 2 /* could not be read: why says so */
+
+/* What prof_recent (jemalloc 5.3's last recent_max sampled allocations)
+ * said beside the statistics: the ages of the sites' live objects, where
+ * its ring still holds them. */
+struct frag_recent {
+	int state;
+	struct recent rec; /* FRAG_RECENT_OK: owned */
+	uint64_t now_ns;   /* jemalloc's clock when read (recent_read's) */
+	char why[160];     /* FRAG_RECENT_FAILED: one line */
+};
+
 /* What the allocator says, read by core/frag.c. */
 struct frag_stats {
 	size_t page;
@@ -81,6 +97,7 @@ struct frag_stats {
 	int prof_stats; /* opt.prof_stats: req_sum is known */
 	double mean[FRAG_BINS_MAX + FRAG_LARGE_MAX]; /* by frag_class_of's
 	                                                 index */
+	struct frag_recent recent; /* prof_recent's records, read beside */
 };
 
 /* The mean a stack whose every object is of size @p size shows in a dump
@@ -93,7 +110,7 @@ double frag_dumped_mean(size_t size, size_t lg, size_t tiny, int unbias);
  * each class's dumped mean (frag_dumped_mean). */
 void frag_stats_derive(struct frag_stats *st);
 
-/* Free what @p st owns (its cells). */
+/* Free what @p st owns (its cells, prof_recent's records). */
 void frag_stats_free(struct frag_stats *st);
 
 /*
@@ -114,6 +131,11 @@ struct frag_site {
 	double bytes, objs;
 	double top_bytes; /* its heaviest stack's */
 	char *stack;      /* that stack, root first, ';' between: owned */
+	/* prof_recent's live records of its class's size whose stack is one
+	 * of the site's (the same addresses past the allocator's frames),
+	 * and the oldest one's alloc time (jemalloc's clock). */
+	size_t recent_live;
+	uint64_t recent_oldest_ns;
 };
 
 /* One of the worst classes and its sites, heaviest first. */
@@ -146,10 +168,12 @@ struct frag_report {
 	int has_samples;
 	struct frag_line *lines; /* every stack of the worst classes */
 	size_t nlines, cap;
+	size_t recent_matched; /* prof_recent's records given to a site */
 };
 
 /* Attribute @p hp's stacks (symbolized by @p sym) to @p st's worst
- * classes into @p r. 0, or -1 with errno (ENOMEM). */
+ * classes into @p r, and with st->recent read, each site's live records
+ * of prof_recent. 0, or -1 with errno (ENOMEM). */
 int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
     struct symbolizer *sym, const struct fold_list *l, struct frag_report *r);
 

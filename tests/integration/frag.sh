@@ -14,6 +14,12 @@
 #   - with opt.prof_stats, the class's requests average 300 B: 20 B of
 #     internal waste in each live region; without, the text says how;
 #   - format=fragflame weights the site by the class's free regions;
+#   - with recent_max (and jemalloc's prof_recent_alloc_max from the
+#     start) above the host's sampled allocations, prof_recent still
+#     holds site A's live objects: jmfr's site line shows the oldest one's
+#     age, at least the time since the host made them and at most the
+#     time since it started; with the default 64, only the line saying
+#     what prof_recent covers, and no age;
 #   - a bad format is a 400 with one line; jmdr points to jmfr;
 #   - allow = readonly serves jmfr; allow = ruok refuses it and the route.
 #
@@ -49,7 +55,13 @@ start() {
 
 host=$(realpath "$FRAG_HOST")
 D=$(scratch frag)
-EXTRA=,prof_stats:true start "$D"
+# prof_recent's ring, from the start, holds every sampled allocation of
+# the fill (some 7300 of site A, 500 of site B at lg 12).
+echo "recent_max = 20000" >"$D/conf"
+launched=$(date +%s.%N)
+EXTRA=,prof_stats:true,prof_recent_alloc_max:20000 start "$D"
+made=$(date +%s.%N) # the port is printed after the fill
+sleep 2
 
 # get URL FILE: the body into FILE, again after a rate refusal (429).
 get() {
@@ -62,11 +74,26 @@ get() {
 	echo "$code"
 }
 
+asked=$(date +%s.%N)
 ask_when_due jmfr >"$D/text"
+answered=$(date +%s.%N)
 assert_grep "jmfr: the method and its limits" '^# .*sampling error' "$D/text"
 assert_grep "jmfr: 320 B is the worst class" '^ +320 B ' "$D/text"
-assert_grep "jmfr: frag_host_site_a has all of it" \
-	'^ +100\.0% .* frag_host_site_a$' "$D/text"
+assert_grep "jmfr: frag_host_site_a has all of it, its age from prof_recent" \
+	'^ +100\.0% .* frag_host_site_a  oldest live sampled object [0-9.]+ s old \(prof_recent, [0-9]+ of its records\)$' "$D/text"
+age=$(sed -n 's/.* frag_host_site_a  oldest live sampled object \([0-9.]*\) s old .*/\1/p' "$D/text")
+# The text rounds to 0.1 s; jemalloc's coarse clock ticks in ms.
+if awk -v a="$age" -v lo="$(awk -v x="$asked" -v y="$made" 'BEGIN { print x - y }')" \
+	-v hi="$(awk -v x="$answered" -v y="$launched" 'BEGIN { print x - y }')" \
+	'BEGIN { exit !(a + 0.05 >= lo && a - 0.05 <= hi) }'; then
+	pass "jmfr: the age ($age s) is at least the time since the host made its objects"
+else
+	fail "jmfr: the age is at least the time since the host made its objects" \
+		"$age s, made $made, launched $launched, asked $asked, answered $answered"
+fi
+assert_grep "jmfr: what prof_recent covers, once" \
+	'^prof_recent keeps the last 20000 sampled allocations \(recent_max\): older objects, which are the ones that pin slabs, are not in it' "$D/text"
+assert_eq "jmfr: the prof_recent line is said once" 1 "$(grep -c '^prof_recent ' "$D/text")"
 assert_grep "jmfr: advice for a redis operator" 'activedefrag' "$D/text"
 assert_grep "jmfr: advice for a C developer" 'MALLOCX_ARENA' "$D/text"
 
@@ -82,6 +109,24 @@ if awk -v s="$share" 'BEGIN { exit !(s >= 0.999) }'; then
 	pass "JSON: frag_host_site_a's share is 100 % ($share)"
 else
 	fail "JSON: frag_host_site_a's share is 100 %" "$share"
+fi
+assert_eq "JSON: prof_recent's recent_max" 20000 "$(jq '.recent.recent_max' "$D/json")"
+assert_eq "JSON: prof_recent was read" null "$(jq '.recent.error' "$D/json")"
+live=$(jq '.worst[0].sites[0].recent.live' "$D/json")
+# 20 % of some 7300 samples of site A are live: about 1460.
+if [ "$live" -ge 1000 ] 2>/dev/null && [ "$live" -le 2000 ]; then
+	pass "JSON: prof_recent holds site A's live sampled objects ($live)"
+else
+	fail "JSON: prof_recent holds site A's live sampled objects" "$live"
+fi
+assert_eq "JSON: they are all given to the site" "$live" "$(jq '.recent.matched' "$D/json")"
+jage=$(jq '.worst[0].sites[0].recent.oldest_age_s' "$D/json")
+if awk -v a="$jage" -v lo="$(awk -v x="$asked" -v y="$made" 'BEGIN { print x - y }')" \
+	-v hi="$(awk -v y="$launched" -v x="$(date +%s.%N)" 'BEGIN { print x - y }')" \
+	'BEGIN { exit !(a >= lo - 0.01 && a <= hi + 0.01) }'; then
+	pass "JSON: the oldest one's age ($jage s) is since the fill"
+else
+	fail "JSON: the oldest one's age is since the fill" "$jage"
 fi
 assert_eq "JSON: frag_host_site_b is not a site of the 320 B class" \
 	0 "$(jq '[.worst[0].sites[] | select(.site == "frag_host_site_b")] | length' "$D/json")"
@@ -117,6 +162,10 @@ echo "allow = readonly" >"$D/conf"
 start "$D"
 ask_when_due jmfr >"$D/text"
 assert_grep "allow = readonly: jmfr answers" '^# fragmentation by size class' "$D/text"
+assert_grep "recent_max 64: site A's objects are past prof_recent: no age" \
+	'^ +100\.0% .* frag_host_site_a$' "$D/text"
+assert_grep "recent_max 64: the line says what prof_recent covers" \
+	'^prof_recent keeps the last 64 sampled allocations \(recent_max\): older objects, which are the ones that pin slabs, are not in it' "$D/text"
 assert_grep_F "without prof_stats: jmfr says how to see internal waste" \
 	'MALLOC_CONF=prof_stats:true shows it' "$D/text"
 stop_host "frag_host (readonly)" "$PID" "$D/err"

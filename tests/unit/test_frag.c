@@ -5,7 +5,8 @@
  * a real dump's; a stack of two sizes is mixed, never the nearest class;
  * too few samples to tell is mixed too. The classes' free regions; the
  * attribution of a hand-built profile to its sites, and its text, JSON
- * and collapsed stacks, names from the test's own table (sym_table.c).
+ * and collapsed stacks, names from the test's own table (sym_table.c);
+ * prof_recent's live records matched to the sites, and their ages.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,9 +161,9 @@ static void test_derive(void **state)
 }
 
 /* What each address is called: 0x3 is site_a again, from another
- * caller. */
+ * caller; 0x8 is the allocator's entry point, cut as the views cut it. */
 static const char *const names[] = {NULL, "main", "site_a", "site_a", "d",
-    "site_c", "mixed_site", "small"};
+    "site_c", "mixed_site", "small", "malloc"};
 
 SYM_TABLE(names);
 
@@ -254,6 +255,164 @@ static void test_attribute(void **state)
 	heapprof_free(&hp);
 }
 
+/* prof_recent's records for the profile above, oldest first as jemalloc
+ * keeps them; jemalloc's clock read at 10 s. */
+static uint64_t recent_pcs[] = {
+    0x2, 0x1,      /* 0: site_a by main */
+    0x2, 0x1,      /* 1: the same */
+    0x2, 0x1,      /* 2: the same, freed */
+    0x2, 0x1,      /* 3: the same frames, 384 B */
+    0x3, 0x4, 0x1, /* 4: site_a by d */
+    0x8, 0x2, 0x1, /* 5: site_a by main, through malloc (cut) */
+    0x5, 0x4, 0x1, /* 6: site_c by d: no stack of the profile */
+    0x5, 0x1,      /* 7: site_c, 48 B: not a worst class */
+};
+
+/* A record of @p us B allocated at @p t s, freed or not, its frames
+ * recent_pcs[@p at .. @p at + @p len). */
+#define REC(us, t, freed, at, len)                                             \
+	{                                                                      \
+		(us) - 4, (us), (freed), 0,                                    \
+		    {0, (uint64_t)(t)*1000000000u, "", (at), (len)},           \
+		{                                                              \
+			0, 0, "", 0, 0                                         \
+		}                                                              \
+	}
+
+static struct recent_rec recent_recs[] =
+    {REC(320, 2, 1, 4, 2), /* freed first: the oldest, never counted */
+        REC(320, 5, 0, 0, 2), REC(320, 7, 0, 2, 2), REC(384, 1, 0, 6, 2),
+        REC(320, 4, 0, 8, 3), REC(320, 6, 0, 11, 3), REC(320, 3, 0, 14, 3),
+        REC(48, 1, 0, 17, 2)};
+
+/* @p st's prof_recent: the records above (not owned: never freed). */
+static void recent_in(struct frag_stats *st, size_t n)
+{
+	st->recent.state = FRAG_RECENT_OK;
+	st->recent.rec = (struct recent){.max = 64,
+	    .rec = recent_recs,
+	    .n = n,
+	    .pcs = recent_pcs,
+	    .npcs = sizeof(recent_pcs) / sizeof(recent_pcs[0])};
+	st->recent.now_ns = 10000000000u;
+}
+
+/* @p t without its line holding @p needle (whole, with its newline). */
+static void cut_line(char *t, const char *needle)
+{
+	char *a = strstr(t, needle), *e;
+
+	assert_non_null(a);
+	while (a > t && a[-1] != '\n')
+		a--;
+	e = strchr(a, '\n');
+	assert_non_null(e);
+	/* The blank line before it goes with it. */
+	if (a > t + 1 && a[-2] == '\n')
+		a--;
+	memmove(a, e + 1, strlen(e + 1) + 1);
+}
+
+/* prof_recent's live records matched to the sites by their frames past
+ * the allocator's and their usize: freed records, records of another
+ * size and records of other frames are not a site's; the oldest one's
+ * age beside the site; the body as before but for one line otherwise. */
+static void test_recent(void **state)
+{
+	struct heap_profile hp;
+	struct frag_report r;
+	struct frag_stats st;
+	char err[256], *t, *before;
+
+	(void)state;
+	stats(&st, 0, 0);
+	st.bins[BIN_320].nregs = 64;
+	st.bins[BIN_320].curslabs = 10;
+	st.bins[BIN_320].curregs = 20;
+	frag_stats_derive(&st);
+	assert_int_equal(heapprof_parse(profile, strlen(profile), &hp, err,
+	                     sizeof(err)),
+	    0);
+	/* Not read: the body as it always was. */
+	assert_int_equal(frag_attribute(&st, &hp, NULL, NULL, &r), 0);
+	before = rendered(frag_render_text, &r);
+	frag_report_free(&r);
+
+	recent_in(&st, sizeof(recent_recs) / sizeof(recent_recs[0]));
+	assert_int_equal(frag_attribute(&st, &hp, NULL, NULL, &r), 0);
+	assert_string_equal(r.worst[0].sites[0].name, "site_a");
+	/* 1, 2, 4 and 5 (through malloc); 0 is freed, 3 is 384 B. */
+	assert_int_equal(r.worst[0].sites[0].recent_live, 4);
+	assert_true(r.worst[0].sites[0].recent_oldest_ns == 4000000000u);
+	assert_string_equal(r.worst[0].sites[1].name, "site_c");
+	assert_int_equal(r.worst[0].sites[1].recent_live, 0); /* 6: frames */
+	assert_int_equal(r.recent_matched, 4);
+	t = rendered(frag_render_text, &r);
+	assert_non_null(strstr(t,
+	    "  site_a  oldest live sampled object 6.0 s old (prof_recent, 4 "
+	    "of its records)\n    main;site_a\n"));
+	assert_non_null(strstr(t, "  site_c\n    main;site_c\n"));
+	assert_non_null(strstr(t,
+	    "\nprof_recent keeps the last 64 sampled allocations "
+	    "(recent_max): older objects, which are the ones that pin slabs, "
+	    "are not in it (8 records read, 4 live ones of the sites "
+	    "above)\n"));
+	free(t);
+	t = rendered(frag_render_json, &r);
+	assert_non_null(strstr(t,
+	    "\"stack\":\"main;site_a\",\"recent\":{\"live\":4,"
+	    "\"oldest_age_s\":6.000}}"));
+	assert_non_null(
+	    strstr(t, "\"stack\":\"main;site_c\",\"recent\":null}"));
+	assert_non_null(strstr(t,
+	    "\"prof_stats\":false,\"recent\":{\"recent_max\":64,"
+	    "\"records\":8,\"matched\":4,\"cut\":false,\"error\":null},"
+	    "\"classes\":["));
+	free(t);
+	/* The flame graph is the waste's alone. */
+	t = rendered(frag_render_flame, &r);
+	assert_non_null(strstr(t, "size class 320 B;main;site_a 99200\n"));
+	free(t);
+	frag_report_free(&r);
+
+	/* Only the freed record: nothing to add but the one line. */
+	recent_in(&st, 1);
+	assert_int_equal(frag_attribute(&st, &hp, NULL, NULL, &r), 0);
+	assert_int_equal(r.recent_matched, 0);
+	t = rendered(frag_render_text, &r);
+	cut_line(t, "prof_recent keeps the last 64");
+	assert_string_equal(t, before);
+	free(t);
+	frag_report_free(&r);
+
+	/* recent_max 0, and a read that failed: said once, no ages. */
+	st.recent.rec.max = 0;
+	assert_int_equal(frag_attribute(&st, &hp, NULL, NULL, &r), 0);
+	t = rendered(frag_render_text, &r);
+	cut_line(t,
+	    "prof_recent keeps no sampled allocations (recent_max "
+	    "is 0): no ages for the sites");
+	assert_string_equal(t, before);
+	free(t);
+	frag_report_free(&r);
+	st.recent.state = FRAG_RECENT_FAILED;
+	snprintf(st.recent.why, sizeof(st.recent.why), "EPERM");
+	assert_int_equal(frag_attribute(&st, &hp, NULL, NULL, &r), 0);
+	t = rendered(frag_render_text, &r);
+	cut_line(t, "prof_recent could not be read (EPERM): no ages");
+	assert_string_equal(t, before);
+	free(t);
+	t = rendered(frag_render_json, &r);
+	assert_non_null(strstr(t,
+	    "\"recent\":{\"recent_max\":null,"
+	    "\"records\":0,\"matched\":0,\"cut\":false,"
+	    "\"error\":\"EPERM\"}"));
+	free(t);
+	frag_report_free(&r);
+	free(before);
+	heapprof_free(&hp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +421,7 @@ int main(void)
 	    cmocka_unit_test(test_unbias),
 	    cmocka_unit_test(test_derive),
 	    cmocka_unit_test(test_attribute),
+	    cmocka_unit_test(test_recent),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
