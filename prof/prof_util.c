@@ -7,6 +7,7 @@
  */
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <elf.h>
@@ -478,14 +479,34 @@ static void objcache_drop(struct objcache_slot *s)
 /* Keep a descriptor of copy @p mfd of the file @p sb if it fits under the
  * cap, closing the least recently used copies to make room. Under the
  * lock. */
+/*
+ * The slots a process may fill: each holds a descriptor open between
+ * requests, and a daemon run with a low RLIMIT_NOFILE (64, a container's
+ * default of 1024) needs its descriptors for peers. At most one in 16 of
+ * the soft limit, up to OBJCACHE_SLOTS; none under 16.
+ */
+static int objcache_slots(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur == RLIM_INFINITY)
+		return OBJCACHE_SLOTS;
+	return rl.rlim_cur / 16 < OBJCACHE_SLOTS ? (int)(rl.rlim_cur / 16)
+	                                         : OBJCACHE_SLOTS;
+}
+
 static void objcache_put(int mfd, const struct stat *sb)
 {
 	struct objcache_slot *s, *lru;
 	struct stat msb;
 	uint64_t bytes;
-	int i, own;
+	int i, own, n = objcache_slots();
 
-	if (fstat(mfd, &msb) == -1)
+	/* Slots past the limit (it was lowered): let go of them first. */
+	for (i = n; i < OBJCACHE_SLOTS; i++)
+		if (objcache.slot[i].live)
+			objcache_drop(&objcache.slot[i]);
+	if (n == 0 || fstat(mfd, &msb) == -1)
 		return;
 	bytes = (uint64_t)msb.st_blocks * 512;
 	if (bytes > objcache.cap)
@@ -497,7 +518,7 @@ static void objcache_put(int mfd, const struct stat *sb)
 		return;
 	for (;;) {
 		s = lru = NULL;
-		for (i = 0; i < OBJCACHE_SLOTS; i++) {
+		for (i = 0; i < n; i++) {
 			struct objcache_slot *c = &objcache.slot[i];
 			if (!c->live)
 				s = c;

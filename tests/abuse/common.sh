@@ -49,7 +49,7 @@ conf_file() {
 
 # The daemon's open descriptors, and its CPU time in clock ticks.
 fd_count() {
-	find "/proc/$PID/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l
+	fds_own "$PID"
 }
 cpu_ticks() {
 	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$PID/stat"
@@ -102,6 +102,10 @@ wait_fds() {
 		[ "$n" -le "$FD0" ] && break
 		sleep 0.2
 	done
+	if [ "$(fds_cached "$PID")" -gt "$FDS_CACHED_MAX" ]; then
+		fail "$1" "$(fds_cached "$PID") cached object copies open, more than the cache's $FDS_CACHED_MAX slots"
+		return 1
+	fi
 	if [ "$n" = "$FD0" ]; then
 		pass "$1"
 	else

@@ -178,6 +178,20 @@ need() {
 
 # --- processes -------------------------------------------------------------------
 
+# fds_own PID: PID's open descriptors, less the symbolizer's cached
+# copies of the objects it read (memfds named jm4lw-object, prof_util.c's
+# object cache: they stay open between requests by design, at most
+# FDS_CACHED_MAX of them).
+FDS_CACHED_MAX=32
+fds_own() {
+	echo $(($(find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l) - $(fds_cached "$1")))
+}
+
+# fds_cached PID: how many cached object copies PID holds open.
+fds_cached() {
+	find "/proc/$1/fd" -mindepth 1 -maxdepth 1 -lname '/memfd:jm4lw-object*' 2>/dev/null | wc -l
+}
+
 # Is PID alive and not a zombie? kill -0 says whether it exists (a zombie
 # too); its state in /proc says whether it is a zombie. A stat that cannot
 # be read while kill -0 finds the process is not taken for its end: it

@@ -17,6 +17,7 @@
 #include <link.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -981,6 +982,48 @@ static void test_object_cache(void **state)
 	unlink(path);
 }
 
+/* A low RLIMIT_NOFILE caps the copies kept open (one slot per 16
+ * descriptors): with 16, one slot, so a second object's copy evicts the
+ * first's; under 16 nothing is kept. */
+static void test_object_cache_fds(void **state)
+{
+	const char *p1 = "objcache1.txt", *p2 = "objcache2.txt";
+	struct rlimit old, low;
+	uint64_t c;
+	int fd;
+
+	(void)state;
+	prof_objcache_clear();
+	put_file(p1, "one\n", 0);
+	put_file(p2, "two\n", 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 16;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	c = prof_objcache_copies();
+	assert_int_not_equal(fd = prof_open_object(p1, err, sizeof(err)), -1);
+	close(fd);
+	assert_int_not_equal(fd = prof_open_object(p1, err, sizeof(err)), -1);
+	close(fd);
+	assert_int_equal(prof_objcache_copies(), c + 1); /* kept */
+	assert_int_not_equal(fd = prof_open_object(p2, err, sizeof(err)), -1);
+	close(fd);
+	assert_int_not_equal(fd = prof_open_object(p1, err, sizeof(err)), -1);
+	close(fd);
+	assert_int_equal(prof_objcache_copies(), c + 3); /* p1 was evicted */
+	low.rlim_cur = 15;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	assert_int_not_equal(fd = prof_open_object(p2, err, sizeof(err)), -1);
+	close(fd);
+	assert_int_not_equal(fd = prof_open_object(p2, err, sizeof(err)), -1);
+	close(fd);
+	assert_int_equal(prof_objcache_copies(), c + 5); /* none kept */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	prof_objcache_clear();
+	unlink(p1);
+	unlink(p2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -999,6 +1042,7 @@ int main(void)
 	    cmocka_unit_test(test_dw_part_as_libdwfl),
 	    cmocka_unit_test(test_abs_debuglink),
 	    cmocka_unit_test(test_object_cache),
+	    cmocka_unit_test(test_object_cache_fds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
