@@ -81,7 +81,10 @@ int core_job_admit(struct core *c, struct job *j, struct dumper *d,
 		    "%s has no job to run", req->who != NULL ? req->who : "");
 		return -1;
 	}
-	return k->admit(k, c, j, d, req, r);
+	if (k->admit(k, c, j, d, req, r) == -1)
+		return -1;
+	j->res.answer = j->kind->answer; /* the kind admitted (a review) */
+	return 0;
 }
 
 /* The lock window's step, handed to the thread at the host's priority. */

@@ -234,6 +234,9 @@ struct job_kind {
 	 * nothing. */
 	int (*render)(struct job *j, const char *dump, FILE *out, char *err,
 	    size_t errlen);
+	/* What the job answers with: DUMP_ANSWER_VIEW (0), the request's
+	 * view, or an answer of its own that no row of views[] names. */
+	enum dump_answer answer;
 	/* Back on the loop, a kept dump's bookkeeping when it is not one of
 	 * ours (its counters, its log line, jmdf's base); NULL: ours, in
 	 * core_job_done. */

@@ -18,6 +18,15 @@ enum dump_status {
 	DUMP_FAILED,  /* tried and failed */
 };
 
+/* What a job answers with: a view of a profile (the result's view, a row
+ * of views[]), or an answer that is no view of one, which its kind says
+ * (job_kind.answer) and each face shows its own way. */
+enum dump_answer {
+	DUMP_ANSWER_VIEW,   /* views[view]'s rendering, or jmfp's path */
+	DUMP_ANSWER_LEAKS,  /* leak suspects over the kept dumps (jmlk) */
+	DUMP_ANSWER_RECENT, /* recent sampled allocations (jmrc) */
+};
+
 /* Where log lines of a job wait for the loop (the host's log callback is
  * only ever called there). */
 #define DUMP_LOG_MAX 2048
@@ -25,8 +34,9 @@ enum dump_status {
 /* What one dump came to. */
 struct dump_result {
 	enum dump_status status;
-	enum core_reason why; /* when not DUMP_OK */
-	enum dump_view view;
+	enum core_reason why;     /* when not DUMP_OK */
+	enum dump_answer answer;  /* its kind's (job_kind.answer) */
+	enum dump_view view;      /* with DUMP_ANSWER_VIEW: which */
 	int err;                  /* errno behind a failure, or 0 */
 	double retry_after;       /* seconds, when refused for the rate */
 	char path[CORE_PATH_MAX]; /* the dump kept, when DUMP_OK; "" for a

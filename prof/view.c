@@ -328,8 +328,6 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .comments = 1,
         .render = view_text,
         .heading = view_heading_growth},
-    /* Not a view of one profile: the leak job's answer (prof/trend.c). */
-    [DUMP_VIEW_LEAKS] = {.ctype = TEXT, .word = "jmlk"},
     /* No format name: /debug/pprof/allocs's row, where fleet scrapers
      * (Alloy, Parca) read allocations by default. */
     [DUMP_VIEW_PPROF_ALLOCS] = {.ctype = BINARY,
@@ -353,9 +351,6 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .base = VIEW_BASE_MAY,
         .render = view_callgraph,
         .suffix = ".callgraph.svg"},
-    /* Not a view of a profile: the recent allocations' job's answer
-     * (prof/recent.c). */
-    [DUMP_VIEW_RECENT] = {.ctype = TEXT, .word = "jmrc"},
     /* Never with a base: heapprof_subtract leaves the threads' lines
      * as dumped. */
     [DUMP_VIEW_THREADS] = {.name = "threads",
