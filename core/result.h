@@ -19,10 +19,14 @@ enum dump_status {
 };
 
 /* What a job answers with: a view of a profile (the result's view, a row
- * of views[]), or an answer that is no view of one, which its kind says
- * (job_kind.answer) and each face shows its own way. */
+ * of views[]), or an answer that is no view of one, which its kind
+ * (job_kind.answer) or its request (job_req.answer) says and each face
+ * shows its own way. */
 enum dump_answer {
-	DUMP_ANSWER_VIEW,   /* views[view]'s rendering, or jmfp's path */
+	DUMP_ANSWER_VIEW,   /* views[view]'s rendering of the profile */
+	DUMP_ANSWER_PATH,   /* the dump kept: its path (jmfp, the schedule) */
+	DUMP_ANSWER_DUMP,   /* the dump as written, not kept: its sealed
+	                       memfd, a difference's first (the job service's) */
 	DUMP_ANSWER_LEAKS,  /* leak suspects over the kept dumps (jmlk) */
 	DUMP_ANSWER_RECENT, /* recent sampled allocations (jmrc) */
 };
@@ -35,7 +39,7 @@ enum dump_answer {
 struct dump_result {
 	enum dump_status status;
 	enum core_reason why;     /* when not DUMP_OK */
-	enum dump_answer answer;  /* its kind's (job_kind.answer) */
+	enum dump_answer answer;  /* the kind's, or its request's */
 	enum dump_view view;      /* with DUMP_ANSWER_VIEW: which */
 	int err;                  /* errno behind a failure, or 0 */
 	double retry_after;       /* seconds, when refused for the rate */
@@ -60,6 +64,10 @@ struct dump_result {
 	char log[DUMP_LOG_MAX]; /* "<level><line>\n" lines, for the loop */
 	size_t loglen;
 };
+
+/* Is @p r's dump kept in dump_dir: its path the answer (jmfp), or a view
+ * that keeps its dump (jmdf)? */
+int dump_keeps(const struct dump_result *r);
 
 /* Close a result's body, if it has one. */
 void dump_result_release(struct dump_result *r);

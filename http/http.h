@@ -193,7 +193,7 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 int http_status_of(enum core_reason why);
 
 /* The Content-Type @p req's answer is sent with: its view's, or for an
- * answer that is no view JSON or text as it asks (http/reply.c). */
+ * answer that is no view text or JSON (http/reply.c). */
 const char *http_job_ctype(const struct job_req *req);
 
 /* Hand the job @p req asks for (any kind) to the module for this request,

@@ -281,13 +281,15 @@ static struct http_pending *http_pending_new(struct http_ctx *ctx,
 }
 
 /* What job request @p req's answer is sent as: its view's Content-Type,
- * or for an answer that is no view (leaks, recent) JSON or text, as the
- * request asks. */
+ * or for an answer that is no view text (jmfp's path), or JSON or text as
+ * the request asks (leaks, recent). */
 const char *http_job_ctype(const struct job_req *req)
 {
 	if (req->kind != NULL && req->kind->answer != DUMP_ANSWER_VIEW)
 		return req->json ? "application/json"
 		                 : "text/plain; charset=utf-8";
+	if (req->answer != DUMP_ANSWER_VIEW) /* jmfp's path */
+		return "text/plain; charset=utf-8";
 	return views[req->view].ctype;
 }
 

@@ -281,7 +281,6 @@ static void view_heading_threads(FILE *out, const struct view_args *a,
 }
 
 const struct view views[DUMP_VIEW_COUNT] = {
-    [DUMP_VIEW_NONE] = {.ctype = TEXT, .word = "jmfp", .keeps = 1},
     [DUMP_VIEW_COLLAPSED] = {.name = "collapsed",
         .ctype = TEXT,
         .word = "jmcs",
@@ -334,9 +333,6 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .word = "jmtp",
         .base = VIEW_BASE_MAY,
         .render = view_pprof_allocs},
-    /* No rendering, no name: a delta's first dump, its sealed memfd
-     * itself, kept by the job service until the second is subtracted. */
-    [DUMP_VIEW_BASE] = {.ctype = BINARY, .word = "jmtp"},
     /* The call graph, jeprof --dot's: for dot -Tsvg, or laid out here
      * by libgvc where the machine has it (render_callgraph). */
     [DUMP_VIEW_DOT] = {.name = "dot",

@@ -259,6 +259,7 @@ const struct proto_word proto_words[] = {
     {.name = "jmsj", .fn = word_jmsj, .help = "jemalloc statistics, JSON"},
     {.name = "jmfp",
         .job = &job_dump,
+        .answer = DUMP_ANSWER_PATH,
         .flags = PROTO_F_MUTATES,
         .help = "dump a heap profile"},
     {.name = "jmtp",
