@@ -16,7 +16,7 @@ int answer_dump(struct out *out, const struct dump_result *r)
 		out_printf(out, JM4LW_ERROR_PREFIX "%s\n", r->reason);
 		return -1;
 	}
-	if (views[r->view].keeps) /* jmfp, jmdf: where the dump is */
+	if (dump_keeps(r)) /* jmfp, jmdf: where the dump is */
 		out_printf(out, "%s\n", r->path);
 	return 0;
 }

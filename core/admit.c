@@ -144,7 +144,9 @@ static void job_fill(const struct job_kind *k, struct core *c, struct job *j,
 	j->want_alloc = c->pol.growth_bytes != 0 || c->pol.growth_pct != 0;
 	j->symbolized = c->pol.symbolized;
 	/* jmdf compares with the module's last kept dump. */
-	j->with_base = req->with_base || views[view].base == VIEW_BASE_ALWAYS;
+	j->with_base = req->with_base ||
+	    (req->answer == DUMP_ANSWER_VIEW &&
+	        views[view].base == VIEW_BASE_ALWAYS);
 	snprintf(j->base, sizeof(j->base), "%s",
 	    j->with_base && c->last_dump_time != 0 ? c->last_dump : "");
 	memset(&j->state, 0, sizeof(j->state)); /* a reused job's */
@@ -206,7 +208,8 @@ static int review_fits(struct core *c, const struct job_req *req, double *age)
 	const struct view *v;
 	struct timespec now;
 
-	if ((unsigned)req->view >= DUMP_VIEW_COUNT || !c->have_last_fd ||
+	if (req->answer != DUMP_ANSWER_VIEW ||
+	    (unsigned)req->view >= DUMP_VIEW_COUNT || !c->have_last_fd ||
 	    min == 0 || !c->dumped || dump_busy(c))
 		return 0;
 	v = &views[req->view];

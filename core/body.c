@@ -198,8 +198,7 @@ int body_answer(struct job *j)
 void dump_answer_view(struct job *j, const char *tmp, const char *dir)
 {
 	j->res.path[0] = '\0';
-	if (views[j->res.view].render == NULL &&
-	    !views[j->res.view].carries_dump)
+	if (j->res.answer == DUMP_ANSWER_DUMP)
 		dump_raw_body(j, tmp, dir);
 	else if (dump_render(j, tmp, dir) == 0)
 		j->res.status = DUMP_OK;

@@ -55,6 +55,7 @@ int job_req_same(const struct job_req *a, const struct job_req *b)
 int job_req_joins(const struct job *j, const struct job_req *req)
 {
 	struct job_req run = {.kind = j->kind,
+	    .answer = j->res.answer,
 	    .view = j->res.view,
 	    .with_base = j->with_base && !j->has_base_fd,
 	    .seconds = j->seconds,
@@ -81,7 +82,12 @@ int core_job_admit(struct core *c, struct job *j, struct dumper *d,
 		    "%s has no job to run", req->who != NULL ? req->who : "");
 		return -1;
 	}
-	return k->admit(k, c, j, d, req, r);
+	if (k->admit(k, c, j, d, req, r) == -1)
+		return -1;
+	/* The kind admitted (a review, for a dump) says, or the request. */
+	j->res.answer =
+	    j->kind->answer != DUMP_ANSWER_VIEW ? j->kind->answer : req->answer;
+	return 0;
 }
 
 /* The lock window's step, handed to the thread at the host's priority. */
@@ -208,7 +214,7 @@ void core_job_done(struct core *c, struct job *j)
 		return; /* a question about dumps: no dump, no profile */
 	switch (r->status) {
 	case DUMP_OK:
-		if (r->view != DUMP_VIEW_NONE)
+		if (r->answer != DUMP_ANSWER_PATH) /* the dump's own */
 			c->st.profiles_served++;
 		break;
 	case DUMP_REFUSED:

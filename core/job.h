@@ -67,18 +67,22 @@ struct job_req {
 	/* Said after a kept dump's path in its log line, in parentheses
 	 * (dump_on_memory's figures); NULL: nothing. */
 	const char *detail;
-	enum dump_view view; /* what to answer with */
-	int with_base;       /* a dump: compare with the last kept dump */
-	const char *name;    /* a kept dump's name (a view of it); the path
-	                        of jemalloc's dump (adopting it) */
-	const char *base;    /* a kept dump to compare with */
-	const char *addrs;   /* a symbol lookup's request body */
+	/* What to answer with: a view (views[view]), or the dump's path
+	 * (jmfp, the schedule) or the dump itself (a difference's first);
+	 * a kind with an answer of its own (job_kind.answer) ignores it. */
+	enum dump_answer answer;
+	enum dump_view view;
+	int with_base;     /* a dump: compare with the last kept dump */
+	const char *name;  /* a kept dump's name (a view of it); the path
+	                      of jemalloc's dump (adopting it) */
+	const char *base;  /* a kept dump to compare with */
+	const char *addrs; /* a symbol lookup's request body */
 	size_t addrs_len;
 	int json; /* JSON, not text */
 	/* A scrape's difference over this many seconds (?seconds=N); 0: the
 	 * heap now. Part of what makes two requests one job. */
 	unsigned seconds;
-	/* With seconds: the first dump (DUMP_VIEW_BASE's body) to subtract
+	/* With seconds: the first dump (DUMP_ANSWER_DUMP's body) to subtract
 	 * from a fresh one; the admission takes a descriptor of its own. */
 	int has_base_fd;
 	int base_fd;
@@ -234,6 +238,10 @@ struct job_kind {
 	 * nothing. */
 	int (*render)(struct job *j, const char *dump, FILE *out, char *err,
 	    size_t errlen);
+	/* What the job answers with: DUMP_ANSWER_VIEW (0), what the request
+	 * asks (job_req.answer), or an answer of its own that no row of
+	 * views[] names. */
+	enum dump_answer answer;
 	/* Back on the loop, a kept dump's bookkeeping when it is not one of
 	 * ours (its counters, its log line, jmdf's base); NULL: ours, in
 	 * core_job_done. */

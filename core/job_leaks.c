@@ -19,7 +19,7 @@
 #include "reason.h"
 #include "stage.h"
 
-/* No rate limit, a free worker; the job reads req->view and req->json. */
+/* No rate limit, a free worker; the job reads req->json. */
 static int leaks_admit(const struct job_kind *k, struct core *c, struct job *j,
     struct dumper *d, const struct job_req *req, struct dump_result *r)
 {
@@ -29,7 +29,6 @@ static int leaks_admit(const struct job_kind *k, struct core *c, struct job *j,
 	j->state.leaks.pid = (long)getpid();
 	/* Too few dumps in a process that cannot sample: say that. */
 	core_sampling(c, &j->sampling);
-	j->res.view = req->view;
 	dump_begin(c);
 	return 0;
 }
@@ -85,5 +84,6 @@ const struct job_kind job_leaks = {
     .admit = leaks_admit,
     .steps = {leaks_step},
     .render = leaks_render,
+    .answer = DUMP_ANSWER_LEAKS,
     .release = leaks_release,
 };

@@ -53,7 +53,6 @@ static int recent_admit(const struct job_kind *k, struct core *c, struct job *j,
 	j->state.recent.json = req->json;
 	j->state.recent.live_only = req->live_only;
 	j->state.recent.min_size = req->min_size;
-	j->res.view = DUMP_VIEW_RECENT;
 	core_sampling(c, &j->sampling); /* why the records are few */
 	dump_begin(c);
 	return 0;
@@ -114,5 +113,6 @@ const struct job_kind job_recent = {
     .steps = {recent_read, recent_step},
     .locked = recent_read,
     .render = recent_render,
+    .answer = DUMP_ANSWER_RECENT,
     .release = recent_release,
 };

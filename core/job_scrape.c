@@ -9,12 +9,15 @@
 #include "job.h"
 #include "job_dump.h"
 
-/* Two scrapes are one question: the same view, base and span, and, for
- * a difference's second dump, the same first. */
+/* Two scrapes are one question: the same answer and view (a difference's
+ * first dump is one whatever view it is for), base and span, and, for a
+ * difference's second dump, the same first. */
 static int scrape_same(const struct job_req *a, const struct job_req *b)
 {
-	return a->view == b->view && a->with_base == b->with_base &&
-	    a->seconds == b->seconds && a->has_base_fd == b->has_base_fd &&
+	return a->answer == b->answer &&
+	    (a->answer == DUMP_ANSWER_DUMP || a->view == b->view) &&
+	    a->with_base == b->with_base && a->seconds == b->seconds &&
+	    a->has_base_fd == b->has_base_fd &&
 	    (!a->has_base_fd || a->base_fd == b->base_fd);
 }
 

@@ -14,4 +14,5 @@ const struct job_kind job_snap = {
     .steps = {snap_memfd, stage_prof_dump, snap_take},
     .locked = stage_prof_dump,
     .unasked = 1,
+    .answer = DUMP_ANSWER_PATH, /* its dump is its own: no view of it */
 };

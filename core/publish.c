@@ -200,7 +200,8 @@ static void dump_answer(struct job *j, const char *dir,
 		    strerror(errno));
 	/* jmdf's view, from the sealed memfd where there is one (the kept
 	 * file would be read into memory: dump_render). */
-	if (views[j->res.view].render != NULL &&
+	if (j->res.answer == DUMP_ANSWER_VIEW &&
+	    views[j->res.view].render != NULL &&
 	    dump_render(j, path, dir) == -1) {
 		n = strlen(j->res.reason);
 		snprintf(j->res.reason + n, sizeof(j->res.reason) - n,
@@ -234,7 +235,7 @@ int publish_dump(struct job *j)
 		    "cancelled: the module was freed");
 		return -1;
 	}
-	if (!views[j->res.view].keeps)
+	if (!dump_keeps(&j->res))
 		return 0;
 	return dump_publish(j, j->tmp, j->dir, &log);
 }
@@ -246,7 +247,7 @@ int publish_answer(struct job *j)
 {
 	struct core_log log = {.fn = dump_log, .arg = &j->res};
 
-	if (!views[j->res.view].keeps)
+	if (!dump_keeps(&j->res))
 		dump_answer_view(j, j->tmp, j->dir);
 	else
 		dump_answer(j, j->dir, &log);

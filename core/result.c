@@ -54,3 +54,10 @@ void dump_result_release(struct dump_result *r)
 	r->body = 0;
 	r->body_fd = -1;
 }
+
+/* jmfp's path, or a view that keeps its dump (jmdf). */
+int dump_keeps(const struct dump_result *r)
+{
+	return r->answer == DUMP_ANSWER_PATH ||
+	    (r->answer == DUMP_ANSWER_VIEW && views[r->view].keeps);
+}

@@ -18,6 +18,19 @@ enum dump_status {
 	DUMP_FAILED,  /* tried and failed */
 };
 
+/* What a job answers with: a view of a profile (the result's view, a row
+ * of views[]), or an answer that is no view of one, which its kind
+ * (job_kind.answer) or its request (job_req.answer) says and each face
+ * shows its own way. */
+enum dump_answer {
+	DUMP_ANSWER_VIEW,   /* views[view]'s rendering of the profile */
+	DUMP_ANSWER_PATH,   /* the dump kept: its path (jmfp, the schedule) */
+	DUMP_ANSWER_DUMP,   /* the dump as written, not kept: its sealed
+	                       memfd, a difference's first (the job service's) */
+	DUMP_ANSWER_LEAKS,  /* leak suspects over the kept dumps (jmlk) */
+	DUMP_ANSWER_RECENT, /* recent sampled allocations (jmrc) */
+};
+
 /* Where log lines of a job wait for the loop (the host's log callback is
  * only ever called there). */
 #define DUMP_LOG_MAX 2048
@@ -25,8 +38,9 @@ enum dump_status {
 /* What one dump came to. */
 struct dump_result {
 	enum dump_status status;
-	enum core_reason why; /* when not DUMP_OK */
-	enum dump_view view;
+	enum core_reason why;     /* when not DUMP_OK */
+	enum dump_answer answer;  /* the kind's, or its request's */
+	enum dump_view view;      /* with DUMP_ANSWER_VIEW: which */
 	int err;                  /* errno behind a failure, or 0 */
 	double retry_after;       /* seconds, when refused for the rate */
 	char path[CORE_PATH_MAX]; /* the dump kept, when DUMP_OK; "" for a
@@ -50,6 +64,10 @@ struct dump_result {
 	char log[DUMP_LOG_MAX]; /* "<level><line>\n" lines, for the loop */
 	size_t loglen;
 };
+
+/* Is @p r's dump kept in dump_dir: its path the answer (jmfp), or a view
+ * that keeps its dump (jmdf)? */
+int dump_keeps(const struct dump_result *r);
 
 /* Close a result's body, if it has one. */
 void dump_result_release(struct dump_result *r);

@@ -84,7 +84,6 @@ int admit_snapshot(const struct job_kind *k, struct core *c, struct job *j,
 	}
 	if (job_free_admit(k, c, j, d, r) == -1)
 		return -1;
-	j->res.view = DUMP_VIEW_NONE;
 	j->state.snap.t0 = snaps_now(CLOCK_MONOTONIC);
 	dump_begin(c);
 	return 0;

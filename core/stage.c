@@ -453,7 +453,7 @@ int stage_check(struct job *j)
 	if (mfd != -1)
 		(void)fcntl(mfd, F_ADD_SEALS,
 		    F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-	if (e == 0 && mfd != -1 && !views[j->res.view].keeps) {
+	if (e == 0 && mfd != -1 && !dump_keeps(&j->res)) {
 		/* A view's dump never goes to disk: parsed from memory. */
 		if (!dump_whole(mfd, NULL)) {
 			close(mfd);

@@ -61,7 +61,7 @@ struct job_group {
 
 /*
  * A difference over req.seconds (?seconds=N): its first dump as a job
- * (DUMP_VIEW_BASE, whose body is the dump), a timer on the loop for N s
+ * (DUMP_ANSWER_DUMP, whose body is the dump), a timer on the loop for N s
  * while the worker serves others, then the second dump minus the first
  * as a job. Its own waiter stands in its jobs' lists; its requesters
  * wait here, and a request of the same question joins them.
@@ -88,6 +88,10 @@ struct job_body {
 	struct timespec at; /* CLOCK_MONOTONIC it was answered */
 };
 
+/* The kept bodies' slots: one a view, then a difference's first dump
+ * (DUMP_ANSWER_DUMP); body_slot says which. */
+#define JOBS_BODIES (DUMP_VIEW_COUNT + 1)
+
 /* The service's state, m->jobs: no other file reads it. */
 struct jobs {
 	struct worker *worker;
@@ -95,7 +99,7 @@ struct jobs {
 	struct job_waiters waiters; /* who wait for the job, if anyone */
 	struct job_group queued[JOBS_QUEUED_MAX]; /* sharing jobs to come */
 	unsigned nqueued;
-	struct job_body bodies[DUMP_VIEW_COUNT];  /* newest shared bodies */
+	struct job_body bodies[JOBS_BODIES];      /* newest shared bodies */
 	struct job_delta deltas[JOBS_DELTAS_MAX]; /* ?seconds=N under way */
 	struct event *bodies_timer; /* drops them at dump_min_interval */
 	int jobs_closing;           /* jobs_settle: start nothing more */
@@ -216,7 +220,7 @@ static void bodies_drop(struct jm4lw *m, int all)
 	struct timeval tv;
 	unsigned v;
 
-	for (v = 0; v < DUMP_VIEW_COUNT; v++) {
+	for (v = 0; v < JOBS_BODIES; v++) {
 		if (!m->jobs->bodies[v].have)
 			continue;
 		age = jobs_age(&m->jobs->bodies[v].at);
@@ -242,21 +246,32 @@ static void bodies_expire(evutil_socket_t fd, short what, void *arg)
 	bodies_drop(arg, 0);
 }
 
+/* The slot of bodies[] for answer @p a with view @p v, or -1: answers
+ * of neither kind are never shared. */
+static int body_slot(enum dump_answer a, enum dump_view v)
+{
+	if (a == DUMP_ANSWER_DUMP)
+		return DUMP_VIEW_COUNT;
+	if (a != DUMP_ANSWER_VIEW || (unsigned)v >= DUMP_VIEW_COUNT)
+		return -1;
+	return (int)v;
+}
+
 /* Keep @p r's body as its view's newest, when it may answer again. */
 static void body_keep(struct jm4lw *m, const struct job *j,
     const struct dump_result *r)
 {
 	struct job_body *b;
-	int fd;
+	int fd, slot;
 
 	if (m->cfg.dump_min_interval == 0 || !j->kind->shares ||
 	    j->seconds != 0 || j->with_base || r->status != DUMP_OK ||
 	    !r->body || r->body_fd == -1 ||
-	    (unsigned)r->view >= DUMP_VIEW_COUNT)
+	    (slot = body_slot(r->answer, r->view)) == -1)
 		return;
 	if ((fd = fd_again(r->body_fd)) == -1)
 		return; /* the next scrape makes a dump, no worse */
-	b = &m->jobs->bodies[r->view];
+	b = &m->jobs->bodies[slot];
 	if (b->have)
 		close(b->fd);
 	b->have = 1;
@@ -274,12 +289,12 @@ static int body_serve(struct jm4lw *m, const struct job_waiter *w,
 	struct job_body *b;
 	struct dump_result *r;
 	double age;
-	int fd;
+	int fd, slot;
 
 	if (req->seconds != 0 || req->with_base ||
-	    (unsigned)req->view >= DUMP_VIEW_COUNT)
+	    (slot = body_slot(req->answer, req->view)) == -1)
 		return 0;
-	b = &m->jobs->bodies[req->view];
+	b = &m->jobs->bodies[slot];
 	if (!b->have ||
 	    (age = jobs_age(&b->at)) >= (double)m->cfg.dump_min_interval)
 		return 0;
@@ -290,6 +305,7 @@ static int body_serve(struct jm4lw *m, const struct job_waiter *w,
 		return 0;
 	}
 	r->status = DUMP_OK;
+	r->answer = req->answer;
 	r->view = req->view;
 	r->body = 1;
 	r->body_fd = fd;
@@ -606,7 +622,7 @@ static void jobs_delta(struct jm4lw *m, const struct job_waiter *w,
 		return;
 	}
 	first = d->req;
-	first.view = DUMP_VIEW_BASE;
+	first.answer = DUMP_ANSWER_DUMP;
 	first.seconds = 0;
 	module_job(m, &d->self, &first);
 }

@@ -216,6 +216,7 @@ static void memwatch_ready(evutil_socket_t fd, short what, void *arg)
 		module_job(m, &w->waiter,
 		    &(struct job_req){.kind = &job_dump,
 		        .why = "memory",
+		        .answer = DUMP_ANSWER_PATH,
 		        .cause = CAUSE_MEMORY,
 		        .detail = w->detail});
 	}

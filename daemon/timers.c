@@ -33,6 +33,7 @@ static void timers_dump_tick(evutil_socket_t fd, short what, void *arg)
 	module_job(arg, NULL,
 	    &(struct job_req){.kind = &job_dump,
 	        .why = "interval",
+	        .answer = DUMP_ANSWER_PATH,
 	        .cause = CAUSE_SCHEDULE});
 	module_unsampled_leave(arg, was);
 	module_leave(arg);
@@ -52,6 +53,7 @@ static void timers_growth_tick(evutil_socket_t fd, short what, void *arg)
 		module_job(m, NULL,
 		    &(struct job_req){.kind = &job_dump,
 		        .why = "growth",
+		        .answer = DUMP_ANSWER_PATH,
 		        .cause = CAUSE_GROWTH});
 	module_unsampled_leave(m, was);
 	module_leave(m);

@@ -15,9 +15,7 @@
 #include "http.h"
 #include "job.h"
 #include "module.h"
-#include "view.h"
 
-#define TEXT "text/plain; charset=utf-8"
 #define JSON "application/json"
 
 /* since=: seconds since the epoch, digits only (at most 19: no
@@ -66,17 +64,16 @@ void http_route_leaks(struct http_ctx *ctx)
 {
 	const char *f = evhttp_find_header(ctx->query, "format");
 	int json = f == NULL || strcmp(f, "json") == 0;
+	struct job_req req = {0};
 
 	if (!json && strcmp(f, "text") != 0) {
 		http_error(ctx->req, 400,
 		    "unknown format \"%.40s\" (want json or text)", f);
 		return;
 	}
-	http_job(ctx,
-	    &(struct job_req){.kind = ctx->route->job,
-	        .view = DUMP_VIEW_LEAKS,
-	        .json = json},
-	    json ? JSON : TEXT, 0);
+	req.kind = ctx->route->job;
+	req.json = json;
+	http_job(ctx, &req, http_job_ctype(&req), 0);
 }
 
 /* /jemalloc/recent[?live=1&min_size=N&format=json|text]: jmrc, JSON by
@@ -88,6 +85,7 @@ void http_route_recent(struct http_ctx *ctx)
 	const char *min = evhttp_find_header(ctx->query, "min_size");
 	int json = f == NULL || strcmp(f, "json") == 0;
 	uint64_t min_size = 0;
+	struct job_req req = {0};
 
 	if (!json && strcmp(f, "text") != 0) {
 		http_error(ctx->req, 400,
@@ -105,11 +103,9 @@ void http_route_recent(struct http_ctx *ctx)
 		    "min_size=%.40s: want a size in bytes, digits only", min);
 		return;
 	}
-	http_job(ctx,
-	    &(struct job_req){.kind = ctx->route->job,
-	        .view = DUMP_VIEW_RECENT,
-	        .json = json,
-	        .live_only = live != NULL && strcmp(live, "1") == 0,
-	        .min_size = min_size},
-	    json ? JSON : TEXT, 0);
+	req.kind = ctx->route->job;
+	req.json = json;
+	req.live_only = live != NULL && strcmp(live, "1") == 0;
+	req.min_size = min_size;
+	http_job(ctx, &req, http_job_ctype(&req), 0);
 }

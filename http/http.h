@@ -192,6 +192,10 @@ void http_error(struct evhttp_request *req, int code, const char *fmt, ...)
 /* The HTTP status that says @p why a call was refused or failed. */
 int http_status_of(enum core_reason why);
 
+/* The Content-Type @p req's answer is sent with: its view's, or for an
+ * answer that is no view text or JSON (http/reply.c). */
+const char *http_job_ctype(const struct job_req *req);
+
 /* Hand the job @p req asks for (any kind) to the module for this request,
  * answered with @p ctype. With @p word, the reply is the word's (a view's
  * body, then what the word says after it). */

@@ -20,6 +20,7 @@
 #include "module.h"
 #include "reason.h"
 #include "result.h"
+#include "view.h"
 
 /* Headers every reply carries: nothing cached, no type sniffing. */
 static void http_common_headers(struct evhttp_request *req, const char *ctype)
@@ -277,6 +278,19 @@ static struct http_pending *http_pending_new(struct http_ctx *ctx,
 	w->arg = p;
 	TAILQ_INSERT_TAIL(&h->pending, p, entry);
 	return p;
+}
+
+/* What job request @p req's answer is sent as: its view's Content-Type,
+ * or for an answer that is no view text (jmfp's path), or JSON or text as
+ * the request asks (leaks, recent). */
+const char *http_job_ctype(const struct job_req *req)
+{
+	if (req->kind != NULL && req->kind->answer != DUMP_ANSWER_VIEW)
+		return req->json ? "application/json"
+		                 : "text/plain; charset=utf-8";
+	if (req->answer != DUMP_ANSWER_VIEW) /* jmfp's path */
+		return "text/plain; charset=utf-8";
+	return views[req->view].ctype;
 }
 
 /* Hand the job @p req asks for to the module, this request its waiter. */

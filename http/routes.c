@@ -655,7 +655,7 @@ static void route_word(struct http_ctx *ctx)
 	if (r == PROTO_JOB) {
 		evbuffer_free(b);
 		res.req.cause = CAUSE_HTTP;
-		http_job(ctx, &res.req, views[res.req.view].ctype, 1);
+		http_job(ctx, &res.req, http_job_ctype(&res.req), 1);
 		return;
 	}
 	/* The word's own line, under the status that says why. */

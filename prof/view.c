@@ -281,7 +281,6 @@ static void view_heading_threads(FILE *out, const struct view_args *a,
 }
 
 const struct view views[DUMP_VIEW_COUNT] = {
-    [DUMP_VIEW_NONE] = {.ctype = TEXT, .word = "jmfp", .keeps = 1},
     [DUMP_VIEW_COLLAPSED] = {.name = "collapsed",
         .ctype = TEXT,
         .word = "jmcs",
@@ -328,17 +327,12 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .comments = 1,
         .render = view_text,
         .heading = view_heading_growth},
-    /* Not a view of one profile: the leak job's answer (prof/trend.c). */
-    [DUMP_VIEW_LEAKS] = {.ctype = TEXT, .word = "jmlk"},
     /* No format name: /debug/pprof/allocs's row, where fleet scrapers
      * (Alloy, Parca) read allocations by default. */
     [DUMP_VIEW_PPROF_ALLOCS] = {.ctype = BINARY,
         .word = "jmtp",
         .base = VIEW_BASE_MAY,
         .render = view_pprof_allocs},
-    /* No rendering, no name: a delta's first dump, its sealed memfd
-     * itself, kept by the job service until the second is subtracted. */
-    [DUMP_VIEW_BASE] = {.ctype = BINARY, .word = "jmtp"},
     /* The call graph, jeprof --dot's: for dot -Tsvg, or laid out here
      * by libgvc where the machine has it (render_callgraph). */
     [DUMP_VIEW_DOT] = {.name = "dot",
@@ -353,9 +347,6 @@ const struct view views[DUMP_VIEW_COUNT] = {
         .base = VIEW_BASE_MAY,
         .render = view_callgraph,
         .suffix = ".callgraph.svg"},
-    /* Not a view of a profile: the recent allocations' job's answer
-     * (prof/recent.c). */
-    [DUMP_VIEW_RECENT] = {.ctype = TEXT, .word = "jmrc"},
     /* Never with a base: heapprof_subtract leaves the threads' lines
      * as dumped. */
     [DUMP_VIEW_THREADS] = {.name = "threads",

@@ -22,7 +22,6 @@ struct fold_list;
 
 /* The views, the index of views[]. */
 enum dump_view {
-	DUMP_VIEW_NONE,         /* jmfp, the schedule: the dump is the answer */
 	DUMP_VIEW_COLLAPSED,    /* jmcs: collapsed stacks */
 	DUMP_VIEW_RAW,          /* the heap_v2 dump itself (HTTP, jeprof) */
 	DUMP_VIEW_SVG,          /* jmfg: a flame graph */
@@ -30,13 +29,10 @@ enum dump_view {
 	DUMP_VIEW_TEXT,         /* jmtp: the top of the heap, jeprof --text */
 	DUMP_VIEW_SYMBOLIZED,   /* jeprof's symbolized profile (HTTP) */
 	DUMP_VIEW_DIFF,         /* jmdf: kept, and its growth since the last */
-	DUMP_VIEW_LEAKS,        /* jmlk: leak suspects over the kept dumps */
 	DUMP_VIEW_PPROF_ALLOCS, /* /debug/pprof/allocs: pprof, alloc_space
 	                           first in the tools' eyes, as Go's */
-	DUMP_VIEW_BASE,         /* the dump as written, a difference's first */
 	DUMP_VIEW_DOT,          /* jmcg: the call graph in Graphviz's dot */
 	DUMP_VIEW_CALLGRAPH,    /* the call graph laid out by libgvc, SVG */
-	DUMP_VIEW_RECENT,       /* jmrc: recent sampled allocations */
 	DUMP_VIEW_THREADS,      /* jmth: the live heap by thread */
 	DUMP_VIEW_PPROF_HEAP,   /* /debug/pprof/heap: pprof without thread
 	                           labels, for fleet scrapers */

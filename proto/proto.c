@@ -220,12 +220,13 @@ static int host_run(struct proto *p, const struct proto_hostword *h,
 	return rv;
 }
 
-/* The job word @p w asks for: its row's kind and view, named after it. */
+/* The job word @p w asks for: its row's kind, answer and view, named after it. */
 static void word_req(const struct proto_word *w, struct job_req *req)
 {
 	memset(req, 0, sizeof(*req));
 	req->kind = w->job;
 	req->who = w->name;
+	req->answer = w->answer;
 	req->view = w->view;
 	req->cause = CAUSE_WORD;
 }

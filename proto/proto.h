@@ -79,7 +79,8 @@ struct proto_word {
 	const char *name; /* exactly 4 bytes + NUL */
 	int (*fn)(struct proto *, struct out *);
 	const struct job_kind *job; /* instead of fn: core's kind (&job_dump) */
-	enum dump_view view;        /* what the job answers with */
+	enum dump_answer answer;    /* what the job answers with: */
+	enum dump_view view;        /* with DUMP_ANSWER_VIEW, this view */
 	int flags;
 	const char *help;
 };

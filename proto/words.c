@@ -259,6 +259,7 @@ const struct proto_word proto_words[] = {
     {.name = "jmsj", .fn = word_jmsj, .help = "jemalloc statistics, JSON"},
     {.name = "jmfp",
         .job = &job_dump,
+        .answer = DUMP_ANSWER_PATH,
         .flags = PROTO_F_MUTATES,
         .help = "dump a heap profile"},
     {.name = "jmtp",
@@ -326,12 +327,10 @@ const struct proto_word proto_words[] = {
         .help = "the figures' history: now, least, most, a sparkline"},
     {.name = "jmlk",
         .job = &job_leaks,
-        .view = DUMP_VIEW_LEAKS,
         .help = "leak suspects: functions that grew in nearly every "
                 "interval of the kept dumps"},
     {.name = "jmrc",
         .job = &job_recent,
-        .view = DUMP_VIEW_RECENT,
         .help = "recent sampled allocations, newest first: size, age, "
                 "thread, live or freed, where"},
     JM4LW_IF_EXAMPLE({"jmxx", .job = &job_example, .view = DUMP_VIEW_TEXT}, )

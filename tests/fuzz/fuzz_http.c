@@ -93,7 +93,7 @@ static void check_query(const char *query)
 {
 	struct evkeyvalq q;
 	struct evkeyval *kv;
-	enum dump_view view = DUMP_VIEW_NONE;
+	enum dump_view view = DUMP_VIEW_COUNT;
 	char why[256];
 	const char *c;
 	int base = -1, r;

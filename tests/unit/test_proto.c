@@ -1469,7 +1469,8 @@ static void test_dump_in_progress(void **state)
 	assert_int_equal(proto_add_word(&P, "hjfp", host_jmfp, NULL, 0), 0);
 	assert_int_equal(core_job_admit(&core, &job, &dumper,
 	                     &(struct job_req){.kind = &job_dump,
-	                         .who = "jmfp"},
+	                         .who = "jmfp",
+	                         .answer = DUMP_ANSWER_PATH},
 	                     &r),
 	    0);
 	assert_true(core.dump_running);
@@ -1482,7 +1483,9 @@ static void test_dump_in_progress(void **state)
 	assert_true(D.retry_after > 0);
 	assert_int_equal(core.st.dumps_refused, 1);
 	assert_int_equal(core_job_admit(&core, &job, &dumper,
-	                     &(struct job_req){.kind = &job_dump}, &r),
+	                     &(struct job_req){.kind = &job_dump,
+	                         .answer = DUMP_ANSWER_PATH},
+	                     &r),
 	    -1);
 	assert_string_equal(r.reason, "dump " BUSY);
 	assert_int_equal(core.st.dumps_refused, 2);
@@ -1571,8 +1574,7 @@ static void test_views_table(void **state)
 		assert_non_null(views[v].word);
 		if (views[v].name != NULL)
 			assert_int_equal(view_by_name(views[v].name), v);
-		assert_int_equal(views[v].keeps,
-		    v == DUMP_VIEW_NONE || v == DUMP_VIEW_DIFF);
+		assert_int_equal(views[v].keeps, v == DUMP_VIEW_DIFF);
 	}
 	assert_int_equal(view_by_name("gif"), -1);
 	/* The lists usage texts and error lines show are the table's
@@ -1588,7 +1590,7 @@ static void test_views_table(void **state)
 	                     DUMP_VIEW_TEXT, ", ", " or "),
 	    2, DUMP_VIEW_TEXT, ", ", " or ");
 	for (w = proto_words; w->name != NULL; w++)
-		if (w->job == &job_dump)
+		if (w->job == &job_dump && w->answer == DUMP_ANSWER_VIEW)
 			assert_string_equal(views[w->view].word, w->name);
 }
 
@@ -1669,7 +1671,7 @@ static void test_jmfp_is_a_job(void **state)
 			assert_true(
 			    w->job == &job_since || w->job == &job_peak);
 			assert_false(w->flags & PROTO_F_MUTATES);
-		} else if (w->view != DUMP_VIEW_NONE) { /* they keep nothing */
+		} else if (w->job == &job_dump) { /* they keep nothing */
 			assert_ptr_equal(w->job, &job_dump);
 			assert_false(w->flags & PROTO_F_MUTATES);
 		} else {

@@ -419,7 +419,6 @@ static void run(int json, int live_only, unsigned long long min_size)
 {
 	struct job_req req = {.kind = &job_recent,
 	    .who = "jmrc",
-	    .view = DUMP_VIEW_RECENT,
 	    .json = json,
 	    .live_only = live_only,
 	    .min_size = min_size};

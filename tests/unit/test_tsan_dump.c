@@ -125,13 +125,15 @@ static void wait_done(void)
 }
 
 /* A dump job of @p view through the worker; its status. */
-static enum dump_status dump(struct worker *w, enum dump_view view)
+static enum dump_status dump(struct worker *w, enum dump_answer answer,
+    enum dump_view view)
 {
 	struct dump_result r;
 
 	assert_int_equal(core_job_admit(&T.core, &T.job, &T.dumper,
 	                     &(struct job_req){.kind = &job_dump,
 	                         .who = "test",
+	                         .answer = answer,
 	                         .view = view},
 	                     &r),
 	    0);
@@ -194,8 +196,10 @@ static void test_dump_path(void **state)
 		                     (void *)(uintptr_t)(i + 1)),
 		    0);
 	for (i = 0; i < ROUNDS; i++) {
-		assert_int_equal(dump(w, DUMP_VIEW_NONE), DUMP_OK);
-		assert_int_equal(dump(w, DUMP_VIEW_TEXT), DUMP_OK);
+		assert_int_equal(dump(w, DUMP_ANSWER_PATH, DUMP_VIEW_TEXT),
+		    DUMP_OK);
+		assert_int_equal(dump(w, DUMP_ANSWER_VIEW, DUMP_VIEW_TEXT),
+		    DUMP_OK);
 	}
 	assert_int_equal(leaks(w), DUMP_OK);
 	__atomic_store_n(&T.stop, 1, __ATOMIC_RELAXED);
