@@ -98,15 +98,15 @@ cmake --build build-nodw -j"$jobs" --target jm4lw_prof test_heapprof \
 	-R 'heapprof|symbolize|words_profile')
 
 # The example job word (core/job_example.c, -DJM4LW_EXAMPLE_WORD=ON):
-# one file and its table lines, asked over both faces; only the daemon
-# is built.
+# one file and its table lines, asked over both faces, and the word and
+# job tables' unit test with it; only the daemon and that test are built.
 begin example
 cmake -S . -B build-example -DCMAKE_C_COMPILER=gcc -DJM4LW_WERROR=ON \
 	-DJM4LW_TESTS=ON -DJM4LW_FUZZ=OFF -DJM4LW_SANITIZE= -DJM4LW_LIBDW=AUTO \
 	-DJM4LW_EXAMPLE_WORD=ON >/dev/null
-cmake --build build-example -j"$jobs" --target jm4lwd
+cmake --build build-example -j"$jobs" --target jm4lwd test_proto
 (cd build-example && ctest --output-on-failure --no-tests=error \
-	-R '^integration\.example_word$')
+	-R '^(integration\.example_word|unit\.test_proto)$')
 
 begin asan
 cmake -S . -B build-asan -DCMAKE_C_COMPILER=clang -DJM4LW_WERROR=ON \
