@@ -16,4 +16,9 @@ const char *fmt_time(char *buf, size_t len, time_t t);
  * filed by it (pprof's time_nanos, from the dump's file). */
 long long file_mtime_ns(int fd, const char *path);
 
+/* An age at a glance, @p s seconds into @p buf, which it returns, one
+ * decimal in seconds, minutes, hours or days: "12.3 s", "4.2 min",
+ * "1.5 h", "3.0 d"; @p compact: "12.3s", "4.2m" (jmrc's columns). */
+const char *fmt_age(char *buf, size_t len, double s, int compact);
+
 #endif

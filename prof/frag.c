@@ -18,6 +18,7 @@
 #include "out.h"
 #include "prof_util.h"
 #include "render.h"
+#include "when.h"
 
 /* The method and its limits, said in every output. */
 static const char *const frag_limits[] = {
@@ -596,20 +597,6 @@ static double frag_age(const struct frag_report *r, uint64_t t)
 	return now > t ? (double)(now - t) / 1e9 : 0.0;
 }
 
-/* "12.3 s", "4.2 min", "1.5 h", "3.0 d": an age at a glance. */
-static const char *frag_fmt_age(char *buf, size_t len, double s)
-{
-	if (s < 100)
-		snprintf(buf, len, "%.1f s", s);
-	else if (s < 6000)
-		snprintf(buf, len, "%.1f min", s / 60);
-	else if (s < 48 * 3600)
-		snprintf(buf, len, "%.1f h", s / 3600);
-	else
-		snprintf(buf, len, "%.1f d", s / 86400);
-	return buf;
-}
-
 /* The one line under the sites on what prof_recent covers (the ages'
  * honest limit), or why it said nothing; none when it was not read. */
 static void frag_recent_text(struct out *out, const struct frag_report *r)
@@ -745,8 +732,8 @@ static void frag_text(struct out *out, const struct frag_report *r)
 				out_printf(out,
 				    "  oldest live sampled object %s old "
 				    "(prof_recent, %zu of its records)",
-				    frag_fmt_age(a3, sizeof(a3),
-				        frag_age(r, s->recent_oldest_ns)),
+				    fmt_age(a3, sizeof(a3),
+				        frag_age(r, s->recent_oldest_ns), 0),
 				    s->recent_live);
 			out_printf(out, "\n    %s\n", s->stack ? s->stack : "");
 		}

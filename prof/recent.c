@@ -34,6 +34,7 @@
 #include "recent.h"
 #include "render.h"
 #include "symbolize.h"
+#include "when.h"
 
 /* The parser's state: where it is, and its first error. */
 struct rp {
@@ -584,20 +585,6 @@ static double age_of(uint64_t t, const struct recent_opts *o)
 	return o->now_ns > t ? (double)(o->now_ns - t) / 1e9 : 0.0;
 }
 
-/* "12.3s", "4.2m", "1.5h", "3.0d": an age at a glance. */
-static const char *fmt_age(char *buf, size_t len, double s)
-{
-	if (s < 100)
-		snprintf(buf, len, "%.1fs", s);
-	else if (s < 6000)
-		snprintf(buf, len, "%.1fm", s / 60);
-	else if (s < 48 * 3600)
-		snprintf(buf, len, "%.1fh", s / 3600);
-	else
-		snprintf(buf, len, "%.1fd", s / 86400);
-	return buf;
-}
-
 /* @p site's frames as every view sees them, into @p v. */
 static int site_view(struct render_view *v, const struct recent *r,
     const struct recent_site *site, struct symbolizer *sym)
@@ -700,7 +687,7 @@ int recent_render_text(FILE *out, const struct recent *r,
 			continue;
 		fprintf(out, "%12s %7s  %-12s %-6s",
 		    fmt_bytes(sz, sizeof(sz), x->size),
-		    fmt_age(age, sizeof(age), age_of(x->alloc.time_ns, o)),
+		    fmt_age(age, sizeof(age), age_of(x->alloc.time_ns, o), 1),
 		    fmt_thread(th, sizeof(th), &x->alloc),
 		    x->released ? "freed" : "live");
 		if (text_frames(out, &v, r, &x->alloc, sym) == -1)
@@ -709,7 +696,7 @@ int recent_render_text(FILE *out, const struct recent *r,
 		if (x->has_free) {
 			fprintf(out, "%12s %7s  %-12s %-6s", "",
 			    fmt_age(age, sizeof(age),
-			        age_of(x->free.time_ns, o)),
+			        age_of(x->free.time_ns, o), 1),
 			    fmt_thread(th, sizeof(th), &x->free), "free");
 			if (text_frames(out, &v, r, &x->free, sym) == -1)
 				goto fail;
