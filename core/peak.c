@@ -107,7 +107,8 @@ int peak_gdump_best(const char *prefix, const char *dir, long pid,
 		k++;
 	}
 	best->seen = (unsigned)k;
-	qsort(c, k, sizeof(*c), peak_cand_cmp);
+	if (k > 1) /* none: c may be NULL, which qsort must not get */
+		qsort(c, k, sizeof(*c), peak_cand_cmp);
 	for (i = 0; i < k && i < PEAK_GDUMPS_PARSE; i++) {
 		if (heapprof_load(c[i].path, &hp, err, sizeof(err)) == -1)
 			continue; /* gone (retention) or not whole */

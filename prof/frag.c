@@ -438,11 +438,14 @@ int frag_attribute(const struct frag_stats *st, const struct heap_profile *hp,
 			goto out;
 		frag_recent_match(&ri, r, site, st->bins[c].size, &v, s);
 	}
+	/* qsort must not get a NULL array, even of no elements. */
 	for (j = 0; j < r->nworst; j++)
-		qsort(r->worst[j].sites, r->worst[j].nsites,
-		    sizeof(*r->worst[j].sites), frag_site_cmp);
-	qsort(r->mixed.sites, r->mixed.nsites, sizeof(*r->mixed.sites),
-	    frag_site_cmp);
+		if (r->worst[j].nsites > 1)
+			qsort(r->worst[j].sites, r->worst[j].nsites,
+			    sizeof(*r->worst[j].sites), frag_site_cmp);
+	if (r->mixed.nsites > 1)
+		qsort(r->mixed.sites, r->mixed.nsites, sizeof(*r->mixed.sites),
+		    frag_site_cmp);
 	rv = 0;
 out:
 	for (j = 0; j < FRAG_WORST; j++)
