@@ -101,15 +101,7 @@ FAILURES=()
 declare -A R PORTNAME
 # shellcheck source=lib.sh
 . "$BENCH_SRC/lib.sh"
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && sleep 0.5 && kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	if [ "${KEEP:-0}" = 1 ]; then log "scratch kept in $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # The tools.

@@ -22,6 +22,24 @@
 # shellcheck source=../lib/figures.sh
 . "$BENCH_SRC/../lib/figures.sh"
 
+# bench_cleanup: the EXIT trap of run.sh, busy.sh and snapshots.sh: stop
+# what PIDS holds, by pid only (TERM, up to 5 s of grace, then KILL), and
+# remove WORK unless KEEP=1.
+# shellcheck disable=SC2317 # called by the trap
+bench_cleanup() {
+	local p i
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for i in $(seq 1 50); do
+		local alive=0
+		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ $alive = 0 ] && break
+		sleep 0.1
+	done
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ "${KEEP:-0}" = 1 ]; then log "scratch kept in $WORK"; else rm -rf "$WORK"; fi
+}
+
 # Is section NAME (run.sh's SECTION_NAMES) to run? ONLY=... or --only
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 # bench_fail MESSAGE...: the run fails (its exit status, the report's list

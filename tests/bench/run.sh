@@ -181,21 +181,7 @@ BENCH_SRC=${BENCH_SRC:-$ROOT/tests/bench}
 # shellcheck source=lib.sh
 . "$BENCH_SRC/lib.sh"
 
-# Stop what we started, by pid only: TERM, a grace period, then KILL.
-cleanup() {
-	local p i
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for i in $(seq 1 50); do
-		local alive=0
-		for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
-		[ $alive = 0 ] && break
-		sleep 0.1
-	done
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	if [ "${KEEP:-0}" = 1 ]; then log "scratch kept in $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # The sections in the order they run (tests/bench/sections/NAME.sh). The

@@ -61,15 +61,7 @@ FAILURES=()
 declare -A R PORTNAME RP AP HP
 # shellcheck source=lib.sh
 . "$BENCH_SRC/lib.sh"
-# shellcheck disable=SC2317 # called by the trap
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do kill -0 "$p" 2>/dev/null && sleep 0.5 && kill -KILL "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	if [ "${KEEP:-0}" = 1 ]; then log "scratch kept in $WORK"; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 bench_need redis-server "Debian package redis-server" && bench_need redis-benchmark "Debian package redis-tools" &&
@@ -137,10 +129,13 @@ rbench() {
 	done
 }
 
-# ratio A B: A / B to 2 places, "nan" when either is 0 or missing.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "nan"; else printf "%.2f", a / b }'; }
-# The median of the numbers on stdin ("—" for none), and their range.
-med() { grep -v -e '^$' -e nan | sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) { print "—"; exit } m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; if (NR > 1) printf "%.2f (%.2f–%.2f)\n", m, a[1], a[NR]; else printf "%.2f\n", m }'; }
+# pfig A B: the median of the per-round ratios of series A to B to two
+# places (figures.sh's pmed), with their range after more than one round.
+pfig() {
+	local m
+	m=$(fmt "$(pmed "$1" "$2")" %.2f)
+	if [ "$ROUNDS" -gt 1 ]; then echo "$m ($(prng "$1" "$2"))"; else echo "$m"; fi
+}
 # kth VALUES K: the Kth word of VALUES.
 kth() { awk -v k="$2" '{ print $k }' <<<"$1"; }
 
@@ -194,23 +189,14 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "| condition | p99 SET ms, off / s1 / s60 | SET p99 s1 ÷ off | SET p99 s60 ÷ off | GET p99 s1 ÷ off | GET p99 s60 ÷ off | SET/s s1 ÷ off |"
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	for cond in $CONDITIONS; do
-		rs1=() rs60=() rg1=() rg60=() rt1=()
-		for r in $(seq 1 "$ROUNDS"); do
-			off=$(kth "${R[$cond.off.set.p99]}" "$r") goff=$(kth "${R[$cond.off.get.p99]}" "$r")
-			rs1+=("$(ratio "$(kth "${R[$cond.s1.set.p99]}" "$r")" "$off")")
-			rs60+=("$(ratio "$(kth "${R[$cond.s60.set.p99]}" "$r")" "$off")")
-			rg1+=("$(ratio "$(kth "${R[$cond.s1.get.p99]}" "$r")" "$goff")")
-			rg60+=("$(ratio "$(kth "${R[$cond.s60.get.p99]}" "$r")" "$goff")")
-			rt1+=("$(ratio "$(kth "${R[$cond.s1.set.rps]}" "$r")" "$(kth "${R[$cond.off.set.rps]}" "$r")")")
-		done
+		c=$cond
 		printf '| %s | %s / %s / %s | **%s** | **%s** | %s | %s | %s |\n' \
 			"$([ "$cond" = busy ] && echo "busy (2 busy loops)" || echo quiet)" \
-			"$(printf '%s\n' ${R[$cond.off.set.p99]} | med | cut -d' ' -f1)" \
-			"$(printf '%s\n' ${R[$cond.s1.set.p99]} | med | cut -d' ' -f1)" \
-			"$(printf '%s\n' ${R[$cond.s60.set.p99]} | med | cut -d' ' -f1)" \
-			"$(printf '%s\n' "${rs1[@]}" | med)" "$(printf '%s\n' "${rs60[@]}" | med)" \
-			"$(printf '%s\n' "${rg1[@]}" | med)" "$(printf '%s\n' "${rg60[@]}" | med)" \
-			"$(printf '%s\n' "${rt1[@]}" | med)"
+			"$(fmt "$(med "$c.off.set.p99")" %.2f)" "$(fmt "$(med "$c.s1.set.p99")" %.2f)" \
+			"$(fmt "$(med "$c.s60.set.p99")" %.2f)" \
+			"$(pfig "$c.s1.set.p99" "$c.off.set.p99")" "$(pfig "$c.s60.set.p99" "$c.off.set.p99")" \
+			"$(pfig "$c.s1.get.p99" "$c.off.get.p99")" "$(pfig "$c.s60.get.p99" "$c.off.get.p99")" \
+			"$(pfig "$c.s1.set.rps" "$c.off.set.rps")"
 	done
 	echo ""
 	echo "| the snapshots (s1) | |"
