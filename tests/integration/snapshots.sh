@@ -33,11 +33,13 @@ LEAK_HOST=$SNAP_HOST # start_leak_host starts it the same way
 
 need nc.openbsd curl timeout go
 
-# start DIR CONF: snap_host in DIR with CONF; sets PID, PORT, HPORT.
+# start DIR CONF [MALLOC_CONF]: snap_host in DIR with CONF (sampling on,
+# lg_prof_sample:12, unless MALLOC_CONF says otherwise); sets PID, PORT,
+# HPORT.
 start() {
 	mkdir -p "$1"
 	printf '%s\n' "$2" >"$1/conf"
-	start_leak_host "$1" 12 || die "snap_host is listening" "$(cat "$1/err")"
+	start_leak_host "$1" 12 "${3:-}" || die "snap_host is listening" "$(cat "$1/err")"
 	PID=$LPID
 	PORT=$LPORT
 	HPORT=$LHPORT
@@ -251,20 +253,8 @@ stop_host snap_host "$PID"
 # 32 MiB up and down within one callback, between two snapshots, and
 # prof_gdump wrote a dump at each new high on the way up.
 D=$(scratch snapshots_gdump)
-mkdir -p "$D/dumps"
-printf 'snapshot_interval = 1\ndump_min_interval = 0\ndump_min_free = 0\n' >"$D/conf"
-(cd "$D" && exec env JM4LW_CONF="$D/conf" \
-	MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:12,prof_gdump:true" \
-	"$(realpath "$SNAP_HOST")" "$D/dumps") </dev/null >"$D/out" 2>"$D/err" &
-PID=$!
-track "$PID"
-for _ in $(seq 100); do
-	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
-	HPORT=$(sed -n 's/^http on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
-	[ -n "$PORT" ] && [ -n "$HPORT" ] && break
-	sleep 0.1
-done
-[ -n "$PORT" ] || die "snap_host with prof_gdump is listening" "$(cat "$D/err")"
+start "$D" "$(printf 'snapshot_interval = 1\ndump_min_interval = 0\ndump_min_free = 0')" \
+	prof:true,prof_active:true,lg_prof_sample:12,prof_gdump:true
 # A snapshot before the spike (the worker may be busy taking in
 # jemalloc's dumps of the start a while).
 for _ in $(seq 100); do
@@ -313,18 +303,7 @@ assert_eq "snapshot_count 0: ?at=peak is a 400" 400 "$code"
 ask jmdp >/dev/null
 stop_host snap_host "$PID"
 D=$(scratch snapshots_inactive)
-mkdir -p "$D/dumps"
-printf 'snapshot_interval = 1\ndump_min_free = 0\n' >"$D/conf"
-(cd "$D" && exec env JM4LW_CONF="$D/conf" \
-	MALLOC_CONF="prof:true,prof_active:false" \
-	"$(realpath "$SNAP_HOST")" "$D/dumps") </dev/null >"$D/out" 2>"$D/err" &
-PID=$!
-track "$PID"
-for _ in $(seq 100); do
-	PORT=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$D/out")
-	[ -n "$PORT" ] && break
-	sleep 0.1
-done
+start "$D" "$(printf 'snapshot_interval = 1\ndump_min_free = 0')" prof:true,prof_active:false
 sleep 2 # two ticks: no snapshot while inactive
 ask jmgr >"$D/jmgr"
 assert_grep "profiling inactive: jmgr says no snapshot is taken while it is" \

@@ -46,19 +46,19 @@ stop_jeprof_host() {
 	fi
 }
 
-# start_leak_host DIR LG_SAMPLE: tests/host/leak_host with its config in
-# DIR/conf (the caller writes it), dumping into DIR/dumps, with
-# lg_prof_sample:LG_SAMPLE and sampling on; its stdout (the "listening on"
-# lines, a fork child's) in DIR/out, its log in DIR/err. Waits (10 s) for
-# both listeners. Sets LPID, LPORT (the words') and LHPORT (HTTP's);
-# returns 1 if it did not listen.
+# start_leak_host DIR LG_SAMPLE [MALLOC_CONF]: tests/host/leak_host with
+# its config in DIR/conf (the caller writes it), dumping into DIR/dumps,
+# with lg_prof_sample:LG_SAMPLE and sampling on (or MALLOC_CONF as given);
+# its stdout (the "listening on" lines, a fork child's) in DIR/out, its
+# log in DIR/err. Waits (10 s) for both listeners. Sets LPID, LPORT (the
+# words') and LHPORT (HTTP's); returns 1 if it did not listen.
 start_leak_host() {
 	local dir=$1 lg=$2 host
+	local mconf=${3:-prof:true,prof_active:true,lg_prof_sample:$lg}
 	[ -x "$LEAK_HOST" ] || die "$LEAK_HOST is not executable"
 	host=$(realpath "$LEAK_HOST") # it runs in $dir
 	mkdir -p "$dir/dumps"
-	(cd "$dir" && exec env JM4LW_CONF="$dir/conf" \
-		MALLOC_CONF="prof:true,prof_active:true,lg_prof_sample:$lg" \
+	(cd "$dir" && exec env JM4LW_CONF="$dir/conf" MALLOC_CONF="$mconf" \
 		"$host" "$dir/dumps") </dev/null >"$dir/out" 2>"$dir/err" &
 	LPID=$!
 	track "$LPID"
