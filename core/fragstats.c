@@ -181,62 +181,19 @@ out:
 	return rv;
 }
 
-/* alloc_dump's JSON as it is written, up to RECENT_JSON_MAX. */
-struct frag_recent_buf {
-	char *p;
-	size_t len, cap;
-	int cut, nomem;
-};
-
-/* alloc_dump's write callback (as recent_write's): under
- * prof_recent_dump_mtx only, so growing the buffer blocks no allocating
- * thread. */
-static void frag_recent_write(void *arg, const char *s)
-{
-	struct frag_recent_buf *b = arg;
-	size_t n = strlen(s), cap;
-	char *p;
-
-	if (b->cut || b->nomem)
-		return;
-	if (b->len + n > RECENT_JSON_MAX) {
-		b->cut = 1;
-		n = RECENT_JSON_MAX - b->len;
-	}
-	if (b->len + n + 1 > b->cap) {
-		cap = b->cap ? b->cap : 65536;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		if ((p = realloc(b->p, cap)) == NULL) {
-			b->nomem = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-/* prof_recent's records into @p fr, through the mallctl recent_read
- * uses (it takes prof_recent's own mutexes only, so the rendering step
+/* prof_recent's records into @p fr, through job_recent's reader
+ * (recent_dump: prof_recent's own mutexes only, so the rendering step
  * may), with jemalloc's clock after; or why not. Never fails the view:
  * the ages are an addition. */
 static void frag_recent_read(const struct core_ops *ops, struct frag_recent *fr)
 {
-	struct frag_recent_buf b = {0};
-	/* jemalloc's write_cb_packet_t: the callback and its argument. */
-	struct {
-		void (*write_cb)(void *, const char *);
-		void *cbopaque;
-	} packet = {frag_recent_write, &b};
+	struct recent_buf b = {0};
+	unsigned long long now;
 	int e;
 
 	memset(fr, 0, sizeof(*fr));
-	e = ops->mallctl("experimental.prof_recent.alloc_dump", NULL, NULL,
-	    &packet, sizeof(packet));
-	fr->now_ns = recent_clock(ops);
+	e = recent_dump(ops, &b, &now);
+	fr->now_ns = now;
 	fr->state = FRAG_RECENT_FAILED;
 	if (e == ENOENT)
 		snprintf(fr->why, sizeof(fr->why),
@@ -247,12 +204,12 @@ static void frag_recent_read(const struct core_ops *ops, struct frag_recent *fr)
 		    "experimental.prof_recent.alloc_dump: %s", strerror(e));
 	else if (b.nomem)
 		snprintf(fr->why, sizeof(fr->why), "no memory for its records");
-	else if (b.p == NULL)
+	else if (b.buf == NULL)
 		snprintf(fr->why, sizeof(fr->why), "it wrote nothing");
-	else if (recent_parse(b.p, b.len, b.cut, &fr->rec, fr->why,
+	else if (recent_parse(b.buf, b.len, b.cut, &fr->rec, fr->why,
 	             sizeof(fr->why)) == 0)
 		fr->state = FRAG_RECENT_OK;
-	free(b.p);
+	free(b.buf);
 }
 
 /* Read and hand over the statistics for a fragmentation view. */

@@ -110,14 +110,20 @@ struct job_leaks_state {
 	char **paths; /* theirs, on the worker */
 	size_t n;
 };
+/* alloc_dump's JSON as it is written, up to RECENT_JSON_MAX
+ * (core/recentjob.c's recent_dump; cut says it stopped there, or that
+ * memory ran out: nomem too). */
+struct recent_buf {
+	char *buf;
+	size_t len, cap;
+	int cut, nomem;
+};
 /* alloc_dump's JSON as the lock window read it (owned, at most
  * RECENT_JSON_MAX bytes: cut says it stopped there), the filters, and
  * jemalloc's clock right after. */
 struct job_recent_state {
-	char *buf;
-	size_t len, cap;
-	int cut;
-	int err; /* the mallctl's answer */
+	struct recent_buf b; /* alloc_dump's JSON (recent_dump) */
+	int err;             /* the mallctl's answer */
 	int json;
 	int live_only;
 	unsigned long long min_size;

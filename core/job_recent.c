@@ -65,8 +65,8 @@ static int recent_render(struct job *j, const char *dump, FILE *out, char *err,
 	const struct job_recent_state *s = &j->state.recent;
 
 	(void)dump;
-	return profile_recent(&j->prof, s->buf, s->len,
-	    &(struct profile_recent_args){.cut = s->cut,
+	return profile_recent(&j->prof, s->b.buf, s->b.len,
+	    &(struct profile_recent_args){.cut = s->b.cut,
 	        .json = s->json,
 	        .live_only = s->live_only,
 	        .min_size = s->min_size,
@@ -77,9 +77,8 @@ static int recent_render(struct job *j, const char *dump, FILE *out, char *err,
 /* The records' buffer. */
 static void recent_release(struct job *j)
 {
-	free(j->state.recent.buf);
-	j->state.recent.buf = NULL;
-	j->state.recent.len = j->state.recent.cap = 0;
+	free(j->state.recent.b.buf);
+	j->state.recent.b = (struct recent_buf){0};
 }
 
 /* What the lock window read, parsed, symbolized and rendered into a

@@ -51,38 +51,38 @@ int core_recent_max(struct core *c, unsigned max, char *err, size_t errlen)
 }
 
 /*
- * alloc_dump's write callback: jemalloc's buffered chunks appended to the
- * job's buffer, up to RECENT_JSON_MAX and then dropped (recent_cut says
- * so). It runs under prof_recent_dump_mtx only: jemalloc has moved the
- * records off its list and let go of prof_recent_alloc_mtx, so growing
- * the buffer here blocks no allocating thread.
+ * alloc_dump's write callback: each piece of the JSON into @p arg's
+ * buffer, up to RECENT_JSON_MAX and then dropped (cut says so). It runs
+ * under prof_recent_dump_mtx only: jemalloc has moved the records off
+ * its list and let go of prof_recent_alloc_mtx, so growing the buffer
+ * here blocks no allocating thread.
  */
 static void recent_write(void *arg, const char *s)
 {
-	struct job *j = arg;
+	struct recent_buf *b = arg;
 	size_t n = strlen(s), cap;
 	char *p;
 
-	if (j->state.recent.cut)
+	if (b->cut)
 		return;
-	if (j->state.recent.len + n > RECENT_JSON_MAX) {
-		j->state.recent.cut = 1;
-		n = RECENT_JSON_MAX - j->state.recent.len;
+	if (b->len + n > RECENT_JSON_MAX) {
+		b->cut = 1;
+		n = RECENT_JSON_MAX - b->len;
 	}
-	if (j->state.recent.len + n + 1 > j->state.recent.cap) {
-		cap = j->state.recent.cap ? j->state.recent.cap : 65536;
-		while (cap < j->state.recent.len + n + 1)
+	if (b->len + n + 1 > b->cap) {
+		cap = b->cap ? b->cap : 65536;
+		while (cap < b->len + n + 1)
 			cap *= 2;
-		if ((p = realloc(j->state.recent.buf, cap)) == NULL) {
-			j->state.recent.cut = 1; /* what we have, said cut */
+		if ((p = realloc(b->buf, cap)) == NULL) {
+			b->cut = b->nomem = 1; /* what we have, said cut */
 			return;
 		}
-		j->state.recent.buf = p;
-		j->state.recent.cap = cap;
+		b->buf = p;
+		b->cap = cap;
 	}
-	memcpy(j->state.recent.buf + j->state.recent.len, s, n);
-	j->state.recent.len += n;
-	j->state.recent.buf[j->state.recent.len] = '\0';
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
 }
 
 /* jemalloc's clock for the records' times (opt.prof_time_res: "high" is
@@ -109,17 +109,25 @@ unsigned long long recent_clock(const struct core_ops *ops)
  * move the list out and back, so it runs at the host's priority like
  * prof.dump.
  */
-int recent_read(struct job *j)
+int recent_dump(const struct core_ops *ops, struct recent_buf *b,
+    unsigned long long *now)
 {
 	/* jemalloc's write_cb_packet_t: the callback and its argument. */
 	struct {
 		void (*write_cb)(void *, const char *);
 		void *cbopaque;
-	} packet = {recent_write, j};
+	} packet = {recent_write, b};
+	int e;
 
+	e = ops->mallctl("experimental.prof_recent.alloc_dump", NULL, NULL,
+	    &packet, sizeof(packet));
+	*now = recent_clock(ops);
+	return e;
+}
+
+int recent_read(struct job *j)
+{
 	j->state.recent.err =
-	    j->ops->mallctl("experimental.prof_recent.alloc_dump", NULL, NULL,
-	        &packet, sizeof(packet));
-	j->state.recent.now = recent_clock(j->ops);
+	    recent_dump(j->ops, &j->state.recent.b, &j->state.recent.now);
 	return 0;
 }

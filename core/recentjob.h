@@ -29,6 +29,13 @@ int core_recent_max(struct core *c, unsigned max, char *err, size_t errlen);
  * the wall clock, else the coarse monotonic one), in ns: now. */
 unsigned long long recent_clock(const struct core_ops *ops);
 
+/* prof_recent's records as JSON into @p b (empty, or grown from before),
+ * then jemalloc's clock into @p now: the mallctl's answer (0, ENOENT
+ * without prof_recent). It takes prof_recent's own mutexes only: a lock
+ * window (job_recent's) or a rendering step (the fragmentation ages). */
+int recent_dump(const struct core_ops *ops, struct recent_buf *b,
+    unsigned long long *now);
+
 /* job_recent's lock window: alloc_dump into the job's buffer, then
  * jemalloc's clock. Always 0 (its next step reads the mallctl's answer,
  * j->state.recent.err). */
