@@ -42,33 +42,24 @@ static int peak_gdump_in(const char *prefix, const char *path, unsigned window,
 	return window == 0 || *mtime + (time_t)window >= now;
 }
 
-/* The sampled bytes of the header's total ("heap_v2/N" then "  t*: OBJS:
- * BYTES [...]"), from the dump's first bytes; -1 when it has none. */
+/* The sampled bytes of the header's total, from the dump's first bytes
+ * (heapprof_header_total); -1 when it has none. */
 static double peak_header_bytes(const char *path)
 {
-	char buf[256], *p, *end;
-	unsigned long long v;
+	uint64_t objs, bytes;
+	char buf[256];
 	ssize_t n;
 	int fd;
 
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd == -1)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = read(fd, buf, sizeof(buf));
 	close(fd);
-	if (n <= 0)
+	if (n <= 0 ||
+	    heapprof_header_total(buf, (size_t)n, &objs, &bytes) == -1)
 		return -1;
-	buf[n] = '\0';
-	if (strncmp(buf, "heap_v2/", 8) != 0 || (p = strchr(buf, '\n')) == NULL)
-		return -1;
-	p += strspn(p, "\n ");
-	if (strncmp(p, "t*:", 3) != 0)
-		return -1;
-	(void)strtoull(p + 3, &end, 10); /* the objects */
-	if (*end != ':')
-		return -1;
-	v = strtoull(end + 1, &end, 10);
-	return end == p ? -1 : (double)v;
+	return (double)bytes;
 }
 
 /* qsort: the highest header total first. */

@@ -285,6 +285,31 @@ static int hp_counts(struct hp_parse *p, const char *s, size_t n, int *all,
 	return 0;
 }
 
+/* The header's total from a dump's first bytes (heapprof.h). */
+int heapprof_header_total(const char *buf, size_t len, uint64_t *objs,
+    uint64_t *bytes)
+{
+	char err[200];
+	struct hp_parse p = {.err = err, .errlen = sizeof(err)};
+	const char *nl, *line, *name;
+	size_t namelen;
+	uint64_t tid, v[4];
+	int all;
+
+	if (len < 8 || memcmp(buf, "heap_v2/", 8) != 0 ||
+	    (nl = memchr(buf, '\n', len)) == NULL)
+		return -1;
+	line = nl + 1;
+	if ((nl = memchr(line, '\n', len - (size_t)(line - buf))) == NULL ||
+	    hp_counts(&p, line, (size_t)(nl - line), &all, &tid, v, &name,
+	        &namelen) != 0 ||
+	    !all)
+		return -1;
+	*objs = v[0];
+	*bytes = v[1];
+	return 0;
+}
+
 /* Keep @p n bytes of @p s (a path) in the profile's text; its offset. */
 static int hp_text(struct hp_parse *p, const char *s, size_t n, size_t *off);
 

@@ -122,6 +122,12 @@ struct heap_profile {
  * average, was sampled with probability 1 - exp(-(bytes/objs)/period). */
 double heapprof_scale(uint64_t objs, uint64_t bytes, uint64_t period);
 
+/* The header's total (its "t*: OBJS: BYTES [...]" line, as sampled)
+ * from the first bytes of a dump, without reading the rest: 0, or -1
+ * when @p buf does not start a heap_v2 profile with a whole count line. */
+int heapprof_header_total(const char *buf, size_t len, uint64_t *objs,
+    uint64_t *bytes);
+
 /* Parse @p len bytes, a heap_v2 profile or a symbolized one: 0, or -1
  * with one line in @p err (and @p hp empty). Numbers take uint64's whole
  * range; a profile whose unsampled totals pass 2^62 (bytes or objects)

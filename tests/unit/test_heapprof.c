@@ -369,6 +369,33 @@ static void test_threads_names_escaped(void **state)
 	heapprof_free(&hp);
 }
 
+/* The header's total alone, from a dump's first bytes (the peak ranks
+ * jemalloc's gdump dumps by it): the t*: line, whole; anything else is
+ * no total. */
+static void test_header_total(void **state)
+{
+	static const char dump[] = "heap_v2/524288\n  t*: 7: 3145728 [0: 0]\n"
+	                           "  t0: 7: 3145728 [0: 0]\n";
+	uint64_t objs = 0, bytes = 0;
+
+	(void)state;
+	assert_int_equal(heapprof_header_total(dump, sizeof(dump) - 1, &objs,
+	                     &bytes),
+	    0);
+	assert_int_equal(objs, 7);
+	assert_int_equal(bytes, 3145728);
+	static const char v1[] = "heap_v1/1\n  t*: 1: 2 [0: 0]\n";
+	static const char thread[] = "heap_v2/1\n  t0: 1: 2 [0: 0]\n";
+	/* Cut inside the count line, another format, a thread's line first. */
+	assert_int_equal(heapprof_header_total(dump, 30, &objs, &bytes), -1);
+	assert_int_equal(heapprof_header_total(v1, sizeof(v1) - 1, &objs,
+	                     &bytes),
+	    -1);
+	assert_int_equal(heapprof_header_total(thread, sizeof(thread) - 1,
+	                     &objs, &bytes),
+	    -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +408,7 @@ int main(void)
 	    cmocka_unit_test(test_split_by_thread),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_load_errors),
+	    cmocka_unit_test(test_header_total),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
